@@ -1,0 +1,51 @@
+"""cardproof: committed deals, rules checking and verified scores for poker solitaires.
+
+The rules engine (``cards``, ``hands``, ``deal``, ``games``, ``solvers``) is pure
+Python; ``Client`` and ``AsyncClient`` talk to a cardproof server.
+"""
+
+from cardproof.cards import Card
+from cardproof.errors import (
+    APIError,
+    BadRequestError,
+    CardproofError,
+    ConflictError,
+    IllegalMove,
+    IllegalMoveError,
+    NotFoundError,
+    ParseError,
+    PayloadTooLargeError,
+    RateLimitedError,
+    RuleError,
+    ServerError,
+    TransportError,
+    UnprocessableError,
+)
+from cardproof.games import VARIANTS, variant
+from cardproof.hands import TABLES, Category, PointTable, Score
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "TABLES",
+    "VARIANTS",
+    "APIError",
+    "BadRequestError",
+    "Card",
+    "CardproofError",
+    "Category",
+    "ConflictError",
+    "IllegalMove",
+    "IllegalMoveError",
+    "NotFoundError",
+    "ParseError",
+    "PayloadTooLargeError",
+    "PointTable",
+    "RateLimitedError",
+    "RuleError",
+    "Score",
+    "ServerError",
+    "TransportError",
+    "UnprocessableError",
+    "variant",
+]

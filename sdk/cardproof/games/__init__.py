@@ -1,0 +1,75 @@
+"""The variant registry: variant id to its :class:`~cardproof.games.base.Game` class.
+
+Adding a variant is adding a module and a line here.
+
+>>> sorted(VARIANTS)
+['poker-patience', 'poker-squares', 'serpent-patience']
+>>> variant("poker-squares").information
+'hidden'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import msgspec
+
+from cardproof.cards import Card
+
+from cardproof.errors import RuleError
+from cardproof.games.base import Game
+from cardproof.games.grid import Cell, GridView
+from cardproof.games.poker_patience import Offset, PokerPatience
+from cardproof.games.poker_squares import PokerSquares
+from cardproof.games.serpent_patience import SerpentPatience
+
+GameClass = type[Game[Any, Any]]
+
+VARIANTS: Final[dict[str, GameClass]] = {
+    cls.id: cls for cls in (PokerSquares, PokerPatience, SerpentPatience)
+}
+
+
+def variant(variant_id: str) -> GameClass:
+    """The game class of a variant id; ``RuleError('unknown-variant')`` if none."""
+    try:
+        return VARIANTS[variant_id]
+    except KeyError:
+        raise RuleError(
+            "unknown-variant",
+            f"{variant_id!r} is not a variant; known: {', '.join(VARIANTS)}",
+            field="variant",
+        ) from None
+
+
+
+
+def replay_log(
+    variant_id: str,
+    cards: Sequence[Card],
+    options: Mapping[str, Any] | msgspec.Struct | None,
+    moves: str | Sequence[Mapping[str, Any] | msgspec.Struct],
+) -> Game[Any, Any]:
+    """Replay a log given as text or as move objects; errors name the move index."""
+    cls = variant(variant_id)
+    if isinstance(moves, str):
+        parsed = cls.parse_log(moves)
+    else:
+        parsed = [cls.move_from_object(obj, i) for i, obj in enumerate(moves)]
+    return cls.replay(cards, options, parsed)
+
+
+__all__ = [
+    "VARIANTS",
+    "Cell",
+    "Game",
+    "GameClass",
+    "GridView",
+    "Offset",
+    "PokerPatience",
+    "PokerSquares",
+    "SerpentPatience",
+    "replay_log",
+    "variant",
+]

@@ -1,0 +1,245 @@
+"""The engine's shape: a :class:`Game` per variant, replayed from its move log.
+
+A game is built from a deal (the deck order) and options, then fed moves one at a
+time; its state is a function of the log alone. Each variant subclasses
+:class:`Game`, declares its id, title, deck and information, and supplies its
+``Move`` and ``Options`` types, the move's text form, and the rules in ``_check``.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
+
+import msgspec
+
+from cardproof.cards import Card, require_distinct
+from cardproof.errors import IllegalMove, ParseError, RuleError
+from cardproof.hands import Score
+
+M = TypeVar("M", bound=msgspec.Struct)
+O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
+
+Information = Literal["open", "hidden"]
+
+
+class Game(ABC, Generic[M, O]):
+    """One game of one variant: a deal, options and the moves played so far."""
+
+    id: ClassVar[str]
+    """The variant's stable API id, ``poker-squares``."""
+    title: ClassVar[str]
+    information: ClassVar[Information]
+    description: ClassVar[str]
+    """What the player does, and the decisions taken where the rules are silent."""
+    deck_type: ClassVar[str]
+    """The deck the deal is shuffled from (a key of ``cardproof.deal.DECK_SIZES``)."""
+    cards_used: ClassVar[int]
+    """How many cards of the deck order the game uses, from the top."""
+    move_type: ClassVar[type[msgspec.Struct]]
+    options_type: ClassVar[type[msgspec.Struct]]
+    move_token: ClassVar[str]
+    """Regular expression of one move in the log text form (no anchors)."""
+
+    def __init__(self, cards: Sequence[Card], options: O) -> None:
+        """Start a game on ``cards`` (the deck order; only the first ``cards_used`` count)."""
+        self.options = options
+        self.cards: tuple[Card, ...] = tuple(cards[: self.cards_used])
+        self._moves: list[M] = []
+
+    # --- construction -------------------------------------------------------------
+
+    @classmethod
+    def new(
+        cls,
+        cards: Sequence[Card],
+        options: O | Mapping[str, Any] | None = None,
+        *,
+        field: str = "deal.cards",
+    ) -> Self:
+        """A new game on an explicit card order, checked: enough cards, none twice.
+
+        ``field`` names the cards in errors (``deal.cards[3]``).
+        """
+        if len(cards) < cls.cards_used:
+            raise RuleError(
+                "too-few-cards",
+                f"{cls.id} needs {cls.cards_used} cards, got {len(cards)}",
+                field=field,
+            )
+        cls.check_cards(cards, locate=lambda i: f"{field}[{i}]")
+        return cls(cards, cls.parse_options(options))
+
+    @classmethod
+    def check_cards(
+        cls, cards: Sequence[Card], locate: Callable[[int], str] = lambda i: f"deal.cards[{i}]"
+    ) -> None:
+        """Refuse a card twice, or a card not in this variant's deck (a joker, mostly)."""
+        require_distinct(cards, locate=locate)
+        for i, card in enumerate(cards):
+            if card.is_joker and cls.deck_type == "standard-52":
+                raise RuleError(
+                    "card-not-in-deck", f"{cls.id} is played without a joker", field=locate(i)
+                )
+
+    @classmethod
+    def parse_options(cls, options: msgspec.Struct | Mapping[str, Any] | None) -> O:
+        """Options from a mapping (unknown or mistyped fields are errors), or as given."""
+        if isinstance(options, cls.options_type):
+            return options  # type: ignore[return-value]
+        raw = set_fields(options) if isinstance(options, msgspec.Struct) else dict(options or {})
+        known = {f.encode_name for f in msgspec.structs.fields(cls.options_type)}
+        for key in raw:
+            if key not in known:
+                raise RuleError(
+                    "unknown-option",
+                    f"{cls.id} has no option {key!r}; its options: {', '.join(sorted(known))}",
+                    field=f"options.{key}",
+                )
+        try:
+            return msgspec.convert(raw, cls.options_type, strict=True)  # type: ignore[return-value]
+        except msgspec.ValidationError as error:
+            raise RuleError("bad-option", f"options: {error}", field="options") from None
+
+    @classmethod
+    def replay(
+        cls, cards: Sequence[Card], options: O | Mapping[str, Any] | None, moves: Iterable[M]
+    ) -> Self:
+        """Play a whole log on a new game; the first illegal move raises with its index."""
+        game = cls.new(cards, options)
+        for move in moves:
+            game.play(move)
+        return game
+
+    # --- moves and their text ---------------------------------------------------------
+
+    @classmethod
+    @abstractmethod
+    def parse_move(cls, text: str) -> M:
+        """Read one move from its text form (``ParseError`` if it cannot be read)."""
+
+    @classmethod
+    @abstractmethod
+    def move_text(cls, move: M) -> str:
+        """The canonical text form of a move; ``parse_move`` reads it back."""
+
+    @classmethod
+    def move_from_object(cls, obj: Mapping[str, Any] | msgspec.Struct, index: int) -> M:
+        """A move from its JSON object form; the wrong shape is a ``RuleError``."""
+        raw = obj if isinstance(obj, Mapping) else set_fields(obj)
+        try:
+            return msgspec.convert(raw, cls.move_type, strict=True)  # type: ignore[return-value]
+        except msgspec.ValidationError as error:
+            fields = ", ".join(f.encode_name for f in msgspec.structs.fields(cls.move_type))
+            raise IllegalMove(
+                "wrong-move-shape",
+                f"move {index} is not a {cls.id} move ({error}); a move has: {fields}",
+                move_index=index,
+            ) from None
+
+    @classmethod
+    def parse_log(cls, text: str) -> list[M]:
+        """Read a whole log: moves in text form separated by white space.
+
+        A token that is not a move of this variant is reported with its index.
+        """
+        moves = []
+        for index, token in enumerate(text.split()):
+            if not re.fullmatch(cls.move_token, token):
+                raise IllegalMove(
+                    "wrong-move-shape",
+                    f"move {index} {token!r} is not a {cls.id} move",
+                    move_index=index,
+                )
+            moves.append(cls.parse_move(token))
+        return moves
+
+    @classmethod
+    def format_log(cls, moves: Iterable[M]) -> str:
+        """The whole log in text form (``parse_log`` reads it back)."""
+        return " ".join(cls.move_text(m) for m in moves)
+
+    # --- playing --------------------------------------------------------------------
+
+    @property
+    def moves(self) -> tuple[M, ...]:
+        """The log so far."""
+        return tuple(self._moves)
+
+    def play(self, move: M) -> None:
+        """Make ``move``; raise :class:`IllegalMove` (with its index) if the rules forbid it."""
+        index = len(self._moves)
+        if not isinstance(move, self.move_type):
+            raise IllegalMove(
+                "wrong-move-shape", f"move {index} is not a {self.id} move", move_index=index
+            )
+        if self.is_over():
+            raise IllegalMove(
+                "game-over", f"move {index} comes after the game is over", move_index=index
+            )
+        reason = self._check(move)
+        if reason is not None:
+            code, message = reason
+            raise IllegalMove(code, f"move {index} ({self.move_text(move)}): {message}", move_index=index)
+        self._apply(move)
+        self._moves.append(move)
+
+    def log_text(self) -> str:
+        """The log so far in text form."""
+        return self.format_log(self._moves)
+
+    @abstractmethod
+    def _check(self, move: M) -> tuple[str, str] | None:
+        """``None`` if ``move`` is legal now, else ``(code, reason)``."""
+
+    @abstractmethod
+    def _apply(self, move: M) -> None:
+        """Change the state by a move already checked."""
+
+    @abstractmethod
+    def legal_moves(self) -> list[M]:
+        """Every move legal now (empty when the game is over)."""
+
+    @abstractmethod
+    def is_over(self) -> bool:
+        """Whether no further move can be made."""
+
+    @abstractmethod
+    def is_complete(self) -> bool:
+        """Whether the game reached its scored end (not stuck, not cut short)."""
+
+    @abstractmethod
+    def incomplete_reason(self) -> str:
+        """Why the game cannot be scored yet (only when not complete)."""
+
+    @abstractmethod
+    def _score(self) -> Score:
+        """The score of a complete game."""
+
+    def score(self) -> Score:
+        """The score; ``RuleError('incomplete')`` for a log cut short or a dead end."""
+        if not self.is_complete():
+            raise RuleError("incomplete", self.incomplete_reason(), field="moves")
+        return self._score()
+
+    @abstractmethod
+    def visible(self) -> msgspec.Struct:
+        """What the player may see now, and nothing else."""
+
+
+def set_fields(value: msgspec.Struct) -> dict[str, Any]:
+    """A struct's fields that are set (not ``UNSET``), by their encoded names."""
+    return {
+        f.encode_name: getattr(value, f.name)
+        for f in msgspec.structs.fields(value)
+        if getattr(value, f.name) is not msgspec.UNSET
+    }
+
+
+def require_text(text: object, what: str) -> str:
+    """``text`` if it is a string, else a ``ParseError`` naming what was expected."""
+    if not isinstance(text, str):
+        raise ParseError(f"{text!r} is not {what}")
+    return text

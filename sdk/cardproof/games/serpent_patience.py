@@ -1,0 +1,82 @@
+"""``serpent-patience``: Serpent Poker Patience, GAMES.md section 4.
+
+All 25 cards are shown before play (an open variant) and laid in their fixed order;
+each card after the first goes into an empty cell orthogonally next to the cell of
+the card before it, so a finished layout is a rook's path of single steps through
+all 25 cells. A path can reach a dead end before 25 cards: such a game is over but
+incomplete, and is not scored.
+
+>>> from cardproof.cards import STANDARD_DECK
+>>> game = SerpentPatience.new(STANDARD_DECK)
+>>> game.play(Cell.parse("a1")); game.play(Cell.parse("c1"))
+Traceback (most recent call last):
+...
+cardproof.errors.IllegalMove: move 1 (c1): c1 is not next to a1, the cell of the card before
+"""
+
+from __future__ import annotations
+
+from cardproof.games.grid import SIZE, Cell, TableOption
+from cardproof.games.poker_squares import GridPlacementGame
+from cardproof.hands import CustomTable, TableName
+
+
+class SerpentOptions(TableOption, frozen=True, forbid_unknown_fields=True):
+    """``scoring``: a table name or a custom table (default ``british``)."""
+
+    scoring: TableName | CustomTable = "british"
+
+_STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+
+
+class SerpentPatience(GridPlacementGame):
+    """Serpent Poker Patience: a rook's path of single steps, table ``british``."""
+
+    id = "serpent-patience"
+    title = "Serpent Poker Patience"
+    information = "open"
+    description = (
+        "The first 25 cards of a shuffled deck are shown face up in a fixed order and laid "
+        "on a 5x5 board in that order: the first anywhere, each later card in an empty "
+        "cell orthogonally next to the cell of the card before it (a rook's path through "
+        "all 25 cells). A path that reaches a dead end cannot be completed and is not "
+        "scored. Rows and columns are scored with the british table by default (the table "
+        "may be chosen, as for the other grid games). Every deal has an exact best score: "
+        "POST /v1/solve computes it."
+    )
+    options_type = SerpentOptions
+
+    def _check(self, move: Cell) -> tuple[str, str] | None:
+        problem = self._check_cell(move)
+        if problem is None and self._moves:
+            last = self._moves[-1]
+            if abs(last.row - move.row) + abs(last.col - move.col) != 1:
+                return "not-adjacent", f"{move.text} is not next to {last.text}, the cell of the card before"
+        return problem
+
+    def legal_moves(self) -> list[Cell]:
+        """The empty cells next to the last one (any cell for the first card)."""
+        if len(self._moves) == SIZE * SIZE:
+            return []
+        if not self._moves:
+            return [Cell(row=i // SIZE, col=i % SIZE) for i in range(SIZE * SIZE)]
+        last = self._moves[-1]
+        steps = [(last.row + dr, last.col + dc) for dr, dc in _STEPS]
+        return [
+            Cell(row=r, col=c)
+            for r, c in steps
+            if 0 <= r < SIZE and 0 <= c < SIZE and self.cells[r * SIZE + c] is None
+        ]
+
+    def is_over(self) -> bool:
+        """After 25 cards, or at a dead end."""
+        return not self.legal_moves()
+
+    def incomplete_reason(self) -> str:
+        """A short log, or a dead end."""
+        if self._moves and self.is_over():
+            return (
+                f"dead end after {len(self._moves)} cards: no empty cell is next to "
+                f"{self._moves[-1].text}; a serpent game that cannot be completed is not scored"
+            )
+        return super().incomplete_reason()

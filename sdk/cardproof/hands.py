@@ -1,0 +1,339 @@
+"""Five-card poker hands: categories, point tables, joker-wild evaluation, scores.
+
+Classification is a lookup in a card-indexed trie ``T[a][b][c][d][e]``. The trie is a
+minimal automaton: after k cards its state is only (the sorted ranks seen, the single
+suit seen or "mixed"), so it has about 12,000 nodes and answers in five list
+subscriptions, whatever the order of the cards.
+
+>>> hand = lambda text: classify(parse_cards(text.split()))
+>>> hand("AH KH QH JH TH").id, hand("5D 4C 3S 2H AD").id, hand("QS KS AS 2S 3H").id
+('royal-flush', 'straight', 'high-card')
+>>> hand("9C 9D 9H 4S 4C").id, hand("7C 7D 2H 2S 9C").id, hand("KD 8D 5D 3D 2D").id
+('full-house', 'two-pair', 'flush')
+
+The joker is wild: it becomes whichever card scores best under the table in use, and
+it may duplicate a card already in the hand (GAMES.md section 1).
+
+>>> reserve = TABLES["reserve"]
+>>> best_category(parse_cards("AH AD AC AS JK".split()), reserve).id
+'five-of-a-kind'
+>>> best_category(parse_cards("KH QH JH TH JK".split()), reserve).id
+'royal-flush'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import IntEnum
+from typing import Annotated, Final, Literal
+
+import msgspec
+
+from cardproof.cards import JOKER_INDEX, Card, parse_cards
+from cardproof.errors import RuleError
+
+
+class Category(IntEnum):
+    """Hand categories, low to high; five of a kind exists only with a joker."""
+
+    HIGH_CARD = 0
+    ONE_PAIR = 1
+    TWO_PAIR = 2
+    THREE_OF_A_KIND = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    FOUR_OF_A_KIND = 7
+    STRAIGHT_FLUSH = 8
+    ROYAL_FLUSH = 9
+    FIVE_OF_A_KIND = 10
+
+    @property
+    def id(self) -> str:
+        """The kebab-case API name, ``full-house``."""
+        return self.name.lower().replace("_", "-")
+
+    @staticmethod
+    def from_id(text: str) -> Category:
+        """The category with this API name; ``RuleError('unknown-category')`` if none."""
+        try:
+            return _CATEGORY_BY_ID[text]
+        except KeyError:
+            raise RuleError(
+                "unknown-category",
+                f"{text!r} is not a hand category; known: {', '.join(CATEGORY_IDS)}",
+            ) from None
+
+
+CATEGORIES: Final = tuple(Category)
+CATEGORY_IDS: Final = tuple(c.id for c in Category)
+_CATEGORY_BY_ID: Final = {c.id: c for c in Category}
+
+CategoryId = Literal[
+    "high-card",
+    "one-pair",
+    "two-pair",
+    "three-of-a-kind",
+    "straight",
+    "flush",
+    "full-house",
+    "four-of-a-kind",
+    "straight-flush",
+    "royal-flush",
+    "five-of-a-kind",
+]
+"""The category names as a type, for API schemas."""
+TableName = Literal["american", "british", "repeat", "reserve"]
+"""The named point tables of GAMES.md section 1."""
+Points = Annotated[int, msgspec.Meta(ge=-1000, le=1000)]
+CustomTable = dict[CategoryId, Points]
+"""A custom point table: category name to points; a category left out scores 0."""
+
+
+# --- the classifier -------------------------------------------------------------
+
+_MIXED: Final = -1
+_EMPTY: Final = 4
+_RANK_BIT: Final = tuple(1 << (3 * rank) for rank in range(13))  # 3-bit count per rank
+
+
+def _category_of_ranks(ranks: tuple[int, ...], flush: bool) -> int:
+    """Category of five ranks (sorted ascending) that are or are not one suit."""
+    counts = sorted((ranks.count(r) for r in set(ranks)), reverse=True)
+    if counts[0] == 5:
+        return Category.FIVE_OF_A_KIND.value
+    if counts[0] == 4:
+        by_ranks = Category.FOUR_OF_A_KIND
+    elif counts[:2] == [3, 2]:
+        by_ranks = Category.FULL_HOUSE
+    elif counts[0] == 3:
+        by_ranks = Category.THREE_OF_A_KIND
+    elif counts[:2] == [2, 2]:
+        by_ranks = Category.TWO_PAIR
+    elif counts[0] == 2:
+        by_ranks = Category.ONE_PAIR
+    else:
+        straight = ranks[4] - ranks[0] == 4 or ranks == (0, 1, 2, 3, 12)
+        if straight and flush:
+            royal = ranks[0] == 8
+            return (Category.ROYAL_FLUSH if royal else Category.STRAIGHT_FLUSH).value
+        by_ranks = Category.STRAIGHT if straight else Category.HIGH_CARD
+    return max(by_ranks, Category.FLUSH).value if flush else by_ranks.value
+
+
+def _build_trie() -> list[object]:
+    """Build ``T`` so that ``T[a][b][c][d][e]`` is the category number of cards a..e.
+
+    A state is (rank counts packed 3 bits a rank, the one suit seen or mixed); cards of
+    a suit the state does not track lead to the same child, so a node's 52 children
+    are built from 13 (mixed) or 26 (one suit) distinct ones. Before the fifth card a
+    suited state never holds a rank twice (that would be one card twice), so those
+    children share the mixed node. A level-4 node holds 52
+    category numbers and, at index 52, the distinct ones it reaches, best first (what
+    a joker in fifth place can become).
+    """
+    nodes: dict[tuple[int, int, int], list[object]] = {}
+    leaves: dict[tuple[int, bool], int] = {}
+
+    def leaf(counts: int, flush: bool) -> int:
+        found = leaves.get((counts, flush))
+        if found is None:
+            ranks = tuple(r for r in range(13) for _ in range((counts >> (3 * r)) & 7))
+            found = leaves[(counts, flush)] = _category_of_ranks(ranks, flush)
+        return found
+
+    def node(depth: int, counts: int, suit: int) -> list[object]:
+        key = (depth, counts, suit)
+        found = nodes.get(key)
+        if found is not None:
+            return found
+        if depth == 4:
+            mixed: list[object] = [leaf(counts + bit, False) for bit in _RANK_BIT]
+            same = [leaf(counts + bit, True) for bit in _RANK_BIT] if suit >= 0 else mixed
+            children = [x for s in range(4) for x in (same if s == suit else mixed)]
+            children.append(tuple(sorted(set(children), reverse=True)))  # type: ignore[arg-type]
+        elif suit == _EMPTY:
+            children = [node(1, bit, s) for s in range(4) for bit in _RANK_BIT]
+        else:
+            mixed = [node(depth + 1, counts + bit, _MIXED) for bit in _RANK_BIT]
+            if suit >= 0:  # a rank already held cannot come again in the same suit
+                same = [
+                    node(depth + 1, counts + bit, suit) if not counts & (7 * bit) else child
+                    for bit, child in zip(_RANK_BIT, mixed, strict=True)
+                ]
+            children = [x for s in range(4) for x in (same if s == suit else mixed)]
+        nodes[key] = children
+        return children
+
+    return node(0, 0, _EMPTY)
+
+
+_T: Final = _build_trie()
+
+
+def classify_indices(hand: Sequence[int]) -> int:
+    """Category number of five distinct standard card indices (the fast path).
+
+    >>> Category(classify_indices([12, 25, 38, 51, 0])).id  # AC AD AH AS 2C
+    'four-of-a-kind'
+    """
+    a, b, c, d, e = hand
+    return _T[a][b][c][d][e]  # type: ignore[index,no-any-return]
+
+
+def classify(cards: Sequence[Card]) -> Category:
+    """Category of five standard cards (no joker; see :func:`best_category`)."""
+    if len(cards) != 5:
+        raise ValueError(f"a poker hand has 5 cards, not {len(cards)}")
+    a, b, c, d, e = (card.index for card in cards)
+    if JOKER_INDEX in (a, b, c, d, e):
+        raise ValueError("classify() takes no joker; use best_category() with a table")
+    return CATEGORIES[_T[a][b][c][d][e]]  # type: ignore[index,call-overload]
+
+
+# --- point tables ----------------------------------------------------------------
+
+
+class PointTable(msgspec.Struct, frozen=True):
+    """Points per category, indexed by :class:`Category`; ``name`` is ``custom`` if unnamed."""
+
+    name: str
+    points: tuple[int, ...]
+
+    def __getitem__(self, category: int) -> int:
+        return self.points[category]
+
+    def as_mapping(self) -> dict[str, int]:
+        """The table as category name to points (the API's form)."""
+        return dict(zip(CATEGORY_IDS, self.points, strict=True))
+
+    @staticmethod
+    def custom(mapping: Mapping[str, int]) -> PointTable:
+        """A table from category names to points (-1000..1000; left out scores 0).
+
+        >>> PointTable.custom({"full-house": 1, "flush": -1}).as_mapping()["flush"]
+        -1
+        """
+        points = [0] * len(CATEGORIES)
+        for key, value in mapping.items():
+            if not isinstance(value, int) or isinstance(value, bool) or abs(value) > 1000:
+                raise RuleError(
+                    "bad-points",
+                    f"points for {key!r} must be an integer from -1000 to 1000, not {value!r}",
+                    field=f"options.scoring.{key}",
+                )
+            try:
+                points[Category.from_id(key)] = value
+            except RuleError as error:
+                raise RuleError(error.code, error.message, field=f"options.scoring.{key}") from None
+        return PointTable("custom", tuple(points))
+
+    @staticmethod
+    def from_option(value: str | Mapping[str, int]) -> PointTable:
+        """The table an options ``scoring`` value names (a name or a custom mapping)."""
+        if isinstance(value, str):
+            try:
+                return TABLES[value]
+            except KeyError:
+                raise RuleError(
+                    "unknown-table",
+                    f"{value!r} is not a point table; known: {', '.join(TABLES)}",
+                    field="options.scoring",
+                ) from None
+        return PointTable.custom(value)
+
+
+def _table(name: str, *points: int) -> PointTable:
+    # points are given high to low as in GAMES.md: royal .. high card, five of a kind last
+    royal, sf, quads, full, flush, straight, trips, two, one, high, five = points
+    return PointTable(name, (high, one, two, trips, straight, flush, full, quads, sf, royal, five))
+
+
+TABLES: Final[dict[str, PointTable]] = {
+    "american": _table("american", 100, 75, 50, 25, 20, 15, 10, 5, 2, 0, 0),
+    "british": _table("british", 30, 30, 16, 10, 5, 12, 6, 3, 1, 0, 0),
+    "repeat": _table("repeat", 1000, 750, 500, 250, 200, 150, 100, 50, 20, 0, 0),
+    "reserve": _table("reserve", 30, 24, 20, 18, 14, 10, 8, 4, 2, 0, 28),
+}
+"""The named tables of GAMES.md section 1 (five of a kind scores 0 where it has no entry)."""
+
+
+# --- joker-wild evaluation -----------------------------------------------------------
+
+
+def best_category(cards: Sequence[Card], table: PointTable) -> Category:
+    """Category of five cards where a joker is wild, scored to be best under ``table``.
+
+    The joker stands for whichever card (a duplicate allowed) gives the most points;
+    among equal points the higher category is taken. Without a joker this is
+    :func:`classify`.
+    """
+    indices = [card.index for card in cards if card.index != JOKER_INDEX]
+    if len(cards) != 5:
+        raise ValueError(f"a poker hand has 5 cards, not {len(cards)}")
+    if len(indices) == 5:
+        a, b, c, d, e = indices
+        return CATEGORIES[_T[a][b][c][d][e]]  # type: ignore[index,call-overload]
+    if len(indices) != 4:
+        raise ValueError("a hand may hold one joker at most")
+    a, b, c, d = indices
+    reachable: tuple[int, ...] = _T[a][b][c][d][JOKER_INDEX]  # type: ignore[index]
+    points = table.points
+    return CATEGORIES[max(reachable, key=lambda cat: (points[cat], cat))]
+
+
+# --- scores ------------------------------------------------------------------------
+
+
+class HandScore(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One scored hand: which line, its cards (canonical text), category and points."""
+
+    line: str
+    cards: tuple[str, ...]
+    category: CategoryId
+    points: int
+
+
+class Score(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A game's score: the total and one entry per scored hand."""
+
+    total: int
+    hands: tuple[HandScore, ...]
+
+
+def score_hands(
+    named_hands: Sequence[tuple[str, Sequence[Card]]], table: PointTable
+) -> Score:
+    """Score named five-card hands under ``table`` (a joker, if any, is wild).
+
+    >>> s = score_hands([("row 1", parse_cards("2C 2D 5H 9S KC".split()))], TABLES["american"])
+    >>> s.total, s.hands[0].category
+    (2, 'one-pair')
+    """
+    points = table.points
+    hands = []
+    for line, cards in named_hands:
+        category = best_category(cards, table)
+        hands.append(
+            HandScore(line, tuple(c.text for c in cards), category.id, points[category])  # type: ignore[arg-type]
+        )
+    return Score(sum(h.points for h in hands), tuple(hands))
+
+
+__all__ = [
+    "CATEGORIES",
+    "CATEGORY_IDS",
+    "TABLES",
+    "Category",
+    "CategoryId",
+    "CustomTable",
+    "HandScore",
+    "PointTable",
+    "Score",
+    "TableName",
+    "best_category",
+    "classify",
+    "classify_indices",
+    "parse_cards",
+    "score_hands",
+]

@@ -1,0 +1,186 @@
+"""The HTTP API's request and response types, shared by the service and the client.
+
+Every request type forbids unknown fields; the service decodes bodies with these
+types strictly, and the OpenAPI spec is generated from them, so the schema a client
+reads is exactly what the server enforces. Values that match the schema but break a
+rule (a duplicate card, an illegal move) are answered 422, not 400.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from cardproof.cards import CARD_PATTERN
+from cardproof.errors import ParseError
+from cardproof.games import VARIANTS, Cell
+from cardproof.hands import CustomTable, Score, TableName
+
+CardText = Annotated[
+    str,
+    Meta(
+        pattern=CARD_PATTERN,
+        description="A card: rank (2-9, T or 10, J, Q, K, A) then suit (C D H S or ♣ ♦ ♥ ♠), "
+        "any case; JK is the joker. Responses always use the canonical form, like 'TD'.",
+        examples=["AH", "10d", "q♠"],
+    ),
+]
+VariantId = Annotated[
+    str,
+    Meta(
+        pattern="^(?:" + "|".join(re.escape(v) for v in VARIANTS) + ")$",
+        description="A variant id (see GET /v1/variants).",
+        extra_json_schema={"enum": list(VARIANTS)},
+    ),
+]
+GridRow = Annotated[list[CardText], Meta(min_length=5, max_length=5)]
+Layout = Annotated[
+    list[GridRow],
+    Meta(min_length=5, max_length=5, description="Five rows of five cards, top row first."),
+]
+DeckOrder = Annotated[
+    list[CardText],
+    Meta(min_length=1, max_length=56, description="Cards in deal order, first card first."),
+]
+Coordinate = Annotated[int, Meta(ge=-4, le=4)]
+
+_TOKEN = "(?:" + "|".join(sorted({cls.move_token for cls in VARIANTS.values()})) + ")"
+LOG_PATTERN = rf"^\s*(?:{_TOKEN}(?:\s+{_TOKEN})*)?\s*$"
+"""Every string that reads as a move log of some variant (checked by ``check_log_text``)."""
+LOG_MAX_LENGTH = 20_000
+# The pattern is stated in the schema but checked in code: msgspec 0.21-0.22 corrupts
+# memory when a pattern-constrained str shares a union with an array of structs.
+LogText = Annotated[
+    str,
+    Meta(
+        description="A whole move log in text form: moves separated by spaces, like 'c3 a1 e5'.",
+        extra_json_schema={"pattern": LOG_PATTERN, "maxLength": LOG_MAX_LENGTH},
+    ),
+]
+
+
+def check_log_text(text: str) -> str:
+    """``text`` if it matches the log pattern of the schema, else a ``ParseError``."""
+    if len(text) > LOG_MAX_LENGTH or not re.search(LOG_PATTERN, text):
+        raise ParseError(
+            f"moves: {text[:40]!r} is not a move log (moves in text form separated by spaces, "
+            f"at most {LOG_MAX_LENGTH} characters)",
+            field="moves",
+        )
+    return text
+
+
+class Options(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Variant options; each variant takes the ones GET /v1/variants lists for it.
+
+    ``scoring`` is a table name or an object mapping category ids to integer points
+    (-1000..1000; a category left out scores 0). ``diagonals`` (poker-squares) also
+    scores the two long diagonals. An option a variant does not take is a 422.
+    """
+
+    scoring: TableName | CustomTable | UnsetType = UNSET
+    diagonals: bool | UnsetType = UNSET
+
+
+class MoveObject(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """One move as an object: ``{"row": r, "col": c}`` for the grid variants."""
+
+    row: Coordinate | UnsetType = UNSET
+    col: Coordinate | UnsetType = UNSET
+
+
+class DealSpec(Struct, forbid_unknown_fields=True):
+    """Which deal a log was played on: for now an explicit card order (unsigned practice)."""
+
+    cards: DeckOrder
+
+
+class ScoreRequest(Struct, forbid_unknown_fields=True):
+    """Score a finished layout: no deal, no signature."""
+
+    variant: VariantId
+    layout: Layout
+    options: Options = msgspec.field(default_factory=Options)
+
+
+class VerifyRequest(Struct, forbid_unknown_fields=True):
+    """Replay a complete move log on a deal and score it."""
+
+    variant: VariantId
+    deal: DealSpec
+    moves: list[MoveObject] | LogText
+    options: Options = msgspec.field(default_factory=Options)
+
+
+class VerifyResult(Struct, forbid_unknown_fields=True):
+    """A verified game: the canonical log, the options in force, the score.
+
+    ``receipt`` is a signed receipt (compact JWS), ``null`` for practice deals.
+    """
+
+    variant: str
+    options: dict[str, Any]
+    moves: str
+    score: Score
+    receipt: str | None = None
+
+
+class SolveRequest(Struct, forbid_unknown_fields=True):
+    """Ask for the best play of a known deal."""
+
+    variant: VariantId
+    cards: DeckOrder
+    options: Options = msgspec.field(default_factory=Options)
+
+
+class SerpentSolution(Struct, forbid_unknown_fields=True):
+    """The exact best score of a serpent deal, a layout reaching it, and its moves."""
+
+    score: Score
+    optimal: bool
+    layout: list[list[str]]
+    moves: list[Cell]
+
+
+class VariantInfo(Struct, forbid_unknown_fields=True):
+    """One variant: its rules in brief, its options (a JSON Schema) and point tables."""
+
+    id: str
+    title: str
+    information: Literal["open", "hidden"]
+    description: str
+    deck: str
+    options: dict[str, Any]
+    tables: dict[str, dict[str, int]]
+
+
+class Health(Struct, forbid_unknown_fields=True):
+    """Liveness: the process answers."""
+
+    status: Literal["ok"]
+
+
+class Readiness(Struct, forbid_unknown_fields=True):
+    """Readiness: whether this replica can serve, and each dependency's state."""
+
+    status: Literal["ready", "not-ready"]
+    checks: dict[str, str]
+
+
+class Problem(Struct, omit_defaults=True):
+    """An error answer (RFC 9457 problem details).
+
+    ``field`` locates the bad input (``layout[1][3]``, ``moves[7]``); ``code`` is a
+    stable machine code for rule errors; ``move_index`` names the illegal move.
+    """
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    field: str | UnsetType = UNSET
+    code: str | UnsetType = UNSET
+    move_index: int | UnsetType = UNSET

@@ -1,0 +1,1 @@
+"""Solvers: exact or bounded answers about deals (GAMES.md section 9)."""

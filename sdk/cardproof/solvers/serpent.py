@@ -1,0 +1,153 @@
+"""Exact par for ``serpent-patience``: the best score of a deal and a layout reaching it.
+
+A finished serpent layout is a directed rook's path through all 25 cells (there are
+8,648) with card ``i`` in the path's ``i``-th cell. A line's hand depends only on
+*which deal positions* land in its five cells, so each path reduces to ten keys
+(sorted 5-tuples of positions). All 8,648 paths use only a few thousand distinct
+keys; per deal the solver evaluates each key once with the hand trie, then takes the
+path whose ten key values sum highest. The path table is built once per process
+(from the paths starting in 6 cells, mapped by the square's 8 symmetries).
+
+>>> from cardproof.cards import STANDARD_DECK
+>>> from cardproof.hands import TABLES
+>>> solution = solve(STANDARD_DECK[:25], TABLES["british"])
+>>> solution.score.total, len(solution.path)
+(122, 25)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from operator import itemgetter
+from typing import Final
+
+from cardproof.cards import Card
+from cardproof.games.grid import ROW_AND_COLUMN_LINES, SIZE, score_grid
+from cardproof.hands import _T, PointTable, Score
+
+CELLS: Final = SIZE * SIZE
+PATH_COUNT: Final = 8648
+"""Directed Hamiltonian rook paths of the 5x5 grid."""
+
+
+def _neighbours() -> list[list[int]]:
+    return [
+        [
+            (r + dr) * SIZE + c + dc
+            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+            if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE
+        ]
+        for r in range(SIZE)
+        for c in range(SIZE)
+    ]
+
+
+def _paths_from(start: int, neighbours: list[list[int]]) -> list[tuple[int, ...]]:
+    """Every directed rook path through all cells that starts at ``start`` (DFS)."""
+    found: list[tuple[int, ...]] = []
+    path = [start]
+
+    def extend(cell: int, used: int) -> None:
+        if len(path) == CELLS:
+            found.append(tuple(path))
+            return
+        for nxt in neighbours[cell]:
+            if not used >> nxt & 1:
+                path.append(nxt)
+                extend(nxt, used | 1 << nxt)
+                path.pop()
+
+    extend(start, 1 << start)
+    return found
+
+
+def _symmetries() -> list[list[int]]:
+    """The 8 symmetries of the square as cell permutations."""
+    last = SIZE - 1
+    maps = [
+        lambda r, c: (r, c), lambda r, c: (c, last - r), lambda r, c: (last - r, last - c),
+        lambda r, c: (last - c, r), lambda r, c: (r, last - c), lambda r, c: (last - r, c),
+        lambda r, c: (c, r), lambda r, c: (last - c, last - r),
+    ]  # fmt: skip
+    return [[m(i // SIZE, i % SIZE)[0] * SIZE + m(i // SIZE, i % SIZE)[1] for i in range(CELLS)] for m in maps]
+
+
+@cache
+def all_paths() -> tuple[tuple[int, ...], ...]:
+    """The 8,648 directed rook paths, sorted (built once per process)."""
+    neighbours = _neighbours()
+    starts = (0, 1, 2, 6, 7, 12)  # one cell of each orbit under the 8 symmetries
+    paths = {
+        tuple(sym[cell] for cell in path)
+        for start in starts
+        for path in _paths_from(start, neighbours)
+        for sym in _symmetries()
+    }
+    return tuple(sorted(paths))
+
+
+@dataclass(frozen=True)
+class _Table:
+    keys: tuple[tuple[int, int, int, int, int], ...]
+    """Distinct sorted 5-tuples of deal positions that some line of some path holds."""
+    sums: tuple[itemgetter[int], ...]
+    """Per path, a getter of its ten keys' values."""
+
+
+@cache
+def _table() -> _Table:
+    ids: dict[tuple[int, ...], int] = {}
+    sums = []
+    for path in all_paths():
+        when = [0] * CELLS
+        for position, cell in enumerate(path):
+            when[cell] = position
+        line_ids = [
+            ids.setdefault(tuple(sorted(when[cell] for cell in line)), len(ids))
+            for _, line in ROW_AND_COLUMN_LINES
+        ]
+        sums.append(itemgetter(*line_ids))
+    return _Table(tuple(ids), tuple(sums))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class SerpentSolution:
+    """The best score of a deal, with one path that reaches it."""
+
+    score: Score
+    path: tuple[int, ...]
+    """Cell numbers (``row * 5 + col``) in play order."""
+    layout: tuple[Card, ...]
+    """The finished grid, row by row."""
+
+
+def best_path(cards: Sequence[Card], table: PointTable) -> tuple[int, tuple[int, ...]]:
+    """The best total and the first path (in sorted order) that reaches it."""
+    if len(cards) < CELLS:
+        raise ValueError(f"a serpent deal has {CELLS} cards, not {len(cards)}")
+    deal = [card.index for card in cards[:CELLS]]
+    tables = _table()
+    points = table.points
+    values = [points[_T[deal[a]][deal[b]][deal[c]][deal[d]][deal[e]]] for a, b, c, d, e in tables.keys]  # type: ignore[index]
+    best, best_index = -(10**9), 0
+    for index, getter in enumerate(tables.sums):
+        total = sum(getter(values))
+        if total > best:
+            best, best_index = total, index
+    return best, all_paths()[best_index]
+
+
+def solve(cards: Sequence[Card], table: PointTable) -> SerpentSolution:
+    """The exact best score of the first 25 cards, and a layout that reaches it."""
+    _, path = best_path(cards, table)
+    grid: list[Card] = [cards[0]] * CELLS
+    for position, cell in enumerate(path):
+        grid[cell] = cards[position]
+    return SerpentSolution(score_grid(grid, table), path, tuple(grid))
+
+
+def prepare() -> None:
+    """Build the path table now (about a second, once per process) instead of on first use."""
+    _table()

@@ -1,0 +1,44 @@
+"""``POST /v1/score``: score a finished layout (no deal, no signature)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardproof.cards import parse_cards
+from cardproof.games import variant
+from cardproof.games.grid import score_grid
+from cardproof.hands import Score
+from cardproof.models import ScoreRequest
+from litestar import Controller, Request, post
+
+from cardproof_service.bodies import read_body
+from cardproof_service.problems import problem_responses
+
+
+def score_layout(body: ScoreRequest) -> Score:
+    """Score a 5x5 layout under the variant's options (checks cards and options)."""
+    cls = variant(body.variant)
+    options = cls.parse_options(body.options)
+    cards = []
+    for r, row in enumerate(body.layout):
+        cards.extend(parse_cards(row, field=f"layout[{r}]"))
+    cls.check_cards(cards, locate=lambda i: f"layout[{i // 5}][{i % 5}]")
+    return score_grid(cards, options.table, diagonals=bool(getattr(options, "diagonals", False)))
+
+
+class ScoringController(Controller):
+    """Pure scoring for apps that deal themselves."""
+
+    path = "/v1/score"
+    tags = ["scoring"]
+
+    @post(
+        "",
+        status_code=200,
+        summary="Score a finished layout",
+        responses=problem_responses(400, 413, 422),
+        opt={"body": ScoreRequest},
+    )
+    async def score(self, request: Request[Any, Any, Any]) -> Score:
+        """Score a 5x5 grid: rows, columns (and diagonals where the options say)."""
+        return score_layout(await read_body(request, ScoreRequest))

@@ -1,0 +1,98 @@
+"""The OpenAPI document: Litestar's paths with msgspec's exact schemas.
+
+Litestar describes operations, parameters and responses; msgspec describes the
+types exactly as they are decoded (``additionalProperties: false``, patterns,
+bounds). After the app is built, every component schema of a cardproof type is
+replaced by msgspec's, and each operation that reads a body (``opt={"body": T}``)
+gets ``T`` as its request body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from cardproof import __version__
+from litestar import Litestar
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.openapi.spec import (
+    Components,
+    OpenAPIMediaType,
+    Operation,
+    Reference,
+    RequestBody,
+    Schema,
+)
+
+DESCRIPTION = (
+    "cardproof deals committed, seeded deals of poker-solitaire games, checks every move "
+    "against the variant's rules and returns verified scores. Every error is "
+    "application/problem+json (RFC 9457): 400 when the request cannot be read, 422 when "
+    "it reads fine but breaks a rule."
+)
+
+
+def openapi_config() -> OpenAPIConfig:
+    """Spec at ``/schema/openapi.json``, an API reference page at ``/schema``."""
+    return OpenAPIConfig(
+        title="cardproof",
+        version=__version__,
+        description=DESCRIPTION,
+        path="/schema",
+        render_plugins=[ScalarRenderPlugin()],
+        use_handler_docstrings=True,
+    )
+
+
+@dataclass
+class RawSchema(Schema):
+    """A schema given as a ready JSON Schema dict (what msgspec produced)."""
+
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def to_schema(self) -> dict[str, Any]:
+        """The dict as is."""
+        return self.raw
+
+
+def install_exact_schemas(app: Litestar) -> dict[str, Any]:
+    """Put msgspec's schemas and the request bodies into the app's spec; return it as JSON."""
+    spec = app.openapi_schema
+    bodies: dict[tuple[str, str], type[msgspec.Struct]] = {}
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            body_type = handler.opt.get("body")
+            if body_type is not None:
+                for method in handler.http_methods:
+                    bodies[(route.path, method.lower())] = body_type
+    types: set[Any] = set(bodies.values())
+    components = spec.components if isinstance(spec.components, Components) else Components()
+    known = components.schemas or {}
+    from cardproof import models  # the shared wire types: every struct of models is exact
+
+    types.update(
+        t
+        for t in vars(models).values()
+        if isinstance(t, type) and issubclass(t, msgspec.Struct) and t.__module__ == models.__name__
+    )
+    _, defs = msgspec.json.schema_components(
+        sorted(types, key=lambda t: t.__name__), ref_template="#/components/schemas/{name}"
+    )
+    for name, schema in defs.items():
+        known[name] = RawSchema(raw=schema)
+    components.schemas = dict(sorted(known.items()))
+    spec.components = components
+    for (path, method), body_type in bodies.items():
+        operation = getattr(spec.paths[path] if spec.paths else None, method, None)
+        if isinstance(operation, Operation):
+            operation.request_body = RequestBody(
+                content={
+                    "application/json": OpenAPIMediaType(
+                        schema=Reference(ref=f"#/components/schemas/{body_type.__name__}")
+                    )
+                },
+                required=True,
+            )
+    return spec.to_schema()

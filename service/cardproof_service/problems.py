@@ -1,0 +1,131 @@
+"""Errors as RFC 9457 problem details, and their documentation in the spec.
+
+Every error the service returns is ``application/problem+json`` with ``type``,
+``title``, ``status`` and ``detail``; rule errors add ``code`` and ``field``, illegal
+moves add ``move_index``. ``ParseError`` is 400, ``RuleError`` 422; Litestar's own
+HTTP errors (404, 405, 413) keep their status; anything unexpected is a 500 that
+names no internals.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from cardproof.errors import IllegalMove, ParseError, RuleError
+from cardproof.models import Problem
+from litestar.exceptions import HTTPException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.plugins.problem_details import (
+    ProblemDetailsConfig,
+    ProblemDetailsException,
+    ProblemDetailsPlugin,
+)
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+log = logging.getLogger("cardproof.service")
+
+_DESCRIPTIONS = {
+    400: "The request cannot be read: bad JSON, a wrong type, an unknown field, a bad "
+    "card or move text. `field` names the place.",
+    404: "No such resource.",
+    413: "The request body is over the size limit.",
+    422: "The request reads fine but breaks a rule: a duplicate card, an option the "
+    "variant does not take, an illegal move (`move_index`, `code`), a log too short.",
+    500: "The server failed; nothing about the request is at fault.",
+}
+
+
+def problem(
+    status: int, detail: str, *, type_: str = "about:blank", **extra: Any
+) -> ProblemDetailsException:
+    """A problem-details exception with the standard title of ``status``."""
+    return ProblemDetailsException(
+        status_code=status,
+        title=HTTPStatus(status).phrase,
+        detail=detail,
+        type_=type_,
+        extra={k: v for k, v in extra.items() if v is not None},
+    )
+
+
+def from_parse_error(error: ParseError) -> ProblemDetailsException:
+    """400 for input that cannot be read."""
+    return problem(400, error.message, type_="/problems/parse-error", field=error.field)
+
+
+def from_rule_error(error: RuleError) -> ProblemDetailsException:
+    """422 for input the rules forbid; illegal moves carry their index."""
+    if isinstance(error, IllegalMove):
+        return problem(
+            422,
+            error.message,
+            type_="/problems/illegal-move",
+            code=error.code,
+            field=error.field,
+            move_index=error.move_index,
+        )
+    return problem(422, error.message, type_="/problems/rule-error", code=error.code, field=error.field)
+
+
+def from_http_exception(error: HTTPException) -> ProblemDetailsException:
+    """Litestar's own errors (404, 405, 413, ...) as problem details."""
+    if isinstance(error, ProblemDetailsException):
+        return error
+    status = error.status_code
+    phrase = HTTPStatus(status).phrase
+    detail = error.detail if error.detail and error.detail != phrase else _DESCRIPTIONS.get(status, phrase)
+    converted = problem(status, detail)
+    converted.headers = error.headers
+    return converted
+
+
+def from_unexpected(error: Exception) -> ProblemDetailsException:
+    """500 for a bug: logged here, never described to the client."""
+    log.error("unhandled error", exc_info=error)
+    return problem(500, "the server failed to handle this request")
+
+
+def from_decode_error(error: msgspec.DecodeError) -> ParseError:
+    """A body decode failure as a ``ParseError`` naming the field (``layout[1]``)."""
+    message = str(error)
+    if not isinstance(error, msgspec.ValidationError):
+        return ParseError(f"the body is not valid JSON: {message}")
+    message, _, where = message.partition(" - at `$")
+    field = where.rstrip("`").lstrip(".")
+    unknown = re.fullmatch(r"Object contains unknown field `(.*)`", message)
+    if unknown:
+        field = f"{field}.{unknown[1]}" if field else unknown[1]
+        return ParseError(f"unknown field {field!r}", field=field)
+    return ParseError(f"{field}: {message}" if field else message, field=field or None)
+
+
+def problem_details_plugin() -> ProblemDetailsPlugin:
+    """The plugin that turns every error into problem+json."""
+    return ProblemDetailsPlugin(
+        ProblemDetailsConfig(
+            enable_for_all_http_exceptions=True,
+            exception_to_problem_detail_map={
+                ParseError: from_parse_error,
+                RuleError: from_rule_error,
+                HTTPException: from_http_exception,
+                Exception: from_unexpected,
+            },
+        )
+    )
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI response entries for the errors an operation can return (500 always)."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            description=_DESCRIPTIONS[status],
+            media_type=PROBLEM_MEDIA_TYPE,
+            generate_examples=False,
+        )
+        for status in (*statuses, 500)
+    }
