@@ -111,7 +111,7 @@ def _spellings() -> dict[str, Card]:
     table: dict[str, Card] = {"JK": JOKER}
     suit_spellings = {s: [s, *[k for k, v in _SUIT_SYMBOLS.items() if v == s]] for s in SUITS}
     for card in STANDARD_DECK:
-        rank_letter, suit_letter = card.text
+        rank_letter, suit_letter = card.text[0], card.text[1]
         ranks = ["10", "T"] if rank_letter == "T" else [rank_letter]
         for rank in ranks:
             for suit in suit_spellings[suit_letter]:

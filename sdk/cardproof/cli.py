@@ -15,7 +15,10 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
     except ImportError:  # pragma: no cover - depends on the install
-        print("cardproof serve needs the service extra: pip install 'cardproof[service]'", file=sys.stderr)
+        print(
+            "cardproof serve needs the service extra: pip install 'cardproof[service]'",
+            file=sys.stderr,
+        )
         return 2
     uvicorn.run(
         "cardproof_service.app:create_app",

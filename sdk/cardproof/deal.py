@@ -122,5 +122,7 @@ def standard_deck(
     server_seed: bytes, client_seed: str, *, jokers: bool = False, stream: str = "deal"
 ) -> tuple[Card, ...]:
     """The shuffled 52-card deck (or 53 with the joker) as cards."""
-    order = shuffle("joker-53" if jokers else "standard-52", server_seed, client_seed, stream=stream)
+    order = shuffle(
+        "joker-53" if jokers else "standard-52", server_seed, client_seed, stream=stream
+    )
     return tuple(ALL_CARDS[i] for i in order)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal, cast
 
 import msgspec
 
@@ -65,7 +65,7 @@ class Category(IntEnum):
             ) from None
 
 
-CATEGORIES: Final = tuple(Category)
+CATEGORIES: Final[tuple[Category, ...]] = tuple(Category)
 CATEGORY_IDS: Final = tuple(c.id for c in Category)
 _CATEGORY_BY_ID: Final = {c.id: c for c in Category}
 
@@ -86,8 +86,25 @@ CategoryId = Literal[
 TableName = Literal["american", "british", "repeat", "reserve"]
 """The named point tables of GAMES.md section 1."""
 Points = Annotated[int, msgspec.Meta(ge=-1000, le=1000)]
-CustomTable = dict[CategoryId, Points]
-"""A custom point table: category name to points; a category left out scores 0."""
+
+
+class CustomTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="kebab"):
+    """A custom point table: points (-1000..1000) per category; a category left out scores 0.
+
+    In JSON its keys are the category ids: ``{"full-house": 1, "flush": -1}``.
+    """
+
+    high_card: Points = 0
+    one_pair: Points = 0
+    two_pair: Points = 0
+    three_of_a_kind: Points = 0
+    straight: Points = 0
+    flush: Points = 0
+    full_house: Points = 0
+    four_of_a_kind: Points = 0
+    straight_flush: Points = 0
+    royal_flush: Points = 0
+    five_of_a_kind: Points = 0
 
 
 # --- the classifier -------------------------------------------------------------
@@ -121,7 +138,7 @@ def _category_of_ranks(ranks: tuple[int, ...], flush: bool) -> int:
     return max(by_ranks, Category.FLUSH).value if flush else by_ranks.value
 
 
-def _build_trie() -> list[object]:
+def _build_trie() -> list[Any]:
     """Build ``T`` so that ``T[a][b][c][d][e]`` is the category number of cards a..e.
 
     A state is (rank counts packed 3 bits a rank, the one suit seen or mixed); cards of
@@ -151,7 +168,8 @@ def _build_trie() -> list[object]:
             mixed: list[object] = [leaf(counts + bit, False) for bit in _RANK_BIT]
             same = [leaf(counts + bit, True) for bit in _RANK_BIT] if suit >= 0 else mixed
             children = [x for s in range(4) for x in (same if s == suit else mixed)]
-            children.append(tuple(sorted(set(children), reverse=True)))  # type: ignore[arg-type]
+            categories: set[int] = {c for c in children if isinstance(c, int)}
+            children.append(tuple(sorted(categories, reverse=True)))
         elif suit == _EMPTY:
             children = [node(1, bit, s) for s in range(4) for bit in _RANK_BIT]
         else:
@@ -168,7 +186,8 @@ def _build_trie() -> list[object]:
     return node(0, 0, _EMPTY)
 
 
-_T: Final = _build_trie()
+_T: Final[list[Any]] = _build_trie()
+"""The trie: ``_T[a][b][c][d][e]`` is a category number (nested lists, shared nodes)."""
 
 
 def classify_indices(hand: Sequence[int]) -> int:
@@ -178,7 +197,7 @@ def classify_indices(hand: Sequence[int]) -> int:
     'four-of-a-kind'
     """
     a, b, c, d, e = hand
-    return _T[a][b][c][d][e]  # type: ignore[index,no-any-return]
+    return _T[a][b][c][d][e]  # type: ignore[no-any-return]
 
 
 def classify(cards: Sequence[Card]) -> Category:
@@ -188,7 +207,7 @@ def classify(cards: Sequence[Card]) -> Category:
     a, b, c, d, e = (card.index for card in cards)
     if JOKER_INDEX in (a, b, c, d, e):
         raise ValueError("classify() takes no joker; use best_category() with a table")
-    return CATEGORIES[_T[a][b][c][d][e]]  # type: ignore[index,call-overload]
+    return CATEGORIES[_T[a][b][c][d][e]]  # type: ignore[no-any-return]
 
 
 # --- point tables ----------------------------------------------------------------
@@ -229,8 +248,10 @@ class PointTable(msgspec.Struct, frozen=True):
         return PointTable("custom", tuple(points))
 
     @staticmethod
-    def from_option(value: str | Mapping[str, int]) -> PointTable:
-        """The table an options ``scoring`` value names (a name or a custom mapping)."""
+    def from_option(value: str | CustomTable | Mapping[str, int]) -> PointTable:
+        """The table an options ``scoring`` value names (a name, or a custom table)."""
+        if isinstance(value, CustomTable):
+            return PointTable("custom", tuple(getattr(value, f) for f in value.__struct_fields__))
         if isinstance(value, str):
             try:
                 return TABLES[value]
@@ -273,11 +294,11 @@ def best_category(cards: Sequence[Card], table: PointTable) -> Category:
         raise ValueError(f"a poker hand has 5 cards, not {len(cards)}")
     if len(indices) == 5:
         a, b, c, d, e = indices
-        return CATEGORIES[_T[a][b][c][d][e]]  # type: ignore[index,call-overload]
+        return CATEGORIES[_T[a][b][c][d][e]]  # type: ignore[no-any-return]
     if len(indices) != 4:
         raise ValueError("a hand may hold one joker at most")
     a, b, c, d = indices
-    reachable: tuple[int, ...] = _T[a][b][c][d][JOKER_INDEX]  # type: ignore[index]
+    reachable: tuple[int, ...] = _T[a][b][c][d][JOKER_INDEX]
     points = table.points
     return CATEGORIES[max(reachable, key=lambda cat: (points[cat], cat))]
 
@@ -301,9 +322,7 @@ class Score(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     hands: tuple[HandScore, ...]
 
 
-def score_hands(
-    named_hands: Sequence[tuple[str, Sequence[Card]]], table: PointTable
-) -> Score:
+def score_hands(named_hands: Sequence[tuple[str, Sequence[Card]]], table: PointTable) -> Score:
     """Score named five-card hands under ``table`` (a joker, if any, is wild).
 
     >>> s = score_hands([("row 1", parse_cards("2C 2D 5H 9S KC".split()))], TABLES["american"])
@@ -315,7 +334,9 @@ def score_hands(
     for line, cards in named_hands:
         category = best_category(cards, table)
         hands.append(
-            HandScore(line, tuple(c.text for c in cards), category.id, points[category])  # type: ignore[arg-type]
+            HandScore(
+                line, tuple(c.text for c in cards), cast(CategoryId, category.id), points[category]
+            )
         )
     return Score(sum(h.points for h in hands), tuple(hands))
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import threading
 
-from cardproof.solvers import serpent
 from litestar import Litestar
 
+from cardproof.solvers import serpent
 from cardproof_service.controllers import (
     HealthController,
     ScoringController,
@@ -17,6 +17,7 @@ from cardproof_service.controllers import (
 from cardproof_service.openapi import install_exact_schemas, openapi_config
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
+
 
 def _warm_up() -> None:
     """Build the serpent solver's path table in a thread, so the first solve is fast."""

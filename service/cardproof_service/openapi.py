@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from cardproof import __version__
 from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
@@ -25,6 +24,8 @@ from litestar.openapi.spec import (
     RequestBody,
     Schema,
 )
+
+from cardproof import __version__
 
 DESCRIPTION = (
     "cardproof deals committed, seeded deals of poker-solitaire games, checks every move "

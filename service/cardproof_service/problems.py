@@ -15,8 +15,6 @@ from http import HTTPStatus
 from typing import Any
 
 import msgspec
-from cardproof.errors import IllegalMove, ParseError, RuleError
-from cardproof.models import Problem
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.plugins.problem_details import (
@@ -24,6 +22,9 @@ from litestar.plugins.problem_details import (
     ProblemDetailsException,
     ProblemDetailsPlugin,
 )
+
+from cardproof.errors import IllegalMove, ParseError, RuleError
+from cardproof.models import Problem
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 log = logging.getLogger("cardproof.service")
@@ -68,7 +69,9 @@ def from_rule_error(error: RuleError) -> ProblemDetailsException:
             field=error.field,
             move_index=error.move_index,
         )
-    return problem(422, error.message, type_="/problems/rule-error", code=error.code, field=error.field)
+    return problem(
+        422, error.message, type_="/problems/rule-error", code=error.code, field=error.field
+    )
 
 
 def from_http_exception(error: HTTPException) -> ProblemDetailsException:
@@ -77,7 +80,11 @@ def from_http_exception(error: HTTPException) -> ProblemDetailsException:
         return error
     status = error.status_code
     phrase = HTTPStatus(status).phrase
-    detail = error.detail if error.detail and error.detail != phrase else _DESCRIPTIONS.get(status, phrase)
+    detail = (
+        error.detail
+        if error.detail and error.detail != phrase
+        else _DESCRIPTIONS.get(status, phrase)
+    )
     converted = problem(status, detail)
     converted.headers = error.headers
     return converted

@@ -16,7 +16,6 @@ from typing import Any, Final
 import msgspec
 
 from cardproof.cards import Card
-
 from cardproof.errors import RuleError
 from cardproof.games.base import Game
 from cardproof.games.grid import Cell, GridView
@@ -41,8 +40,6 @@ def variant(variant_id: str) -> GameClass:
             f"{variant_id!r} is not a variant; known: {', '.join(VARIANTS)}",
             field="variant",
         ) from None
-
-
 
 
 def replay_log(

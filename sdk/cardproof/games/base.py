@@ -182,7 +182,9 @@ class Game(ABC, Generic[M, O]):
         reason = self._check(move)
         if reason is not None:
             code, message = reason
-            raise IllegalMove(code, f"move {index} ({self.move_text(move)}): {message}", move_index=index)
+            raise IllegalMove(
+                code, f"move {index} ({self.move_text(move)}): {message}", move_index=index
+            )
         self._apply(move)
         self._moves.append(move)
 

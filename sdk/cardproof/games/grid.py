@@ -43,7 +43,9 @@ class Cell(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     def parse(text: str) -> Cell:
         """Read ``c3`` (either case)."""
         if not isinstance(text, str) or not re.fullmatch(CELL_TOKEN, text):
-            raise ParseError(f"{text!r} is not a cell: write a column a..e then a row 1..5, like 'c3'")
+            raise ParseError(
+                f"{text!r} is not a cell: write a column a..e then a row 1..5, like 'c3'"
+            )
         return Cell(row=int(text[1]) - 1, col=COLUMN_LETTERS.index(text[0].lower()))
 
 

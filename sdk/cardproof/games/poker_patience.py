@@ -87,7 +87,9 @@ class PokerPatience(Game[Offset, PokerPatienceOptions]):
         """``row,col``, each -4..4 with an optional sign."""
         text = require_text(text, "an offset")
         if not re.fullmatch(OFFSET_TOKEN, text):
-            raise ParseError(f"{text!r} is not an offset: write row,col with each -4..4, like '-1,2'")
+            raise ParseError(
+                f"{text!r} is not an offset: write row,col with each -4..4, like '-1,2'"
+            )
         row, col = text.split(",")
         return Offset(row=int(row), col=int(col))
 

@@ -25,8 +25,11 @@ from cardproof.hands import Score
 
 
 class PokerSquaresOptions(TableOption, frozen=True, forbid_unknown_fields=True):
-    """``scoring``: a table name or a custom table (default ``american``);
-    ``diagonals``: also score the two long diagonals (12 hands instead of 10)."""
+    """Options of poker-squares.
+
+    ``scoring``: a table name or a custom table (default ``american``);
+    ``diagonals``: also score the two long diagonals (12 hands instead of 10).
+    """
 
     diagonals: bool = False
 

@@ -26,6 +26,7 @@ class SerpentOptions(TableOption, frozen=True, forbid_unknown_fields=True):
 
     scoring: TableName | CustomTable = "british"
 
+
 _STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
@@ -51,7 +52,10 @@ class SerpentPatience(GridPlacementGame):
         if problem is None and self._moves:
             last = self._moves[-1]
             if abs(last.row - move.row) + abs(last.col - move.col) != 1:
-                return "not-adjacent", f"{move.text} is not next to {last.text}, the cell of the card before"
+                return (
+                    "not-adjacent",
+                    f"{move.text} is not next to {last.text}, the cell of the card before",
+                )
         return problem
 
     def legal_moves(self) -> list[Cell]:

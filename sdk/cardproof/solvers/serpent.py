@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
-from typing import Final
+from typing import Any, Final, cast
 
 from cardproof.cards import Card
 from cardproof.games.grid import ROW_AND_COLUMN_LINES, SIZE, score_grid
@@ -64,14 +64,17 @@ def _paths_from(start: int, neighbours: list[list[int]]) -> list[tuple[int, ...]
 
 
 def _symmetries() -> list[list[int]]:
-    """The 8 symmetries of the square as cell permutations."""
+    """The 8 symmetries of the square as cell permutations (4 rotations, 4 reflections)."""
     last = SIZE - 1
-    maps = [
-        lambda r, c: (r, c), lambda r, c: (c, last - r), lambda r, c: (last - r, last - c),
-        lambda r, c: (last - c, r), lambda r, c: (r, last - c), lambda r, c: (last - r, c),
-        lambda r, c: (c, r), lambda r, c: (last - c, last - r),
-    ]  # fmt: skip
-    return [[m(i // SIZE, i % SIZE)[0] * SIZE + m(i // SIZE, i % SIZE)[1] for i in range(CELLS)] for m in maps]
+
+    def image(transform: int, r: int, c: int) -> int:
+        for _ in range(transform % 4):  # quarter turns
+            r, c = c, last - r
+        if transform >= 4:  # then a mirror
+            c = last - c
+        return r * SIZE + c
+
+    return [[image(t, i // SIZE, i % SIZE) for i in range(CELLS)] for t in range(8)]
 
 
 @cache
@@ -92,7 +95,7 @@ def all_paths() -> tuple[tuple[int, ...], ...]:
 class _Table:
     keys: tuple[tuple[int, int, int, int, int], ...]
     """Distinct sorted 5-tuples of deal positions that some line of some path holds."""
-    sums: tuple[itemgetter[int], ...]
+    sums: tuple[itemgetter[Any], ...]
     """Per path, a getter of its ten keys' values."""
 
 
@@ -109,7 +112,8 @@ def _table() -> _Table:
             for _, line in ROW_AND_COLUMN_LINES
         ]
         sums.append(itemgetter(*line_ids))
-    return _Table(tuple(ids), tuple(sums))  # type: ignore[arg-type]
+    keys = cast(tuple[tuple[int, int, int, int, int], ...], tuple(ids))
+    return _Table(keys, tuple(sums))
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,9 @@ def best_path(cards: Sequence[Card], table: PointTable) -> tuple[int, tuple[int,
     deal = [card.index for card in cards[:CELLS]]
     tables = _table()
     points = table.points
-    values = [points[_T[deal[a]][deal[b]][deal[c]][deal[d]][deal[e]]] for a, b, c, d, e in tables.keys]  # type: ignore[index]
+    values = [
+        points[_T[deal[a]][deal[b]][deal[c]][deal[d]][deal[e]]] for a, b, c, d, e in tables.keys
+    ]
     best, best_index = -(10**9), 0
     for index, getter in enumerate(tables.sums):
         total = sum(getter(values))

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from cardproof.models import Health, Readiness
 from litestar import Controller, get
 
+from cardproof.models import Health, Readiness
 from cardproof_service.problems import problem_responses
 
 
 class HealthController(Controller):
     """Liveness and readiness probes."""
 
-    tags = ["operations"]
+    tags = ("operations",)
 
     @get("/healthz", summary="Liveness probe", cache=False, responses=problem_responses())
     async def healthz(self) -> Health:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from litestar import Controller, Request, post
+
 from cardproof.cards import parse_cards
 from cardproof.games import variant
 from cardproof.games.grid import score_grid
 from cardproof.hands import Score
 from cardproof.models import ScoreRequest
-from litestar import Controller, Request, post
-
 from cardproof_service.bodies import read_body
 from cardproof_service.problems import problem_responses
 
@@ -30,7 +30,7 @@ class ScoringController(Controller):
     """Pure scoring for apps that deal themselves."""
 
     path = "/v1/score"
-    tags = ["scoring"]
+    tags = ("scoring",)
 
     @post(
         "",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from litestar import Controller, Request, post
+
 from cardproof.cards import parse_cards
 from cardproof.errors import RuleError
 from cardproof.games import SerpentPatience, variant
 from cardproof.games.grid import SIZE, Cell
 from cardproof.models import SerpentSolution, SolveRequest
 from cardproof.solvers import serpent
-from litestar import Controller, Request, post
-
 from cardproof_service.bodies import read_body
 from cardproof_service.problems import problem_responses
 
@@ -38,7 +38,7 @@ class SolveController(Controller):
     """Solvers."""
 
     path = "/v1/solve"
-    tags = ["solvers"]
+    tags = ("solvers",)
 
     @post(
         "",

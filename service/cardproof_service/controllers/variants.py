@@ -5,11 +5,11 @@ from __future__ import annotations
 from functools import cache
 
 import msgspec
+from litestar import Controller, get
+
 from cardproof.games import VARIANTS
 from cardproof.hands import TABLES
 from cardproof.models import VariantInfo
-from litestar import Controller, get
-
 from cardproof_service.problems import problem_responses
 
 
@@ -34,7 +34,7 @@ class VariantsController(Controller):
     """The variant registry, read-only."""
 
     path = "/v1/variants"
-    tags = ["variants"]
+    tags = ("variants",)
 
     @get("", summary="List the variants", responses=problem_responses())
     async def list_variants(self) -> list[VariantInfo]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from litestar import Controller, Request, post
+
 from cardproof.cards import parse_cards
 from cardproof.games import replay_log
 from cardproof.models import VerifyRequest, VerifyResult, check_log_text
-from litestar import Controller, Request, post
-
 from cardproof_service.bodies import read_body
 from cardproof_service.problems import problem_responses
 
@@ -33,7 +33,7 @@ class VerifyController(Controller):
     """Whole-log verification."""
 
     path = "/v1/verify"
-    tags = ["verification"]
+    tags = ("verification",)
 
     @post(
         "",
