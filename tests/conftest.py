@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
+import httpx
 import pytest
-from cardproof_service import Settings, create_app
 from litestar import Litestar
 from litestar.testing import AsyncTestClient, TestClient
+
+from cardproof_service import Settings, create_app
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +37,41 @@ async def async_client(app: Litestar) -> AsyncIterator[AsyncTestClient[Litestar]
     """An asynchronous test client (an httpx.AsyncClient) talking to the app in-process."""
     async with AsyncTestClient(app=app) as test_client:
         yield test_client
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def served(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run ``cardproof serve`` on a free port until the block ends; yield its base URL."""
+    port = free_port()
+    command = [str(Path(sys.executable).parent / "cardproof"), "serve", "--port", str(port), *args]
+    server = subprocess.Popen(command, env={**os.environ, "CARDPROOF_WARM_UP": "0", **(env or {})})
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{base_url}/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None, "cardproof serve exited"
+                assert time.monotonic() < deadline, "cardproof serve did not answer in 30 s"
+                time.sleep(0.2)
+        yield base_url
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def live_server() -> Iterator[str]:
+    """A real ``cardproof serve`` process (one worker) for the tests of one module."""
+    with served("--log-level", "warning") as base_url:
+        yield base_url

@@ -8,8 +8,9 @@ the positive-data check accepts. Everything else is schemathesis' defaults.
 from __future__ import annotations
 
 import schemathesis
-from cardproof_service import Settings, create_app
 from schemathesis.config import SchemathesisConfig
+
+from cardproof_service import Settings, create_app
 
 CONFIG = SchemathesisConfig.from_dict(
     {

@@ -5,6 +5,7 @@ Python; ``Client`` and ``AsyncClient`` talk to a cardproof server.
 """
 
 from cardproof.cards import Card
+from cardproof.client import AsyncClient, Client
 from cardproof.errors import (
     APIError,
     BadRequestError,
@@ -30,10 +31,12 @@ __all__ = [
     "TABLES",
     "VARIANTS",
     "APIError",
+    "AsyncClient",
     "BadRequestError",
     "Card",
     "CardproofError",
     "Category",
+    "Client",
     "ConflictError",
     "IllegalMove",
     "IllegalMoveError",

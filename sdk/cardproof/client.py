@@ -25,7 +25,6 @@ from typing import Any, Final, TypeVar
 import httpx
 import msgspec
 
-from cardproof import __version__
 from cardproof.cards import Card
 from cardproof.errors import (
     APIError,
@@ -152,6 +151,8 @@ class _Core:
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        from cardproof import __version__  # the package imports this module: import late
+
         self.headers = {
             "user-agent": f"cardproof-python/{__version__}",
             "accept": "application/json",

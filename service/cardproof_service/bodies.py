@@ -33,8 +33,8 @@ def decode_body(raw: bytes, body_type: type[T]) -> T:
     """Decode ``raw`` JSON as ``body_type`` strictly (a ``ParseError`` naming the field)."""
     try:
         return msgspec.json.decode(raw, type=body_type, strict=True)
-    except msgspec.ValidationError as error:
-        first_error = error
+    except msgspec.ValidationError:
+        pass
     except msgspec.DecodeError as error:
         raise from_decode_error(error) from None
     try:  # the slow path, only for bodies that failed: 2.0 where an integer is due
@@ -43,8 +43,8 @@ def decode_body(raw: bytes, body_type: type[T]) -> T:
         raise from_decode_error(error) from None
     try:
         return msgspec.convert(_integral(generic), body_type, strict=True)
-    except msgspec.ValidationError:
-        raise from_decode_error(first_error) from None
+    except msgspec.ValidationError as error:  # names the first field that is really wrong
+        raise from_decode_error(error) from None
 
 
 async def read_body(request: Request[Any, Any, Any], body_type: type[T]) -> T:

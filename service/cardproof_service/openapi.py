@@ -4,7 +4,7 @@ Litestar describes operations, parameters and responses; msgspec describes the
 types exactly as they are decoded (``additionalProperties: false``, patterns,
 bounds). After the app is built, every component schema of a cardproof type is
 replaced by msgspec's, and each operation that reads a body (``opt={"body": T}``)
-gets ``T`` as its request body.
+gets ``T`` as its request body, with ``opt["example"]`` as its example.
 """
 
 from __future__ import annotations
@@ -61,14 +61,14 @@ class RawSchema(Schema):
 def install_exact_schemas(app: Litestar) -> dict[str, Any]:
     """Put msgspec's schemas and the request bodies into the app's spec; return it as JSON."""
     spec = app.openapi_schema
-    bodies: dict[tuple[str, str], type[msgspec.Struct]] = {}
+    bodies: dict[tuple[str, str], tuple[type[msgspec.Struct], Any]] = {}
     for route in app.routes:
         for handler in getattr(route, "route_handlers", ()):
             body_type = handler.opt.get("body")
             if body_type is not None:
                 for method in handler.http_methods:
-                    bodies[(route.path, method.lower())] = body_type
-    types: set[Any] = set(bodies.values())
+                    bodies[(route.path, method.lower())] = (body_type, handler.opt.get("example"))
+    types: set[Any] = {body_type for body_type, _ in bodies.values()}
     components = spec.components if isinstance(spec.components, Components) else Components()
     known = components.schemas or {}
     from cardproof import models  # the shared wire types: every struct of models is exact
@@ -85,13 +85,14 @@ def install_exact_schemas(app: Litestar) -> dict[str, Any]:
         known[name] = RawSchema(raw=schema)
     components.schemas = dict(sorted(known.items()))
     spec.components = components
-    for (path, method), body_type in bodies.items():
+    for (path, method), (body_type, example) in bodies.items():
         operation = getattr(spec.paths[path] if spec.paths else None, method, None)
         if isinstance(operation, Operation):
             operation.request_body = RequestBody(
                 content={
                     "application/json": OpenAPIMediaType(
-                        schema=Reference(ref=f"#/components/schemas/{body_type.__name__}")
+                        schema=Reference(ref=f"#/components/schemas/{body_type.__name__}"),
+                        example=example,
                     )
                 },
                 required=True,

@@ -11,6 +11,7 @@ from cardproof.games import variant
 from cardproof.games.grid import score_grid
 from cardproof.hands import Score
 from cardproof.models import ScoreRequest
+from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.problems import problem_responses
 
@@ -37,7 +38,7 @@ class ScoringController(Controller):
         status_code=200,
         summary="Score a finished layout",
         responses=problem_responses(400, 413, 422),
-        opt={"body": ScoreRequest},
+        opt={"body": ScoreRequest, "example": examples.SCORE},
     )
     async def score(self, request: Request[Any, Any, Any]) -> Score:
         """Score a 5x5 grid: rows, columns (and diagonals where the options say)."""

@@ -12,6 +12,7 @@ from cardproof.games import SerpentPatience, variant
 from cardproof.games.grid import SIZE, Cell
 from cardproof.models import SerpentSolution, SolveRequest
 from cardproof.solvers import serpent
+from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.problems import problem_responses
 
@@ -45,7 +46,7 @@ class SolveController(Controller):
         status_code=200,
         summary="Solve a deal",
         responses=problem_responses(400, 413, 422),
-        opt={"body": SolveRequest},
+        opt={"body": SolveRequest, "example": examples.SOLVE},
     )
     async def solve(self, request: Request[Any, Any, Any]) -> SerpentSolution:
         """For serpent-patience: the exact best score, a layout reaching it and its moves."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import msgspec
 from litestar import Controller, get
@@ -11,6 +12,15 @@ from cardproof.games import VARIANTS
 from cardproof.hands import TABLES
 from cardproof.models import VariantInfo
 from cardproof_service.problems import problem_responses
+
+
+def options_schema(options_type: type[msgspec.Struct]) -> dict[str, Any]:
+    """A self-contained JSON Schema of an options type (its own fields at the top)."""
+    (ref,), defs = msgspec.json.schema_components([options_type], ref_template="#/$defs/{name}")
+    schema: dict[str, Any] = dict(defs.pop(ref["$ref"].rsplit("/", 1)[1]))
+    if defs:
+        schema["$defs"] = defs
+    return schema
 
 
 @cache
@@ -23,7 +33,7 @@ def variant_infos() -> list[VariantInfo]:
             information=cls.information,
             description=cls.description,
             deck=cls.deck_type,
-            options=msgspec.json.schema(cls.options_type),
+            options=options_schema(cls.options_type),
             tables={name: table.as_mapping() for name, table in TABLES.items()},
         )
         for cls in VARIANTS.values()

@@ -10,6 +10,7 @@ from litestar import Controller, Request, post
 from cardproof.cards import parse_cards
 from cardproof.games import replay_log
 from cardproof.models import VerifyRequest, VerifyResult, check_log_text
+from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.problems import problem_responses
 
@@ -40,7 +41,7 @@ class VerifyController(Controller):
         status_code=200,
         summary="Replay and score a complete log",
         responses=problem_responses(400, 413, 422),
-        opt={"body": VerifyRequest},
+        opt={"body": VerifyRequest, "example": examples.VERIFY},
     )
     async def verify(self, request: Request[Any, Any, Any]) -> VerifyResult:
         """Replay every move under the variant's rules; an illegal move is a 422 naming it."""
