@@ -34,12 +34,17 @@ def cpu_model() -> str:
     return "unknown"
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages ("n/a" where there are none)."""
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
 def print_machine(title: str) -> None:
     """Print the benchmark's title and the machine it runs on."""
-    try:
-        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        load = "n/a"
+    load = load_average()
     print(f"== {title}")
     print(f"machine:   {platform.machine()} (platform.processor(): {platform.processor()!r})")
     print(f"cpu:       {cpu_model()} ({os.cpu_count()} logical CPUs, load avg {load})")

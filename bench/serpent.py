@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from _common import median, percentile, print_machine, verdict
+from _common import load_average, median, percentile, print_machine, verdict
 from cardproof.cards import STANDARD_DECK, Card
 from cardproof.games import SerpentPatience
 from cardproof.games.grid import ROW_AND_COLUMN_LINES, Cell, score_grid
@@ -233,6 +233,7 @@ def main() -> None:
     print(f"ratio plain/solver (classify+points): {alt_median / solver_median:.1f}")
     print(f"problems (mismatches, bad replays):   {problems}")
     print()
+    print(f"load average at the end: {load_average()} (2 logical CPUs; other work skews figures)")
     print(
         verdict(
             f"solver median <= {TARGET_SOLVER_MS:.0f} ms",

@@ -7,6 +7,8 @@ the positive-data check accepts. Everything else is schemathesis' defaults.
 
 from __future__ import annotations
 
+from typing import Any
+
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 
@@ -29,5 +31,5 @@ schema = schemathesis.openapi.from_asgi(
 
 
 @schema.parametrize()
-def test_api_conforms_to_its_spec(case: schemathesis.Case) -> None:
+def test_api_conforms_to_its_spec(case: schemathesis.Case[Any]) -> None:
     case.call_and_validate()

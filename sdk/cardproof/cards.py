@@ -30,8 +30,10 @@ JOKER_INDEX: Final = 52
 
 _SUIT_SYMBOLS: Final = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
 
-CARD_PATTERN: Final = r"^(?:[2-9TtJjQqKkAa]|10)[CcDdHhSs♣♦♥♠]$|^[Jj][Kk]$"
-"""Regular expression of every accepted spelling of a card (used in the API schema)."""
+CARD_PATTERN: Final = r"^(?:(?:[2-9TtJjQqKkAa]|10)[CcDdHhSs♣♦♥♠]|[Jj][Kk])(?![\s\S])"
+r"""Regular expression of every accepted spelling of a card (used in the API schema).
+
+It ends in ``(?![\s\S])``, not ``$``: Python's ``$`` also matches before a final newline."""
 
 
 class Card:
@@ -65,6 +67,9 @@ class Card:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Card is immutable")
 
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Card is immutable")
+
     def __reduce__(self) -> tuple[type[Card], tuple[int]]:
         return (Card, (self.index,))
 
@@ -79,8 +84,6 @@ class Card:
         if not isinstance(text, str):
             raise ParseError(f"{text!r} is not a card: expected a string like 'AH'")
         card = _BY_TEXT.get(text)
-        if card is None:
-            card = _BY_TEXT.get(text.upper())
         if card is None:
             raise ParseError(
                 f"{text!r} is not a card: write rank then suit, like 'AH', 'TD' or '10D'"
@@ -108,13 +111,14 @@ JOKER_DECK: Final[tuple[Card, ...]] = ALL_CARDS
 
 
 def _spellings() -> dict[str, Card]:
-    table: dict[str, Card] = {"JK": JOKER}
-    suit_spellings = {s: [s, *[k for k, v in _SUIT_SYMBOLS.items() if v == s]] for s in SUITS}
+    """Every accepted spelling: ``10`` for ``T``, either case, suit symbols; ``JK``."""
+    table: dict[str, Card] = {spelling: JOKER for spelling in ("JK", "Jk", "jK", "jk")}
     for card in STANDARD_DECK:
         rank_letter, suit_letter = card.text[0], card.text[1]
-        ranks = ["10", "T"] if rank_letter == "T" else [rank_letter]
+        ranks = {rank_letter, rank_letter.lower()} | ({"10"} if rank_letter == "T" else set())
+        symbol = next(k for k, v in _SUIT_SYMBOLS.items() if v == suit_letter)
         for rank in ranks:
-            for suit in suit_spellings[suit_letter]:
+            for suit in (suit_letter, suit_letter.lower(), symbol):
                 table[rank + suit] = card
     return table
 
@@ -160,3 +164,12 @@ def require_distinct(
                 f"{card} appears twice ({locate(first)} and {locate(i)})",
                 field=locate(i),
             )
+
+
+POKERDREZ_TEXTS: Final[tuple[str, ...]] = (
+    *(figure + str(colour) for colour in range(1, 10) for figure in "JQTBNP"),
+    "X1",
+    "X2",
+)
+"""The 56 Pokerdrez card texts in canonical order (GAMES.md section 7): colours 1..9,
+each Joker, Queen, Tower, Bishop, Knight, Pawn; then the two neutrals."""

@@ -23,8 +23,10 @@ it may duplicate a card already in the hand (GAMES.md section 1).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
+from functools import lru_cache
+from operator import itemgetter
 from typing import Annotated, Any, Final, Literal, cast
 
 import msgspec
@@ -67,6 +69,7 @@ class Category(IntEnum):
 
 CATEGORIES: Final[tuple[Category, ...]] = tuple(Category)
 CATEGORY_IDS: Final = tuple(c.id for c in Category)
+"""Category ids by category number (``CATEGORY_IDS[6] == "full-house"``)."""
 _CATEGORY_BY_ID: Final = {c.id: c for c in Category}
 
 CategoryId = Literal[
@@ -83,6 +86,7 @@ CategoryId = Literal[
     "five-of-a-kind",
 ]
 """The category names as a type, for API schemas."""
+_CATEGORY_ID_TYPED: Final = cast(tuple[CategoryId, ...], CATEGORY_IDS)
 TableName = Literal["american", "british", "repeat", "reserve"]
 """The named point tables of GAMES.md section 1."""
 Points = Annotated[int, msgspec.Meta(ge=-1000, le=1000)]
@@ -204,7 +208,8 @@ def classify(cards: Sequence[Card]) -> Category:
     """Category of five standard cards (no joker; see :func:`best_category`)."""
     if len(cards) != 5:
         raise ValueError(f"a poker hand has 5 cards, not {len(cards)}")
-    a, b, c, d, e = (card.index for card in cards)
+    v, w, x, y, z = cards
+    a, b, c, d, e = v.index, w.index, x.index, y.index, z.index
     if JOKER_INDEX in (a, b, c, d, e):
         raise ValueError("classify() takes no joker; use best_category() with a table")
     return CATEGORIES[_T[a][b][c][d][e]]  # type: ignore[no-any-return]
@@ -289,18 +294,26 @@ def best_category(cards: Sequence[Card], table: PointTable) -> Category:
     among equal points the higher category is taken. Without a joker this is
     :func:`classify`.
     """
-    indices = [card.index for card in cards if card.index != JOKER_INDEX]
     if len(cards) != 5:
         raise ValueError(f"a poker hand has 5 cards, not {len(cards)}")
-    if len(indices) == 5:
-        a, b, c, d, e = indices
-        return CATEGORIES[_T[a][b][c][d][e]]  # type: ignore[no-any-return]
-    if len(indices) != 4:
+    v, w, x, y, z = cards
+    return CATEGORIES[_category(table.points, v.index, w.index, x.index, y.index, z.index)]
+
+
+def _category(points: tuple[int, ...], a: int, b: int, c: int, d: int, e: int) -> int:
+    """Category number of five card indices, a joker (index 52) wild under ``points``."""
+    if JOKER_INDEX not in (a, b, c, d, e):
+        return _T[a][b][c][d][e]  # type: ignore[no-any-return]
+    rest = [i for i in (a, b, c, d, e) if i != JOKER_INDEX]
+    if len(rest) != 4:
         raise ValueError("a hand may hold one joker at most")
-    a, b, c, d = indices
-    reachable: tuple[int, ...] = _T[a][b][c][d][JOKER_INDEX]
-    points = table.points
-    return CATEGORIES[max(reachable, key=lambda cat: (points[cat], cat))]
+    return _wild_pick(points, _T[rest[0]][rest[1]][rest[2]][rest[3]][JOKER_INDEX])
+
+
+@lru_cache(maxsize=4096)
+def _wild_pick(points: tuple[int, ...], reachable: tuple[int, ...]) -> int:
+    """The reachable category worth most under ``points`` (ties: the higher category)."""
+    return max(reachable, key=lambda category: (points[category], category))
 
 
 # --- scores ------------------------------------------------------------------------
@@ -329,16 +342,36 @@ def score_hands(named_hands: Sequence[tuple[str, Sequence[Card]]], table: PointT
     >>> s.total, s.hands[0].category
     (2, 'one-pair')
     """
+    cards = [card for _, hand in named_hands for card in hand]
+    if len(cards) != 5 * len(named_hands):
+        raise ValueError("every poker hand has 5 cards")
+    lines = [
+        (name, itemgetter(*range(5 * i, 5 * i + 5))) for i, (name, _) in enumerate(named_hands)
+    ]
+    return score_lines(cards, lines, table)
+
+
+def score_lines(
+    cards: Sequence[Card],
+    lines: Sequence[tuple[str, Callable[[Sequence[Any]], Any]]],
+    table: PointTable,
+) -> Score:
+    """Score the named lines of one layout: each ``pick`` takes a line's 5 of ``cards``.
+
+    A layout's cards are read once; each line picks its indices and texts with an
+    ``operator.itemgetter`` (this is the hot path of every verification).
+    """
+    indices = [card.index for card in cards]
+    texts = [card.text for card in cards]
     points = table.points
     hands = []
-    for line, cards in named_hands:
-        category = best_category(cards, table)
-        hands.append(
-            HandScore(
-                line, tuple(c.text for c in cards), cast(CategoryId, category.id), points[category]
-            )
-        )
-    return Score(sum(h.points for h in hands), tuple(hands))
+    total = 0
+    for name, pick in lines:
+        a, b, c, d, e = pick(indices)
+        category = _category(points, a, b, c, d, e)
+        total += points[category]
+        hands.append(HandScore(name, pick(texts), _CATEGORY_ID_TYPED[category], points[category]))
+    return Score(total, tuple(hands))
 
 
 __all__ = [
@@ -357,4 +390,5 @@ __all__ = [
     "classify_indices",
     "parse_cards",
     "score_hands",
+    "score_lines",
 ]

@@ -31,7 +31,7 @@ CardText = Annotated[
 VariantId = Annotated[
     str,
     Meta(
-        pattern="^(?:" + "|".join(re.escape(v) for v in VARIANTS) + ")$",
+        pattern="^(?:" + "|".join(re.escape(v) for v in VARIANTS) + ")(?![\\s\\S])",
         description="A variant id (see GET /v1/variants).",
         extra_json_schema={"enum": list(VARIANTS)},
     ),

@@ -8,14 +8,14 @@ time; its state is a function of the log alone. Each variant subclasses
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
+from functools import cache
+from typing import Any, ClassVar, Generic, Literal, Self, TypeVar, cast
 
 import msgspec
 
-from cardproof.cards import Card, require_distinct
+from cardproof.cards import JOKER, Card, require_distinct
 from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.hands import Score
 
@@ -42,6 +42,8 @@ class Game(ABC, Generic[M, O]):
     options_type: ClassVar[type[msgspec.Struct]]
     move_token: ClassVar[str]
     """Regular expression of one move in the log text form (no anchors)."""
+    moves_by_text: ClassVar[Mapping[str, Any] | None] = None
+    """Every move's text forms, where they are few: ``parse_log`` looks tokens up here."""
 
     def __init__(self, cards: Sequence[Card], options: O) -> None:
         """Start a game on ``cards`` (the deck order; only the first ``cards_used`` count)."""
@@ -77,12 +79,14 @@ class Game(ABC, Generic[M, O]):
         cls, cards: Sequence[Card], locate: Callable[[int], str] = lambda i: f"deal.cards[{i}]"
     ) -> None:
         """Refuse a card twice, or a card not in this variant's deck (a joker, mostly)."""
-        require_distinct(cards, locate=locate)
-        for i, card in enumerate(cards):
-            if card.is_joker and cls.deck_type == "standard-52":
-                raise RuleError(
-                    "card-not-in-deck", f"{cls.id} is played without a joker", field=locate(i)
-                )
+        distinct = set(cards)  # cards are shared instances: a set of them is a set of values
+        if len(distinct) != len(cards):
+            require_distinct(cards, locate=locate)
+        if JOKER in distinct and cls.deck_type == "standard-52":
+            i = next(i for i, card in enumerate(cards) if card.is_joker)
+            raise RuleError(
+                "card-not-in-deck", f"{cls.id} is played without a joker", field=locate(i)
+            )
 
     @classmethod
     def parse_options(cls, options: msgspec.Struct | Mapping[str, Any] | None) -> O:
@@ -90,7 +94,9 @@ class Game(ABC, Generic[M, O]):
         if isinstance(options, cls.options_type):
             return options  # type: ignore[return-value]
         raw = set_fields(options) if isinstance(options, msgspec.Struct) else dict(options or {})
-        known = {f.encode_name for f in msgspec.structs.fields(cls.options_type)}
+        if not raw:
+            return _default_options(cls.options_type)  # type: ignore[return-value]
+        known = _field_names(cls.options_type)
         for key in raw:
             if key not in known:
                 raise RuleError(
@@ -101,16 +107,26 @@ class Game(ABC, Generic[M, O]):
         try:
             return msgspec.convert(raw, cls.options_type, strict=True)  # type: ignore[return-value]
         except msgspec.ValidationError as error:
-            raise RuleError("bad-option", f"options: {error}", field="options") from None
+            message, _, where = str(error).partition(" - at `$")
+            field = "options" + where.rstrip("`")
+            raise RuleError("bad-option", f"{field}: {message}", field=field) from None
 
     @classmethod
     def replay(
         cls, cards: Sequence[Card], options: O | Mapping[str, Any] | None, moves: Iterable[M]
     ) -> Self:
-        """Play a whole log on a new game; the first illegal move raises with its index."""
+        """Play a whole log on a new game; the first illegal move raises with its index.
+
+        The loop is :meth:`play` without its per-call overhead: the same ``_check`` and
+        ``_apply``; a refused move goes through :meth:`play` to raise its full error.
+        """
         game = cls.new(cards, options)
+        check, apply, log, move_type = game._check, game._apply, game._moves, cls.move_type
         for move in moves:
-            game.play(move)
+            if not isinstance(move, move_type) or game.is_over() or check(move) is not None:
+                game.play(move)  # raises
+            apply(move)
+            log.append(move)
         return game
 
     # --- moves and their text ---------------------------------------------------------
@@ -128,7 +144,16 @@ class Game(ABC, Generic[M, O]):
     @classmethod
     def move_from_object(cls, obj: Mapping[str, Any] | msgspec.Struct, index: int) -> M:
         """A move from its JSON object form; the wrong shape is a ``RuleError``."""
-        raw = obj if isinstance(obj, Mapping) else set_fields(obj)
+        if isinstance(obj, msgspec.Struct):
+            raw: Any = set_fields(obj)
+        elif isinstance(obj, Mapping):
+            raw = obj
+        else:
+            raise IllegalMove(
+                "wrong-move-shape",
+                f"move {index} is not a {cls.id} move: {obj!r} is not an object",
+                move_index=index,
+            )
         try:
             return msgspec.convert(raw, cls.move_type, strict=True)  # type: ignore[return-value]
         except msgspec.ValidationError as error:
@@ -143,17 +168,24 @@ class Game(ABC, Generic[M, O]):
     def parse_log(cls, text: str) -> list[M]:
         """Read a whole log: moves in text form separated by white space.
 
-        A token that is not a move of this variant is reported with its index.
+        A token that is not a move of this variant is an ``IllegalMove`` with its index
+        (``wrong-move-shape``), like a move object of the wrong shape.
         """
+        tokens = text.split()
+        if cls.moves_by_text is not None:
+            found = list(map(cls.moves_by_text.get, tokens))
+            if None not in found:
+                return cast(list[M], found)
         moves = []
-        for index, token in enumerate(text.split()):
-            if not re.fullmatch(cls.move_token, token):
+        for index, token in enumerate(tokens):
+            try:
+                moves.append(cls.parse_move(token))
+            except ParseError as error:
                 raise IllegalMove(
                     "wrong-move-shape",
-                    f"move {index} {token!r} is not a {cls.id} move",
+                    f"move {index} {token!r} is not a {cls.id} move: {error.message}",
                     move_index=index,
-                )
-            moves.append(cls.parse_move(token))
+                ) from None
         return moves
 
     @classmethod
@@ -229,6 +261,18 @@ class Game(ABC, Generic[M, O]):
     @abstractmethod
     def visible(self) -> msgspec.Struct:
         """What the player may see now, and nothing else."""
+
+
+@cache
+def _field_names(struct_type: type[msgspec.Struct]) -> frozenset[str]:
+    """The encoded field names of a struct type (looked up once: it is slow)."""
+    return frozenset(f.encode_name for f in msgspec.structs.fields(struct_type))
+
+
+@cache
+def _default_options(options_type: type[msgspec.Struct]) -> msgspec.Struct:
+    """The options with every default (immutable, so shared)."""
+    return options_type()
 
 
 def set_fields(value: msgspec.Struct) -> dict[str, Any]:

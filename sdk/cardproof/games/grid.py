@@ -10,15 +10,15 @@ top-left cell, ``e5`` the bottom-right.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Final
 
 import msgspec
 
 from cardproof.cards import Card
 from cardproof.errors import ParseError, RuleError
-from cardproof.hands import CustomTable, PointTable, Score, TableName, score_hands
+from cardproof.hands import CustomTable, PointTable, Score, TableName, score_lines
 
 SIZE: Final = 5
 COLUMN_LETTERS: Final = "abcde"
@@ -42,11 +42,21 @@ class Cell(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     @staticmethod
     def parse(text: str) -> Cell:
         """Read ``c3`` (either case)."""
-        if not isinstance(text, str) or not re.fullmatch(CELL_TOKEN, text):
+        cell = CELLS_BY_TEXT.get(text) if isinstance(text, str) else None
+        if cell is None:
             raise ParseError(
                 f"{text!r} is not a cell: write a column a..e then a row 1..5, like 'c3'"
             )
-        return Cell(row=int(text[1]) - 1, col=COLUMN_LETTERS.index(text[0].lower()))
+        return cell
+
+
+CELLS_BY_TEXT: Final = {
+    spelling: Cell(row=r, col=c)
+    for r in range(SIZE)
+    for c in range(SIZE)
+    for spelling in (f"{COLUMN_LETTERS[c]}{r + 1}", f"{COLUMN_LETTERS[c].upper()}{r + 1}")
+}
+"""Every cell by its text forms (``c3`` and ``C3``)."""
 
 
 class GridView(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -80,6 +90,12 @@ DIAGONAL_LINES: Final = (
 """The two long diagonals: top-left to bottom-right, then top-right to bottom-left."""
 
 
+_LINE_GETTERS: Final = tuple((name, itemgetter(*cells)) for name, cells in ROW_AND_COLUMN_LINES)
+_LINE_GETTERS_WITH_DIAGONALS: Final = _LINE_GETTERS + tuple(
+    (name, itemgetter(*cells)) for name, cells in DIAGONAL_LINES
+)
+
+
 class TableOption(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Base of option sets that choose a point table: a table name or a custom table."""
 
@@ -101,8 +117,8 @@ def score_grid(cells: Sequence[Card], table: PointTable, *, diagonals: bool = Fa
     """
     if len(cells) != SIZE * SIZE:
         raise RuleError("incomplete", f"a grid has 25 cells, not {len(cells)}", field="layout")
-    lines = ROW_AND_COLUMN_LINES + DIAGONAL_LINES if diagonals else ROW_AND_COLUMN_LINES
-    return score_hands([(name, [cells[i] for i in line]) for name, line in lines], table)
+    lines = _LINE_GETTERS_WITH_DIAGONALS if diagonals else _LINE_GETTERS
+    return score_lines(cells, lines, table)
 
 
 def rows_of(cells: Sequence[Card | None], width: int = SIZE) -> tuple[tuple[str | None, ...], ...]:

@@ -16,11 +16,21 @@ cardproof.errors.IllegalMove: move 1 (c3): cell c3 already holds 2C
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from cardproof.cards import Card
-from cardproof.games.base import Game, require_text
-from cardproof.games.grid import CELL_TOKEN, SIZE, Cell, GridView, TableOption, rows_of, score_grid
+from cardproof.games.base import Game
+from cardproof.games.grid import (
+    CELL_TOKEN,
+    CELLS_BY_TEXT,
+    SIZE,
+    Cell,
+    GridView,
+    TableOption,
+    rows_of,
+    score_grid,
+)
 from cardproof.hands import Score
 
 
@@ -39,6 +49,7 @@ class GridPlacementGame(Game[Cell, TableOption]):
 
     move_type: ClassVar[type[Cell]] = Cell
     move_token: ClassVar[str] = CELL_TOKEN
+    moves_by_text: ClassVar[Mapping[str, Cell]] = CELLS_BY_TEXT
     cards_used: ClassVar[int] = SIZE * SIZE
     deck_type: ClassVar[str] = "standard-52"
 
@@ -50,14 +61,14 @@ class GridPlacementGame(Game[Cell, TableOption]):
     @classmethod
     def parse_move(cls, text: str) -> Cell:
         """A cell in text form, ``c3``."""
-        return Cell.parse(require_text(text, "a cell"))
+        return Cell.parse(text)
 
     @classmethod
     def move_text(cls, move: Cell) -> str:
         """``c3``."""
         return move.text
 
-    def _check_cell(self, move: Cell) -> tuple[str, str] | None:
+    def _check(self, move: Cell) -> tuple[str, str] | None:
         if not (0 <= move.row < SIZE and 0 <= move.col < SIZE):
             return "off-board", f"row and col must be 0..4, got row {move.row}, col {move.col}"
         held = self.cells[move.row * SIZE + move.col]
@@ -106,9 +117,6 @@ class PokerSquares(GridPlacementGame):
         "american; any named table or a custom one may be chosen."
     )
     options_type = PokerSquaresOptions
-
-    def _check(self, move: Cell) -> tuple[str, str] | None:
-        return self._check_cell(move)
 
     def legal_moves(self) -> list[Cell]:
         """Every empty cell."""

@@ -27,7 +27,16 @@ class SerpentOptions(TableOption, frozen=True, forbid_unknown_fields=True):
     scoring: TableName | CustomTable = "british"
 
 
-_STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+NEIGHBOURS = tuple(
+    tuple(
+        (r + dr) * SIZE + c + dc
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+        if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE
+    )
+    for r in range(SIZE)
+    for c in range(SIZE)
+)
+"""Per cell number, its orthogonal neighbours' cell numbers."""
 
 
 class SerpentPatience(GridPlacementGame):
@@ -48,7 +57,7 @@ class SerpentPatience(GridPlacementGame):
     options_type = SerpentOptions
 
     def _check(self, move: Cell) -> tuple[str, str] | None:
-        problem = self._check_cell(move)
+        problem = super()._check(move)
         if problem is None and self._moves:
             last = self._moves[-1]
             if abs(last.row - move.row) + abs(last.col - move.col) != 1:
@@ -60,21 +69,28 @@ class SerpentPatience(GridPlacementGame):
 
     def legal_moves(self) -> list[Cell]:
         """The empty cells next to the last one (any cell for the first card)."""
-        if len(self._moves) == SIZE * SIZE:
+        placed = len(self._moves)
+        if placed == SIZE * SIZE:
             return []
-        if not self._moves:
+        if not placed:
             return [Cell(row=i // SIZE, col=i % SIZE) for i in range(SIZE * SIZE)]
         last = self._moves[-1]
-        steps = [(last.row + dr, last.col + dc) for dr, dc in _STEPS]
         return [
-            Cell(row=r, col=c)
-            for r, c in steps
-            if 0 <= r < SIZE and 0 <= c < SIZE and self.cells[r * SIZE + c] is None
+            Cell(row=i // SIZE, col=i % SIZE)
+            for i in NEIGHBOURS[last.row * SIZE + last.col]
+            if self.cells[i] is None
         ]
 
     def is_over(self) -> bool:
-        """After 25 cards, or at a dead end."""
-        return not self.legal_moves()
+        """After 25 cards, or at a dead end (no empty cell next to the last one)."""
+        placed = len(self._moves)
+        if placed == SIZE * SIZE:
+            return True
+        if not placed:
+            return False
+        last = self._moves[-1]
+        cells = self.cells
+        return all(cells[i] is not None for i in NEIGHBOURS[last.row * SIZE + last.col])
 
     def incomplete_reason(self) -> str:
         """A short log, or a dead end."""

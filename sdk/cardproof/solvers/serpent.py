@@ -25,6 +25,7 @@ from typing import Any, Final, cast
 
 from cardproof.cards import Card
 from cardproof.games.grid import ROW_AND_COLUMN_LINES, SIZE, score_grid
+from cardproof.games.serpent_patience import NEIGHBOURS
 from cardproof.hands import _T, PointTable, Score
 
 CELLS: Final = SIZE * SIZE
@@ -32,19 +33,7 @@ PATH_COUNT: Final = 8648
 """Directed Hamiltonian rook paths of the 5x5 grid."""
 
 
-def _neighbours() -> list[list[int]]:
-    return [
-        [
-            (r + dr) * SIZE + c + dc
-            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-            if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE
-        ]
-        for r in range(SIZE)
-        for c in range(SIZE)
-    ]
-
-
-def _paths_from(start: int, neighbours: list[list[int]]) -> list[tuple[int, ...]]:
+def _paths_from(start: int) -> list[tuple[int, ...]]:
     """Every directed rook path through all cells that starts at ``start`` (DFS)."""
     found: list[tuple[int, ...]] = []
     path = [start]
@@ -53,7 +42,7 @@ def _paths_from(start: int, neighbours: list[list[int]]) -> list[tuple[int, ...]
         if len(path) == CELLS:
             found.append(tuple(path))
             return
-        for nxt in neighbours[cell]:
+        for nxt in NEIGHBOURS[cell]:
             if not used >> nxt & 1:
                 path.append(nxt)
                 extend(nxt, used | 1 << nxt)
@@ -80,12 +69,11 @@ def _symmetries() -> list[list[int]]:
 @cache
 def all_paths() -> tuple[tuple[int, ...], ...]:
     """The 8,648 directed rook paths, sorted (built once per process)."""
-    neighbours = _neighbours()
     starts = (0, 1, 2, 6, 7, 12)  # one cell of each orbit under the 8 symmetries
     paths = {
         tuple(sym[cell] for cell in path)
         for start in starts
-        for path in _paths_from(start, neighbours)
+        for path in _paths_from(start)
         for sym in _symmetries()
     }
     return tuple(sorted(paths))
