@@ -38,7 +38,7 @@ openapi: $(STAMP)
 
 ## bench: run every benchmark (prints figures and ratios; not a test)
 bench: $(STAMP)
-	$(BIN)/python bench/hands.py
+	$(BIN)/python bench/hands.py --exhaustive
 	$(BIN)/python bench/serpent.py
 	$(BIN)/python bench/score.py
 

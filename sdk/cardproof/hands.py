@@ -2,7 +2,7 @@
 
 Classification is a lookup in a card-indexed trie ``T[a][b][c][d][e]``. The trie is a
 minimal automaton: after k cards its state is only (the sorted ranks seen, the single
-suit seen or "mixed"), so it has about 12,000 nodes and answers in five list
+suit seen or "mixed"), so it has 6,735 shared nodes and answers in five list
 subscriptions, whatever the order of the cards.
 
 >>> hand = lambda text: classify(parse_cards(text.split()))
@@ -364,11 +364,12 @@ def score_lines(
     indices = [card.index for card in cards]
     texts = [card.text for card in cards]
     points = table.points
+    wild = JOKER_INDEX in indices
     hands = []
     total = 0
     for name, pick in lines:
         a, b, c, d, e = pick(indices)
-        category = _category(points, a, b, c, d, e)
+        category: int = _category(points, a, b, c, d, e) if wild else _T[a][b][c][d][e]
         total += points[category]
         hands.append(HandScore(name, pick(texts), _CATEGORY_ID_TYPED[category], points[category]))
     return Score(total, tuple(hands))

@@ -3,7 +3,7 @@
 A game is built from a deal (the deck order) and options, then fed moves one at a
 time; its state is a function of the log alone. Each variant subclasses
 :class:`Game`, declares its id, title, deck and information, and supplies its
-``Move`` and ``Options`` types, the move's text form, and the rules in ``_check``.
+``Move`` and ``Options`` types, the move's text form, and the rules in ``_try``.
 """
 
 from __future__ import annotations
@@ -117,15 +117,14 @@ class Game(ABC, Generic[M, O]):
     ) -> Self:
         """Play a whole log on a new game; the first illegal move raises with its index.
 
-        The loop is :meth:`play` without its per-call overhead: the same ``_check`` and
-        ``_apply``; a refused move goes through :meth:`play` to raise its full error.
+        The loop is :meth:`play` without its per-call overhead: the same ``_try``; a
+        refused move goes through :meth:`play`, which raises its full error.
         """
         game = cls.new(cards, options)
-        check, apply, log, move_type = game._check, game._apply, game._moves, cls.move_type
+        attempt, log, move_type = game._try, game._moves, cls.move_type
         for move in moves:
-            if not isinstance(move, move_type) or game.is_over() or check(move) is not None:
-                game.play(move)  # raises
-            apply(move)
+            if not isinstance(move, move_type) or attempt(move) is not None:
+                game.play(move)  # raises: a refused move leaves the state as it was
             log.append(move)
         return game
 
@@ -211,13 +210,12 @@ class Game(ABC, Generic[M, O]):
             raise IllegalMove(
                 "game-over", f"move {index} comes after the game is over", move_index=index
             )
-        reason = self._check(move)
+        reason = self._try(move)
         if reason is not None:
             code, message = reason
             raise IllegalMove(
                 code, f"move {index} ({self.move_text(move)}): {message}", move_index=index
             )
-        self._apply(move)
         self._moves.append(move)
 
     def log_text(self) -> str:
@@ -225,12 +223,12 @@ class Game(ABC, Generic[M, O]):
         return self.format_log(self._moves)
 
     @abstractmethod
-    def _check(self, move: M) -> tuple[str, str] | None:
-        """``None`` if ``move`` is legal now, else ``(code, reason)``."""
+    def _try(self, move: M) -> tuple[str, str] | None:
+        """Make ``move`` if the rules allow it now, else say why not.
 
-    @abstractmethod
-    def _apply(self, move: M) -> None:
-        """Change the state by a move already checked."""
+        Returns ``None`` after changing the state, or ``(code, reason)`` with the state
+        left as it was. The log itself is kept by the caller.
+        """
 
     @abstractmethod
     def legal_moves(self) -> list[M]:

@@ -104,6 +104,7 @@ class PokerPatience(Game[Offset, PokerPatienceOptions]):
         return (value, value) if low > high else (min(low, value), max(high, value))
 
     def _check(self, move: Offset) -> tuple[str, str] | None:
+        """Why ``move`` is illegal now, or ``None`` (the state is not changed)."""
         if not (-REACH <= move.row <= REACH and -REACH <= move.col <= REACH):
             return "off-board", f"row and col must be -4..4, got row {move.row}, col {move.col}"
         if not self.placed:
@@ -123,7 +124,13 @@ class PokerPatience(Game[Offset, PokerPatienceOptions]):
                 )
         return None
 
-    def _apply(self, move: Offset) -> None:
+    def _try(self, move: Offset) -> tuple[str, str] | None:
+        reason = self._check(move)
+        if reason is None:
+            self._place(move)
+        return reason
+
+    def _place(self, move: Offset) -> None:
         self.placed[(move.row, move.col)] = self.cards[len(self._moves)]
         self.rows = self._span(self.rows, move.row)
         self.cols = self._span(self.cols, move.col)

@@ -52,6 +52,8 @@ class GridPlacementGame(Game[Cell, TableOption]):
     moves_by_text: ClassVar[Mapping[str, Cell]] = CELLS_BY_TEXT
     cards_used: ClassVar[int] = SIZE * SIZE
     deck_type: ClassVar[str] = "standard-52"
+    steps_to_a_neighbour: ClassVar[bool] = False
+    """Whether each card after the first must go orthogonally next to the one before."""
 
     def __init__(self, cards: tuple[Card, ...] | list[Card], options: TableOption) -> None:
         super().__init__(cards, options)
@@ -68,16 +70,25 @@ class GridPlacementGame(Game[Cell, TableOption]):
         """``c3``."""
         return move.text
 
-    def _check(self, move: Cell) -> tuple[str, str] | None:
-        if not (0 <= move.row < SIZE and 0 <= move.col < SIZE):
-            return "off-board", f"row and col must be 0..4, got row {move.row}, col {move.col}"
-        held = self.cells[move.row * SIZE + move.col]
+    def _try(self, move: Cell) -> tuple[str, str] | None:
+        row, col = move.row, move.col
+        if not (0 <= row < SIZE and 0 <= col < SIZE):
+            return "off-board", f"row and col must be 0..4, got row {row}, col {col}"
+        cell = row * SIZE + col
+        held = self.cells[cell]
         if held is not None:
             return "cell-taken", f"cell {move.text} already holds {held}"
+        placed = len(self._moves)
+        if placed >= len(self.cards):
+            return "game-over", "every card is placed"
+        if self.steps_to_a_neighbour and placed:
+            last = self._moves[-1]
+            if abs(last.row - row) + abs(last.col - col) != 1:
+                return "not-adjacent", (
+                    f"{move.text} is not next to {last.text}, the cell of the card before"
+                )
+        self.cells[cell] = self.cards[placed]
         return None
-
-    def _apply(self, move: Cell) -> None:
-        self.cells[move.row * SIZE + move.col] = self.cards[len(self._moves)]
 
     def next_card(self) -> Card | None:
         """The card to place now, or ``None`` once the grid is full."""

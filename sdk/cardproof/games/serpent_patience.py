@@ -55,17 +55,7 @@ class SerpentPatience(GridPlacementGame):
         "POST /v1/solve computes it."
     )
     options_type = SerpentOptions
-
-    def _check(self, move: Cell) -> tuple[str, str] | None:
-        problem = super()._check(move)
-        if problem is None and self._moves:
-            last = self._moves[-1]
-            if abs(last.row - move.row) + abs(last.col - move.col) != 1:
-                return (
-                    "not-adjacent",
-                    f"{move.text} is not next to {last.text}, the cell of the card before",
-                )
-        return problem
+    steps_to_a_neighbour = True
 
     def legal_moves(self) -> list[Cell]:
         """The empty cells next to the last one (any cell for the first card)."""
