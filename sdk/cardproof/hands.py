@@ -1,7 +1,7 @@
 """Five-card poker hands: categories, point tables, joker-wild evaluation, scores.
 
 Classification is a lookup in a card-indexed trie ``T[a][b][c][d][e]``. The trie is a
-minimal automaton: after k cards its state is only (the sorted ranks seen, the single
+small automaton: after k cards its state is only (the sorted ranks seen, the single
 suit seen or "mixed"), so it has 6,735 shared nodes and answers in five list
 subscriptions, whatever the order of the cards.
 
