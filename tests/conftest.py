@@ -16,13 +16,18 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient, TestClient
 
+from cardproof.receipts import SigningKey
 from cardproof_service import Settings, create_app
+from cardproof_service.keys import Keys
+
+TEST_KEYS = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
+"""Fixed keys for in-process apps (no key file is written)."""
 
 
 @pytest.fixture(scope="session")
 def app() -> Litestar:
-    """The app as `make run` builds it, without the start-up warm-up thread."""
-    return create_app(Settings(warm_up=False))
+    """The app as `make run` builds it (memory store), without the warm-up thread."""
+    return create_app(Settings(warm_up=False), keys=TEST_KEYS)
 
 
 @pytest.fixture
@@ -39,6 +44,13 @@ async def async_client(app: Litestar) -> AsyncIterator[AsyncTestClient[Litestar]
         yield test_client
 
 
+SERVER_KEYS = {
+    "CARDPROOF_MASTER_KEY": bytes(range(32)).hex(),
+    "CARDPROOF_SIGNING_KEY": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+}
+"""The same fixed keys for server processes, through the environment."""
+
+
 def free_port() -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as sock:
@@ -52,7 +64,8 @@ def served(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """Run ``cardproof serve`` on a free port until the block ends; yield its base URL."""
     port = free_port()
     command = [str(Path(sys.executable).parent / "cardproof"), "serve", "--port", str(port), *args]
-    server = subprocess.Popen(command, env={**os.environ, "CARDPROOF_WARM_UP": "0", **(env or {})})
+    base_env = {**os.environ, "CARDPROOF_WARM_UP": "0", **SERVER_KEYS}
+    server = subprocess.Popen(command, env={**base_env, **(env or {})})
     base_url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30

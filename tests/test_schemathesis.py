@@ -13,6 +13,7 @@ import schemathesis
 from schemathesis.config import SchemathesisConfig
 
 from cardproof_service import Settings, create_app
+from conftest import TEST_KEYS
 
 CONFIG = SchemathesisConfig.from_dict(
     {
@@ -26,7 +27,7 @@ CONFIG = SchemathesisConfig.from_dict(
 )
 
 schema = schemathesis.openapi.from_asgi(
-    "/schema/openapi.json", create_app(Settings(warm_up=False)), config=CONFIG
+    "/schema/openapi.json", create_app(Settings(warm_up=False), keys=TEST_KEYS), config=CONFIG
 )
 
 

@@ -33,10 +33,13 @@ def _serve(args: argparse.Namespace) -> int:
 
 def openapi_document() -> dict[str, object]:
     """The OpenAPI document the service serves at ``/schema/openapi.json``."""
+    from cardproof.receipts import SigningKey
     from cardproof_service.app import create_app
+    from cardproof_service.keys import Keys
     from cardproof_service.settings import Settings
 
-    return create_app(Settings(warm_up=False)).openapi_schema.to_schema()
+    throwaway = Keys(master=bytes(32), signing=SigningKey.generate())  # the spec needs none
+    return create_app(Settings(warm_up=False), keys=throwaway).openapi_schema.to_schema()
 
 
 def _openapi(args: argparse.Namespace) -> int:

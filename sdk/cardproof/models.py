@@ -16,8 +16,9 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from cardproof.cards import CARD_PATTERN
 from cardproof.errors import ParseError
-from cardproof.games import VARIANTS, Cell
+from cardproof.games import VARIANTS, Cell, GridView
 from cardproof.hands import CustomTable, Score, TableName
+from cardproof.receipts import ReceiptPayload
 
 CardText = Annotated[
     str,
@@ -62,6 +63,13 @@ LogText = Annotated[
 ]
 
 
+def check_move_text(text: str, field: str) -> str:
+    """``text`` if it reads as one move of some variant, else a ``ParseError``."""
+    if len(text) > 32 or not re.search(MOVE_TOKEN_PATTERN, text):
+        raise ParseError(f"{field}: {text[:40]!r} is not a move in text form", field=field)
+    return text.strip()
+
+
 def check_log_text(text: str) -> str:
     """``text`` if it matches the log pattern of the schema, else a ``ParseError``."""
     if len(text) > LOG_MAX_LENGTH or not re.search(LOG_PATTERN, text):
@@ -92,10 +100,41 @@ class MoveObject(Struct, forbid_unknown_fields=True, omit_defaults=True):
     col: Coordinate | UnsetType = UNSET
 
 
-class DealSpec(Struct, forbid_unknown_fields=True):
-    """Which deal a log was played on: for now an explicit card order (unsigned practice)."""
+SeedHex = Annotated[
+    str,
+    Meta(pattern="^[0-9a-f]{64}$", description="32 bytes as lower-case hex."),
+]
+ClientSeed = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=256,
+        description="The player's seed: any text of 1 to 256 UTF-8 bytes.",
+    ),
+]
+DealId = Annotated[str, Meta(min_length=1, max_length=64, description="A deal id.")]
+MOVE_TOKEN_PATTERN = rf"^\s*{_TOKEN}\s*$"
+MoveText = Annotated[
+    str,
+    Meta(
+        description="One move in text form, like 'c3'.",
+        extra_json_schema={"pattern": MOVE_TOKEN_PATTERN, "maxLength": 32},
+    ),
+]
 
-    cards: DeckOrder
+
+class DealSpec(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Which deal a log was played on, in exactly one of three forms.
+
+    ``{"deal_id"}``: a deal this service dealt (the log becomes that deal's game);
+    ``{"server_seed", "client_seed"}``: a revealed seed pair (signed, not blind);
+    ``{"cards"}``: an explicit card order, for open variants and practice (unsigned).
+    """
+
+    cards: DeckOrder | UnsetType = UNSET
+    deal_id: DealId | UnsetType = UNSET
+    server_seed: SeedHex | UnsetType = UNSET
+    client_seed: ClientSeed | UnsetType = UNSET
 
 
 class ScoreRequest(Struct, forbid_unknown_fields=True):
@@ -118,7 +157,8 @@ class VerifyRequest(Struct, forbid_unknown_fields=True):
 class VerifyResult(Struct, forbid_unknown_fields=True):
     """A verified game: the canonical log, the options in force, the score.
 
-    ``receipt`` is a signed receipt (compact JWS), ``null`` for practice deals.
+    ``receipt`` is the signed receipt (compact JWS) and ``payload`` its content; both are
+    ``null`` for an explicit card order (practice).
     """
 
     variant: str
@@ -126,6 +166,7 @@ class VerifyResult(Struct, forbid_unknown_fields=True):
     moves: str
     score: Score
     receipt: str | None = None
+    payload: ReceiptPayload | None = None
 
 
 class SolveRequest(Struct, forbid_unknown_fields=True):
@@ -143,6 +184,67 @@ class SerpentSolution(Struct, forbid_unknown_fields=True):
     optimal: bool
     layout: list[list[str]]
     moves: list[Cell]
+
+
+class CommitmentRequest(Struct, forbid_unknown_fields=True):
+    """Ask for a fresh commitment (no fields)."""
+
+
+class Commitment(Struct, forbid_unknown_fields=True):
+    """The server's commitment to a seed it will deal from: usable once, until it expires."""
+
+    commitment_id: str
+    server_seed_hash: str
+    expires_at: str
+    """RFC 3339, UTC."""
+
+
+class DealRequest(Struct, forbid_unknown_fields=True):
+    """Open a deal: with a commitment (committed before the client seed) or without."""
+
+    variant: VariantId
+    options: Options = msgspec.field(default_factory=Options)
+    commitment_id: Annotated[str, Meta(min_length=1, max_length=128)] | UnsetType = UNSET
+    client_seed: ClientSeed | UnsetType = UNSET
+
+
+class DealState(Struct, forbid_unknown_fields=True):
+    """A deal as its player may see it now: nothing that is not due yet."""
+
+    deal_id: str
+    variant: str
+    options: dict[str, Any]
+    server_seed_hash: str
+    client_seed: str
+    committed_before_client_seed: bool
+    next_index: int
+    finished: bool
+    moves: str
+    view: GridView
+    score: Score | None = None
+
+
+class MoveRequest(Struct, forbid_unknown_fields=True):
+    """One move, and the index in the log it is meant for."""
+
+    index: Annotated[int, Meta(ge=0, le=10_000)]
+    move: MoveObject | MoveText
+
+
+class MoveResult(Struct, forbid_unknown_fields=True):
+    """The answer to a move: what became visible, and the score once the game is over."""
+
+    index: int
+    finished: bool
+    view: GridView
+    score: Score | None = None
+
+
+class ReceiptResponse(Struct, forbid_unknown_fields=True):
+    """A finished deal's receipt (compact JWS) and its decoded payload."""
+
+    receipt: str
+    payload: ReceiptPayload
 
 
 class VariantInfo(Struct, forbid_unknown_fields=True):

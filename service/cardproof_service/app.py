@@ -1,22 +1,31 @@
-"""The app factory: controllers, problem details, limits, the OpenAPI document."""
+"""The app factory: state (store, keys), controllers, problem details, the OpenAPI document."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from litestar import Litestar
+from litestar.datastructures import State
 
 from cardproof.solvers import serpent
 from cardproof_service.controllers import (
+    CommitmentsController,
+    DealsController,
     HealthController,
+    KeysController,
     ScoringController,
     SolveController,
     VariantsController,
     VerifyController,
 )
+from cardproof_service.deals import Deals
+from cardproof_service.keys import Keys, load_keys
 from cardproof_service.openapi import install_exact_schemas, openapi_config
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
+from cardproof_service.store import MemoryStore, Store
 
 
 def _warm_up() -> None:
@@ -24,21 +33,54 @@ def _warm_up() -> None:
     threading.Thread(target=serpent.prepare, name="cardproof-warm-up", daemon=True).start()
 
 
-def create_app(settings: Settings | None = None) -> Litestar:
-    """Build the cardproof app (settings from the environment unless given)."""
+def make_store(settings: Settings) -> Store:
+    """The Redis store when ``REDIS_URL`` is set, else the embedded memory store."""
+    if settings.redis_url:
+        from cardproof_service.store.redis import RedisStore
+
+        return RedisStore.from_url(settings.redis_url, timeout=settings.store_timeout)
+    return MemoryStore()
+
+
+def create_app(
+    settings: Settings | None = None, *, store: Store | None = None, keys: Keys | None = None
+) -> Litestar:
+    """Build the cardproof app: settings and keys from the environment unless given."""
     settings = settings or Settings.from_env()
+    keys = keys or load_keys()
+    store = store or make_store(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await store.close()
+
     app = Litestar(
         route_handlers=[
             VariantsController,
             ScoringController,
             VerifyController,
             SolveController,
+            CommitmentsController,
+            DealsController,
+            KeysController,
             HealthController,
         ],
         plugins=[problem_details_plugin()],
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         on_startup=[_warm_up] if settings.warm_up else [],
+        lifespan=[lifespan],
+        state=State(
+            {
+                "settings": settings,
+                "keyring": keys,
+                "store": store,
+                "deals": Deals(store, keys, settings),
+            }
+        ),
     )
     install_exact_schemas(app)
     return app

@@ -41,3 +41,10 @@ SOLVE: Final[dict[str, Any]] = {
     "cards": FIRST_25,
     "options": {"scoring": "british"},
 }
+
+DEAL: Final[dict[str, Any]] = {
+    "variant": "poker-squares",
+    "options": {"scoring": "american"},
+    "client_seed": "my lucky seed",
+}
+"""A casual deal (no commitment): one call."""

@@ -25,7 +25,11 @@ from litestar.openapi.spec import (
     Schema,
 )
 
-from cardproof import __version__
+from cardproof import __version__, hands, models, receipts
+from cardproof.games import grid
+
+WIRE_MODULES = (models, receipts, hands, grid)
+"""The modules whose msgspec types appear on the wire: their schemas come from msgspec."""
 
 DESCRIPTION = (
     "cardproof deals committed, seeded deals of poker-solitaire games, checks every move "
@@ -67,16 +71,18 @@ def install_exact_schemas(app: Litestar) -> dict[str, Any]:
             body_type = handler.opt.get("body")
             if body_type is not None:
                 for method in handler.http_methods:
-                    bodies[(route.path, method.lower())] = (body_type, handler.opt.get("example"))
+                    bodies[(route.path_format, method.lower())] = (
+                        body_type,
+                        handler.opt.get("example"),
+                    )
     types: set[Any] = {body_type for body_type, _ in bodies.values()}
     components = spec.components if isinstance(spec.components, Components) else Components()
     known = components.schemas or {}
-    from cardproof import models  # the shared wire types: every struct of models is exact
-
     types.update(
         t
-        for t in vars(models).values()
-        if isinstance(t, type) and issubclass(t, msgspec.Struct) and t.__module__ == models.__name__
+        for module in WIRE_MODULES
+        for t in vars(module).values()
+        if isinstance(t, type) and issubclass(t, msgspec.Struct) and t.__module__ == module.__name__
     )
     _, defs = msgspec.json.schema_components(
         sorted(types, key=lambda t: t.__name__), ref_template="#/components/schemas/{name}"

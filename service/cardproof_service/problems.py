@@ -15,7 +15,7 @@ from http import HTTPStatus
 from typing import Any
 
 import msgspec
-from litestar.exceptions import HTTPException
+from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.plugins.problem_details import (
     ProblemDetailsConfig,
@@ -25,18 +25,25 @@ from litestar.plugins.problem_details import (
 
 from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.models import Problem
+from cardproof_service.store.base import StoreUnavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
+RETRY_AFTER_SECONDS = 1
 log = logging.getLogger("cardproof.service")
 
 _DESCRIPTIONS = {
     400: "The request cannot be read: bad JSON, a wrong type, an unknown field, a bad "
     "card or move text. `field` names the place.",
-    404: "No such resource.",
+    404: "No such resource (a deal may have expired; a commitment may be unknown or expired).",
+    409: "The request conflicts with the resource's state: a commitment used twice, a move "
+    "for an index that is not next, a different move for an index already taken, a game "
+    "that is over or not over yet.",
     413: "The request body is over the size limit.",
     422: "The request reads fine but breaks a rule: a duplicate card, an option the "
     "variant does not take, an illegal move (`move_index`, `code`), a log too short.",
     500: "The server failed; nothing about the request is at fault.",
+    503: "The store is unavailable: try again after `Retry-After` seconds. Pure endpoints "
+    "(score, solve, verify of a revealed seed pair or a card order) keep answering.",
 }
 
 
@@ -78,6 +85,13 @@ def from_http_exception(error: HTTPException) -> ProblemDetailsException:
     """Litestar's own errors (404, 405, 413, ...) as problem details."""
     if isinstance(error, ProblemDetailsException):
         return error
+    if isinstance(error, ValidationException) and isinstance(error.extra, list) and error.extra:
+        first = error.extra[0]  # a path or query parameter that does not fit its schema
+        field = str(first.get("key", "")) or None
+        message = str(first.get("message", "invalid value"))
+        return from_parse_error(
+            ParseError(f"{field}: {message}" if field else message, field=field)
+        )
     status = error.status_code
     phrase = HTTPStatus(status).phrase
     detail = (
@@ -88,6 +102,18 @@ def from_http_exception(error: HTTPException) -> ProblemDetailsException:
     converted = problem(status, detail)
     converted.headers = error.headers
     return converted
+
+
+def from_store_unavailable(error: StoreUnavailable) -> ProblemDetailsException:
+    """503 with ``Retry-After`` while the store is down: nothing was recorded."""
+    log.warning("store unavailable: %s", error)
+    unavailable = problem(
+        503,
+        "the store is unavailable; nothing was recorded: try again",
+        type_="/problems/unavailable",
+    )
+    unavailable.headers = {"retry-after": str(RETRY_AFTER_SECONDS)}
+    return unavailable
 
 
 def from_unexpected(error: Exception) -> ProblemDetailsException:
@@ -119,6 +145,7 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
                 ParseError: from_parse_error,
                 RuleError: from_rule_error,
                 HTTPException: from_http_exception,
+                StoreUnavailable: from_store_unavailable,
                 Exception: from_unexpected,
             },
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Self
 
@@ -17,12 +18,24 @@ class Settings:
     """``CARDPROOF_MAX_BODY_BYTES``: request bodies over this get 413."""
     warm_up: bool = True
     """``CARDPROOF_WARM_UP``: build the serpent solver's path table at start-up."""
+    redis_url: str | None = None
+    """``REDIS_URL``: the Redis store for several replicas; unset, the memory store."""
+    deal_ttl: int = 24 * 3600
+    """``CARDPROOF_DEAL_TTL``: seconds a deal is kept after its last move."""
+    commitment_ttl: int = 3600
+    """``CARDPROOF_COMMITMENT_TTL``: seconds a commitment can be used for a deal."""
+    store_timeout: float = 2.0
+    """``CARDPROOF_STORE_TIMEOUT``: seconds one store call may take before it counts as down."""
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Self:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
         """Settings from ``environ`` (default ``os.environ``), defaults where unset."""
         env = os.environ if environ is None else environ
         return cls(
             max_body_bytes=int(env.get("CARDPROOF_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)),
             warm_up=env.get("CARDPROOF_WARM_UP", "1").lower() not in {"0", "false", "no"},
+            redis_url=env.get("REDIS_URL") or None,
+            deal_ttl=int(env.get("CARDPROOF_DEAL_TTL", 24 * 3600)),
+            commitment_ttl=int(env.get("CARDPROOF_COMMITMENT_TTL", 3600)),
+            store_timeout=float(env.get("CARDPROOF_STORE_TIMEOUT", 2.0)),
         )

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Generic, Literal, Self, TypeVar, cast
 import msgspec
 
 from cardproof.cards import JOKER, Card, require_distinct
+from cardproof.deal import standard_deck
 from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.hands import Score
 
@@ -73,6 +74,11 @@ class Game(ABC, Generic[M, O]):
             )
         cls.check_cards(cards, locate=lambda i: f"{field}[{i}]")
         return cls(cards, cls.parse_options(options))
+
+    @classmethod
+    def deal_cards(cls, server_seed: bytes, client_seed: str, options: O) -> tuple[Card, ...]:
+        """The deck order a seed pair deals (``cardproof-shuffle-v1``, stream ``deal``)."""
+        return standard_deck(server_seed, client_seed, jokers=cls.deck_type == "joker-53")
 
     @classmethod
     def check_cards(
@@ -175,17 +181,23 @@ class Game(ABC, Generic[M, O]):
             found = list(map(cls.moves_by_text.get, tokens))
             if None not in found:
                 return cast(list[M], found)
-        moves = []
-        for index, token in enumerate(tokens):
-            try:
-                moves.append(cls.parse_move(token))
-            except ParseError as error:
-                raise IllegalMove(
-                    "wrong-move-shape",
-                    f"move {index} {token!r} is not a {cls.id} move: {error.message}",
-                    move_index=index,
-                ) from None
-        return moves
+        return [cls.move_from_text(token, index) for index, token in enumerate(tokens)]
+
+    @classmethod
+    def move_from_text(cls, text: str, index: int) -> M:
+        """One move from its text form, for move ``index`` of a log.
+
+        A token that is not this variant's is an ``IllegalMove('wrong-move-shape')``, like
+        an object of the wrong shape.
+        """
+        try:
+            return cls.parse_move(text.strip())
+        except ParseError as error:
+            raise IllegalMove(
+                "wrong-move-shape",
+                f"move {index} {text!r} is not a {cls.id} move: {error.message}",
+                move_index=index,
+            ) from None
 
     @classmethod
     def format_log(cls, moves: Iterable[M]) -> str:

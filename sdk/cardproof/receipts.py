@@ -1,0 +1,237 @@
+"""Signed receipts: compact JWS (RFC 7515) signed with Ed25519 (RFC 9864), and JWKS.
+
+A receipt states who played what on which deal and what it scored. Anyone can check
+one offline with :func:`verify_receipt`: the signature against a JWKS (by ``kid``,
+the RFC 7638 thumbprint of the key), then, once the server seed is revealed, that
+it hashes to the committed value, that it re-derives the deck, and that replaying the
+log gives exactly the score the receipt states.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+import msgspec
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from cardproof.errors import CardproofError, ParseError, RuleError
+from cardproof.games import replay_log, variant
+from cardproof.hands import Score
+
+RECEIPT_VERSION: Final = 1
+ALG: Final = "Ed25519"
+
+
+class ReceiptError(CardproofError):
+    """A receipt that does not verify; ``code`` says which check failed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class ReceiptPayload(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """What a receipt attests (DESIGN.md section 4).
+
+    ``server_seed`` is ``null`` until it is revealed; ``blind`` says whether hidden cards
+    were revealed one move at a time; ``committed_before_client_seed`` whether the server
+    committed to its seed before it knew the client seed.
+    """
+
+    version: int
+    variant: str
+    options: dict[str, Any]
+    deal_id: str | None
+    algorithm: str
+    server_seed_hash: str
+    server_seed: str | None
+    client_seed: str
+    moves: str
+    score: Score
+    blind: bool
+    committed_before_client_seed: bool
+    issued_at: int
+    """Seconds since the Unix epoch."""
+    player: str | None = None
+    tournament: str | None = None
+
+
+class JWK(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """An Ed25519 public key as a JSON Web Key (RFC 8037)."""
+
+    kty: Literal["OKP"]
+    crv: Literal["Ed25519"]
+    x: str
+    kid: str
+    use: Literal["sig"] = "sig"
+    alg: Literal["Ed25519"] = "Ed25519"
+
+
+class JWKS(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A JSON Web Key Set: every key whose receipts should verify."""
+
+    keys: list[JWK]
+
+
+def b64url(data: bytes) -> str:
+    """Base64url without padding (RFC 7515 section 2)."""
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    """Inverse of :func:`b64url`; ``ValueError`` for anything else."""
+    if not isinstance(text, str) or not text.isascii() or "=" in text:
+        raise ValueError("not base64url")
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError) as error:
+        raise ValueError("not base64url") from error
+
+
+def thumbprint(public_key: bytes) -> str:
+    """RFC 7638 thumbprint of an Ed25519 public key: the JWK's ``kid``.
+
+    The example key and thumbprint are RFC 8037's (appendix A.2 and A.3):
+
+    >>> thumbprint(b64url_decode("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"))
+    'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k'
+    """
+    members = json.dumps(
+        {"crv": "Ed25519", "kty": "OKP", "x": b64url(public_key)}, separators=(",", ":")
+    )
+    return b64url(hashlib.sha256(members.encode()).digest())
+
+
+def public_jwk(public_key: bytes) -> JWK:
+    """The JWK of a raw 32-byte Ed25519 public key."""
+    return JWK(kty="OKP", crv="Ed25519", x=b64url(public_key), kid=thumbprint(public_key))
+
+
+class SigningKey:
+    """An Ed25519 private key that signs receipts; its ``kid`` is its thumbprint."""
+
+    def __init__(self, private_key: Ed25519PrivateKey) -> None:
+        """Wrap a private key (see :meth:`from_seed` and :meth:`generate`)."""
+        self._key = private_key
+        self.public_bytes = private_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.kid = thumbprint(self.public_bytes)
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> SigningKey:
+        """The key with this 32-byte private seed."""
+        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+
+    @classmethod
+    def generate(cls) -> SigningKey:
+        """A fresh random key."""
+        return cls(Ed25519PrivateKey.generate())
+
+    def jwk(self) -> JWK:
+        """The public half, as a JWK."""
+        return public_jwk(self.public_bytes)
+
+    def sign(self, payload: ReceiptPayload) -> str:
+        """The compact JWS of ``payload`` (deterministic: Ed25519 signatures are)."""
+        header = msgspec.json.encode({"alg": ALG, "kid": self.kid, "typ": "JOSE"})
+        signing_input = f"{b64url(header)}.{b64url(msgspec.json.encode(payload))}"
+        return f"{signing_input}.{b64url(self._key.sign(signing_input.encode('ascii')))}"
+
+
+def decode_receipt(token: str) -> tuple[dict[str, Any], ReceiptPayload]:
+    """The header and payload of a receipt, NOT verified (``ReceiptError`` if malformed)."""
+    parts = token.strip().split(".") if isinstance(token, str) else []
+    if len(parts) != 3:
+        raise ReceiptError("malformed", "a receipt is a compact JWS: three base64url parts")
+    try:
+        header = msgspec.json.decode(b64url_decode(parts[0]))
+        payload = msgspec.json.decode(b64url_decode(parts[1]), type=ReceiptPayload)
+    except (ValueError, msgspec.DecodeError) as error:
+        raise ReceiptError("malformed", f"the receipt cannot be read: {error}") from None
+    if not isinstance(header, dict):
+        raise ReceiptError("malformed", "the receipt header is not a JSON object")
+    return header, payload
+
+
+def _jwks(jwks: JWKS | Mapping[str, Any] | str | bytes) -> JWKS:
+    if isinstance(jwks, JWKS):
+        return jwks
+    try:
+        if isinstance(jwks, str | bytes):
+            return msgspec.json.decode(jwks, type=JWKS)
+        return msgspec.convert(jwks, JWKS)
+    except msgspec.DecodeError as error:
+        raise ReceiptError("bad-jwks", f"the key set cannot be read: {error}") from None
+
+
+class VerifiedReceipt(msgspec.Struct, frozen=True):
+    """A receipt whose signature verified, and what else was checked."""
+
+    payload: ReceiptPayload
+    kid: str
+    replayed: bool
+    """Whether the seed, the deck and the score were checked too (the seed is revealed)."""
+
+
+def verify_signature(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -> VerifiedReceipt:
+    """Check only the signature (by ``kid`` in ``jwks``); return the payload."""
+    header, payload = decode_receipt(token)
+    if header.get("alg") != ALG:
+        raise ReceiptError("unsupported-alg", f"alg {header.get('alg')!r} is not {ALG}")
+    kid = header.get("kid")
+    key = next((k for k in _jwks(jwks).keys if k.kid == kid), None)
+    if key is None:
+        raise ReceiptError("unknown-key", f"no key {kid!r} in the key set")
+    signing_input, _, signature = token.strip().rpartition(".")
+    try:
+        public_key = Ed25519PublicKey.from_public_bytes(b64url_decode(key.x))
+        public_key.verify(b64url_decode(signature), signing_input.encode("ascii"))
+    except (InvalidSignature, ValueError):
+        raise ReceiptError("bad-signature", "the signature does not match the receipt") from None
+    return VerifiedReceipt(payload=payload, kid=key.kid, replayed=False)
+
+
+def check_payload(payload: ReceiptPayload) -> None:
+    """Re-derive the deck from the revealed seeds, replay the log, compare the score."""
+    if payload.server_seed is None:
+        raise ReceiptError("seed-not-revealed", "the server seed is not revealed yet")
+    if payload.version != RECEIPT_VERSION:
+        raise ReceiptError("bad-version", f"receipt version {payload.version} is not supported")
+    try:
+        seed = bytes.fromhex(payload.server_seed)
+    except ValueError:
+        raise ReceiptError("seed-mismatch", "the server seed is not hex") from None
+    if hashlib.sha256(seed).hexdigest() != payload.server_seed_hash:
+        raise ReceiptError("seed-mismatch", "the server seed does not hash to server_seed_hash")
+    try:
+        cls = variant(payload.variant)
+        options = cls.parse_options(payload.options)
+        cards = cls.deal_cards(seed, payload.client_seed, options)
+        game = replay_log(payload.variant, cards, options, payload.moves)
+        score = game.score()
+    except (RuleError, ParseError, ValueError) as error:
+        raise ReceiptError("replay-failed", f"the log does not replay: {error}") from None
+    if score != payload.score:
+        raise ReceiptError(
+            "score-mismatch",
+            f"the log scores {score.total}, the receipt says {payload.score.total}",
+        )
+
+
+def verify_receipt(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -> VerifiedReceipt:
+    """Verify a receipt offline: the signature, then (if revealed) seed, deck, replay, score.
+
+    Raises :class:`ReceiptError` naming the first check that fails.
+    """
+    verified = verify_signature(token, jwks)
+    if verified.payload.server_seed is None:
+        return verified
+    check_payload(verified.payload)
+    return VerifiedReceipt(payload=verified.payload, kid=verified.kid, replayed=True)

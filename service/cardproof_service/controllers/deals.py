@@ -1,0 +1,104 @@
+"""``/v1/commitments`` and ``/v1/deals``: committed deals played blind, move by move."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, get, post
+from litestar.params import Parameter
+
+from cardproof.models import (
+    Commitment,
+    CommitmentRequest,
+    DealRequest,
+    DealState,
+    MoveRequest,
+    MoveResult,
+    ReceiptResponse,
+)
+from cardproof_service import examples
+from cardproof_service.bodies import read_body
+from cardproof_service.deals import Deals
+from cardproof_service.problems import problem_responses
+
+DealIdParameter = Annotated[
+    str, Parameter(description="The deal id from POST /v1/deals.", max_length=64)
+]
+
+
+def deals_of(request: Request[Any, Any, Any]) -> Deals:
+    """The app's deals service."""
+    deals: Deals = request.app.state.deals
+    return deals
+
+
+class CommitmentsController(Controller):
+    """Server seed commitments."""
+
+    path = "/v1/commitments"
+    tags = ("deals",)
+
+    @post(
+        "",
+        status_code=201,
+        summary="Commit to a server seed",
+        responses=problem_responses(400, 413, 503),
+        opt={"body": CommitmentRequest, "example": {}},
+    )
+    async def commit(self, request: Request[Any, Any, Any]) -> Commitment:
+        """A fresh commitment: use its id once, in POST /v1/deals, before it expires."""
+        await read_body(request, CommitmentRequest)
+        return deals_of(request).commit()
+
+
+class DealsController(Controller):
+    """Deals, their moves and their receipts."""
+
+    path = "/v1/deals"
+    tags = ("deals",)
+
+    @post(
+        "",
+        status_code=201,
+        summary="Open a deal",
+        responses=problem_responses(400, 404, 409, 413, 422, 503),
+        opt={"body": DealRequest, "example": examples.DEAL},
+    )
+    async def create(self, request: Request[Any, Any, Any]) -> DealState:
+        """Deal from a commitment (claimed once) and a client seed.
+
+        The view shows only what is due now. Without a commitment the deal is casual and
+        its receipt says ``committed_before_client_seed: false``.
+        """
+        return await deals_of(request).create(await read_body(request, DealRequest))
+
+    @get("/{deal_id:str}", summary="Read a deal", responses=problem_responses(400, 404, 503))
+    async def read(self, request: Request[Any, Any, Any], deal_id: DealIdParameter) -> DealState:
+        """The deal as its player may see it now."""
+        return await deals_of(request).state(deal_id)
+
+    @post(
+        "/{deal_id:str}/moves",
+        status_code=200,
+        summary="Play one move",
+        responses=problem_responses(400, 404, 409, 413, 422, 503),
+        opt={"body": MoveRequest, "example": {"index": 0, "move": {"row": 2, "col": 2}}},
+    )
+    async def play(self, request: Request[Any, Any, Any], deal_id: DealIdParameter) -> MoveResult:
+        """Append a move if ``index`` is the next one (else 409).
+
+        The same move sent again for the same index gets the same answer; a different
+        one gets 409 and the first one stands.
+        """
+        return await deals_of(request).play(deal_id, await read_body(request, MoveRequest))
+
+    @get(
+        "/{deal_id:str}/receipt",
+        summary="The signed receipt of a finished deal",
+        responses=problem_responses(400, 404, 409, 422, 503),
+    )
+    async def receipt(
+        self, request: Request[Any, Any, Any], deal_id: DealIdParameter
+    ) -> ReceiptResponse:
+        """The compact JWS and its payload; the server seed is revealed in it."""
+        return await deals_of(request).receipt(deal_id)

@@ -1,0 +1,23 @@
+"""``GET /.well-known/jwks.json``: the public keys receipts are signed with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Request, get
+
+from cardproof.receipts import JWKS
+from cardproof_service.keys import Keys
+from cardproof_service.problems import problem_responses
+
+
+class KeysController(Controller):
+    """The receipt verification keys."""
+
+    tags = ("receipts",)
+
+    @get("/.well-known/jwks.json", summary="Receipt signing keys", responses=problem_responses())
+    async def jwks(self, request: Request[Any, Any, Any]) -> JWKS:
+        """The current signing key first, then retired keys old receipts may name."""
+        keys: Keys = request.app.state.keyring
+        return keys.jwks()

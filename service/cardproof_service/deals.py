@@ -1,0 +1,376 @@
+"""The deals protocol (DESIGN.md section 3): commit, deal, reveal move by move, receipt.
+
+Commitment ids carry their own expiry and a MAC, so making one writes nothing; the
+server seed is HMAC-SHA256(master key, commitment id), so any replica can derive it
+and none stores it. The store keeps which commitments were used and each deal's log;
+a game's state is always a replay of that log on the derived deck.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+from litestar.plugins.problem_details import ProblemDetailsException
+
+from cardproof.cards import parse_cards
+from cardproof.deal import ALGORITHM, MAX_CLIENT_SEED_BYTES, seed_hash
+from cardproof.errors import RuleError
+from cardproof.games import Game, replay_log, variant
+from cardproof.games.base import set_fields
+from cardproof.models import (
+    Commitment,
+    DealRequest,
+    DealSpec,
+    DealState,
+    MoveObject,
+    MoveRequest,
+    MoveResult,
+    ReceiptResponse,
+    VerifyRequest,
+    VerifyResult,
+    check_log_text,
+    check_move_text,
+)
+from cardproof.receipts import RECEIPT_VERSION, ReceiptPayload
+from cardproof.receipts import b64url as _b64url
+from cardproof.receipts import b64url_decode as _b64url_decode
+from cardproof_service.keys import Keys
+from cardproof_service.problems import problem
+from cardproof_service.settings import Settings
+from cardproof_service.store import Appended, DealRecord, Store
+
+_DEAL_FORMS = (
+    frozenset({"cards"}),
+    frozenset({"deal_id"}),
+    frozenset({"server_seed", "client_seed"}),
+)
+_NONCE = 16
+_TAG = 12
+
+
+def _now() -> int:
+    return int(time.time())
+
+
+def _rfc3339(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def not_found(detail: str, code: str) -> ProblemDetailsException:
+    """404 naming what is missing."""
+    return problem(404, detail, type_="/problems/not-found", code=code)
+
+
+def conflict(detail: str, code: str, **extra: Any) -> ProblemDetailsException:
+    """409: the request does not fit the resource's state."""
+    return problem(409, detail, type_="/problems/conflict", code=code, **extra)
+
+
+@dataclass
+class Deals:
+    """The deals flow over a store; one per app, shared by every request."""
+
+    store: Store
+    keys: Keys
+    settings: Settings
+
+    # --- commitments ----------------------------------------------------------------
+
+    def _tag(self, body: bytes) -> bytes:
+        return hmac.digest(self.keys.master, b"cardproof-commitment\0" + body, "sha256")[:_TAG]
+
+    def _new_commitment_id(self, expires_at: int) -> str:
+        body = secrets.token_bytes(_NONCE) + expires_at.to_bytes(8, "big")
+        return "c_" + _b64url(body + self._tag(body))
+
+    def server_seed(self, commitment_id: str) -> bytes:
+        """The seed a commitment stands for: derived, never stored."""
+        message = b"cardproof-server-seed\0" + commitment_id.encode()
+        return hmac.digest(self.keys.master, message, "sha256")
+
+    def commit(self) -> Commitment:
+        """A fresh commitment: its id and the hash of the seed it stands for."""
+        expires_at = _now() + self.settings.commitment_ttl
+        commitment_id = self._new_commitment_id(expires_at)
+        return Commitment(
+            commitment_id=commitment_id,
+            server_seed_hash=seed_hash(self.server_seed(commitment_id)),
+            expires_at=_rfc3339(expires_at),
+        )
+
+    def _check_commitment(self, commitment_id: str) -> int:
+        """The expiry of a genuine commitment id; 404 for a forged or expired one."""
+        try:
+            raw = _b64url_decode(commitment_id.removeprefix("c_"))
+        except ValueError:
+            raw = b""
+        body, tag = raw[: _NONCE + 8], raw[_NONCE + 8 :]
+        genuine = (
+            commitment_id.startswith("c_")
+            and len(raw) == _NONCE + 8 + _TAG
+            and hmac.compare_digest(tag, self._tag(body))
+        )
+        if not genuine:
+            raise not_found("no such commitment", "unknown-commitment")
+        expires_at = int.from_bytes(body[_NONCE:], "big")
+        if expires_at <= _now():
+            raise not_found(
+                f"the commitment expired at {_rfc3339(expires_at)}", "expired-commitment"
+            )
+        return expires_at
+
+    # --- deals ----------------------------------------------------------------------
+
+    async def create(self, request: DealRequest) -> DealState:
+        """Open a deal on a commitment (claimed once) or, for casual play, without one."""
+        cls = variant(request.variant)
+        options = cls.parse_options(request.options)
+        client_seed = request.client_seed or _b64url(secrets.token_bytes(16))
+        if len(client_seed.encode()) > MAX_CLIENT_SEED_BYTES:
+            raise RuleError(
+                "client-seed-too-long",
+                f"a client seed is at most {MAX_CLIENT_SEED_BYTES} UTF-8 bytes",
+                field="client_seed",
+            )
+        if isinstance(request.commitment_id, str):
+            commitment_id = request.commitment_id
+            expires_at = self._check_commitment(commitment_id)
+            ttl = max(1, expires_at - _now())
+            if not await self.store.claim_commitment(commitment_id, ttl):
+                raise conflict("this commitment was used for a deal already", "commitment-used")
+            committed = True
+        else:
+            commitment_id = self._new_commitment_id(_now())
+            committed = False
+        record = DealRecord(
+            deal_id="d_" + _b64url(secrets.token_bytes(16)),
+            variant=cls.id,
+            options=msgspec.to_builtins(options),
+            commitment_id=commitment_id,
+            client_seed=client_seed,
+            committed=committed,
+            created_at=_now(),
+        )
+        await self.store.create_deal(record, self.settings.deal_ttl)
+        return self._state(record, self._replay(record))
+
+    async def _record(self, deal_id: str) -> DealRecord:
+        record = await self.store.get_deal(deal_id)
+        if record is None:
+            raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
+        return record
+
+    def _cards_of(self, record: DealRecord) -> tuple[Any, ...]:
+        cls = variant(record.variant)
+        options = cls.parse_options(record.options)
+        return cls.deal_cards(self.server_seed(record.commitment_id), record.client_seed, options)
+
+    def _replay(self, record: DealRecord, upto: int | None = None) -> Game[Any, Any]:
+        moves = record.moves if upto is None else record.moves[:upto]
+        return replay_log(record.variant, self._cards_of(record), record.options, " ".join(moves))
+
+    def _state(self, record: DealRecord, game: Game[Any, Any]) -> DealState:
+        return DealState(
+            deal_id=record.deal_id,
+            variant=record.variant,
+            options=record.options,
+            server_seed_hash=seed_hash(self.server_seed(record.commitment_id)),
+            client_seed=record.client_seed,
+            committed_before_client_seed=record.committed,
+            next_index=len(record.moves),
+            finished=record.finished_at is not None,
+            moves=" ".join(record.moves),
+            view=game.visible(),  # type: ignore[arg-type]
+            score=game.score() if game.is_complete() else None,
+        )
+
+    async def state(self, deal_id: str) -> DealState:
+        """The deal as its player may see it now."""
+        record = await self._record(deal_id)
+        return self._state(record, self._replay(record))
+
+    async def play(self, deal_id: str, request: MoveRequest) -> MoveResult:
+        """Append one move at ``request.index``; a resent move gets the same answer."""
+        record = await self._record(deal_id)
+        cls = variant(record.variant)
+        index = request.index
+        if isinstance(request.move, MoveObject):
+            move = cls.move_from_object(request.move, index)
+        else:
+            move = cls.move_from_text(check_move_text(request.move, "move"), index)
+        text = cls.move_text(move)
+        for _ in range(2):  # a second pass only if another request appended meanwhile
+            if index < len(record.moves):
+                if record.moves[index] != text:
+                    raise conflict(
+                        f"move {index} is {record.moves[index]}, not {text}: the first one stands",
+                        "move-conflict",
+                        move_index=index,
+                    )
+                return self._result(record, self._replay(record, index + 1), index)
+            if record.finished_at is not None:
+                raise conflict("the game is over", "game-over", move_index=index)
+            if index > len(record.moves):
+                raise conflict(
+                    f"move {index} is not next: the next index is {len(record.moves)}",
+                    "wrong-index",
+                    move_index=index,
+                    next_index=len(record.moves),
+                )
+            game = self._replay(record)
+            game.play(move)  # an illegal move raises with move_index == index
+            finished_at = _now() if game.is_over() else None
+            outcome = await self.store.append_move(
+                deal_id, index, text, finished_at, self.settings.deal_ttl
+            )
+            if outcome.outcome == "appended":
+                record.moves.append(text)
+                record.finished_at = finished_at
+                return self._result(record, game, index)
+            if outcome.outcome == "missing":
+                raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
+            record = await self._record(deal_id)
+        raise conflict("the deal changed while this move was checked; send it again", "retry")
+
+    def _result(self, record: DealRecord, game: Game[Any, Any], index: int) -> MoveResult:
+        finished = game.is_over()
+        return MoveResult(
+            index=index,
+            finished=finished,
+            view=game.visible(),  # type: ignore[arg-type]
+            score=game.score() if game.is_complete() else None,
+        )
+
+    # --- receipts -------------------------------------------------------------------
+
+    def _payload(self, record: DealRecord, game: Game[Any, Any]) -> ReceiptPayload:
+        seed = self.server_seed(record.commitment_id)
+        return ReceiptPayload(
+            version=RECEIPT_VERSION,
+            variant=record.variant,
+            options=record.options,
+            deal_id=record.deal_id,
+            algorithm=ALGORITHM,
+            server_seed_hash=seed_hash(seed),
+            server_seed=seed.hex(),
+            client_seed=record.client_seed,
+            moves=" ".join(record.moves),
+            score=game.score(),
+            blind=record.blind,
+            committed_before_client_seed=record.committed,
+            issued_at=record.finished_at or _now(),
+        )
+
+    async def receipt(self, deal_id: str) -> ReceiptResponse:
+        """The signed receipt of a finished deal (the same token every time)."""
+        record = await self._record(deal_id)
+        if record.finished_at is None:
+            raise conflict(
+                f"the game is not over: the next move is {len(record.moves)}", "not-finished"
+            )
+        game = self._replay(record)
+        if not game.is_complete():
+            raise RuleError("incomplete", game.incomplete_reason(), field="moves")
+        payload = self._payload(record, game)
+        return ReceiptResponse(receipt=self.keys.signing.sign(payload), payload=payload)
+
+    # --- whole-log verification -----------------------------------------------------
+
+    async def verify(self, request: VerifyRequest) -> VerifyResult:
+        """Replay a complete log on any of the three deal forms."""
+        deal = request.deal
+        if frozenset(set_fields(deal)) not in _DEAL_FORMS:
+            raise RuleError(
+                "bad-deal-form",
+                "deal takes exactly one of: {cards}, {deal_id}, {server_seed, client_seed}",
+                field="deal",
+            )
+        moves = check_log_text(request.moves) if isinstance(request.moves, str) else request.moves
+        if isinstance(deal.cards, list):
+            return verify_cards(request, deal.cards, moves)
+        if isinstance(deal.deal_id, str):
+            return await self._verify_deal(request, deal.deal_id, moves)
+        return self._verify_seeds(request, deal, moves)
+
+    def _verify_seeds(self, request: VerifyRequest, deal: DealSpec, moves: Any) -> VerifyResult:
+        cls = variant(request.variant)
+        options = cls.parse_options(request.options)
+        seed = bytes.fromhex(str(deal.server_seed))
+        client_seed = str(deal.client_seed)
+        game = replay_log(cls.id, cls.deal_cards(seed, client_seed, options), options, moves)
+        score = game.score()
+        payload = ReceiptPayload(
+            version=RECEIPT_VERSION,
+            variant=cls.id,
+            options=msgspec.to_builtins(options),
+            deal_id=None,
+            algorithm=ALGORITHM,
+            server_seed_hash=seed_hash(seed),
+            server_seed=seed.hex(),
+            client_seed=client_seed,
+            moves=game.log_text(),
+            score=score,
+            blind=False,
+            committed_before_client_seed=False,
+            issued_at=_now(),
+        )
+        return self._verified(payload)
+
+    def _verified(self, payload: ReceiptPayload) -> VerifyResult:
+        return VerifyResult(
+            variant=payload.variant,
+            options=payload.options,
+            moves=payload.moves,
+            score=payload.score,
+            receipt=self.keys.signing.sign(payload),
+            payload=payload,
+        )
+
+    async def _verify_deal(self, request: VerifyRequest, deal_id: str, moves: Any) -> VerifyResult:
+        record = await self._record(deal_id)
+        cls = variant(record.variant)
+        if cls.id != request.variant:
+            raise RuleError(
+                "variant-mismatch", f"deal {deal_id} is a {cls.id} deal", field="variant"
+            )
+        options = cls.parse_options(request.options)
+        if msgspec.to_builtins(options) != record.options:
+            raise RuleError(
+                "options-mismatch", "the options differ from the deal's", field="options"
+            )
+        game = replay_log(cls.id, self._cards_of(record), options, moves)
+        game.score()  # raises 'incomplete' for a short log
+        texts = game.log_text().split()
+        if record.moves:
+            if record.finished_at is None or record.moves != texts:
+                raise conflict("this deal is being or was played with another log", "deal-played")
+        else:
+            blind = cls.information == "open"
+            outcome: Appended = await self.store.submit_log(
+                deal_id, texts, _now(), blind, self.settings.deal_ttl
+            )
+            if outcome.outcome == "missing":
+                raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
+            record = await self._record(deal_id)
+            if record.moves != texts:
+                raise conflict("this deal was played with another log", "deal-played")
+        return self._verified(self._payload(record, game))
+
+
+def verify_cards(request: VerifyRequest, cards: list[str], moves: Any) -> VerifyResult:
+    """Replay a log on an explicit card order; the result is unsigned (practice)."""
+    game = replay_log(
+        request.variant, parse_cards(cards, field="deal.cards"), request.options, moves
+    )
+    return VerifyResult(
+        variant=game.id,
+        options=msgspec.to_builtins(game.options),
+        moves=game.log_text(),
+        score=game.score(),
+    )

@@ -1,0 +1,15 @@
+"""State behind one small async protocol, with a memory and a Redis backend.
+
+The service processes are stateless: deal logs, used commitments and idempotency
+records live here. Both backends pass one contract test suite.
+"""
+
+from cardproof_service.store.base import (
+    Appended,
+    DealRecord,
+    Store,
+    StoreUnavailable,
+)
+from cardproof_service.store.memory import MemoryStore
+
+__all__ = ["Appended", "DealRecord", "MemoryStore", "Store", "StoreUnavailable"]

@@ -1,0 +1,76 @@
+"""The store protocol and the records it keeps."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+import msgspec
+
+
+class StoreUnavailable(Exception):
+    """The store cannot be reached; stateful requests answer 503 and may be retried."""
+
+
+class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A deal as stored: what derives its deck, and its log so far.
+
+    The server seed is not stored: it is derived from ``commitment_id`` with the master
+    key. ``moves`` are canonical move texts; ``finished_at`` is set once, when the game
+    ends; ``blind`` is false when a hidden deal's log was submitted whole.
+    """
+
+    deal_id: str
+    variant: str
+    options: dict[str, Any]
+    commitment_id: str
+    client_seed: str
+    committed: bool
+    created_at: int
+    moves: list[str] = msgspec.field(default_factory=list)
+    finished_at: int | None = None
+    blind: bool = True
+
+
+class Appended(msgspec.Struct, frozen=True):
+    """The outcome of an append.
+
+    ``appended``; ``wrong-index`` (``count`` moves are there already); or ``missing`` (no
+    such deal, or it expired).
+    """
+
+    outcome: Literal["appended", "wrong-index", "missing"]
+    count: int = 0
+
+
+class Store(Protocol):
+    """What the service needs from its state, each step atomic."""
+
+    name: str
+
+    async def ping(self) -> None:
+        """Raise :class:`StoreUnavailable` unless the store answers."""
+
+    async def claim_commitment(self, commitment_id: str, ttl: int) -> bool:
+        """Mark a commitment used; ``False`` if it already was (kept ``ttl`` seconds)."""
+
+    async def create_deal(self, record: DealRecord, ttl: int) -> None:
+        """Store a new deal (expires ``ttl`` seconds after its last change)."""
+
+    async def get_deal(self, deal_id: str) -> DealRecord | None:
+        """The deal with its log, or ``None`` if there is none (or it expired)."""
+
+    async def append_move(
+        self, deal_id: str, index: int, move: str, finished_at: int | None, ttl: int
+    ) -> Appended:
+        """Append ``move`` only if ``index`` is the next index; set ``finished_at`` with it."""
+
+    async def submit_log(
+        self, deal_id: str, moves: list[str], finished_at: int, blind: bool, ttl: int
+    ) -> Appended:
+        """Store a whole finished log only if the deal has no move yet."""
+
+    async def remember(self, key: str, value: bytes, ttl: int) -> bytes | None:
+        """Keep ``value`` under ``key`` unless one is there; return the one that was."""
+
+    async def close(self) -> None:
+        """Release connections."""

@@ -1,0 +1,180 @@
+"""The Redis store: several stateless replicas share one Redis.
+
+Each deal is one small hash (its fixed part as msgpack, its log as one string, its
+move count, its finish time), so a finished poker-squares game takes a few hundred
+bytes. Every step that must be atomic is one Lua script or one command; every key
+expires. Connection failures and timeouts become :class:`StoreUnavailable` (503).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, TypeVar, cast
+
+import msgspec
+import redis.asyncio as redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.typing import EncodableT
+
+from cardproof_service.store.base import Appended, DealRecord, StoreUnavailable
+
+T = TypeVar("T")
+PREFIX: Final = "cardproof:"
+
+_APPEND: Final = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
+local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
+if tonumber(ARGV[1]) ~= n or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then
+  return {'wrong-index', n}
+end
+local moves = ARGV[2]
+if n > 0 then moves = redis.call('HGET', KEYS[1], 'moves') .. ' ' .. ARGV[2] end
+redis.call('HSET', KEYS[1], 'moves', moves, 'n', n + 1)
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'fin', ARGV[3]) end
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return {'appended', n + 1}
+"""
+
+_SUBMIT: Final = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
+local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
+if n ~= 0 or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then return {'wrong-index', n} end
+redis.call('HSET', KEYS[1], 'moves', ARGV[1], 'n', ARGV[2], 'fin', ARGV[3], 'blind', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+return {'appended', tonumber(ARGV[2])}
+"""
+
+
+class _Fixed(msgspec.Struct, array_like=True):
+    """The part of a deal that never changes, packed small."""
+
+    variant: str
+    options: dict[str, Any]
+    commitment_id: str
+    client_seed: str
+    committed: bool
+    created_at: int
+
+
+class RedisStore:
+    """The store for several replicas (``REDIS_URL``)."""
+
+    name = "redis"
+
+    def __init__(self, client: redis.Redis) -> None:
+        """A store over a ``redis.asyncio`` client (see :meth:`from_url`)."""
+        self._redis = client
+        self._append = client.register_script(_APPEND)
+        self._submit = client.register_script(_SUBMIT)
+        self._encoder = msgspec.msgpack.Encoder()
+        self._decoder = msgspec.msgpack.Decoder(_Fixed)
+
+    @classmethod
+    def from_url(cls, url: str, *, timeout: float = 2.0) -> RedisStore:
+        """A store on ``url``; each call fails as unavailable after ``timeout`` seconds."""
+        client = redis.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=10
+        )
+        return cls(client)
+
+    async def _call(self, step: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await step()
+        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+            raise StoreUnavailable(f"redis: {error.__class__.__name__}") from error
+
+    async def ping(self) -> None:
+        """Raise :class:`StoreUnavailable` unless Redis answers."""
+        await self._call(self._redis.ping)
+
+    async def claim_commitment(self, commitment_id: str, ttl: int) -> bool:
+        """``SET NX``: true only for the first claim."""
+        key = f"{PREFIX}commitment:{commitment_id}"
+        return bool(await self._call(lambda: self._redis.set(key, b"1", nx=True, ex=ttl)))
+
+    async def create_deal(self, record: DealRecord, ttl: int) -> None:
+        """One hash per deal, with its expiry."""
+        fixed = _Fixed(
+            record.variant,
+            record.options,
+            record.commitment_id,
+            record.client_seed,
+            record.committed,
+            record.created_at,
+        )
+        key = f"{PREFIX}deal:{record.deal_id}"
+        mapping: dict[EncodableT, EncodableT] = {
+            "fixed": self._encoder.encode(fixed),
+            "moves": b"",
+            "n": 0,
+            "blind": 1,
+        }
+
+        async def write() -> None:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hset(key, mapping=mapping)
+                pipe.expire(key, ttl)
+                await pipe.execute()
+
+        await self._call(write)
+
+    async def get_deal(self, deal_id: str) -> DealRecord | None:
+        """The deal and its log, or ``None``."""
+        key = f"{PREFIX}deal:{deal_id}"
+        found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
+        if not found:
+            return None
+        fixed = self._decoder.decode(found[b"fixed"])
+        moves = found[b"moves"].decode()
+        finished = found.get(b"fin")
+        return DealRecord(
+            deal_id=deal_id,
+            variant=fixed.variant,
+            options=fixed.options,
+            commitment_id=fixed.commitment_id,
+            client_seed=fixed.client_seed,
+            committed=fixed.committed,
+            created_at=fixed.created_at,
+            moves=moves.split() if moves else [],
+            finished_at=int(finished) if finished is not None else None,
+            blind=found.get(b"blind", b"1") == b"1",
+        )
+
+    @staticmethod
+    def _appended(reply: list[Any]) -> Appended:
+        outcome = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+        return Appended(outcome, int(reply[1]))  # type: ignore[arg-type]
+
+    async def append_move(
+        self, deal_id: str, index: int, move: str, finished_at: int | None, ttl: int
+    ) -> Appended:
+        """The append script: atomic check-and-append."""
+        keys = [f"{PREFIX}deal:{deal_id}"]
+        args: list[str | int] = [index, move, "" if finished_at is None else finished_at, ttl]
+        reply = await self._call(lambda: self._append(keys=keys, args=args))
+        return self._appended(reply)
+
+    async def submit_log(
+        self, deal_id: str, moves: list[str], finished_at: int, blind: bool, ttl: int
+    ) -> Appended:
+        """The submit script: a whole log, only onto an unplayed deal."""
+        keys = [f"{PREFIX}deal:{deal_id}"]
+        args: list[str | int] = [" ".join(moves), len(moves), finished_at, int(blind), ttl]
+        reply = await self._call(lambda: self._submit(keys=keys, args=args))
+        return self._appended(reply)
+
+    async def remember(self, key: str, value: bytes, ttl: int) -> bytes | None:
+        """``SET NX GET``: keep ``value`` unless a value is there; return that one."""
+        full = f"{PREFIX}remember:{key}"
+        found = await self._call(lambda: self._redis.set(full, value, nx=True, ex=ttl, get=True))
+        return found if isinstance(found, bytes) else None
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self._redis.aclose()
+
+    async def memory_usage(self, deal_id: str) -> int:
+        """Bytes Redis uses for one deal (``MEMORY USAGE``), for the benchmarks."""
+        used = await self._call(lambda: self._redis.memory_usage(f"{PREFIX}deal:{deal_id}"))
+        return int(used or 0)
