@@ -201,7 +201,7 @@ def test_verify_short_long_and_unreadable_logs(client: Client) -> None:
 
     request["moves"] = "a1 z9"
     body = problem(client.post("/v1/verify", json=request), 400)
-    assert body["field"] == "moves"
+    assert body["field"] == "moves[1]"
 
 
 def test_verify_deal_problems(client: Client) -> None:

@@ -5,7 +5,7 @@ Python; ``Client`` and ``AsyncClient`` talk to a cardproof server.
 """
 
 from cardproof.cards import Card
-from cardproof.client import AsyncClient, Client
+from cardproof.client import AsyncClient, AsyncGame, Client, Game
 from cardproof.errors import (
     APIError,
     BadRequestError,
@@ -24,6 +24,7 @@ from cardproof.errors import (
 )
 from cardproof.games import VARIANTS, variant
 from cardproof.hands import TABLES, Category, PointTable, Score
+from cardproof.receipts import ReceiptError, verify_receipt
 
 __version__ = "0.1.0"
 
@@ -32,12 +33,14 @@ __all__ = [
     "VARIANTS",
     "APIError",
     "AsyncClient",
+    "AsyncGame",
     "BadRequestError",
     "Card",
     "CardproofError",
     "Category",
     "Client",
     "ConflictError",
+    "Game",
     "IllegalMove",
     "IllegalMoveError",
     "NotFoundError",
@@ -45,10 +48,12 @@ __all__ = [
     "PayloadTooLargeError",
     "PointTable",
     "RateLimitedError",
+    "ReceiptError",
     "RuleError",
     "Score",
     "ServerError",
     "TransportError",
     "UnprocessableError",
     "variant",
+    "verify_receipt",
 ]

@@ -1,6 +1,7 @@
-"""The ``cardproof`` command: run the service, print its OpenAPI spec.
+"""The ``cardproof`` command: serve, verify receipts, make keys, print the OpenAPI spec.
 
-``cardproof serve`` needs the ``service`` extra (``pip install 'cardproof[service]'``).
+``cardproof serve`` and ``cardproof keys`` need the ``service`` extra
+(``pip install 'cardproof[service]'``); ``cardproof verify`` needs only the SDK.
 """
 
 from __future__ import annotations
@@ -9,6 +10,9 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+DEFAULT_URL = "http://127.0.0.1:8000"
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -48,6 +52,71 @@ def _openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_jwks(source: str) -> bytes:
+    """A JWKS from a URL (``http...``) or a file."""
+    if source.startswith(("http://", "https://")):
+        import httpx
+
+        response = httpx.get(source, timeout=10)
+        response.raise_for_status()
+        return response.content
+    return Path(source).read_bytes()
+
+
+def _read_receipt(path: str) -> str:
+    """A receipt file: the compact JWS, or the JSON answer of GET /v1/deals/{id}/receipt."""
+    text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    text = text.strip()
+    if text.startswith("{"):
+        return str(json.loads(text)["receipt"])
+    return text
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from cardproof.receipts import ReceiptError, verify_receipt
+
+    source = args.jwks or args.url.rstrip("/") + "/.well-known/jwks.json"
+    try:
+        token = _read_receipt(args.receipt)
+        jwks = _load_jwks(source)
+    except (OSError, ValueError, KeyError) as error:
+        print(f"cannot read the receipt or the key set: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # a network failure fetching the key set
+        print(f"cannot fetch the key set from {source}: {error}", file=sys.stderr)
+        return 2
+    try:
+        verified = verify_receipt(token, jwks)
+    except ReceiptError as error:
+        print(f"NOT VERIFIED ({error.code}): {error.message}")
+        return 1
+    payload = verified.payload
+    print(f"verified: {payload.variant}, score {payload.score.total}, key {verified.kid}")
+    for hand in payload.score.hands:
+        cards = " ".join(hand.cards)
+        print(f"  {hand.line:<11} {cards:<15} {hand.category:<16} {hand.points:>5}")
+    print(
+        f"  deal {payload.deal_id}  blind {payload.blind}  "
+        f"committed before client seed {payload.committed_before_client_seed}"
+    )
+    if not verified.replayed:
+        print("  the server seed is not revealed yet: only the signature was checked")
+    return 0
+
+
+def _keys(args: argparse.Namespace) -> int:
+    from cardproof.receipts import SigningKey, b64url_decode
+    from cardproof_service.keys import generate
+
+    keys = generate()
+    public = SigningKey.from_seed(b64url_decode(keys["CARDPROOF_SIGNING_KEY"]))
+    for name, value in keys.items():
+        print(f"{name}={value}")
+    print(f"# signing key id (kid): {public.kid}", file=sys.stderr)
+    print("# keep these secret; every replica needs the same two values", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="cardproof", description=__doc__)
@@ -56,10 +125,30 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    serve.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    serve.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug", "trace"],
+        help="uvicorn log level (default info)",
+    )
     serve.set_defaults(run=_serve)
     spec = commands.add_parser("openapi", help="print the OpenAPI spec as JSON")
     spec.set_defaults(run=_openapi)
+    verify = commands.add_parser(
+        "verify", help="verify a receipt offline: signature, seed, deck, replay, score"
+    )
+    verify.add_argument(
+        "receipt", help="a file with the receipt (compact JWS or its JSON), - for stdin"
+    )
+    verify.add_argument("--jwks", help="the key set: a URL or a file (default: the server's)")
+    verify.add_argument(
+        "--url", default="http://127.0.0.1:8000", help="the server, for its key set"
+    )
+    verify.set_defaults(run=_verify)
+    keys = commands.add_parser("keys", help="make keys")
+    key_commands = keys.add_subparsers(dest="keys_command", required=True)
+    generate_keys = key_commands.add_parser("generate", help="print a fresh master and signing key")
+    generate_keys.set_defaults(run=_keys)
     return parser
 
 

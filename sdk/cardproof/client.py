@@ -4,23 +4,31 @@ Both sit on one :class:`_Core` that builds requests, decides retries and turns
 problem+json answers into typed errors; only the I/O differs. Retries cover
 connection errors, timeouts, 429 and 5xx, with jittered exponential backoff that
 honours ``Retry-After``; every POST carries an ``Idempotency-Key`` that stays the
-same across its retries.
+same across its retries. Request bodies are plain JSON: the server validates them,
+so a client never refuses options a newer server accepts.
 
 Usage::
 
     with Client(base_url="http://127.0.0.1:8000") as client:
         print(client.score("poker-squares", layout).total)
+        game = client.deal("poker-squares")
+        while not game.finished:
+            game.play(pick_a_cell(game.visible))
+        print(game.receipt().payload.score.total)
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 import time
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC
 from email.utils import parsedate_to_datetime
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 import httpx
 import msgspec
@@ -38,25 +46,31 @@ from cardproof.errors import (
     TransportError,
     UnprocessableError,
 )
+from cardproof.games import GridView
 from cardproof.hands import Score
 from cardproof.models import (
-    DealSpec,
+    Commitment,
+    DealState,
     Health,
-    MoveObject,
-    Options,
+    MoveResult,
     Readiness,
-    ScoreRequest,
+    ReceiptResponse,
     SerpentSolution,
-    SolveRequest,
     VariantInfo,
-    VerifyRequest,
     VerifyResult,
 )
+from cardproof.receipts import JWKS, VerifiedReceipt, verify_receipt
 
 T = TypeVar("T")
 
 DEFAULT_BASE_URL: Final = "http://127.0.0.1:8000"
 RETRY_STATUSES: Final = frozenset({429, 500, 502, 503, 504})
+RETRY_TRANSPORT_ERRORS: Final = (
+    httpx.TimeoutException,
+    httpx.NetworkError,
+    httpx.RemoteProtocolError,
+)
+"""Transport failures worth another try; others (a bad URL, a proxy refusal) are final."""
 _ERRORS: Final[dict[int, type[APIError]]] = {
     400: BadRequestError,
     404: NotFoundError,
@@ -67,28 +81,22 @@ _ERRORS: Final[dict[int, type[APIError]]] = {
 }
 
 CardLike = Card | str
-MoveLike = Mapping[str, Any] | MoveObject | msgspec.Struct
+MoveLike = str | Mapping[str, Any] | msgspec.Struct
+"""A move as text (``"c3"``), as a mapping (``{"row": 2, "col": 2}``) or as an engine move."""
+Options = Mapping[str, Any] | msgspec.Struct | None
 
 
-def _card_text(card: CardLike) -> str:
-    return card.text if isinstance(card, Card) else card
-
-
-def _options(options: Mapping[str, Any] | Options | None) -> Options:
-    if isinstance(options, Options):
-        return options
-    return msgspec.convert(dict(options or {}), Options)
-
-
-def _moves(moves: str | Sequence[MoveLike]) -> str | list[MoveObject]:
-    if isinstance(moves, str):
-        return moves
-    return [
-        m
-        if isinstance(m, MoveObject)
-        else msgspec.convert(m if isinstance(m, Mapping) else msgspec.to_builtins(m), MoveObject)
-        for m in moves
-    ]
+def _json(value: Any) -> Any:
+    """Plain JSON data from cards, engine moves and option structs."""
+    if isinstance(value, Card):
+        return value.text
+    if isinstance(value, msgspec.Struct):
+        return msgspec.to_builtins(value)
+    if isinstance(value, Mapping):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    return value
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -104,9 +112,12 @@ def retry_after_seconds(value: str | None) -> float | None:
     except ValueError:
         pass
     try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
+    if when.tzinfo is None:  # "-0000": UTC, with no claim about the sender's zone
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - time.time())
 
 
 def error_from_response(response: httpx.Response) -> APIError:
@@ -129,6 +140,111 @@ def error_from_response(response: httpx.Response) -> APIError:
         body=body,
         retry_after=retry_after_seconds(response.headers.get("retry-after")),
     )
+
+
+@dataclass(frozen=True)
+class _Call(Generic[T]):
+    """One API call: method, path, JSON body, and the type of its answer."""
+
+    method: str
+    path: str
+    result: type[T]
+    body: Any = None
+
+
+class _Calls:
+    """The calls of the API, shared by both clients (only the I/O differs)."""
+
+    @staticmethod
+    def variants() -> _Call[list[VariantInfo]]:
+        return _Call("GET", "/v1/variants", list[VariantInfo])
+
+    @staticmethod
+    def score(variant: str, layout: Sequence[Sequence[CardLike]], options: Options) -> _Call[Score]:
+        body = {"variant": variant, "layout": _json(layout), "options": _json(options or {})}
+        return _Call("POST", "/v1/score", Score, body)
+
+    @staticmethod
+    def verify(
+        variant: str,
+        moves: str | Sequence[MoveLike],
+        deal: Mapping[str, Any],
+        options: Options,
+    ) -> _Call[VerifyResult]:
+        body = {
+            "variant": variant,
+            "deal": _json(deal),
+            "moves": moves if isinstance(moves, str) else _json(list(moves)),
+            "options": _json(options or {}),
+        }
+        return _Call("POST", "/v1/verify", VerifyResult, body)
+
+    @staticmethod
+    def solve(variant: str, cards: Sequence[CardLike], options: Options) -> _Call[SerpentSolution]:
+        body = {"variant": variant, "cards": _json(list(cards)), "options": _json(options or {})}
+        return _Call("POST", "/v1/solve", SerpentSolution, body)
+
+    @staticmethod
+    def commit() -> _Call[Commitment]:
+        return _Call("POST", "/v1/commitments", Commitment, {})
+
+    @staticmethod
+    def open_deal(
+        variant: str, options: Options, commitment_id: str | None, client_seed: str | None
+    ) -> _Call[DealState]:
+        body: dict[str, Any] = {"variant": variant, "options": _json(options or {})}
+        if commitment_id is not None:
+            body["commitment_id"] = commitment_id
+        body["client_seed"] = client_seed if client_seed is not None else secrets.token_urlsafe(16)
+        return _Call("POST", "/v1/deals", DealState, body)
+
+    @staticmethod
+    def read_deal(deal_id: str) -> _Call[DealState]:
+        return _Call("GET", f"/v1/deals/{deal_id}", DealState)
+
+    @staticmethod
+    def play(deal_id: str, index: int, move: MoveLike) -> _Call[MoveResult]:
+        body = {"index": index, "move": _json(move)}
+        return _Call("POST", f"/v1/deals/{deal_id}/moves", MoveResult, body)
+
+    @staticmethod
+    def receipt(deal_id: str) -> _Call[ReceiptResponse]:
+        return _Call("GET", f"/v1/deals/{deal_id}/receipt", ReceiptResponse)
+
+    @staticmethod
+    def jwks() -> _Call[JWKS]:
+        return _Call("GET", "/.well-known/jwks.json", JWKS)
+
+    @staticmethod
+    def health() -> _Call[Health]:
+        return _Call("GET", "/healthz", Health)
+
+    @staticmethod
+    def ready() -> _Call[Readiness]:
+        return _Call("GET", "/readyz", Readiness)
+
+
+def _deal_form(
+    cards: Sequence[CardLike] | None,
+    deal_id: str | None,
+    server_seed: str | None,
+    client_seed: str | None,
+) -> dict[str, Any]:
+    """The ``deal`` object of a verify request, from exactly one of its three forms."""
+    forms = {
+        "cards": cards is not None,
+        "deal_id": deal_id is not None,
+        "seeds": server_seed is not None or client_seed is not None,
+    }
+    if sum(forms.values()) != 1 or (
+        forms["seeds"] and (server_seed is None or client_seed is None)
+    ):
+        raise ValueError("give exactly one of: cards=, deal_id=, or server_seed= with client_seed=")
+    if cards is not None:
+        return {"cards": _json(list(cards))}
+    if deal_id is not None:
+        return {"deal_id": deal_id}
+    return {"server_seed": server_seed, "client_seed": client_seed}
 
 
 class _Core:
@@ -160,73 +276,59 @@ class _Core:
         if api_key:
             self.headers["authorization"] = f"Bearer {api_key}"
 
-    def request_args(self, method: str, path: str, body: msgspec.Struct | None) -> dict[str, Any]:
+    def request_args(self, call: _Call[Any]) -> dict[str, Any]:
         """Arguments of one logical request (the same for each of its attempts)."""
         headers = dict(self.headers)
         content = None
-        if body is not None:
+        if call.body is not None:
             headers["content-type"] = "application/json"
-            content = msgspec.json.encode(body)
-        if method == "POST":
+            content = msgspec.json.encode(call.body)
+        if call.method == "POST":
             headers["idempotency-key"] = str(uuid.uuid4())
         return {
-            "method": method,
-            "url": self.base_url + path,
+            "method": call.method,
+            "url": self.base_url + call.path,
             "headers": headers,
             "content": content,
+            "timeout": self.timeout,
         }
 
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        """Seconds to wait before retry ``attempt`` (1-based).
-
-        ``Retry-After`` wins when the server sent it; otherwise full-jitter exponential
-        backoff (uniform in 0..backoff * 2**(attempt-1), capped at ``max_backoff``).
-        """
-        if retry_after is not None:
-            return min(retry_after, self.max_backoff)
+    def delay(self, attempt: int) -> float:
+        """Full-jitter exponential backoff before retry ``attempt`` (1-based)."""
         return random.uniform(0, min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
 
-    def outcome(self, response: httpx.Response, attempt: int) -> float | None:
-        """``None`` if the response is final, else the delay before trying again."""
-        if response.status_code in RETRY_STATUSES and attempt < self.max_retries:
-            return self.delay(attempt + 1, retry_after_seconds(response.headers.get("retry-after")))
-        return None
+    def retry_delay(self, response: httpx.Response, attempt: int) -> float | None:
+        """``None`` if ``response`` is final, else seconds to wait before trying again.
+
+        ``Retry-After`` wins when the server sent it; if it asks for longer than
+        ``max_backoff`` the answer is final (the error carries ``retry_after``).
+        """
+        if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
+            return None
+        asked = retry_after_seconds(response.headers.get("retry-after"))
+        if asked is None:
+            return self.delay(attempt + 1)
+        return asked if asked <= self.max_backoff else None
+
+    def transport_retry(self, error: httpx.TransportError, attempt: int) -> float:
+        """The delay before retrying after a transport failure, or raise it as final."""
+        if not isinstance(error, RETRY_TRANSPORT_ERRORS) or attempt >= self.max_retries:
+            raise TransportError(
+                f"{error.request.method} {error.request.url}: {error!r}"
+            ) from error
+        return self.delay(attempt + 1)
 
     @staticmethod
     def decode(response: httpx.Response, result_type: type[T]) -> T:
         """The typed result of a 2xx answer, else the typed error."""
-        if response.is_success:
+        if not response.is_success:
+            raise error_from_response(response)
+        try:
             return msgspec.json.decode(response.content, type=result_type)
-        raise error_from_response(response)
-
-
-class _Endpoints:
-    """The request bodies of each endpoint, shared by both clients."""
-
-    @staticmethod
-    def score(variant: str, layout: Sequence[Sequence[CardLike]], options: Any) -> ScoreRequest:
-        return ScoreRequest(
-            variant=variant,
-            layout=[[_card_text(c) for c in row] for row in layout],
-            options=_options(options),
-        )
-
-    @staticmethod
-    def verify(
-        variant: str, moves: str | Sequence[MoveLike], cards: Sequence[CardLike], options: Any
-    ) -> VerifyRequest:
-        return VerifyRequest(
-            variant=variant,
-            deal=DealSpec(cards=[_card_text(c) for c in cards]),
-            moves=_moves(moves),
-            options=_options(options),
-        )
-
-    @staticmethod
-    def solve(variant: str, cards: Sequence[CardLike], options: Any) -> SolveRequest:
-        return SolveRequest(
-            variant=variant, cards=[_card_text(c) for c in cards], options=_options(options)
-        )
+        except msgspec.DecodeError as error:
+            raise APIError(
+                response.status_code, "Unexpected response", f"the answer cannot be read: {error}"
+            ) from None
 
 
 class Client:
@@ -253,7 +355,7 @@ class Client:
             max_backoff=max_backoff,
         )
         self._owns_http = http_client is None
-        self._http = http_client or httpx.Client(timeout=timeout)
+        self._http = http_client or httpx.Client()
 
     def __enter__(self) -> Client:
         return self
@@ -266,70 +368,138 @@ class Client:
         if self._owns_http:
             self._http.close()
 
-    def _call(
-        self, method: str, path: str, result_type: type[T], body: msgspec.Struct | None = None
-    ) -> T:
-        args = self._core.request_args(method, path, body)
+    def _send(self, call: _Call[T]) -> T:
+        args = self._core.request_args(call)
         attempt = 0
         while True:
             try:
-                response = self._http.request(**args, timeout=self._core.timeout)
+                response = self._http.request(**args)
             except httpx.TransportError as error:
-                if attempt >= self._core.max_retries:
-                    raise TransportError(f"{method} {path}: {error!r}") from error
-                time.sleep(self._core.delay(attempt + 1, None))
+                time.sleep(self._core.transport_retry(error, attempt))
             else:
-                wait = self._core.outcome(response, attempt)
+                wait = self._core.retry_delay(response, attempt)
                 if wait is None:
-                    return self._core.decode(response, result_type)
+                    return self._core.decode(response, call.result)
                 time.sleep(wait)
             attempt += 1
 
     def variants(self) -> list[VariantInfo]:
         """Every variant the server knows."""
-        return self._call("GET", "/v1/variants", list[VariantInfo])
+        return self._send(_Calls.variants())
 
     def score(
-        self,
-        variant: str,
-        layout: Sequence[Sequence[CardLike]],
-        *,
-        options: Mapping[str, Any] | Options | None = None,
+        self, variant: str, layout: Sequence[Sequence[CardLike]], *, options: Options = None
     ) -> Score:
         """Score a finished 5x5 layout."""
-        body = _Endpoints.score(variant, layout, options)
-        return self._call("POST", "/v1/score", Score, body)
+        return self._send(_Calls.score(variant, layout, options))
 
     def verify(
         self,
         variant: str,
         moves: str | Sequence[MoveLike],
         *,
-        cards: Sequence[CardLike],
-        options: Mapping[str, Any] | Options | None = None,
+        cards: Sequence[CardLike] | None = None,
+        deal_id: str | None = None,
+        server_seed: str | None = None,
+        client_seed: str | None = None,
+        options: Options = None,
     ) -> VerifyResult:
-        """Replay and score a complete log on an explicit card order (practice)."""
-        body = _Endpoints.verify(variant, moves, cards, options)
-        return self._call("POST", "/v1/verify", VerifyResult, body)
+        """Replay and score a complete log on a deal given in exactly one form."""
+        deal = _deal_form(cards, deal_id, server_seed, client_seed)
+        return self._send(_Calls.verify(variant, moves, deal, options))
 
     def solve(
-        self,
-        variant: str,
-        cards: Sequence[CardLike],
-        *,
-        options: Mapping[str, Any] | Options | None = None,
+        self, variant: str, cards: Sequence[CardLike], *, options: Options = None
     ) -> SerpentSolution:
         """The best play of a known deal (serpent-patience)."""
-        body = _Endpoints.solve(variant, cards, options)
-        return self._call("POST", "/v1/solve", SerpentSolution, body)
+        return self._send(_Calls.solve(variant, cards, options))
+
+    def commit(self) -> Commitment:
+        """A fresh commitment to a server seed."""
+        return self._send(_Calls.commit())
+
+    def deal(
+        self,
+        variant: str,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+    ) -> Game:
+        """Open a deal to play move by move.
+
+        Commits first (unless ``committed=False``: a casual deal), then deals with
+        ``client_seed`` (a random one when ``None``).
+        """
+        commitment_id = self.commit().commitment_id if committed else None
+        state = self._send(_Calls.open_deal(variant, options, commitment_id, client_seed))
+        return Game(self, state)
+
+    def read_deal(self, deal_id: str) -> DealState:
+        """A deal as its player may see it now."""
+        return self._send(_Calls.read_deal(deal_id))
+
+    def play(self, deal_id: str, index: int, move: MoveLike) -> MoveResult:
+        """Play ``move`` as move ``index`` of a deal."""
+        return self._send(_Calls.play(deal_id, index, move))
+
+    def receipt(self, deal_id: str) -> ReceiptResponse:
+        """The signed receipt of a finished deal."""
+        return self._send(_Calls.receipt(deal_id))
+
+    def jwks(self) -> JWKS:
+        """The server's receipt verification keys."""
+        return self._send(_Calls.jwks())
+
+    def verify_receipt(self, token: str) -> VerifiedReceipt:
+        """Verify a receipt offline against this server's current key set."""
+        return verify_receipt(token, self.jwks())
 
     def health(self) -> Health:
         """Liveness."""
-        return self._call("GET", "/healthz", Health)
+        return self._send(_Calls.health())
 
     def ready(self) -> Readiness:
         """Readiness (a 503 answer raises :class:`ServerError`)."""
-        return self._call("GET", "/readyz", Readiness)
+        return self._send(_Calls.ready())
+
+
+class _GameState:
+    """What a game handle knows: the deal and what is visible now."""
+
+    def __init__(self, state: DealState) -> None:
+        self.deal_id = state.deal_id
+        self.variant = state.variant
+        self.state = state
+        self.visible: GridView = state.view
+        """What the player may see now (the layout and the card to place)."""
+        self.next_index = state.next_index
+        self.finished = state.finished
+        self.score: Score | None = state.score
+
+    def _update(self, result: MoveResult) -> MoveResult:
+        self.visible = result.view
+        self.next_index = result.index + 1
+        self.finished = result.finished
+        self.score = result.score
+        return result
+
+
+class Game(_GameState):
+    """A deal being played through a :class:`Client`, one move at a time."""
+
+    def __init__(self, client: Client, state: DealState) -> None:
+        """A handle on ``state``'s deal (see :meth:`Client.deal`)."""
+        super().__init__(state)
+        self._client = client
+
+    def play(self, move: MoveLike) -> MoveResult:
+        """Play the next move; a retried request gets the same answer."""
+        return self._update(self._client.play(self.deal_id, self.next_index, move))
+
+    def receipt(self) -> ReceiptResponse:
+        """The signed receipt, once the game is over."""
+        return self._client.receipt(self.deal_id)
 
 
 class AsyncClient:
@@ -356,7 +526,7 @@ class AsyncClient:
             max_backoff=max_backoff,
         )
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+        self._http = http_client or httpx.AsyncClient()
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -369,67 +539,110 @@ class AsyncClient:
         if self._owns_http:
             await self._http.aclose()
 
-    async def _call(
-        self, method: str, path: str, result_type: type[T], body: msgspec.Struct | None = None
-    ) -> T:
-        args = self._core.request_args(method, path, body)
+    async def _send(self, call: _Call[T]) -> T:
+        args = self._core.request_args(call)
         attempt = 0
         while True:
             try:
-                response = await self._http.request(**args, timeout=self._core.timeout)
+                response = await self._http.request(**args)
             except httpx.TransportError as error:
-                if attempt >= self._core.max_retries:
-                    raise TransportError(f"{method} {path}: {error!r}") from error
-                await asyncio.sleep(self._core.delay(attempt + 1, None))
+                await asyncio.sleep(self._core.transport_retry(error, attempt))
             else:
-                wait = self._core.outcome(response, attempt)
+                wait = self._core.retry_delay(response, attempt)
                 if wait is None:
-                    return self._core.decode(response, result_type)
+                    return self._core.decode(response, call.result)
                 await asyncio.sleep(wait)
             attempt += 1
 
     async def variants(self) -> list[VariantInfo]:
         """Every variant the server knows."""
-        return await self._call("GET", "/v1/variants", list[VariantInfo])
+        return await self._send(_Calls.variants())
 
     async def score(
-        self,
-        variant: str,
-        layout: Sequence[Sequence[CardLike]],
-        *,
-        options: Mapping[str, Any] | Options | None = None,
+        self, variant: str, layout: Sequence[Sequence[CardLike]], *, options: Options = None
     ) -> Score:
         """Score a finished 5x5 layout."""
-        body = _Endpoints.score(variant, layout, options)
-        return await self._call("POST", "/v1/score", Score, body)
+        return await self._send(_Calls.score(variant, layout, options))
 
     async def verify(
         self,
         variant: str,
         moves: str | Sequence[MoveLike],
         *,
-        cards: Sequence[CardLike],
-        options: Mapping[str, Any] | Options | None = None,
+        cards: Sequence[CardLike] | None = None,
+        deal_id: str | None = None,
+        server_seed: str | None = None,
+        client_seed: str | None = None,
+        options: Options = None,
     ) -> VerifyResult:
-        """Replay and score a complete log on an explicit card order (practice)."""
-        body = _Endpoints.verify(variant, moves, cards, options)
-        return await self._call("POST", "/v1/verify", VerifyResult, body)
+        """Replay and score a complete log on a deal given in exactly one form."""
+        deal = _deal_form(cards, deal_id, server_seed, client_seed)
+        return await self._send(_Calls.verify(variant, moves, deal, options))
 
     async def solve(
-        self,
-        variant: str,
-        cards: Sequence[CardLike],
-        *,
-        options: Mapping[str, Any] | Options | None = None,
+        self, variant: str, cards: Sequence[CardLike], *, options: Options = None
     ) -> SerpentSolution:
         """The best play of a known deal (serpent-patience)."""
-        body = _Endpoints.solve(variant, cards, options)
-        return await self._call("POST", "/v1/solve", SerpentSolution, body)
+        return await self._send(_Calls.solve(variant, cards, options))
+
+    async def commit(self) -> Commitment:
+        """A fresh commitment to a server seed."""
+        return await self._send(_Calls.commit())
+
+    async def deal(
+        self,
+        variant: str,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+    ) -> AsyncGame:
+        """Open a deal to play move by move (see :meth:`Client.deal`)."""
+        commitment_id = (await self.commit()).commitment_id if committed else None
+        state = await self._send(_Calls.open_deal(variant, options, commitment_id, client_seed))
+        return AsyncGame(self, state)
+
+    async def read_deal(self, deal_id: str) -> DealState:
+        """A deal as its player may see it now."""
+        return await self._send(_Calls.read_deal(deal_id))
+
+    async def play(self, deal_id: str, index: int, move: MoveLike) -> MoveResult:
+        """Play ``move`` as move ``index`` of a deal."""
+        return await self._send(_Calls.play(deal_id, index, move))
+
+    async def receipt(self, deal_id: str) -> ReceiptResponse:
+        """The signed receipt of a finished deal."""
+        return await self._send(_Calls.receipt(deal_id))
+
+    async def jwks(self) -> JWKS:
+        """The server's receipt verification keys."""
+        return await self._send(_Calls.jwks())
+
+    async def verify_receipt(self, token: str) -> VerifiedReceipt:
+        """Verify a receipt offline against this server's current key set."""
+        return verify_receipt(token, await self.jwks())
 
     async def health(self) -> Health:
         """Liveness."""
-        return await self._call("GET", "/healthz", Health)
+        return await self._send(_Calls.health())
 
     async def ready(self) -> Readiness:
         """Readiness (a 503 answer raises :class:`ServerError`)."""
-        return await self._call("GET", "/readyz", Readiness)
+        return await self._send(_Calls.ready())
+
+
+class AsyncGame(_GameState):
+    """A deal being played through an :class:`AsyncClient`."""
+
+    def __init__(self, client: AsyncClient, state: DealState) -> None:
+        """A handle on ``state``'s deal (see :meth:`AsyncClient.deal`)."""
+        super().__init__(state)
+        self._client = client
+
+    async def play(self, move: MoveLike) -> MoveResult:
+        """Play the next move; a retried request gets the same answer."""
+        return self._update(await self._client.play(self.deal_id, self.next_index, move))
+
+    async def receipt(self) -> ReceiptResponse:
+        """The signed receipt, once the game is over."""
+        return await self._client.receipt(self.deal_id)

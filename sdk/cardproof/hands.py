@@ -319,7 +319,7 @@ def _wild_pick(points: tuple[int, ...], reachable: tuple[int, ...]) -> int:
 # --- scores ------------------------------------------------------------------------
 
 
-class HandScore(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class HandScore(msgspec.Struct, frozen=True):
     """One scored hand: which line, its cards (canonical text), category and points."""
 
     line: str
@@ -328,7 +328,7 @@ class HandScore(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     points: int
 
 
-class Score(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Score(msgspec.Struct, frozen=True):
     """A game's score: the total and one entry per scored hand."""
 
     total: int

@@ -14,7 +14,7 @@ import binascii
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import msgspec
 from cryptography.exceptions import InvalidSignature
@@ -38,7 +38,7 @@ class ReceiptError(CardproofError):
         self.message = message
 
 
-class ReceiptPayload(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class ReceiptPayload(msgspec.Struct, frozen=True):
     """What a receipt attests (DESIGN.md section 4).
 
     ``server_seed`` is ``null`` until it is revealed; ``blind`` says whether hidden cards
@@ -64,18 +64,18 @@ class ReceiptPayload(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     tournament: str | None = None
 
 
-class JWK(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """An Ed25519 public key as a JSON Web Key (RFC 8037)."""
+class JWK(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A JSON Web Key; receipts are checked only against Ed25519 ones (RFC 8037)."""
 
-    kty: Literal["OKP"]
-    crv: Literal["Ed25519"]
-    x: str
-    kid: str
-    use: Literal["sig"] = "sig"
-    alg: Literal["Ed25519"] = "Ed25519"
+    kty: str
+    kid: str | None = None
+    crv: str | None = None
+    x: str | None = None
+    use: str | None = None
+    alg: str | None = None
 
 
-class JWKS(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class JWKS(msgspec.Struct, frozen=True):
     """A JSON Web Key Set: every key whose receipts should verify."""
 
     keys: list[JWK]
@@ -112,7 +112,14 @@ def thumbprint(public_key: bytes) -> str:
 
 def public_jwk(public_key: bytes) -> JWK:
     """The JWK of a raw 32-byte Ed25519 public key."""
-    return JWK(kty="OKP", crv="Ed25519", x=b64url(public_key), kid=thumbprint(public_key))
+    return JWK(
+        kty="OKP",
+        kid=thumbprint(public_key),
+        crv="Ed25519",
+        x=b64url(public_key),
+        use="sig",
+        alg=ALG,
+    )
 
 
 class SigningKey:
@@ -187,15 +194,17 @@ def verify_signature(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -
         raise ReceiptError("unsupported-alg", f"alg {header.get('alg')!r} is not {ALG}")
     kid = header.get("kid")
     key = next((k for k in _jwks(jwks).keys if k.kid == kid), None)
-    if key is None:
+    if key is None or key.x is None:
         raise ReceiptError("unknown-key", f"no key {kid!r} in the key set")
+    if (key.kty, key.crv) != ("OKP", "Ed25519"):
+        raise ReceiptError("unknown-key", f"key {kid!r} is not an Ed25519 key")
     signing_input, _, signature = token.strip().rpartition(".")
     try:
         public_key = Ed25519PublicKey.from_public_bytes(b64url_decode(key.x))
         public_key.verify(b64url_decode(signature), signing_input.encode("ascii"))
     except (InvalidSignature, ValueError):
         raise ReceiptError("bad-signature", "the signature does not match the receipt") from None
-    return VerifiedReceipt(payload=payload, kid=key.kid, replayed=False)
+    return VerifiedReceipt(payload=payload, kid=str(key.kid), replayed=False)
 
 
 def check_payload(payload: ReceiptPayload) -> None:

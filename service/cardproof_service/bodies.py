@@ -13,37 +13,45 @@ from typing import Any, TypeVar
 import msgspec
 from litestar import Request
 
+from cardproof.errors import ParseError
 from cardproof_service.problems import from_decode_error
 
 T = TypeVar("T")
 
 
 def _integral(value: Any) -> Any:
-    """``value`` with every float that has no fraction turned into an int."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_integral(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _integral(v) for k, v in value.items()}
-    return value
+    """``value`` with every float that has no fraction turned into an int (no recursion)."""
+    root = [value]
+    stack: list[tuple[list[Any] | dict[str, Any], Any]] = [(root, 0)]
+    while stack:
+        container, key = stack.pop()
+        item = container[key]
+        if isinstance(item, float) and item.is_integer():
+            container[key] = int(item)
+        elif isinstance(item, list):
+            stack.extend((item, i) for i in range(len(item)))
+        elif isinstance(item, dict):
+            stack.extend((item, k) for k in item)
+    return root[0]
 
 
 def decode_body(raw: bytes, body_type: type[T]) -> T:
     """Decode ``raw`` JSON as ``body_type`` strictly (a ``ParseError`` naming the field)."""
     try:
         return msgspec.json.decode(raw, type=body_type, strict=True)
-    except msgspec.ValidationError:
-        pass
+    except msgspec.ValidationError as error:
+        typed_error = error
     except msgspec.DecodeError as error:
         raise from_decode_error(error) from None
+    except (UnicodeDecodeError, RecursionError) as error:
+        raise ParseError(f"the body is not valid JSON: {error.__class__.__name__}") from None
     try:  # the slow path, only for bodies that failed: 2.0 where an integer is due
-        generic = msgspec.json.decode(raw)
-    except msgspec.DecodeError as error:  # not JSON at all: say so
-        raise from_decode_error(error) from None
+        generic = _integral(msgspec.json.decode(raw))
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        raise from_decode_error(typed_error) from None  # the typed decode's error is the real one
     try:
-        return msgspec.convert(_integral(generic), body_type, strict=True)
-    except msgspec.ValidationError as error:  # names the first field that is really wrong
+        return msgspec.convert(generic, body_type, strict=True)
+    except msgspec.ValidationError as error:  # with integral floats allowed: the real fault
         raise from_decode_error(error) from None
 
 

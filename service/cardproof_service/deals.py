@@ -127,8 +127,12 @@ class Deals:
 
     # --- deals ----------------------------------------------------------------------
 
-    async def create(self, request: DealRequest) -> DealState:
-        """Open a deal on a commitment (claimed once) or, for casual play, without one."""
+    async def create(self, request: DealRequest, idempotency_key: str | None = None) -> DealState:
+        """Open a deal on a commitment (claimed once) or, for casual play, without one.
+
+        A request resent with the same ``Idempotency-Key`` gets the deal the first one
+        opened; any other second use of the commitment is a 409.
+        """
         cls = variant(request.variant)
         options = cls.parse_options(request.options)
         client_seed = request.client_seed or _b64url(secrets.token_bytes(16))
@@ -138,18 +142,21 @@ class Deals:
                 f"a client seed is at most {MAX_CLIENT_SEED_BYTES} UTF-8 bytes",
                 field="client_seed",
             )
+        deal_id = "d_" + _b64url(secrets.token_bytes(16))
         if isinstance(request.commitment_id, str):
             commitment_id = request.commitment_id
             expires_at = self._check_commitment(commitment_id)
             ttl = max(1, expires_at - _now())
-            if not await self.store.claim_commitment(commitment_id, ttl):
-                raise conflict("this commitment was used for a deal already", "commitment-used")
+            claim = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
+            first = await self.store.claim_commitment(commitment_id, claim, ttl)
+            if first is not None:
+                return await self._repeat(first, idempotency_key)
             committed = True
         else:
             commitment_id = self._new_commitment_id(_now())
             committed = False
         record = DealRecord(
-            deal_id="d_" + _b64url(secrets.token_bytes(16)),
+            deal_id=deal_id,
             variant=cls.id,
             options=msgspec.to_builtins(options),
             commitment_id=commitment_id,
@@ -159,6 +166,15 @@ class Deals:
         )
         await self.store.create_deal(record, self.settings.deal_ttl)
         return self._state(record, self._replay(record))
+
+    async def _repeat(self, first_claim: bytes, idempotency_key: str | None) -> DealState:
+        """The answer to a deal request on a commitment that is already claimed."""
+        deal_id, first_key = msgspec.msgpack.decode(first_claim, type=tuple[str, str])
+        if idempotency_key and idempotency_key == first_key:
+            record = await self.store.get_deal(deal_id)
+            if record is not None:
+                return self._state(record, self._replay(record))
+        raise conflict("this commitment was used for a deal already", "commitment-used")
 
     async def _record(self, deal_id: str) -> DealRecord:
         record = await self.store.get_deal(deal_id)

@@ -129,10 +129,11 @@ def from_decode_error(error: msgspec.DecodeError) -> ParseError:
         return ParseError(f"the body is not valid JSON: {message}")
     message, _, where = message.partition(" - at `$")
     field = where.rstrip("`").lstrip(".")
-    unknown = re.fullmatch(r"Object contains unknown field `(.*)`", message)
-    if unknown:
-        field = f"{field}.{unknown[1]}" if field else unknown[1]
-        return ParseError(f"unknown field {field!r}", field=field)
+    named = re.fullmatch(r"Object (contains unknown|missing required) field `(.*)`", message)
+    if named:
+        field = f"{field}.{named[2]}" if field else named[2]
+        adjective = "unknown" if named[1] == "contains unknown" else "missing required"
+        return ParseError(f"{adjective} field {field!r}", field=field)
     return ParseError(f"{field}: {message}" if field else message, field=field or None)
 
 

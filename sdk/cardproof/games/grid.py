@@ -59,7 +59,7 @@ CELLS_BY_TEXT: Final = {
 """Every cell by its text forms (``c3`` and ``C3``)."""
 
 
-class GridView(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class GridView(msgspec.Struct, frozen=True):
     """What a player of a grid variant may see: the layout and the cards now due.
 
     ``layout`` holds rows top to bottom, ``null`` for an empty cell. ``next`` is the card

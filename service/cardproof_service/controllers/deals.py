@@ -70,7 +70,8 @@ class DealsController(Controller):
         The view shows only what is due now. Without a commitment the deal is casual and
         its receipt says ``committed_before_client_seed: false``.
         """
-        return await deals_of(request).create(await read_body(request, DealRequest))
+        body = await read_body(request, DealRequest)
+        return await deals_of(request).create(body, request.headers.get("idempotency-key"))
 
     @get("/{deal_id:str}", summary="Read a deal", responses=problem_responses(400, 404, 503))
     async def read(self, request: Request[Any, Any, Any], deal_id: DealIdParameter) -> DealState:

@@ -50,8 +50,11 @@ class Store(Protocol):
     async def ping(self) -> None:
         """Raise :class:`StoreUnavailable` unless the store answers."""
 
-    async def claim_commitment(self, commitment_id: str, ttl: int) -> bool:
-        """Mark a commitment used; ``False`` if it already was (kept ``ttl`` seconds)."""
+    async def claim_commitment(self, commitment_id: str, claim: bytes, ttl: int) -> bytes | None:
+        """Mark a commitment used by ``claim`` (kept ``ttl`` seconds).
+
+        Returns ``None`` for the first claim, else the claim that was there first.
+        """
 
     async def create_deal(self, record: DealRecord, ttl: int) -> None:
         """Store a new deal (expires ``ttl`` seconds after its last change)."""

@@ -20,21 +20,15 @@ class MemoryStore:
     def __init__(self) -> None:
         """An empty store."""
         self._deals: dict[str, tuple[float, DealRecord]] = {}
-        self._commitments: dict[str, float] = {}
         self._remembered: dict[str, tuple[float, bytes]] = {}
         self._created = 0
 
     async def ping(self) -> None:
         """Always answers."""
 
-    async def claim_commitment(self, commitment_id: str, ttl: int) -> bool:
-        """Mark a commitment used; ``False`` if it already was."""
-        now = time.monotonic()
-        expires = self._commitments.get(commitment_id)
-        if expires is not None and expires > now:
-            return False
-        self._commitments[commitment_id] = now + ttl
-        return True
+    async def claim_commitment(self, commitment_id: str, claim: bytes, ttl: int) -> bytes | None:
+        """Mark a commitment used; the first claim if there was one."""
+        return await self.remember(f"commitment:{commitment_id}", claim, ttl)
 
     async def create_deal(self, record: DealRecord, ttl: int) -> None:
         """Store a new deal (and, every so often, drop what has expired)."""
@@ -48,8 +42,6 @@ class MemoryStore:
         for table in (self._deals, self._remembered):
             for key in [k for k, (expires, _) in table.items() if expires <= now]:
                 del table[key]
-        for key in [k for k, expires in self._commitments.items() if expires <= now]:
-            del self._commitments[key]
 
     def _live(self, deal_id: str) -> DealRecord | None:
         entry = self._deals.get(deal_id)

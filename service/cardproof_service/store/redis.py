@@ -88,10 +88,9 @@ class RedisStore:
         """Raise :class:`StoreUnavailable` unless Redis answers."""
         await self._call(self._redis.ping)
 
-    async def claim_commitment(self, commitment_id: str, ttl: int) -> bool:
-        """``SET NX``: true only for the first claim."""
-        key = f"{PREFIX}commitment:{commitment_id}"
-        return bool(await self._call(lambda: self._redis.set(key, b"1", nx=True, ex=ttl)))
+    async def claim_commitment(self, commitment_id: str, claim: bytes, ttl: int) -> bytes | None:
+        """``SET NX GET``: ``None`` for the first claim, else the first claim."""
+        return await self.remember(f"commitment:{commitment_id}", claim, ttl)
 
     async def create_deal(self, record: DealRecord, ttl: int) -> None:
         """One hash per deal, with its expiry."""

@@ -1,0 +1,129 @@
+"""Receipts: JWS structure, tampering, unknown and rotated keys, offline replay checks."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from cardproof.deal import seed_hash
+from cardproof.games import PokerSquares
+from cardproof.receipts import (
+    JWKS,
+    ReceiptError,
+    ReceiptPayload,
+    SigningKey,
+    b64url,
+    b64url_decode,
+    decode_receipt,
+    thumbprint,
+    verify_receipt,
+)
+
+SEED = bytes(range(32))
+
+
+def payload(**changes: object) -> ReceiptPayload:
+    options = PokerSquares.parse_options(None)
+    game = PokerSquares.new(PokerSquares.deal_cards(SEED, "client", options))
+    while not game.is_over():
+        game.play(game.legal_moves()[0])
+    base = ReceiptPayload(
+        version=1,
+        variant="poker-squares",
+        options=msgspec.to_builtins(options),
+        deal_id="d_test",
+        algorithm="cardproof-shuffle-v1",
+        server_seed_hash=seed_hash(SEED),
+        server_seed=SEED.hex(),
+        client_seed="client",
+        moves=game.log_text(),
+        score=game.score(),
+        blind=True,
+        committed_before_client_seed=True,
+        issued_at=1_700_000_000,
+    )
+    return msgspec.structs.replace(base, **changes)
+
+
+KEY = SigningKey.from_seed(bytes(32))
+KEYS = JWKS(keys=[KEY.jwk()])
+
+
+def test_rfc_8037_ed25519_vector() -> None:
+    # RFC 8037 appendix A.4: the same key must give the RFC's signature
+    key = SigningKey.from_seed(b64url_decode("nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"))
+    assert b64url(key.public_bytes) == "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
+    assert key.kid == thumbprint(key.public_bytes) == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
+    signing_input = "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc"
+    signature = key._key.sign(signing_input.encode())
+    assert b64url(signature) == (
+        "hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg"
+    )
+
+
+def test_header_names_alg_and_kid() -> None:
+    token = KEY.sign(payload())
+    header, body = decode_receipt(token)
+    assert header == {"alg": "Ed25519", "kid": KEY.kid, "typ": "JOSE"}
+    assert body == payload()
+    assert KEY.sign(payload()) == token  # Ed25519 is deterministic: the same receipt again
+
+
+def test_a_genuine_receipt_verifies_and_replays() -> None:
+    verified = verify_receipt(KEY.sign(payload()), KEYS)
+    assert verified.replayed
+    assert verified.kid == KEY.kid
+    assert verify_receipt(KEY.sign(payload()), msgspec.json.encode(KEYS)).replayed
+
+
+def _swap_part(token: str, index: int, new: str) -> str:
+    parts = token.split(".")
+    parts[index] = new
+    return ".".join(parts)
+
+
+def test_any_alteration_fails_with_a_reason() -> None:
+    token = KEY.sign(payload())
+    altered_payload = b64url(msgspec.json.encode(payload(client_seed="someone else")))
+    altered_header = b64url(b'{"alg":"Ed25519","kid":"' + KEY.kid.encode() + b'","x":1}')
+    signature = token.rsplit(".", 1)[1]
+    flipped = ("A" if signature[0] != "A" else "B") + signature[1:]
+    cases = {
+        "payload": _swap_part(token, 1, altered_payload),
+        "header": _swap_part(token, 0, altered_header),
+        "signature": _swap_part(token, 2, flipped),
+    }
+    for part, bad in cases.items():
+        with pytest.raises(ReceiptError) as error:
+            verify_receipt(bad, KEYS)
+        assert error.value.code == "bad-signature", part
+    with pytest.raises(ReceiptError) as malformed:
+        verify_receipt("not.a-receipt", KEYS)
+    assert malformed.value.code == "malformed"
+
+
+def test_unknown_keys_fail_and_retired_keys_still_verify() -> None:
+    stranger = SigningKey.generate()
+    with pytest.raises(ReceiptError) as error:
+        verify_receipt(stranger.sign(payload()), KEYS)
+    assert error.value.code == "unknown-key"
+    old, new = SigningKey.from_seed(b"\x01" * 32), SigningKey.from_seed(b"\x02" * 32)
+    rotated = JWKS(keys=[new.jwk(), old.jwk()])  # what the service lists after a rotation
+    assert verify_receipt(old.sign(payload()), rotated).replayed
+    assert verify_receipt(new.sign(payload()), rotated).replayed
+
+
+def test_a_signed_but_false_receipt_fails_the_replay() -> None:
+    wrong_score = payload()
+    lie = msgspec.structs.replace(wrong_score.score, total=wrong_score.score.total + 1)
+    cases = {
+        "score-mismatch": payload(score=lie),
+        "seed-mismatch": payload(server_seed=bytes(32).hex()),
+        "replay-failed": payload(moves="a1 a1"),
+    }
+    for code, bad in cases.items():
+        with pytest.raises(ReceiptError) as error:
+            verify_receipt(KEY.sign(bad), KEYS)
+        assert error.value.code == code
+    pending = verify_receipt(KEY.sign(payload(server_seed=None)), KEYS)
+    assert not pending.replayed  # a tournament receipt before the reveal: signature only
