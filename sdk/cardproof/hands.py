@@ -190,8 +190,9 @@ def _build_trie() -> list[Any]:
     return node(0, 0, _EMPTY)
 
 
-_T: Final[list[Any]] = _build_trie()
-"""The trie: ``_T[a][b][c][d][e]`` is a category number (nested lists, shared nodes)."""
+TRIE: Final[list[Any]] = _build_trie()
+"""The trie: ``TRIE[a][b][c][d][e]`` is the category number of five card indices."""
+_T: Final = TRIE  # the hot paths below read a short global name
 
 
 def classify_indices(hand: Sequence[int]) -> int:

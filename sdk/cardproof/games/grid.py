@@ -1,4 +1,7 @@
-"""Parts shared by the 5x5 grid variants: cells, lines, the grid view, grid scoring.
+"""Parts shared by the 5x5 grid variants: cells, lines, the view, scoring, game bases.
+
+:class:`GridGame` is the base of the three grid variants; :class:`GridPlacementGame`
+adds absolute cells (poker-squares, serpent-patience).
 
 Cells are numbered ``row * 5 + col`` with row 0 the top row and col 0 the left
 column. A cell's text form is its column letter then its row number: ``a1`` is the
@@ -10,14 +13,15 @@ top-left cell, ``e5`` the bottom-right.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from operator import itemgetter
-from typing import Final
+from typing import ClassVar, Final, TypeVar
 
 import msgspec
 
 from cardproof.cards import Card
 from cardproof.errors import ParseError, RuleError
+from cardproof.games.base import Game
 from cardproof.hands import CustomTable, PointTable, Score, TableName, score_lines
 
 SIZE: Final = 5
@@ -125,3 +129,86 @@ def rows_of(cells: Sequence[Card | None], width: int = SIZE) -> tuple[tuple[str 
     """Cells as rows of card texts (``None`` for empty), for views and solutions."""
     texts = [c.text if c is not None else None for c in cells]
     return tuple(tuple(texts[i : i + width]) for i in range(0, len(texts), width))
+
+
+M = TypeVar("M", bound=msgspec.Struct)
+O = TypeVar("O", bound=TableOption)  # noqa: E741
+
+
+class GridGame(Game[M, O]):
+    """What the 5x5 variants share: 25 cards of a standard deck, scored as a grid."""
+
+    cards_used: ClassVar[int] = SIZE * SIZE
+    deck_type: ClassVar[str] = "standard-52"
+
+    @classmethod
+    def score_layout(cls, cells: Sequence[Card], options: O) -> Score:
+        """Score a finished 5x5 layout (row by row) under these options."""
+        diagonals = bool(getattr(options, "diagonals", False))
+        return score_grid(cells, options.table, diagonals=diagonals)
+
+    def is_complete(self) -> bool:
+        """All 25 cards placed."""
+        return len(self._moves) == SIZE * SIZE
+
+    def incomplete_reason(self) -> str:
+        """How many moves the log lacks."""
+        return f"the log has {len(self._moves)} moves; {self.id} needs 25"
+
+
+class GridPlacementGame(GridGame[Cell, TableOption]):
+    """A hidden-order 5x5 game where each card is placed in an absolute cell."""
+
+    move_type: ClassVar[type[Cell]] = Cell
+    move_token: ClassVar[str] = CELL_TOKEN
+    moves_by_text: ClassVar[Mapping[str, Cell]] = CELLS_BY_TEXT
+    steps_to_a_neighbour: ClassVar[bool] = False
+    """Whether each card after the first must go orthogonally next to the one before."""
+
+    def __init__(self, cards: tuple[Card, ...] | list[Card], options: TableOption) -> None:
+        super().__init__(cards, options)
+        self.cells: list[Card | None] = [None] * (SIZE * SIZE)
+
+    @classmethod
+    def parse_move(cls, text: str) -> Cell:
+        """A cell in text form, ``c3``."""
+        return Cell.parse(text)
+
+    @classmethod
+    def move_text(cls, move: Cell) -> str:
+        """``c3``."""
+        return move.text
+
+    def _try(self, move: Cell) -> tuple[str, str] | None:
+        row, col = move.row, move.col
+        if not (0 <= row < SIZE and 0 <= col < SIZE):
+            return "off-board", f"row and col must be 0..4, got row {row}, col {col}"
+        cell = row * SIZE + col
+        held = self.cells[cell]
+        if held is not None:
+            return "cell-taken", f"cell {move.text} already holds {held}"
+        placed = len(self._moves)
+        if placed >= len(self.cards):
+            return "game-over", "every card is placed"
+        if self.steps_to_a_neighbour and placed:
+            last = self._moves[-1]
+            if abs(last.row - row) + abs(last.col - col) != 1:
+                return "not-adjacent", (
+                    f"{move.text} is not next to {last.text}, the cell of the card before"
+                )
+        self.cells[cell] = self.cards[placed]
+        return None
+
+    def next_card(self) -> Card | None:
+        """The card to place now, or ``None`` once the grid is full."""
+        placed = len(self._moves)
+        return self.cards[placed] if placed < len(self.cards) else None
+
+    def _score(self) -> Score:
+        return self.score_layout(self.cells, self.options)  # type: ignore[arg-type]
+
+    def visible(self) -> GridView:
+        """The grid so far and the card to place (later cards only if open)."""
+        upcoming = self.cards[len(self._moves) :]
+        later = tuple(c.text for c in upcoming[1:]) if self.information == "open" else ()
+        return GridView(rows_of(self.cells), upcoming[0].text if upcoming else None, later)

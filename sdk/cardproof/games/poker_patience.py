@@ -27,8 +27,8 @@ import msgspec
 
 from cardproof.cards import Card
 from cardproof.errors import ParseError
-from cardproof.games.base import Game, require_text
-from cardproof.games.grid import SIZE, GridView, TableOption, score_grid
+from cardproof.games.base import require_text
+from cardproof.games.grid import SIZE, GridGame, GridView, TableOption, rows_of
 from cardproof.hands import CustomTable, Score, TableName
 
 REACH: Final = SIZE - 1
@@ -54,7 +54,7 @@ class PokerPatienceOptions(TableOption, frozen=True, forbid_unknown_fields=True)
     scoring: TableName | CustomTable = "british"
 
 
-class PokerPatience(Game[Offset, PokerPatienceOptions]):
+class PokerPatience(GridGame[Offset, PokerPatienceOptions]):
     """Poker Patience: 8-neighbour adjacency inside a 5x5 bound, table ``british``."""
 
     id = "poker-patience"
@@ -72,12 +72,9 @@ class PokerPatience(Game[Offset, PokerPatienceOptions]):
     options_type = PokerPatienceOptions
     move_type: ClassVar[type[Offset]] = Offset
     move_token: ClassVar[str] = OFFSET_TOKEN
-    cards_used: ClassVar[int] = SIZE * SIZE
-    deck_type: ClassVar[str] = "standard-52"
 
     def __init__(self, cards: tuple[Card, ...] | list[Card], options: PokerPatienceOptions) -> None:
         super().__init__(cards, options)
-        self.table = options.table
         self.placed: dict[tuple[int, int], Card] = {}
         self.rows = (0, -1)  # empty span: (min, max) with min > max
         self.cols = (0, -1)
@@ -125,6 +122,8 @@ class PokerPatience(Game[Offset, PokerPatienceOptions]):
         return None
 
     def _try(self, move: Offset) -> tuple[str, str] | None:
+        if len(self._moves) >= self.cards_used:
+            return "game-over", "every card is placed"
         reason = self._check(move)
         if reason is None:
             self._place(move)
@@ -151,14 +150,6 @@ class PokerPatience(Game[Offset, PokerPatienceOptions]):
         """After 25 placements (the rules never leave the player stuck earlier)."""
         return len(self._moves) == SIZE * SIZE
 
-    def is_complete(self) -> bool:
-        """All 25 cards placed."""
-        return self.is_over()
-
-    def incomplete_reason(self) -> str:
-        """How many moves the log lacks."""
-        return f"the log has {len(self._moves)} moves; {self.id} needs 25"
-
     def square(self) -> list[Card | None]:
         """The layout as rows of its bounding box (``None`` for empty cells)."""
         (top, bottom), (left, right) = self.rows, self.cols
@@ -167,7 +158,7 @@ class PokerPatience(Game[Offset, PokerPatienceOptions]):
         ]
 
     def _score(self) -> Score:
-        return score_grid(self.square(), self.table)  # type: ignore[arg-type]
+        return self.score_layout(self.square(), self.options)  # type: ignore[arg-type]
 
     def visible(self) -> GridView:
         """The layout so far (its bounding box, with its origin) and the card to place."""
@@ -176,6 +167,5 @@ class PokerPatience(Game[Offset, PokerPatienceOptions]):
         if not self.placed:
             return GridView((), upcoming, (), (0, 0))
         width = self.cols[1] - self.cols[0] + 1
-        texts = [c.text if c else None for c in self.square()]
-        layout = tuple(tuple(texts[i : i + width]) for i in range(0, len(texts), width))
+        layout = rows_of(self.square(), width)
         return GridView(layout, upcoming, (), (self.rows[0], self.cols[0]))

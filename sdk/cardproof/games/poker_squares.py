@@ -16,22 +16,7 @@ cardproof.errors.IllegalMove: move 1 (c3): cell c3 already holds 2C
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import ClassVar
-
-from cardproof.cards import Card
-from cardproof.games.base import Game
-from cardproof.games.grid import (
-    CELL_TOKEN,
-    CELLS_BY_TEXT,
-    SIZE,
-    Cell,
-    GridView,
-    TableOption,
-    rows_of,
-    score_grid,
-)
-from cardproof.hands import Score
+from cardproof.games.grid import SIZE, Cell, GridPlacementGame, TableOption
 
 
 class PokerSquaresOptions(TableOption, frozen=True, forbid_unknown_fields=True):
@@ -42,76 +27,6 @@ class PokerSquaresOptions(TableOption, frozen=True, forbid_unknown_fields=True):
     """
 
     diagonals: bool = False
-
-
-class GridPlacementGame(Game[Cell, TableOption]):
-    """A hidden-order 5x5 game where each card is placed in an absolute cell."""
-
-    move_type: ClassVar[type[Cell]] = Cell
-    move_token: ClassVar[str] = CELL_TOKEN
-    moves_by_text: ClassVar[Mapping[str, Cell]] = CELLS_BY_TEXT
-    cards_used: ClassVar[int] = SIZE * SIZE
-    deck_type: ClassVar[str] = "standard-52"
-    steps_to_a_neighbour: ClassVar[bool] = False
-    """Whether each card after the first must go orthogonally next to the one before."""
-
-    def __init__(self, cards: tuple[Card, ...] | list[Card], options: TableOption) -> None:
-        super().__init__(cards, options)
-        self.cells: list[Card | None] = [None] * (SIZE * SIZE)
-        self.table = options.table
-
-    @classmethod
-    def parse_move(cls, text: str) -> Cell:
-        """A cell in text form, ``c3``."""
-        return Cell.parse(text)
-
-    @classmethod
-    def move_text(cls, move: Cell) -> str:
-        """``c3``."""
-        return move.text
-
-    def _try(self, move: Cell) -> tuple[str, str] | None:
-        row, col = move.row, move.col
-        if not (0 <= row < SIZE and 0 <= col < SIZE):
-            return "off-board", f"row and col must be 0..4, got row {row}, col {col}"
-        cell = row * SIZE + col
-        held = self.cells[cell]
-        if held is not None:
-            return "cell-taken", f"cell {move.text} already holds {held}"
-        placed = len(self._moves)
-        if placed >= len(self.cards):
-            return "game-over", "every card is placed"
-        if self.steps_to_a_neighbour and placed:
-            last = self._moves[-1]
-            if abs(last.row - row) + abs(last.col - col) != 1:
-                return "not-adjacent", (
-                    f"{move.text} is not next to {last.text}, the cell of the card before"
-                )
-        self.cells[cell] = self.cards[placed]
-        return None
-
-    def next_card(self) -> Card | None:
-        """The card to place now, or ``None`` once the grid is full."""
-        placed = len(self._moves)
-        return self.cards[placed] if placed < len(self.cards) else None
-
-    def is_complete(self) -> bool:
-        """All 25 cards placed."""
-        return len(self._moves) == SIZE * SIZE
-
-    def incomplete_reason(self) -> str:
-        """How many moves the log lacks."""
-        return f"the log has {len(self._moves)} moves; {self.id} needs 25"
-
-    def _score(self) -> Score:
-        diagonals = bool(getattr(self.options, "diagonals", False))
-        return score_grid(self.cells, self.table, diagonals=diagonals)  # type: ignore[arg-type]
-
-    def visible(self) -> GridView:
-        """The grid so far and the card to place (later cards only if open)."""
-        upcoming = self.cards[len(self._moves) :]
-        later = tuple(c.text for c in upcoming[1:]) if self.information == "open" else ()
-        return GridView(rows_of(self.cells), upcoming[0].text if upcoming else None, later)
 
 
 class PokerSquares(GridPlacementGame):

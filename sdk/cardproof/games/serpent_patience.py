@@ -16,8 +16,7 @@ cardproof.errors.IllegalMove: move 1 (c1): c1 is not next to a1, the cell of the
 
 from __future__ import annotations
 
-from cardproof.games.grid import SIZE, Cell, TableOption
-from cardproof.games.poker_squares import GridPlacementGame
+from cardproof.games.grid import SIZE, Cell, GridPlacementGame, TableOption
 from cardproof.hands import CustomTable, TableName
 
 

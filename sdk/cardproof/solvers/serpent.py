@@ -17,6 +17,7 @@ path whose ten key values sum highest. The path table is built once per process
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -26,7 +27,7 @@ from typing import Any, Final, cast
 from cardproof.cards import Card
 from cardproof.games.grid import ROW_AND_COLUMN_LINES, SIZE, score_grid
 from cardproof.games.serpent_patience import NEIGHBOURS
-from cardproof.hands import _T, PointTable, Score
+from cardproof.hands import TRIE, PointTable, Score
 
 CELLS: Final = SIZE * SIZE
 PATH_COUNT: Final = 8648
@@ -87,8 +88,22 @@ class _Table:
     """Per path, a getter of its ten keys' values."""
 
 
-@cache
+_TABLE_LOCK = threading.Lock()
+_BUILT: dict[str, _Table] = {}
+
+
 def _table() -> _Table:
+    """The path table, built once per process even when several threads ask at once."""
+    table = _BUILT.get("table")
+    if table is None:
+        with _TABLE_LOCK:
+            table = _BUILT.get("table")
+            if table is None:
+                table = _BUILT["table"] = _build_table()
+    return table
+
+
+def _build_table() -> _Table:
     ids: dict[tuple[int, ...], int] = {}
     sums = []
     for path in all_paths():
@@ -105,7 +120,7 @@ def _table() -> _Table:
 
 
 @dataclass(frozen=True)
-class SerpentSolution:
+class SerpentPar:
     """The best score of a deal, with one path that reaches it."""
 
     score: Score
@@ -123,7 +138,7 @@ def best_path(cards: Sequence[Card], table: PointTable) -> tuple[int, tuple[int,
     tables = _table()
     points = table.points
     values = [
-        points[_T[deal[a]][deal[b]][deal[c]][deal[d]][deal[e]]] for a, b, c, d, e in tables.keys
+        points[TRIE[deal[a]][deal[b]][deal[c]][deal[d]][deal[e]]] for a, b, c, d, e in tables.keys
     ]
     best, best_index = -(10**9), 0
     for index, getter in enumerate(tables.sums):
@@ -133,13 +148,13 @@ def best_path(cards: Sequence[Card], table: PointTable) -> tuple[int, tuple[int,
     return best, all_paths()[best_index]
 
 
-def solve(cards: Sequence[Card], table: PointTable) -> SerpentSolution:
+def solve(cards: Sequence[Card], table: PointTable) -> SerpentPar:
     """The exact best score of the first 25 cards, and a layout that reaches it."""
     _, path = best_path(cards, table)
     grid: list[Card] = [cards[0]] * CELLS
     for position, cell in enumerate(path):
         grid[cell] = cards[position]
-    return SerpentSolution(score_grid(grid, table), path, tuple(grid))
+    return SerpentPar(score_grid(grid, table), path, tuple(grid))
 
 
 def prepare() -> None:

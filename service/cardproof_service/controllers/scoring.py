@@ -7,8 +7,9 @@ from typing import Any
 from litestar import Controller, Request, post
 
 from cardproof.cards import parse_cards
+from cardproof.errors import RuleError
 from cardproof.games import variant
-from cardproof.games.grid import score_grid
+from cardproof.games.grid import GridGame
 from cardproof.hands import Score
 from cardproof.models import ScoreRequest
 from cardproof_service import examples
@@ -19,12 +20,16 @@ from cardproof_service.problems import problem_responses
 def score_layout(body: ScoreRequest) -> Score:
     """Score a 5x5 layout under the variant's options (checks cards and options)."""
     cls = variant(body.variant)
+    if not issubclass(cls, GridGame):
+        raise RuleError(
+            "no-layout", f"{cls.id} is not played on a 5x5 grid: use /v1/verify", field="variant"
+        )
     options = cls.parse_options(body.options)
     cards = []
     for r, row in enumerate(body.layout):
         cards.extend(parse_cards(row, field=f"layout[{r}]"))
     cls.check_cards(cards, locate=lambda i: f"layout[{i // 5}][{i % 5}]")
-    return score_grid(cards, options.table, diagonals=bool(getattr(options, "diagonals", False)))
+    return cls.score_layout(cards, options)
 
 
 class ScoringController(Controller):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from litestar import Controller, Request, post
@@ -50,7 +51,8 @@ class SolveController(Controller):
     )
     async def solve(self, request: Request[Any, Any, Any]) -> SerpentSolution:
         """For serpent-patience: the exact best score, a layout reaching it and its moves."""
-        return solve_deal(await read_body(request, SolveRequest))
+        body = await read_body(request, SolveRequest)
+        return await asyncio.to_thread(solve_deal, body)  # milliseconds of CPU: off the loop
 
 
 __all__ = ["SOLVABLE", "SolveController"]
