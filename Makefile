@@ -2,45 +2,61 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+CHECKSUM := $(shell cksum pyproject.toml | cut -d' ' -f1)
+RUN_STAMP := $(VENV)/.run-$(CHECKSUM)
+DEV_STAMP := $(VENV)/.dev-$(CHECKSUM)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest openapi bench clean
+.PHONY: run test lint typecheck pytest openapi bench clean python-version
 
-$(STAMP): pyproject.toml
+python-version:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "cardproof needs Python 3.11 or newer; try: make $(MAKECMDGOALS) PYTHON=python3.11"; exit 1; }
+
+$(VENV)/bin/python: | python-version
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[service,dev]'
-	rm -f $(VENV)/.installed-*
+
+# `make run` needs only the service; `make test` also the dev tools.
+$(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[service]'
+	rm -f $(VENV)/.run-*
 	touch $@
 
-## run: serve the API on http://$(HOST):$(PORT) with the embedded memory store
-run: $(STAMP)
+$(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[service,dev]'
+	rm -f $(VENV)/.dev-* $(VENV)/.run-*
+	touch $@ $(RUN_STAMP)
+
+## run: serve the API on http://$(HOST):$(PORT); the memory store, or Redis if REDIS_URL is set
+run: $(RUN_STAMP)
 	$(BIN)/cardproof serve --host $(HOST) --port $(PORT)
 
 ## test: lint, type-check, then the whole test suite (doctests, property, API, schemathesis)
-test: $(STAMP) lint typecheck pytest
+test: $(DEV_STAMP) lint typecheck pytest
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check sdk service tests bench
 	$(BIN)/ruff format --check sdk service tests bench
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(DEV_STAMP)
 	$(BIN)/pytest
 
-## openapi: rewrite openapi/openapi.json from the app
-openapi: $(STAMP)
-	$(BIN)/cardproof openapi > openapi/openapi.json
+## openapi: rewrite openapi/openapi.json from the app (only if the command succeeds)
+openapi: $(RUN_STAMP)
+	$(BIN)/cardproof openapi > openapi/.openapi.json.tmp
+	mv openapi/.openapi.json.tmp openapi/openapi.json
 
 ## bench: run every benchmark (prints figures and ratios; not a test)
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python bench/hands.py --exhaustive
 	$(BIN)/python bench/serpent.py
 	$(BIN)/python bench/score.py
+	$(BIN)/python bench/service.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

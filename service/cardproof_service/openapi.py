@@ -9,6 +9,7 @@ gets ``T`` as its request body, with ``opt["example"]`` as its example.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,8 +63,22 @@ class RawSchema(Schema):
         return self.raw
 
 
-def install_exact_schemas(app: Litestar) -> dict[str, Any]:
-    """Put msgspec's schemas and the request bodies into the app's spec; return it as JSON."""
+def clean_descriptions(schema: Any) -> Any:
+    """``schema`` with every ``description`` dedented (msgspec copies raw docstrings)."""
+    if isinstance(schema, dict):
+        return {
+            key: inspect.cleandoc(value)
+            if key == "description" and isinstance(value, str)
+            else clean_descriptions(value)
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [clean_descriptions(item) for item in schema]
+    return schema
+
+
+def install_exact_schemas(app: Litestar) -> None:
+    """Put msgspec's schemas and the request bodies into the app's spec."""
     spec = app.openapi_schema
     bodies: dict[tuple[str, str], tuple[type[msgspec.Struct], Any]] = {}
     for route in app.routes:
@@ -88,7 +103,7 @@ def install_exact_schemas(app: Litestar) -> dict[str, Any]:
         sorted(types, key=lambda t: t.__name__), ref_template="#/components/schemas/{name}"
     )
     for name, schema in defs.items():
-        known[name] = RawSchema(raw=schema)
+        known[name] = RawSchema(raw=clean_descriptions(schema))
     components.schemas = dict(sorted(known.items()))
     spec.components = components
     for (path, method), (body_type, example) in bodies.items():
@@ -103,4 +118,3 @@ def install_exact_schemas(app: Litestar) -> dict[str, Any]:
                 },
                 required=True,
             )
-    return spec.to_schema()

@@ -153,12 +153,15 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
     )
 
 
-def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI response entries for the errors an operation can return (500 always)."""
+def problem_responses(*statuses: int, **described: str) -> dict[int, ResponseSpec]:
+    """OpenAPI response entries for the errors an operation can return (500 always).
+
+    ``described`` gives an operation's own text for a status, as ``e422="..."``.
+    """
     return {
         status: ResponseSpec(
             data_container=Problem,
-            description=_DESCRIPTIONS[status],
+            description=described.get(f"e{status}", _DESCRIPTIONS[status]),
             media_type=PROBLEM_MEDIA_TYPE,
             generate_examples=False,
         )

@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Self
+from typing import Any, Self
 
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used; the message names the variable."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,11 +35,24 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
         """Settings from ``environ`` (default ``os.environ``), defaults where unset."""
         env = os.environ if environ is None else environ
+
+        def number(name: str, default: float, kind: type[int] | type[float] = int) -> Any:
+            text = env.get(name)
+            if not text:
+                return kind(default)
+            try:
+                value = kind(text)
+            except ValueError:
+                raise SettingsError(f"{name} must be a number, not {text!r}") from None
+            if value <= 0:
+                raise SettingsError(f"{name} must be more than 0, not {text!r}")
+            return value
+
         return cls(
-            max_body_bytes=int(env.get("CARDPROOF_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)),
+            max_body_bytes=number("CARDPROOF_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
             warm_up=env.get("CARDPROOF_WARM_UP", "1").lower() not in {"0", "false", "no"},
             redis_url=env.get("REDIS_URL") or None,
-            deal_ttl=int(env.get("CARDPROOF_DEAL_TTL", 24 * 3600)),
-            commitment_ttl=int(env.get("CARDPROOF_COMMITMENT_TTL", 3600)),
-            store_timeout=float(env.get("CARDPROOF_STORE_TIMEOUT", 2.0)),
+            deal_ttl=number("CARDPROOF_DEAL_TTL", 24 * 3600),
+            commitment_ttl=number("CARDPROOF_COMMITMENT_TTL", 3600),
+            store_timeout=number("CARDPROOF_STORE_TIMEOUT", 2.0, float),
         )

@@ -61,7 +61,18 @@ class DealsController(Controller):
         "",
         status_code=201,
         summary="Open a deal",
-        responses=problem_responses(400, 404, 409, 413, 422, 503),
+        responses=problem_responses(
+            400,
+            404,
+            409,
+            413,
+            422,
+            503,
+            e404="No such commitment (`unknown-commitment`) or it expired (`expired-commitment`).",
+            e409="The commitment was used for another deal (`commitment-used`).",
+            e422="An option the variant does not take (`unknown-option`), a client seed over "
+            "256 UTF-8 bytes (`client-seed-too-long`).",
+        ),
         opt={"body": DealRequest, "example": examples.DEAL},
     )
     async def create(self, request: Request[Any, Any, Any]) -> DealState:
@@ -82,7 +93,20 @@ class DealsController(Controller):
         "/{deal_id:str}/moves",
         status_code=200,
         summary="Play one move",
-        responses=problem_responses(400, 404, 409, 413, 422, 503),
+        responses=problem_responses(
+            400,
+            404,
+            409,
+            413,
+            422,
+            503,
+            e404="No such deal, or it expired (`unknown-deal`).",
+            e409="`index` is not the next one (`wrong-index`, with `next_index`), another move "
+            "holds that index (`move-conflict`: the first one stands), or the game is over "
+            "(`game-over`).",
+            e422="An illegal move, with `move_index` and a `code` (`cell-taken`, `off-board`, "
+            "`not-adjacent`, `outside-square`, `first-not-origin`, `wrong-move-shape`).",
+        ),
         opt={"body": MoveRequest, "example": {"index": 0, "move": {"row": 2, "col": 2}}},
     )
     async def play(self, request: Request[Any, Any, Any], deal_id: DealIdParameter) -> MoveResult:
@@ -96,7 +120,15 @@ class DealsController(Controller):
     @get(
         "/{deal_id:str}/receipt",
         summary="The signed receipt of a finished deal",
-        responses=problem_responses(400, 404, 409, 422, 503),
+        responses=problem_responses(
+            400,
+            404,
+            409,
+            422,
+            503,
+            e409="The game is not over yet (`not-finished`).",
+            e422="The game ended at a dead end and is not scored (`incomplete`).",
+        ),
     )
     async def receipt(
         self, request: Request[Any, Any, Any], deal_id: DealIdParameter

@@ -42,7 +42,14 @@ class ScoringController(Controller):
         "",
         status_code=200,
         summary="Score a finished layout",
-        responses=problem_responses(400, 413, 422),
+        responses=problem_responses(
+            400,
+            413,
+            422,
+            e422="A card twice (`duplicate-card`), a joker in a game without one "
+            "(`card-not-in-deck`), an option the variant does not take (`unknown-option`), a "
+            "variant not played on a 5x5 grid (`no-layout`).",
+        ),
         opt={"body": ScoreRequest, "example": examples.SCORE},
     )
     async def score(self, request: Request[Any, Any, Any]) -> Score:

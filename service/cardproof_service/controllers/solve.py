@@ -46,7 +46,14 @@ class SolveController(Controller):
         "",
         status_code=200,
         summary="Solve a deal",
-        responses=problem_responses(400, 413, 422),
+        responses=problem_responses(
+            400,
+            413,
+            422,
+            e422="No solver for the variant (`no-solver`), a card twice (`duplicate-card`), "
+            "fewer cards than the game uses (`too-few-cards`), an option the variant does not "
+            "take (`unknown-option`).",
+        ),
         opt={"body": SolveRequest, "example": examples.SOLVE},
     )
     async def solve(self, request: Request[Any, Any, Any]) -> SerpentSolution:

@@ -11,6 +11,7 @@ from litestar import Controller, get
 from cardproof.games import VARIANTS
 from cardproof.hands import TABLES
 from cardproof.models import VariantInfo
+from cardproof_service.openapi import clean_descriptions
 from cardproof_service.problems import problem_responses
 
 
@@ -20,7 +21,8 @@ def options_schema(options_type: type[msgspec.Struct]) -> dict[str, Any]:
     schema: dict[str, Any] = dict(defs.pop(ref["$ref"].rsplit("/", 1)[1]))
     if defs:
         schema["$defs"] = defs
-    return schema
+    cleaned: dict[str, Any] = clean_descriptions(schema)
+    return cleaned
 
 
 @cache

@@ -23,7 +23,21 @@ class VerifyController(Controller):
         "",
         status_code=200,
         summary="Replay and score a complete log",
-        responses=problem_responses(400, 404, 409, 413, 422, 503),
+        responses=problem_responses(
+            400,
+            404,
+            409,
+            413,
+            422,
+            503,
+            e404="No such deal, or it expired (`unknown-deal`).",
+            e409="The deal was played, or is being played, with another log (`deal-played`).",
+            e422="An illegal move, named by `move_index` with a `code` (`cell-taken`, "
+            "`off-board`, `not-adjacent`, `outside-square`, `first-not-origin`, "
+            "`wrong-move-shape`, `game-over`); a log too short or a dead end (`incomplete`); a "
+            "bad deal (`bad-deal-form`, `duplicate-card`, `too-few-cards`); options that differ "
+            "from the deal's (`options-mismatch`).",
+        ),
         opt={"body": VerifyRequest, "example": examples.VERIFY},
     )
     async def verify(self, request: Request[Any, Any, Any]) -> VerifyResult:
