@@ -7,7 +7,9 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,7 +33,7 @@ def test_readme_shows_both_make_commands() -> None:
     assert len(PYTHON) >= 2
 
 
-STATED = {
+STATED: dict[str, Callable[[dict[str, Any]], bool]] = {
     "/v1/score": lambda body: body["total"] == 210,
     '"a1 b1 a1"': lambda body: (body["code"], body["move_index"]) == ("cell-taken", 2),
     "/v1/commitments": lambda body: body["commitment_id"].startswith("c_"),
