@@ -1,12 +1,24 @@
-"""The ``cardproof`` command: ``serve`` really serves (what ``make run`` runs)."""
+"""The ``cardproof`` command: serve, verify, keys.
+
+``serve`` really serves (what ``make run`` runs); ``verify`` checks receipts offline;
+``keys generate`` makes keys the service accepts.
+"""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import httpx
+import msgspec
 import pytest
+from litestar.testing import TestClient
 
 from cardproof.cli import build_parser
-from conftest import served
+from cardproof_service import Settings, create_app
+from cardproof_service.keys import load_keys
+from conftest import TEST_KEYS, served
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -26,3 +38,60 @@ def test_parser_defaults() -> None:
     assert (args.host, args.port, args.workers) == ("127.0.0.1", 8000, 1)
     with pytest.raises(SystemExit):
         build_parser().parse_args([])
+
+
+def _cardproof(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    command = [str(Path(sys.executable).parent / "cardproof"), *args]
+    return subprocess.run(command, capture_output=True, text=True, input=stdin, timeout=60)
+
+
+def test_keys_generate_prints_usable_keys() -> None:
+    result = _cardproof("keys", "generate")
+    assert result.returncode == 0
+    env = dict(line.split("=", 1) for line in result.stdout.splitlines())
+    keys = load_keys(env)
+    assert keys.signing.kid in result.stderr
+
+
+def test_verify_a_receipt_file_offline(tmp_path: Path) -> None:
+    jwks = tmp_path / "jwks.json"
+    jwks.write_bytes(msgspec.json.encode(TEST_KEYS.jwks()))
+    good = tmp_path / "receipt.txt"
+    with TestClient(create_app(Settings(warm_up=False), keys=TEST_KEYS)) as client:
+        deal = client.post("/v1/deals", json={"variant": "poker-squares"}).json()
+        for i, cell in enumerate(f"{c}{r}" for r in "12345" for c in "abcde"):
+            client.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": i, "move": cell})
+        receipt = client.get(f"/v1/deals/{deal['deal_id']}/receipt")
+    good.write_text(receipt.text)  # the endpoint's JSON works as a receipt file
+    result = _cardproof("verify", str(good), "--jwks", str(jwks))
+    assert result.returncode == 0, result.stderr
+    assert f"score {receipt.json()['payload']['score']['total']}" in result.stdout
+    token = receipt.json()["receipt"]
+    header, payload, signature = token.split(".")
+    forged = f"{header}.{payload[:-4]}AAAA.{signature}"
+    result = _cardproof("verify", "-", "--jwks", str(jwks), stdin=forged)
+    assert result.returncode == 1
+    assert "NOT VERIFIED" in result.stdout
+    missing = _cardproof("verify", str(tmp_path / "none.txt"), "--jwks", str(jwks))
+    assert missing.returncode == 2
+    assert "cannot read" in missing.stderr
+
+
+def test_verify_fetches_the_key_set_from_a_server(tmp_path: Path, live_server: str) -> None:
+    with httpx.Client(base_url=live_server) as http:
+        deal = http.post("/v1/deals", json={"variant": "serpent-patience"}).json()
+        cards = [deal["view"]["next"], *deal["view"]["later"]]
+        moves = http.post("/v1/solve", json={"variant": "serpent-patience", "cards": cards}).json()
+        verified = http.post(
+            "/v1/verify",
+            json={
+                "variant": "serpent-patience",
+                "deal": {"deal_id": deal["deal_id"]},
+                "moves": moves["moves"],
+            },
+        ).json()
+    path = tmp_path / "receipt.jws"
+    path.write_text(verified["receipt"])
+    result = _cardproof("verify", str(path), "--url", live_server)
+    assert result.returncode == 0, result.stderr
+    assert "verified: serpent-patience" in result.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Iterator
@@ -276,12 +277,18 @@ def every_response(client: HttpClient) -> Iterator[list[str]]:
     client.request = original  # type: ignore[method-assign]
 
 
-def test_secrets_never_leave_the_server(client: HttpClient, every_response: list[str]) -> None:
+def test_secrets_never_leave_the_server(
+    client: HttpClient, every_response: list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     deal_id, _, _ = play_through(client, "poker-squares")
-    client.get(f"/v1/deals/{deal_id}/receipt")
+    server_seed = client.get(f"/v1/deals/{deal_id}/receipt").json()["payload"]["server_seed"]
     client.get("/.well-known/jwks.json")
     client.post("/v1/deals", json={"variant": "nope"})
+    client.post("/v1/deals", json={"variant": "poker-squares", "commitment_id": "c_forged"})
     secrets = [TEST_KEYS.master.hex(), "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]
     for body in every_response:
         for secret in secrets:
             assert secret not in body
+    for secret in [*secrets, server_seed]:
+        assert secret not in caplog.text
