@@ -12,7 +12,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from cardproof import Client, ConflictError, IllegalMoveError, NotFoundError
+from cardproof import AsyncClient, Client, ConflictError, IllegalMoveError, NotFoundError
 from cardproof.deal import seed_hash
 from cardproof.games import VARIANTS, variant
 from cardproof.receipts import verify_receipt
@@ -292,3 +292,18 @@ def test_secrets_never_leave_the_server(
             assert secret not in body
     for secret in [*secrets, server_seed]:
         assert secret not in caplog.text
+
+
+async def test_async_sdk_plays_a_committed_deal(async_client: Any) -> None:
+    client = AsyncClient(base_url=str(async_client.base_url), http_client=async_client)
+    game = await client.deal("serpent-patience", {"scoring": "american"})
+    assert game.state.committed_before_client_seed
+    snake = [f"{c}{r}" for r in "12345" for c in ("abcde" if r in "135" else "edcba")]
+    for cell in snake:
+        await game.play(cell)
+    assert game.finished
+    receipt = await game.receipt()
+    assert receipt.payload.options["scoring"] == "american"
+    assert (await client.verify_receipt(receipt.receipt)).replayed
+    with pytest.raises(ConflictError):
+        await client.play(game.deal_id, 25, "a1")
