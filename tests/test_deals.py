@@ -17,6 +17,7 @@ from cardproof.deal import seed_hash
 from cardproof.games import VARIANTS, variant
 from cardproof.receipts import verify_receipt
 from cardproof_service import Settings, create_app
+from cardproof_service.store import Claim, DealRecord, MemoryStore, StoreUnavailable
 from conftest import TEST_KEYS
 
 HttpClient = TestClient[Litestar]
@@ -307,3 +308,31 @@ async def test_async_sdk_plays_a_committed_deal(async_client: Any) -> None:
     assert (await client.verify_receipt(receipt.receipt)).replayed
     with pytest.raises(ConflictError):
         await client.play(game.deal_id, 25, "a1")
+
+
+class FailingOnce(MemoryStore):
+    """A memory store whose first deal creation fails as if Redis were down."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
+
+    async def create_deal(
+        self, record: DealRecord, ttl: int, commitment: Claim | None = None
+    ) -> bytes | None:
+        if not self.failed:
+            self.failed = True
+            raise StoreUnavailable("redis: ConnectionError")
+        return await super().create_deal(record, ttl, commitment)
+
+
+def test_a_deal_refused_with_503_can_be_asked_for_again() -> None:
+    app = create_app(Settings(warm_up=False), keys=TEST_KEYS, store=FailingOnce())
+    with TestClient(app) as client:
+        commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
+        request = {"variant": "poker-squares", "commitment_id": commitment}
+        headers = {"idempotency-key": "retry-me"}
+        refused = client.post("/v1/deals", json=request, headers=headers)
+        assert refused.status_code == 503
+        assert refused.headers["retry-after"] == "1"
+        assert client.post("/v1/deals", json=request, headers=headers).status_code == 201

@@ -43,7 +43,7 @@ from cardproof.receipts import b64url_decode as _b64url_decode
 from cardproof_service.keys import Keys
 from cardproof_service.problems import problem
 from cardproof_service.settings import Settings
-from cardproof_service.store import Appended, DealRecord, Store
+from cardproof_service.store import Appended, Claim, DealRecord, Store
 
 _DEAL_FORMS = (
     frozenset({"cards"}),
@@ -143,28 +143,26 @@ class Deals:
                 field="client_seed",
             )
         deal_id = "d_" + _b64url(secrets.token_bytes(16))
+        claim = None
         if isinstance(request.commitment_id, str):
             commitment_id = request.commitment_id
             expires_at = self._check_commitment(commitment_id)
-            ttl = max(1, expires_at - _now())
-            claim = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
-            first = await self.store.claim_commitment(commitment_id, claim, ttl)
-            if first is not None:
-                return await self._repeat(first, idempotency_key)
-            committed = True
+            mark = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
+            claim = Claim(commitment_id, mark, max(1, expires_at - _now()))
         else:
             commitment_id = self._new_commitment_id(_now())
-            committed = False
         record = DealRecord(
             deal_id=deal_id,
             variant=cls.id,
             options=msgspec.to_builtins(options),
             commitment_id=commitment_id,
             client_seed=client_seed,
-            committed=committed,
+            committed=claim is not None,
             created_at=_now(),
         )
-        await self.store.create_deal(record, self.settings.deal_ttl)
+        first = await self.store.create_deal(record, self.settings.deal_ttl, claim)
+        if first is not None:
+            return await self._repeat(first, idempotency_key)
         return self._state(record, self._replay(record))
 
     async def _repeat(self, first_claim: bytes, idempotency_key: str | None) -> DealState:

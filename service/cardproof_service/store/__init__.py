@@ -6,10 +6,11 @@ records live here. Both backends pass one contract test suite.
 
 from cardproof_service.store.base import (
     Appended,
+    Claim,
     DealRecord,
     Store,
     StoreUnavailable,
 )
 from cardproof_service.store.memory import MemoryStore
 
-__all__ = ["Appended", "DealRecord", "MemoryStore", "Store", "StoreUnavailable"]
+__all__ = ["Appended", "Claim", "DealRecord", "MemoryStore", "Store", "StoreUnavailable"]

@@ -42,6 +42,14 @@ class Appended(msgspec.Struct, frozen=True):
     count: int = 0
 
 
+class Claim(msgspec.Struct, frozen=True):
+    """A commitment to claim for a new deal: its id, what to record, how long to keep it."""
+
+    commitment_id: str
+    claim: bytes
+    ttl: int
+
+
 class Store(Protocol):
     """What the service needs from its state, each step atomic."""
 
@@ -50,14 +58,15 @@ class Store(Protocol):
     async def ping(self) -> None:
         """Raise :class:`StoreUnavailable` unless the store answers."""
 
-    async def claim_commitment(self, commitment_id: str, claim: bytes, ttl: int) -> bytes | None:
-        """Mark a commitment used by ``claim`` (kept ``ttl`` seconds).
+    async def create_deal(
+        self, record: DealRecord, ttl: int, commitment: Claim | None = None
+    ) -> bytes | None:
+        """Store a new deal (no moves yet; it expires ``ttl`` seconds after its last change).
 
-        Returns ``None`` for the first claim, else the claim that was there first.
+        With ``commitment``, only if that commitment is unclaimed, claiming it in the same
+        atomic step: returns ``None`` when the deal was stored, else the first claim (and
+        stores nothing).
         """
-
-    async def create_deal(self, record: DealRecord, ttl: int) -> None:
-        """Store a new deal (expires ``ttl`` seconds after its last change)."""
 
     async def get_deal(self, deal_id: str) -> DealRecord | None:
         """The deal with its log, or ``None`` if there is none (or it expired)."""
@@ -71,9 +80,6 @@ class Store(Protocol):
         self, deal_id: str, moves: list[str], finished_at: int, blind: bool, ttl: int
     ) -> Appended:
         """Store a whole finished log only if the deal has no move yet."""
-
-    async def remember(self, key: str, value: bytes, ttl: int) -> bytes | None:
-        """Keep ``value`` under ``key`` unless one is there; return the one that was."""
 
     async def close(self) -> None:
         """Release connections."""

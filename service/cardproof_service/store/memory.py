@@ -6,7 +6,7 @@ import time
 
 import msgspec
 
-from cardproof_service.store.base import Appended, DealRecord
+from cardproof_service.store.base import Appended, Claim, DealRecord
 
 
 class MemoryStore:
@@ -20,26 +20,32 @@ class MemoryStore:
     def __init__(self) -> None:
         """An empty store."""
         self._deals: dict[str, tuple[float, DealRecord]] = {}
-        self._remembered: dict[str, tuple[float, bytes]] = {}
+        self._claims: dict[str, tuple[float, bytes]] = {}
         self._created = 0
 
     async def ping(self) -> None:
         """Always answers."""
 
-    async def claim_commitment(self, commitment_id: str, claim: bytes, ttl: int) -> bytes | None:
-        """Mark a commitment used; the first claim if there was one."""
-        return await self.remember(f"commitment:{commitment_id}", claim, ttl)
-
-    async def create_deal(self, record: DealRecord, ttl: int) -> None:
-        """Store a new deal (and, every so often, drop what has expired)."""
+    async def create_deal(
+        self, record: DealRecord, ttl: int, commitment: Claim | None = None
+    ) -> bytes | None:
+        """Claim the commitment (if any) and store the deal, in one step."""
         self._created += 1
         if self._created % 1024 == 0:
             self._sweep()
-        self._deals[record.deal_id] = (time.monotonic() + ttl, record)
+        now = time.monotonic()
+        if commitment is not None:
+            first = self._claims.get(commitment.commitment_id)
+            if first is not None and first[0] > now:
+                return first[1]
+            self._claims[commitment.commitment_id] = (now + commitment.ttl, commitment.claim)
+        fresh = msgspec.structs.replace(record, moves=[], finished_at=None, blind=True)
+        self._deals[record.deal_id] = (now + ttl, fresh)
+        return None
 
     def _sweep(self) -> None:
         now = time.monotonic()
-        for table in (self._deals, self._remembered):
+        for table in (self._deals, self._claims):
             for key in [k for k, (expires, _) in table.items() if expires <= now]:
                 del table[key]
 
@@ -87,15 +93,6 @@ class MemoryStore:
         record.blind = blind
         self._deals[deal_id] = (time.monotonic() + ttl, record)
         return Appended("appended", len(moves))
-
-    async def remember(self, key: str, value: bytes, ttl: int) -> bytes | None:
-        """Keep ``value`` unless a live one is there; return that one."""
-        now = time.monotonic()
-        found = self._remembered.get(key)
-        if found is not None and found[0] > now:
-            return found[1]
-        self._remembered[key] = (now + ttl, value)
-        return None
 
     async def close(self) -> None:
         """Nothing to release."""

@@ -17,7 +17,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
-from cardproof_service.store.base import Appended, DealRecord, StoreUnavailable
+from cardproof_service.store.base import Appended, Claim, DealRecord, StoreUnavailable
 
 T = TypeVar("T")
 PREFIX: Final = "cardproof:"
@@ -34,6 +34,17 @@ redis.call('HSET', KEYS[1], 'moves', moves, 'n', n + 1)
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'fin', ARGV[3]) end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 return {'appended', n + 1}
+"""
+
+_CREATE: Final = """
+if #KEYS == 2 then
+  local first = redis.call('GET', KEYS[2])
+  if first then return first end
+  redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
+end
+redis.call('HSET', KEYS[1], 'fixed', ARGV[1], 'moves', '', 'n', 0, 'blind', 1)
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return false
 """
 
 _SUBMIT: Final = """
@@ -65,6 +76,7 @@ class RedisStore:
     def __init__(self, client: redis.Redis) -> None:
         """A store over a ``redis.asyncio`` client (see :meth:`from_url`)."""
         self._redis = client
+        self._create = client.register_script(_CREATE)
         self._append = client.register_script(_APPEND)
         self._submit = client.register_script(_SUBMIT)
         self._encoder = msgspec.msgpack.Encoder()
@@ -88,12 +100,10 @@ class RedisStore:
         """Raise :class:`StoreUnavailable` unless Redis answers."""
         await self._call(self._redis.ping)
 
-    async def claim_commitment(self, commitment_id: str, claim: bytes, ttl: int) -> bytes | None:
-        """``SET NX GET``: ``None`` for the first claim, else the first claim."""
-        return await self.remember(f"commitment:{commitment_id}", claim, ttl)
-
-    async def create_deal(self, record: DealRecord, ttl: int) -> None:
-        """One hash per deal, with its expiry."""
+    async def create_deal(
+        self, record: DealRecord, ttl: int, commitment: Claim | None = None
+    ) -> bytes | None:
+        """The create script: claim the commitment (if any) and write the deal atomically."""
         fixed = _Fixed(
             record.variant,
             record.options,
@@ -102,21 +112,14 @@ class RedisStore:
             record.committed,
             record.created_at,
         )
-        key = f"{PREFIX}deal:{record.deal_id}"
-        mapping: dict[EncodableT, EncodableT] = {
-            "fixed": self._encoder.encode(fixed),
-            "moves": b"",
-            "n": 0,
-            "blind": 1,
-        }
-
-        async def write() -> None:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.hset(key, mapping=mapping)
-                pipe.expire(key, ttl)
-                await pipe.execute()
-
-        await self._call(write)
+        deal_key = f"{PREFIX}deal:{record.deal_id}"
+        keys = [deal_key]
+        args: list[EncodableT] = [self._encoder.encode(fixed), ttl]
+        if commitment is not None:
+            keys.append(f"{PREFIX}commitment:{commitment.commitment_id}")
+            args += [commitment.claim, commitment.ttl]
+        first = await self._call(lambda: self._create(keys=keys, args=args))
+        return first if isinstance(first, bytes) else None
 
     async def get_deal(self, deal_id: str) -> DealRecord | None:
         """The deal and its log, or ``None``."""
@@ -162,12 +165,6 @@ class RedisStore:
         args: list[str | int] = [" ".join(moves), len(moves), finished_at, int(blind), ttl]
         reply = await self._call(lambda: self._submit(keys=keys, args=args))
         return self._appended(reply)
-
-    async def remember(self, key: str, value: bytes, ttl: int) -> bytes | None:
-        """``SET NX GET``: keep ``value`` unless a value is there; return that one."""
-        full = f"{PREFIX}remember:{key}"
-        found = await self._call(lambda: self._redis.set(full, value, nx=True, ex=ttl, get=True))
-        return found if isinstance(found, bytes) else None
 
     async def close(self) -> None:
         """Close the connection pool."""

@@ -1,0 +1,323 @@
+"""One contract for every store backend (store/base.py): memory and a real Redis.
+
+The Redis runs are on ``REDIS_URL`` or a private redis-server (see redis_server.py);
+each test opens a fresh store and uses ids of its own, and a private server is
+flushed before each test. The outage tests always use a private server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+import msgspec
+import pytest
+import redis
+
+from cardproof_service.store import (
+    Appended,
+    Claim,
+    DealRecord,
+    MemoryStore,
+    Store,
+    StoreUnavailable,
+)
+from cardproof_service.store.redis import RedisStore
+from redis_server import private_redis, redis_url_or_skip
+
+TTL = 600
+FINISHED_AT = 1_700_000_123
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """``REDIS_URL`` or a private server for this module (skip or fail without Redis)."""
+    with redis_url_or_skip() as url:
+        yield url
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    """A fresh store of each backend."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    url: str = request.getfixturevalue("redis_url")
+    if not os.environ.get("REDIS_URL"):  # a private server: ours to flush
+        with redis.Redis.from_url(url) as admin:
+            admin.flushdb()
+    redis_store = RedisStore.from_url(url, timeout=2.0)
+    try:
+        yield redis_store
+    finally:
+        await redis_store.close()
+
+
+def new_id(kind: str) -> str:
+    """An id nobody else uses (tests on a shared ``REDIS_URL`` keep to their own keys)."""
+    return f"{kind}_{uuid.uuid4().hex}"
+
+
+def new_record(**changes: Any) -> DealRecord:
+    """A new deal (no move yet) with every fixed field set to something particular."""
+    fields: dict[str, Any] = {
+        "deal_id": new_id("d"),
+        "variant": "poker-squares",
+        "options": {"scoring": {"full-house": 1, "flush": -1}, "diagonals": True},
+        "commitment_id": new_id("c"),
+        "client_seed": "a seed with spaces, ünïcode and ♠",
+        "committed": True,
+        "created_at": 1_700_000_000,
+        **changes,
+    }
+    return DealRecord(**fields)
+
+
+async def test_ping_answers(store: Store) -> None:
+    await store.ping()
+    assert store.name in {"memory", "redis"}
+
+
+async def test_a_commitment_is_claimed_once_with_its_deal(store: Store) -> None:
+    first, second = new_id("c"), new_id("c")
+    claim = b"\x92\xa2d_\xa0" + bytes(range(256))  # msgpack, or any bytes
+    winner = new_record(commitment_id=first)
+    assert await store.create_deal(winner, TTL, Claim(first, claim, TTL)) is None
+    for mark in (b"second claim", b"third claim"):
+        loser = new_record(commitment_id=first)
+        assert await store.create_deal(loser, TTL, Claim(first, mark, TTL)) == claim
+        assert await store.get_deal(loser.deal_id) is None  # a refused claim stores nothing
+    assert await store.get_deal(winner.deal_id) == winner
+    other = new_record(commitment_id=second)
+    assert await store.create_deal(other, TTL, Claim(second, b"other", TTL)) is None
+    again = new_record(commitment_id=second)
+    assert await store.create_deal(again, TTL, Claim(second, b"again", TTL)) == b"other"
+
+
+async def test_a_new_deal_starts_with_an_empty_log(store: Store) -> None:
+    played = new_record(moves=["a1"], finished_at=FINISHED_AT, blind=False)
+    assert await store.create_deal(played, TTL) is None
+    found = await store.get_deal(played.deal_id)
+    assert found == msgspec.structs.replace(played, moves=[], finished_at=None, blind=True)
+
+
+@pytest.mark.parametrize("committed", [True, False])
+async def test_a_new_deal_round_trips(store: Store, committed: bool) -> None:
+    record = new_record(committed=committed, variant="poker-patience", created_at=42)
+    await store.create_deal(record, TTL)
+    found = await store.get_deal(record.deal_id)
+    assert found == record
+    assert found is not None
+    assert (found.moves, found.finished_at, found.blind) == ([], None, True)
+
+
+async def test_a_stored_deal_cannot_be_changed_through_a_copy(store: Store) -> None:
+    record = new_record()
+    await store.create_deal(record, TTL)
+    found = await store.get_deal(record.deal_id)
+    assert found is not None
+    found.moves.append("a1")
+    assert await store.append_move(record.deal_id, 0, "b2", None, TTL) == Appended("appended", 1)
+    again = await store.get_deal(record.deal_id)
+    assert again is not None
+    assert again.moves == ["b2"]
+
+
+async def test_a_missing_deal_is_none(store: Store) -> None:
+    assert await store.get_deal(new_id("d")) is None
+
+
+async def test_moves_append_only_at_the_next_index(store: Store) -> None:
+    record = new_record()
+    await store.create_deal(record, TTL)
+    deal_id = record.deal_id
+    assert await store.append_move(deal_id, 0, "c3", None, TTL) == Appended("appended", 1)
+    for index in (0, -1, 2, 25):
+        assert await store.append_move(deal_id, index, "d4", None, TTL) == Appended(
+            "wrong-index", 1
+        )
+    assert await store.append_move(deal_id, 1, "a1", None, TTL) == Appended("appended", 2)
+    found = await store.get_deal(deal_id)
+    assert found == msgspec.structs.replace(record, moves=["c3", "a1"])
+
+
+async def test_the_last_move_sets_finished_at_and_closes_the_log(store: Store) -> None:
+    record = new_record()
+    await store.create_deal(record, TTL)
+    deal_id = record.deal_id
+    assert await store.append_move(deal_id, 0, "a1", None, TTL) == Appended("appended", 1)
+    assert await store.append_move(deal_id, 1, "e5", FINISHED_AT, TTL) == Appended("appended", 2)
+    found = await store.get_deal(deal_id)
+    assert found is not None
+    assert (found.moves, found.finished_at, found.blind) == (["a1", "e5"], FINISHED_AT, True)
+    assert await store.append_move(deal_id, 2, "b1", None, TTL) == Appended("wrong-index", 2)
+    assert await store.append_move(deal_id, 2, "b1", FINISHED_AT, TTL) == Appended("wrong-index", 2)
+    submitted = await store.submit_log(deal_id, ["b1"], FINISHED_AT, False, TTL)
+    assert submitted == Appended("wrong-index", 2)
+    assert await store.get_deal(deal_id) == found
+
+
+async def test_appending_to_a_missing_deal(store: Store) -> None:
+    assert await store.append_move(new_id("d"), 0, "a1", None, TTL) == Appended("missing")
+    assert await store.append_move(new_id("d"), 3, "a1", FINISHED_AT, TTL) == Appended("missing")
+
+
+@pytest.mark.parametrize("blind", [False, True])
+async def test_a_whole_log_goes_only_onto_an_unplayed_deal(store: Store, blind: bool) -> None:
+    record = new_record()
+    await store.create_deal(record, TTL)
+    log = ["a1", "b2", "c3", "d4", "e5"]
+    assert await store.submit_log(record.deal_id, log, FINISHED_AT, blind, TTL) == Appended(
+        "appended", 5
+    )
+    found = await store.get_deal(record.deal_id)
+    assert found == msgspec.structs.replace(record, moves=log, finished_at=FINISHED_AT, blind=blind)
+    assert await store.submit_log(record.deal_id, ["a2"], FINISHED_AT, True, TTL) == Appended(
+        "wrong-index", 5
+    )
+    assert await store.append_move(record.deal_id, 5, "a2", None, TTL) == Appended("wrong-index", 5)
+    assert await store.get_deal(record.deal_id) == found
+
+
+async def test_a_whole_log_is_refused_once_a_move_is_played(store: Store) -> None:
+    record = new_record()
+    await store.create_deal(record, TTL)
+    assert await store.append_move(record.deal_id, 0, "a1", None, TTL) == Appended("appended", 1)
+    refused = await store.submit_log(record.deal_id, ["a1", "b1"], FINISHED_AT, False, TTL)
+    assert refused == Appended("wrong-index", 1)
+    found = await store.get_deal(record.deal_id)
+    assert found is not None
+    assert (found.moves, found.finished_at, found.blind) == (["a1"], None, True)
+
+
+async def test_a_whole_log_for_a_missing_deal(store: Store) -> None:
+    assert await store.submit_log(new_id("d"), ["a1"], FINISHED_AT, False, TTL) == Appended(
+        "missing"
+    )
+
+
+async def test_everything_expires_after_its_ttl(store: Store) -> None:
+    commitment = new_id("c")
+    gone, touched = new_record(commitment_id=commitment), new_record()
+    assert await store.create_deal(gone, 1, Claim(commitment, b"first", 1)) is None
+    await store.create_deal(touched, 1)
+    assert await store.append_move(touched.deal_id, 0, "a1", None, TTL) == Appended("appended", 1)
+    assert await store.get_deal(gone.deal_id) == gone  # still there before the TTL
+
+    await asyncio.sleep(1.3)
+
+    assert await store.get_deal(gone.deal_id) is None
+    assert await store.append_move(gone.deal_id, 0, "a1", None, TTL) == Appended("missing")
+    assert await store.submit_log(gone.deal_id, ["a1"], FINISHED_AT, False, TTL) == Appended(
+        "missing"
+    )
+    kept = await store.get_deal(touched.deal_id)  # an append renews the TTL
+    assert kept is not None
+    assert kept.moves == ["a1"]
+    # the claim expired with its TTL: the commitment can be claimed again
+    reclaimed = new_record(commitment_id=commitment)
+    assert await store.create_deal(reclaimed, TTL, Claim(commitment, b"second", TTL)) is None
+
+
+async def test_concurrent_appends_for_one_index_let_exactly_one_in(store: Store) -> None:
+    record = new_record()
+    await store.create_deal(record, TTL)
+    assert await store.append_move(record.deal_id, 0, "a1", None, TTL) == Appended("appended", 1)
+    cells = [f"{col}{row}" for col in "abcde" for row in "2345"]
+    outcomes = await asyncio.gather(
+        *(store.append_move(record.deal_id, 1, cell, None, TTL) for cell in cells)
+    )
+    winners = [
+        cell for cell, outcome in zip(cells, outcomes, strict=True) if outcome.outcome == "appended"
+    ]
+    assert len(winners) == 1
+    assert outcomes.count(Appended("appended", 2)) == 1
+    assert outcomes.count(Appended("wrong-index", 2)) == len(cells) - 1
+    found = await store.get_deal(record.deal_id)
+    assert found is not None
+    assert found.moves == ["a1", winners[0]]
+
+
+async def test_concurrent_claims_let_exactly_one_in(store: Store) -> None:
+    commitment = new_id("c")
+    records = [new_record(commitment_id=commitment) for _ in range(20)]
+    marks = [f"claim {i}".encode() for i in range(20)]
+    firsts = await asyncio.gather(
+        *(
+            store.create_deal(record, TTL, Claim(commitment, mark, TTL))
+            for record, mark in zip(records, marks, strict=True)
+        )
+    )
+    assert firsts.count(None) == 1
+    winner = firsts.index(None)
+    assert all(first in (None, marks[winner]) for first in firsts)
+    stored = [await store.get_deal(record.deal_id) for record in records]
+    assert [found is not None for found in stored] == [i == winner for i in range(20)]
+
+
+def _every_call(store: RedisStore) -> dict[str, Callable[[], Awaitable[object]]]:
+    """One call of each store method (``close`` aside)."""
+    deal_id = new_id("d")
+    return {
+        "ping": store.ping,
+        "create_deal": lambda: store.create_deal(new_record(deal_id=deal_id), TTL),
+        "create_deal with a claim": lambda: store.create_deal(
+            new_record(), TTL, Claim(new_id("c"), b"claim", TTL)
+        ),
+        "get_deal": lambda: store.get_deal(deal_id),
+        "append_move": lambda: store.append_move(deal_id, 0, "a1", None, TTL),
+        "submit_log": lambda: store.submit_log(deal_id, ["a1"], FINISHED_AT, False, TTL),
+    }
+
+
+async def _unavailable(call: Callable[[], Awaitable[object]], within: float) -> None:
+    """``call`` raises ``StoreUnavailable`` (no raw redis error) in ``within`` seconds."""
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable, match=r"^redis: \w+Error$"):
+        await asyncio.wait_for(call(), timeout=within + 2)
+    assert time.monotonic() - started < within
+
+
+async def test_a_stopped_redis_makes_every_call_unavailable_then_recovers() -> None:
+    with private_redis() as server:
+        store = RedisStore.from_url(server.url, timeout=0.5)
+        try:
+            record = new_record()
+            await store.create_deal(record, TTL)
+            server.stop()
+            for name, call in _every_call(store).items():
+                try:
+                    await _unavailable(call, within=1.5)
+                except BaseException as error:
+                    error.add_note(f"store call: {name}")
+                    raise
+            server.start()  # no persistence: the deal is gone, but the store answers again
+            await store.ping()
+            assert await store.get_deal(record.deal_id) is None
+            await store.create_deal(record, TTL)
+            assert await store.get_deal(record.deal_id) == record
+        finally:
+            await store.close()
+
+
+async def test_a_frozen_redis_times_out_as_unavailable() -> None:
+    with private_redis() as server:
+        store = RedisStore.from_url(server.url, timeout=0.5)
+        try:
+            await store.ping()
+            server.pause()
+            calls = _every_call(store)
+            for name in ("ping", "append_move", "get_deal"):
+                try:
+                    await _unavailable(calls[name], within=1.5)
+                except BaseException as error:
+                    error.add_note(f"store call: {name}")
+                    raise
+            server.resume()
+            await store.ping()
+        finally:
+            await store.close()
