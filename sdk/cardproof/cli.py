@@ -1,7 +1,8 @@
-"""The ``cardproof`` command: serve, verify receipts, make keys, print the OpenAPI spec.
+"""The ``cardproof`` command: serve, play, verify receipts, make keys, print the spec.
 
 ``cardproof serve`` and ``cardproof keys`` need the ``service`` extra
-(``pip install 'cardproof[service]'``); ``cardproof verify`` needs only the SDK.
+(``pip install 'cardproof[service]'``), and so does ``cardproof play`` without ``--url``
+(it then plays against an embedded server); ``cardproof verify`` needs only the SDK.
 """
 
 from __future__ import annotations
@@ -117,6 +118,34 @@ def _keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from cardproof.client import Client
+    from cardproof.play import embedded_client, run
+
+    with contextlib.ExitStack() as stack:
+        if args.url is not None:
+            client = stack.enter_context(Client(base_url=args.url))
+        else:
+            try:
+                client = stack.enter_context(embedded_client())
+            except ImportError:  # pragma: no cover - depends on the install
+                print(
+                    "cardproof play without --url runs an embedded server, which needs the "
+                    "service extra: pip install 'cardproof[service]'",
+                    file=sys.stderr,
+                )
+                return 2
+        return run(
+            client,
+            args.variant,
+            client_seed=args.seed,
+            server_url=args.url,
+            receipt_out=args.receipt_out,
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="cardproof", description=__doc__)
@@ -145,6 +174,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--url", default="http://127.0.0.1:8000", help="the server, for its key set"
     )
     verify.set_defaults(run=_verify)
+    play = commands.add_parser(
+        "play",
+        help="play a game in the terminal against a server, or an embedded one",
+        description="Play poker-squares, poker-patience or serpent-patience in the terminal. "
+        "Exit status: 0 the game was scored and its receipt shown; 1 quit or not scored; "
+        "2 the server could not be used.",
+    )
+    play.add_argument("variant", help="poker-squares, poker-patience or serpent-patience")
+    play.add_argument(
+        "--url", help="the server to play on (default: an embedded one, with a throwaway key)"
+    )
+    play.add_argument("--seed", help="your client seed (default: a random one)")
+    play.add_argument("--receipt-out", metavar="FILE", help="also write the receipt to FILE")
+    play.set_defaults(run=_play)
     keys = commands.add_parser("keys", help="make keys")
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
     generate_keys = key_commands.add_parser("generate", help="print a fresh master and signing key")
