@@ -2,7 +2,9 @@
 
 Generated requests that match the schema may still break a rule (duplicate cards,
 illegal moves): the API answers those 422 by design, so 422 is added to the statuses
-the positive-data check accepts. Everything else is schemathesis' defaults.
+the positive-data check accepts. A schema-violating body that is also too large is
+refused with 413 before it is read, so 413 counts as a rejection. Everything else is
+schemathesis' defaults.
 """
 
 from __future__ import annotations
@@ -20,7 +22,11 @@ CONFIG = SchemathesisConfig.from_dict(
         "checks": {
             "positive_data_acceptance": {
                 "expected-statuses": ["2xx", "401", "403", "404", "409", "422", "429"]
-            }
+            },
+            # a body over the size limit is rejected with 413 before it is read
+            "negative_data_rejection": {
+                "expected-statuses": ["400", "404", "405", "406", "409", "413", "415", "422"]
+            },
         },
         "generation": {"mode": "all", "max-examples": 60},
     }

@@ -35,6 +35,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
+from collections.abc import Iterator
+from itertools import count
 from typing import Final
 
 from cardproof.cards import ALL_CARDS, Card
@@ -71,34 +74,35 @@ def stream_key(server_seed: bytes, client_seed: str, deck_type: str, stream: str
     return hmac.digest(server_seed, message, "sha256")
 
 
+def _words(key: bytes) -> Iterator[int]:
+    """Steps 3 and 4's raw material: the byte stream read as big-endian u32 words.
+
+    A block is 32 bytes, so a word never straddles two blocks.
+    """
+    for counter in count():
+        yield from _EIGHT_WORDS.unpack(hmac.digest(key, counter.to_bytes(8, "big"), "sha256"))
+
+
+_EIGHT_WORDS: Final = struct.Struct(">8I")
+_TWO_32: Final = 2**32
+
+
 class UniformDraws:
-    """Step 4: unbiased integers drawn from a shuffle's byte stream."""
+    """Step 4: unbiased integers drawn from one stream."""
 
     def __init__(self, key: bytes) -> None:
-        self._key = key
-        self._counter = 0
-        self._buffer = b""
-        self._offset = 0
-
-    def _next_u32(self) -> int:
-        if self._offset + 4 > len(self._buffer):
-            # blocks are 32 bytes, so a u32 never straddles two blocks
-            self._buffer = hmac.digest(self._key, self._counter.to_bytes(8, "big"), "sha256")
-            self._counter += 1
-            self._offset = 0
-        value = int.from_bytes(self._buffer[self._offset : self._offset + 4], "big")
-        self._offset += 4
-        return value
+        """Draws from the stream keyed by ``key`` (see :func:`stream_key`)."""
+        self._words = _words(key)
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``, by rejection sampling."""
-        if not 1 <= n <= 2**32:
+        if not 1 <= n <= _TWO_32:
             raise ValueError("n must be in 1..2**32")
-        limit = 2**32 - (2**32 % n)
-        while True:
-            x = self._next_u32()
+        limit = _TWO_32 - (_TWO_32 % n)
+        for x in self._words:
             if x < limit:
                 return x % n
+        raise AssertionError("the stream is endless")  # pragma: no cover
 
 
 def draws(server_seed: bytes, client_seed: str, deck_type: str, stream: str) -> UniformDraws:
@@ -110,10 +114,15 @@ def shuffle(
     deck_type: str, server_seed: bytes, client_seed: str, *, stream: str = "deal"
 ) -> tuple[int, ...]:
     """Step 5: the shuffled order of the deck, as canonical indices."""
-    source = draws(server_seed, client_seed, deck_type, stream)
+    words = _words(stream_key(server_seed, client_seed, deck_type, stream))
     deck = list(range(DECK_SIZES[deck_type]))
-    for i in range(len(deck) - 1, 0, -1):
-        j = source.below(i + 1)
+    for i in range(len(deck) - 1, 0, -1):  # step 4 inline: this is every deal's hot path
+        n = i + 1
+        limit = _TWO_32 - (_TWO_32 % n)
+        x = next(words)
+        while x >= limit:
+            x = next(words)
+        j = x % n
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
 

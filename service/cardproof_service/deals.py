@@ -11,7 +11,8 @@ from __future__ import annotations
 import hmac
 import secrets
 import time
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,7 +21,7 @@ from litestar.plugins.problem_details import ProblemDetailsException
 
 from cardproof.cards import parse_cards
 from cardproof.deal import ALGORITHM, MAX_CLIENT_SEED_BYTES, seed_hash
-from cardproof.errors import RuleError
+from cardproof.errors import IllegalMove, RuleError
 from cardproof.games import Game, replay_log, variant
 from cardproof.games.base import set_fields
 from cardproof.models import (
@@ -72,6 +73,37 @@ def conflict(detail: str, code: str, **extra: Any) -> ProblemDetailsException:
     return problem(409, detail, type_="/problems/conflict", code=code, **extra)
 
 
+class GameCache:
+    """The games this process played last, by deal id (least recently used goes first).
+
+    Only a speed-up: a copy is used only when its move count is the next index, and the
+    store's append refuses the move if another replica moved since.
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        """A cache of at most ``size`` games."""
+        self._games: OrderedDict[str, Game[Any, Any]] = OrderedDict()
+        self._size = size
+
+    def get(self, deal_id: str) -> Game[Any, Any] | None:
+        """The cached game, marked as recently used."""
+        game = self._games.get(deal_id)
+        if game is not None:
+            self._games.move_to_end(deal_id)
+        return game
+
+    def put(self, deal_id: str, game: Game[Any, Any]) -> None:
+        """Cache ``game``, dropping the least recently used one if full."""
+        self._games[deal_id] = game
+        self._games.move_to_end(deal_id)
+        if len(self._games) > self._size:
+            self._games.popitem(last=False)
+
+    def pop(self, deal_id: str, default: None = None) -> Game[Any, Any] | None:
+        """Forget a game (its copy is stale)."""
+        return self._games.pop(deal_id, default)
+
+
 @dataclass
 class Deals:
     """The deals flow over a store; one per app, shared by every request."""
@@ -79,6 +111,7 @@ class Deals:
     store: Store
     keys: Keys
     settings: Settings
+    _games: GameCache = field(default_factory=GameCache)
 
     # --- commitments ----------------------------------------------------------------
 
@@ -163,7 +196,9 @@ class Deals:
         first = await self.store.create_deal(record, self.settings.deal_ttl, claim)
         if first is not None:
             return await self._repeat(first, idempotency_key)
-        return self._state(record, self._replay(record))
+        game = self._replay(record)
+        self._games.put(deal_id, game)
+        return self._state(record, game)
 
     async def _repeat(self, first_claim: bytes, idempotency_key: str | None) -> DealState:
         """The answer to a deal request on a commitment that is already claimed."""
@@ -209,15 +244,44 @@ class Deals:
         record = await self._record(deal_id)
         return self._state(record, self._replay(record))
 
+    @staticmethod
+    def _read_move(cls: type[Game[Any, Any]], request: MoveRequest) -> Any:
+        if isinstance(request.move, MoveObject):
+            return cls.move_from_object(request.move, request.index)
+        return cls.move_from_text(check_move_text(request.move, "move"), request.index)
+
     async def play(self, deal_id: str, request: MoveRequest) -> MoveResult:
-        """Append one move at ``request.index``; a resent move gets the same answer."""
+        """Append one move at ``request.index``; a resent move gets the same answer.
+
+        The fast path plays on this process's copy of the game and appends in one store
+        step; the append script refuses it if the copy is stale (another replica moved),
+        and then the slow path reads the deal and decides.
+        """
+        index = request.index
+        game = self._games.get(deal_id)
+        if game is not None and index == len(game.moves) and not game.is_over():
+            move = self._read_move(type(game), request)
+            try:
+                game.play(move)
+            except IllegalMove:
+                game = None  # maybe only illegal on a stale copy: let the slow path judge
+            if game is not None:
+                finished_at = _now() if game.is_over() else None
+                self._games.pop(deal_id)  # back in the cache only once the store took it
+                outcome = await self.store.append_move(
+                    deal_id, index, game.move_text(move), finished_at, self.settings.deal_ttl
+                )
+                if outcome.outcome == "appended":
+                    self._games.put(deal_id, game)
+                    return self._result(game, index)
+            self._games.pop(deal_id)
+        return await self._play_slowly(deal_id, request)
+
+    async def _play_slowly(self, deal_id: str, request: MoveRequest) -> MoveResult:
         record = await self._record(deal_id)
         cls = variant(record.variant)
         index = request.index
-        if isinstance(request.move, MoveObject):
-            move = cls.move_from_object(request.move, index)
-        else:
-            move = cls.move_from_text(check_move_text(request.move, "move"), index)
+        move = self._read_move(cls, request)
         text = cls.move_text(move)
         for _ in range(2):  # a second pass only if another request appended meanwhile
             if index < len(record.moves):
@@ -227,7 +291,7 @@ class Deals:
                         "move-conflict",
                         move_index=index,
                     )
-                return self._result(record, self._replay(record, index + 1), index)
+                return self._result(self._replay(record, index + 1), index)
             if record.finished_at is not None:
                 raise conflict("the game is over", "game-over", move_index=index)
             if index > len(record.moves):
@@ -244,15 +308,14 @@ class Deals:
                 deal_id, index, text, finished_at, self.settings.deal_ttl
             )
             if outcome.outcome == "appended":
-                record.moves.append(text)
-                record.finished_at = finished_at
-                return self._result(record, game, index)
+                self._games.put(deal_id, game)
+                return self._result(game, index)
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
             record = await self._record(deal_id)
         raise conflict("the deal changed while this move was checked; send it again", "retry")
 
-    def _result(self, record: DealRecord, game: Game[Any, Any], index: int) -> MoveResult:
+    def _result(self, game: Game[Any, Any], index: int) -> MoveResult:
         finished = game.is_over()
         return MoveResult(
             index=index,

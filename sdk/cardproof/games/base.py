@@ -274,9 +274,14 @@ class Game(ABC, Generic[M, O]):
 
 
 @cache
+def _fields(struct_type: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
+    """(attribute, encoded name) of each field of a struct type (looked up once: it is slow)."""
+    return tuple((f.name, f.encode_name) for f in msgspec.structs.fields(struct_type))
+
+
 def _field_names(struct_type: type[msgspec.Struct]) -> frozenset[str]:
-    """The encoded field names of a struct type (looked up once: it is slow)."""
-    return frozenset(f.encode_name for f in msgspec.structs.fields(struct_type))
+    """The encoded field names of a struct type."""
+    return frozenset(encoded for _, encoded in _fields(struct_type))
 
 
 @cache
@@ -287,10 +292,11 @@ def _default_options(options_type: type[msgspec.Struct]) -> msgspec.Struct:
 
 def set_fields(value: msgspec.Struct) -> dict[str, Any]:
     """A struct's fields that are set (not ``UNSET``), by their encoded names."""
+    unset = msgspec.UNSET
     return {
-        f.encode_name: getattr(value, f.name)
-        for f in msgspec.structs.fields(value)
-        if getattr(value, f.name) is not msgspec.UNSET
+        encoded: found
+        for name, encoded in _fields(type(value))
+        if (found := getattr(value, name)) is not unset
     }
 
 
