@@ -327,20 +327,13 @@ class Deals:
     # --- receipts -------------------------------------------------------------------
 
     def _payload(self, record: DealRecord, game: Game[Any, Any]) -> ReceiptPayload:
-        seed = self.server_seed(record.commitment_id)
-        return ReceiptPayload(
-            version=RECEIPT_VERSION,
-            variant=record.variant,
-            options=record.options,
+        return receipt_payload(
+            game,
+            self.server_seed(record.commitment_id),
+            record.client_seed,
             deal_id=record.deal_id,
-            algorithm=ALGORITHM,
-            server_seed_hash=seed_hash(seed),
-            server_seed=seed.hex(),
-            client_seed=record.client_seed,
-            moves=" ".join(record.moves),
-            score=game.score(),
             blind=record.blind,
-            committed_before_client_seed=record.committed,
+            committed=record.committed,
             issued_at=record.finished_at or _now(),
         )
 
@@ -381,21 +374,8 @@ class Deals:
         seed = bytes.fromhex(str(deal.server_seed))
         client_seed = str(deal.client_seed)
         game = replay_log(cls.id, cls.deal_cards(seed, client_seed, options), options, moves)
-        score = game.score()
-        payload = ReceiptPayload(
-            version=RECEIPT_VERSION,
-            variant=cls.id,
-            options=msgspec.to_builtins(options),
-            deal_id=None,
-            algorithm=ALGORITHM,
-            server_seed_hash=seed_hash(seed),
-            server_seed=seed.hex(),
-            client_seed=client_seed,
-            moves=game.log_text(),
-            score=score,
-            blind=False,
-            committed_before_client_seed=False,
-            issued_at=_now(),
+        payload = receipt_payload(
+            game, seed, client_seed, deal_id=None, blind=False, committed=False, issued_at=_now()
         )
         return self._verified(payload)
 
@@ -438,6 +418,34 @@ class Deals:
             if record.moves != texts:
                 raise conflict("this deal was played with another log", "deal-played")
         return self._verified(self._payload(record, game))
+
+
+def receipt_payload(
+    game: Game[Any, Any],
+    server_seed: bytes,
+    client_seed: str,
+    *,
+    deal_id: str | None,
+    blind: bool,
+    committed: bool,
+    issued_at: int,
+) -> ReceiptPayload:
+    """What a receipt attests for a complete ``game`` dealt from this seed pair."""
+    return ReceiptPayload(
+        version=RECEIPT_VERSION,
+        variant=game.id,
+        options=msgspec.to_builtins(game.options),
+        deal_id=deal_id,
+        algorithm=ALGORITHM,
+        server_seed_hash=seed_hash(server_seed),
+        server_seed=server_seed.hex(),
+        client_seed=client_seed,
+        moves=game.log_text(),
+        score=game.score(),
+        blind=blind,
+        committed_before_client_seed=committed,
+        issued_at=issued_at,
+    )
 
 
 def verify_cards(request: VerifyRequest, cards: list[str], moves: Any) -> VerifyResult:
