@@ -320,20 +320,30 @@ def _wild_pick(points: tuple[int, ...], reachable: tuple[int, ...]) -> int:
 # --- scores ------------------------------------------------------------------------
 
 
-class HandScore(msgspec.Struct, frozen=True):
-    """One scored hand: which line, its cards (canonical text), category and points."""
+class HandScore(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One scored hand: which line, its cards (canonical text), category and points.
+
+    Variants that score rows as they fill (``repeat-poker``) also say which ``level`` the
+    hand was made in and which cards it ``removed``; the grid variants leave both out.
+    """
 
     line: str
     cards: tuple[str, ...]
     category: CategoryId
     points: int
+    level: int | None = None
+    removed: tuple[str, ...] | None = None
 
 
-class Score(msgspec.Struct, frozen=True):
-    """A game's score: the total and one entry per scored hand."""
+class Score(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A game's score: the total and one entry per scored hand.
+
+    ``levels`` gives each level's total, for variants played in levels.
+    """
 
     total: int
     hands: tuple[HandScore, ...]
+    levels: tuple[int, ...] | None = None
 
 
 def score_hands(named_hands: Sequence[tuple[str, Sequence[Card]]], table: PointTable) -> Score:
