@@ -47,6 +47,7 @@ DeckOrder = Annotated[
     Meta(min_length=1, max_length=56, description="Cards in deal order, first card first."),
 ]
 Coordinate = Annotated[int, Meta(ge=-4, le=4)]
+ColumnIndex = Annotated[int, Meta(ge=0, le=8)]
 
 _TOKEN = "(?:" + "|".join(sorted({cls.move_token for cls in VARIANTS.values()})) + ")"
 LOG_PATTERN = rf"^\s*(?:{_TOKEN}(?:\s+{_TOKEN})*\s*)?$"
@@ -95,18 +96,28 @@ class Options(Struct, forbid_unknown_fields=True, omit_defaults=True):
 
     ``scoring`` is a table name or an object mapping category ids to integer points
     (-1000..1000; a category left out scores 0). ``diagonals`` (poker-squares) also
-    scores the two long diagonals. An option a variant does not take is a 422.
+    scores the two long diagonals. ``rows`` and ``levels`` are repeat-poker's,
+    ``version`` reserve-poker's. An option a variant does not take is a 422.
     """
 
     scoring: TableName | CustomTable | UnsetType = UNSET
     diagonals: bool | UnsetType = UNSET
+    rows: Annotated[int, Meta(ge=1, le=5)] | UnsetType = UNSET
+    levels: Literal[1, 5] | UnsetType = UNSET
+    version: Annotated[int, Meta(ge=1, le=6)] | Literal["random"] | UnsetType = UNSET
 
 
 class MoveObject(Struct, forbid_unknown_fields=True, omit_defaults=True):
-    """One move as an object: ``{"row": r, "col": c}`` for the grid variants."""
+    """One move as an object, in the shape its variant takes.
+
+    ``{"row": r, "col": c}`` for the grid variants, ``{"row": r}`` for repeat-poker,
+    ``{"from": f, "to": c}`` for reserve-poker.
+    """
 
     row: Coordinate | UnsetType = UNSET
     col: Coordinate | UnsetType = UNSET
+    from_: ColumnIndex | UnsetType = msgspec.field(default=UNSET, name="from")
+    to: ColumnIndex | UnsetType = UNSET
 
 
 SeedHex = Annotated[

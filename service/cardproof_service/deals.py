@@ -167,7 +167,6 @@ class Deals:
         opened; any other second use of the commitment is a 409.
         """
         cls = variant(request.variant)
-        options = cls.parse_options(request.options)
         client_seed = request.client_seed or _b64url(secrets.token_bytes(16))
         if len(client_seed.encode()) > MAX_CLIENT_SEED_BYTES:
             raise RuleError(
@@ -184,6 +183,8 @@ class Deals:
             claim = Claim(commitment_id, mark, max(1, expires_at - _now()))
         else:
             commitment_id = self._new_commitment_id(_now())
+        seed = self.server_seed(commitment_id)
+        options = cls.resolve_options(cls.parse_options(request.options), seed, client_seed)
         record = DealRecord(
             deal_id=deal_id,
             variant=cls.id,
@@ -370,9 +371,9 @@ class Deals:
 
     def _verify_seeds(self, request: VerifyRequest, deal: DealSpec, moves: Any) -> VerifyResult:
         cls = variant(request.variant)
-        options = cls.parse_options(request.options)
         seed = bytes.fromhex(str(deal.server_seed))
         client_seed = str(deal.client_seed)
+        options = cls.resolve_options(cls.parse_options(request.options), seed, client_seed)
         game = replay_log(cls.id, cls.deal_cards(seed, client_seed, options), options, moves)
         payload = receipt_payload(
             game, seed, client_seed, deal_id=None, blind=False, committed=False, issued_at=_now()
@@ -396,7 +397,8 @@ class Deals:
             raise RuleError(
                 "variant-mismatch", f"deal {deal_id} is a {cls.id} deal", field="variant"
             )
-        options = cls.parse_options(request.options)
+        seed = self.server_seed(record.commitment_id)
+        options = cls.resolve_options(cls.parse_options(request.options), seed, record.client_seed)
         if msgspec.to_builtins(options) != record.options:
             raise RuleError(
                 "options-mismatch", "the options differ from the deal's", field="options"
@@ -450,9 +452,9 @@ def receipt_payload(
 
 def verify_cards(request: VerifyRequest, cards: list[str], moves: Any) -> VerifyResult:
     """Replay a log on an explicit card order; the result is unsigned (practice)."""
-    game = replay_log(
-        request.variant, parse_cards(cards, field="deal.cards"), request.options, moves
-    )
+    cls = variant(request.variant)
+    options = cls.resolve_options(cls.parse_options(request.options), None, None)
+    game = replay_log(cls.id, parse_cards(cards, field="deal.cards"), options, moves)
     return VerifyResult(
         variant=game.id,
         options=msgspec.to_builtins(game.options),

@@ -76,6 +76,14 @@ class Game(ABC, Generic[M, O]):
         return cls(cards, cls.parse_options(options))
 
     @classmethod
+    def resolve_options(cls, options: O, server_seed: bytes | None, client_seed: str | None) -> O:
+        """The options a game runs with, once the seeds are known (a die roll, say).
+
+        Most variants have nothing to resolve; ``None`` seeds mean an explicit card order.
+        """
+        return options
+
+    @classmethod
     def deal_cards(cls, server_seed: bytes, client_seed: str, options: O) -> tuple[Card, ...]:
         """The deck order a seed pair deals (``cardproof-shuffle-v1``, stream ``deal``)."""
         return standard_deck(server_seed, client_seed, jokers=cls.deck_type == "joker-53")

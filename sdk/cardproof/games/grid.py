@@ -63,7 +63,7 @@ CELLS_BY_TEXT: Final = {
 """Every cell by its text forms (``c3`` and ``C3``)."""
 
 
-class GridView(msgspec.Struct, frozen=True):
+class GridView(msgspec.Struct, frozen=True, tag_field="kind", tag="grid"):
     """What a player of a grid variant may see: the layout and the cards now due.
 
     ``layout`` holds rows top to bottom, ``null`` for an empty cell. ``next`` is the card
