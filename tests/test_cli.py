@@ -19,11 +19,11 @@ from cardproof.cli import build_parser
 from cardproof_service import Settings, create_app
 from cardproof_service.keys import load_keys
 from conftest import TEST_KEYS, served
+from redis_server import redis_url_or_skip
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_serve_answers_on_the_port_it_was_given(workers: str) -> None:
-    with served("--workers", workers, "--log-level", "warning") as base_url:
+def test_serve_answers_on_the_port_it_was_given() -> None:
+    with served("--log-level", "warning") as base_url:
         assert httpx.get(f"{base_url}/healthz").json() == {"status": "ok"}
         score = httpx.post(
             f"{base_url}/v1/score",
@@ -31,6 +31,25 @@ def test_serve_answers_on_the_port_it_was_given(workers: str) -> None:
         )
         assert score.status_code == 422
         assert score.json()["code"] == "duplicate-card"
+
+
+def test_two_workers_share_redis() -> None:
+    cells = [f"{col}{row}" for row in "12345" for col in "abcde"]
+    with (
+        redis_url_or_skip() as url,
+        served("--workers", "2", env={"REDIS_URL": url}) as base_url,
+        httpx.Client(base_url=base_url) as http,
+    ):
+        deal = http.post("/v1/deals", json={"variant": "poker-squares"}).json()["deal_id"]
+        for index, cell in enumerate(cells[:10]):  # spread over both workers: all see the deal
+            answer = http.post(f"/v1/deals/{deal}/moves", json={"index": index, "move": cell})
+            assert answer.status_code == 200, answer.text
+
+
+def test_two_workers_without_redis_are_refused() -> None:
+    result = _cardproof("serve", "--workers", "2", "--port", "1")
+    assert result.returncode == 2
+    assert "REDIS_URL" in result.stderr
 
 
 def test_parser_defaults() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +23,13 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError:  # pragma: no cover - depends on the install
         print(
             "cardproof serve needs the service extra: pip install 'cardproof[service]'",
+            file=sys.stderr,
+        )
+        return 2
+    if args.workers > 1 and not os.environ.get("REDIS_URL"):
+        print(
+            "cardproof serve: the memory store lives in one process, so --workers above 1 "
+            "needs a shared store: set REDIS_URL",
             file=sys.stderr,
         )
         return 2
