@@ -31,7 +31,7 @@ def sdk(client: TestClient[Litestar]) -> Client:
 
 
 def test_typed_results(sdk: Client) -> None:
-    assert {v.id for v in sdk.variants()} == {"poker-squares", "poker-patience", "serpent-patience"}
+    assert {"poker-squares", "poker-patience", "serpent-patience"} <= {v.id for v in sdk.variants()}
     score = sdk.score("poker-squares", examples.SCORE["layout"])
     assert score.total == 210
     assert score.hands[0].category == "royal-flush"

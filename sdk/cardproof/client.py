@@ -46,7 +46,6 @@ from cardproof.errors import (
     TransportError,
     UnprocessableError,
 )
-from cardproof.games import GridView
 from cardproof.hands import Score
 from cardproof.models import (
     Commitment,
@@ -58,6 +57,7 @@ from cardproof.models import (
     SerpentSolution,
     VariantInfo,
     VerifyResult,
+    View,
 )
 from cardproof.receipts import JWKS, VerifiedReceipt, verify_receipt
 
@@ -471,7 +471,7 @@ class _GameState:
         self.deal_id = state.deal_id
         self.variant = state.variant
         self.state = state
-        self.visible: GridView = state.view
+        self.visible: View = state.view
         """What the player may see now (the layout and the card to place)."""
         self.next_index = state.next_index
         self.finished = state.finished

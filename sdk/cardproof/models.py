@@ -16,7 +16,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from cardproof.cards import CARD_PATTERN
 from cardproof.errors import ParseError
-from cardproof.games import VARIANTS, Cell, GridView
+from cardproof.games import VARIANTS, Cell, GridView, ReserveView
 from cardproof.hands import CustomTable, Score, TableName
 from cardproof.receipts import ReceiptPayload
 
@@ -143,6 +143,10 @@ MoveText = Annotated[
 ]
 
 
+View = GridView | ReserveView
+"""What a player may see now; ``kind`` says which variant family's view it is."""
+
+
 class DealSpec(Struct, forbid_unknown_fields=True, omit_defaults=True):
     """Which deal a log was played on, in exactly one of three forms.
 
@@ -240,7 +244,7 @@ class DealState(Struct):
     next_index: int
     finished: bool
     moves: str
-    view: GridView
+    view: View
     score: Score | None = None
 
 
@@ -256,7 +260,7 @@ class MoveResult(Struct):
 
     index: int
     finished: bool
-    view: GridView
+    view: View
     score: Score | None = None
 
 

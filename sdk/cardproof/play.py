@@ -231,8 +231,16 @@ class _Play:
         settings: Any = variant_class(game.variant).parse_options(game.state.options)
         self.table: PointTable = settings.table
         self.diagonals = bool(getattr(settings, "diagonals", False))
-        self.placed = placed_cards(game.visible)
+        self.placed = placed_cards(self.view)
         self.last: Coord | None = None
+
+    @property
+    def view(self) -> GridView:
+        """The game's view (the terminal game plays the grid variants only)."""
+        view = self.game.visible
+        if not isinstance(view, GridView):
+            raise TypeError(f"{self.variant} is not a grid game")
+        return view
 
     # --- drawing --------------------------------------------------------------------
 
@@ -266,7 +274,7 @@ class _Play:
 
     def show(self) -> None:
         """The board, the running score and the cards due."""
-        view, term = self.game.visible, self.term
+        view, term = self.view, self.term
         term.say()
         term.say(f"{self.variant}: card {self.game.next_index + 1} of 25")
         for line in self.grid_lines():
@@ -294,7 +302,7 @@ class _Play:
         return f"{COLUMN_LETTERS[col]}{row + 1}"
 
     def prompt(self) -> str:
-        card = self.term.card(self.game.visible.next or "", bold=True)
+        card = self.term.card(self.view.next or "", bold=True)
         if self.variant == "poker-patience" and not self.placed:
             return f"Place {card} (the first card: 0,0): "
         return f"Place {card}: "
@@ -314,7 +322,7 @@ class _Play:
             reason = re.sub(r"^move: ", "", error.detail or error.title)
             self.term.say(f"  {reason}; type ? for help")
             return False
-        placed = placed_cards(self.game.visible)
+        placed = placed_cards(self.view)
         new = placed.keys() - self.placed.keys()
         self.last = next(iter(new)) if len(new) == 1 else None
         self.placed = placed

@@ -410,7 +410,7 @@ class Deals:
             if record.finished_at is None or record.moves != texts:
                 raise conflict("this deal is being or was played with another log", "deal-played")
         else:
-            blind = cls.information == "open"
+            blind = cls.information_of(options) == "open"
             outcome: Appended = await self.store.submit_log(
                 deal_id, texts, _now(), blind, self.settings.deal_ttl
             )

@@ -76,6 +76,11 @@ class Game(ABC, Generic[M, O]):
         return cls(cards, cls.parse_options(options))
 
     @classmethod
+    def information_of(cls, options: O) -> Information:
+        """Whether a deal with these options is open or hidden (for most: always the same)."""
+        return cls.information
+
+    @classmethod
     def resolve_options(cls, options: O, server_seed: bytes | None, client_seed: str | None) -> O:
         """The options a game runs with, once the seeds are known (a die roll, say).
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
-from typing import ClassVar, Final, TypeVar
+from typing import ClassVar, Final, Protocol, TypeVar, cast
 
 import msgspec
 
@@ -132,7 +132,14 @@ def rows_of(cells: Sequence[Card | None], width: int = SIZE) -> tuple[tuple[str 
 
 
 M = TypeVar("M", bound=msgspec.Struct)
-O = TypeVar("O", bound=TableOption)  # noqa: E741
+O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
+
+
+class _Tabled(Protocol):
+    """Options that name a point table (and may score the diagonals)."""
+
+    @property
+    def table(self) -> PointTable: ...
 
 
 class GridGame(Game[M, O]):
@@ -145,7 +152,7 @@ class GridGame(Game[M, O]):
     def score_layout(cls, cells: Sequence[Card], options: O) -> Score:
         """Score a finished 5x5 layout (row by row) under these options."""
         diagonals = bool(getattr(options, "diagonals", False))
-        return score_grid(cells, options.table, diagonals=diagonals)
+        return score_grid(cells, cast(_Tabled, options).table, diagonals=diagonals)
 
     def is_complete(self) -> bool:
         """All 25 cards placed."""

@@ -1,0 +1,123 @@
+"""reserve-poker through the API: variants, score, blind deals for every version, verify."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from cardproof.games import ReservePoker
+from cardproof.receipts import verify_receipt
+
+HttpClient = TestClient[Litestar]
+
+
+def legal_move(view: dict[str, Any]) -> str:
+    """A legal move read off the player's view alone: a non-empty reserve column, a grid
+    column with room."""
+    column = next(f for f, cards in enumerate(view["reserve"]) if cards)
+    heights = [sum(row[c] is not None for row in view["grid"]) for c in range(5)]
+    target = next(c for c in range(5) if heights[c] < 5)
+    return f"{column}>{target}"
+
+
+def test_reserve_poker_is_listed_with_its_options(client: HttpClient) -> None:
+    variants = {v["id"]: v for v in client.get("/v1/variants").json()}
+    reserve = variants["reserve-poker"]
+    assert reserve["deck"] == "joker-53"
+    assert "version" in reserve["options"]["properties"]
+
+
+def test_score_a_reserve_grid_with_a_wild_joker(client: HttpClient) -> None:
+    layout = [
+        ["AH", "KH", "QH", "JH", "JK"],
+        ["2C", "2D", "2H", "2S", "9C"],
+        ["3C", "4D", "5H", "6S", "7C"],
+        ["8D", "8S", "9D", "9S", "TC"],
+        ["3D", "5D", "7D", "9H", "KD"],
+    ]
+    body = client.post("/v1/score", json={"variant": "reserve-poker", "layout": layout}).json()
+    assert len(body["hands"]) == 12
+    assert body["hands"][0]["category"] == "royal-flush"
+    assert body["hands"][0]["points"] == 30
+    assert [h["line"] for h in body["hands"][-2:]] == ["diagonal 1", "diagonal 2"]
+
+
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, "random"])
+def test_blind_reserve_deals_show_exactly_what_the_rules_make_visible(
+    client: HttpClient, version: int | str
+) -> None:
+    created = client.post(
+        "/v1/deals", json={"variant": "reserve-poker", "options": {"version": version}}
+    )
+    assert created.status_code == 201, created.text
+    deal = created.json()
+    views = [deal["view"]]
+    moves: list[str] = []
+    finished = False
+    while not finished:
+        move = legal_move(views[-1])
+        answer = client.post(
+            f"/v1/deals/{deal['deal_id']}/moves", json={"index": len(moves), "move": move}
+        )
+        assert answer.status_code == 200, answer.text
+        moves.append(move)
+        views.append(answer.json()["view"])
+        finished = answer.json()["finished"]
+    assert len(moves) == 25
+    receipt = client.get(f"/v1/deals/{deal['deal_id']}/receipt").json()
+    payload = receipt["payload"]
+    rolled = payload["options"]["version"]
+    assert rolled == version if version != "random" else 1 <= rolled <= 6
+    # replay with the revealed seed: every view the server sent is exactly the engine's
+    seed = bytes.fromhex(payload["server_seed"])
+    options = ReservePoker.parse_options(payload["options"])
+    deck = ReservePoker.deal_cards(seed, payload["client_seed"], options)
+    local = ReservePoker.new(deck, options)
+    for step, view in enumerate(views):
+        expected = msgspec.json.decode(msgspec.json.encode(local.visible()))
+        assert view == expected, f"view after {step} moves"
+        if step < len(moves):
+            local.play(ReservePoker.parse_move(moves[step]))
+    assert verify_receipt(receipt["receipt"], client.get("/.well-known/jwks.json").json()).replayed
+
+
+def test_random_version_needs_seeds(client: HttpClient) -> None:
+    cards = [
+        c.text for c in ReservePoker.deal_cards(bytes(32), "x", ReservePoker.parse_options(None))
+    ]
+    body = client.post(
+        "/v1/verify",
+        json={
+            "variant": "reserve-poker",
+            "options": {"version": "random"},
+            "deal": {"cards": cards},
+            "moves": "0>0",
+        },
+    ).json()
+    assert (body["status"], body["code"], body["field"]) == (
+        422,
+        "random-needs-seeds",
+        "options.version",
+    )
+
+
+def test_verify_a_reserve_log_on_a_seed_pair(client: HttpClient) -> None:
+    options = ReservePoker.parse_options({"version": 6})
+    game = ReservePoker.new(ReservePoker.deal_cards(bytes(32), "pair", options), options)
+    while not game.is_over():
+        game.play(game.legal_moves()[0])
+    body = client.post(
+        "/v1/verify",
+        json={
+            "variant": "reserve-poker",
+            "options": {"version": 6},
+            "deal": {"server_seed": bytes(32).hex(), "client_seed": "pair"},
+            "moves": game.log_text(),
+        },
+    ).json()
+    assert body["score"]["total"] == game.score().total
+    assert body["payload"]["blind"] is False
