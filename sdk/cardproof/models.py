@@ -16,7 +16,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from cardproof.cards import CARD_PATTERN
 from cardproof.errors import ParseError
-from cardproof.games import VARIANTS, Cell, GridView, ReserveView
+from cardproof.games import VARIANTS, Cell, GridView, ReserveView, RowsView
 from cardproof.hands import CustomTable, Score, TableName
 from cardproof.receipts import ReceiptPayload
 
@@ -44,7 +44,11 @@ Layout = Annotated[
 ]
 DeckOrder = Annotated[
     list[CardText],
-    Meta(min_length=1, max_length=56, description="Cards in deal order, first card first."),
+    Meta(
+        min_length=1,
+        max_length=260,
+        description="Cards in deal order, first card first (repeat-poker's 5 levels: 260).",
+    ),
 ]
 Coordinate = Annotated[int, Meta(ge=-4, le=4)]
 ColumnIndex = Annotated[int, Meta(ge=0, le=8)]
@@ -143,7 +147,7 @@ MoveText = Annotated[
 ]
 
 
-View = GridView | ReserveView
+View = GridView | RowsView | ReserveView
 """What a player may see now; ``kind`` says which variant family's view it is."""
 
 

@@ -3,7 +3,7 @@
 Adding a variant is adding a module and a line here.
 
 >>> sorted(VARIANTS)
-['poker-patience', 'poker-squares', 'reserve-poker', 'serpent-patience']
+['poker-patience', 'poker-squares', 'repeat-poker', 'reserve-poker', 'serpent-patience']
 >>> variant("poker-squares").information
 'hidden'
 """
@@ -21,13 +21,14 @@ from cardproof.games.base import Game
 from cardproof.games.grid import Cell, GridView
 from cardproof.games.poker_patience import Offset, PokerPatience
 from cardproof.games.poker_squares import PokerSquares
+from cardproof.games.repeat_poker import RepeatPoker, RowMove, RowsView
 from cardproof.games.reserve_poker import ReserveMove, ReservePoker, ReserveView
 from cardproof.games.serpent_patience import SerpentPatience
 
 GameClass = type[Game[Any, Any]]
 
 VARIANTS: Final[dict[str, GameClass]] = {
-    cls.id: cls for cls in (PokerSquares, PokerPatience, SerpentPatience, ReservePoker)
+    cls.id: cls for cls in (PokerSquares, PokerPatience, SerpentPatience, RepeatPoker, ReservePoker)
 }
 
 
@@ -67,9 +68,12 @@ __all__ = [
     "Offset",
     "PokerPatience",
     "PokerSquares",
+    "RepeatPoker",
     "ReserveMove",
     "ReservePoker",
     "ReserveView",
+    "RowMove",
+    "RowsView",
     "SerpentPatience",
     "replay_log",
     "variant",
