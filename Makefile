@@ -56,6 +56,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/hands.py --exhaustive
 	$(BIN)/python bench/serpent.py
 	$(BIN)/python bench/score.py
+	$(BIN)/python bench/variants.py
 	$(BIN)/python bench/service.py
 
 clean:
