@@ -1,14 +1,16 @@
-"""``cardproof play``: scripted games of each grid variant, in-process and as a console script."""
+"""``cardproof play``: scripted games of each variant, in-process and as a console script."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from litestar import Litestar
@@ -16,9 +18,11 @@ from litestar.testing import TestClient
 
 from cardproof import Client
 from cardproof.cli import build_parser
+from cardproof.games.repeat_poker import RepeatPoker
+from cardproof.games.reserve_poker import ReservePoker, ReserveView
 from cardproof.hands import TABLES
 from cardproof.play import playable_cells, run, running_score, scored_lines
-from cardproof.receipts import verify_receipt
+from cardproof.receipts import ReceiptPayload, verify_receipt
 
 SQUARES = [f"{col}{row}" for row in "12345" for col in "abcde"]
 SNAKE = [f"{col}{row}" for row in "12345" for col in ("abcde" if row in "135" else "edcba")]
@@ -39,6 +43,7 @@ def play(
     *,
     server_url: str | None = None,
     receipt_out: Path | None = None,
+    options: dict[str, Any] | None = None,
 ) -> tuple[int, str]:
     """Run one game on scripted input lines; the exit status and the transcript."""
     output = io.StringIO()
@@ -48,6 +53,7 @@ def play(
         input=io.StringIO("".join(f"{line}\n" for line in lines)),
         output=output,
         client_seed="test-play",
+        options=options,
         server_url=server_url,
         receipt_out=receipt_out,
     )
@@ -153,9 +159,17 @@ def test_the_end_of_the_input_quits_too(sdk_client: Client) -> None:
 
 
 def test_an_unknown_variant_is_status_2(sdk_client: Client) -> None:
-    code, output = play(sdk_client, "repeat-poker", [])
+    code, output = play(sdk_client, "solodrez", [])
     assert code == 2
-    assert "poker-squares, poker-patience, serpent-patience" in output
+    assert "poker-squares, poker-patience, serpent-patience, repeat-poker, reserve-poker" in output
+    assert "not 'solodrez'" in output
+
+
+def test_options_the_server_refuses_are_status_2(sdk_client: Client) -> None:
+    code, output = play(sdk_client, "repeat-poker", [], options={"rows": 2, "levels": 5})
+    assert code == 2
+    assert "cannot open a deal" in output
+    assert "with levels 5 the rows are the ladder" in output
 
 
 def test_the_patience_grid_shows_offsets_and_playable_cells(sdk_client: Client) -> None:
@@ -185,12 +199,25 @@ def test_playable_cells_follow_the_rules() -> None:
 
 def test_the_play_command_parses() -> None:
     args = build_parser().parse_args(["play", "serpent-patience", "--seed", "s"])
-    assert (args.variant, args.url, args.seed, args.receipt_out) == (
+    assert (args.variant, args.url, args.seed, args.receipt_out, args.options) == (
         "serpent-patience",
         None,
         "s",
         None,
+        None,
     )
+    args = build_parser().parse_args(["play", "repeat-poker", "--options", '{"levels": 5}'])
+    assert args.options == {"levels": 5}
+
+
+@pytest.mark.parametrize("options", ["{levels: 5}", "[1]", '"version"'])
+def test_the_options_must_be_a_json_object(
+    options: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args(["play", "reserve-poker", "--options", options])
+    assert exit_info.value.code == 2
+    assert "--options" in capsys.readouterr().err
 
 
 def test_cardproof_play_runs_an_embedded_server(tmp_path: Path) -> None:
@@ -215,3 +242,211 @@ def test_cardproof_play_runs_an_embedded_server(tmp_path: Path) -> None:
     assert verify_receipt(token, jwks).replayed
     assert list(tmp_path.iterdir()) == []  # no key file was written
     assert "HTTP Request" not in result.stderr
+
+
+# --- repeat-poker and reserve-poker ----------------------------------------------------
+
+CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][CDHS]|JK)(?![A-Za-z0-9])")
+"""A card as the terminal prints it."""
+RESERVE_MOVES = [f"{i % 4}>{i // 5}" for i in range(25)]
+"""Grid columns filled left to right, taking from the reserve columns in turn."""
+
+
+def verified_payload(client: TestClient[Litestar], output: str) -> ReceiptPayload:
+    """The payload of the transcript's receipt, checked against the server's key set."""
+    verified = verify_receipt(receipt_of(output), client.get("/.well-known/jwks.json").json())
+    assert verified.replayed
+    return verified.payload
+
+
+def test_a_scripted_repeat_game_runs_to_a_verified_receipt(
+    sdk_client: Client, client: TestClient[Litestar]
+) -> None:
+    moves = ["r1", "r2"] * 26
+    script = ["r3", "zz", "?", "", "1", *moves[1:]]  # a bare row number is taken as r1
+    code, output = play(
+        sdk_client, "repeat-poker", script, server_url="http://x", options={"rows": 2}
+    )
+    assert code == 0, output
+    assert "illegal move (r3): row 3 is off the board: this level has 2 rows" in output
+    assert "'zz' is not a move in text form; type ? for help" in output
+    assert "a pair removes 2 cards" in " ".join(output.split())  # the help
+    payload = verified_payload(client, output)
+    assert payload.variant == "repeat-poker"
+    assert payload.options == {"rows": 2, "levels": 1}
+    assert payload.moves == " ".join(moves)
+    hands = payload.score.hands
+    assert f"Final score: {payload.score.total} (table repeat)" in output
+    for hand in hands:
+        cards, removed = " ".join(hand.cards), " ".join(hand.removed or ())
+        assert f"  {hand.line:<8} {cards:<15} {hand.category:<16} {hand.points:>5}  " in output
+        assert f"removed {removed}" in output
+    assert payload.server_seed is not None
+    options = RepeatPoker.parse_options(payload.options)
+    seed = bytes.fromhex(payload.server_seed)
+    replay = RepeatPoker.new(RepeatPoker.deal_cards(seed, payload.client_seed, options), options)
+    game_over = output.index("repeat-poker: game over")
+    screens = output[:game_over].split("\nrepeat-poker: level ")[1:]
+    assert len(screens) == 52
+    for k, screen in enumerate(screens):  # screen k: before card k + 1
+        view = replay.visible()
+        assert screen.startswith(f"1 of 1, card {k + 1} of 52 ({52 - k} left in this level")
+        rows = [line.split()[1:] for line in re.findall(r"(?m)^  r[12] .*$", screen)]
+        assert rows == [[*row, *["."] * (5 - len(row))] for row in view.rows]  # 5 slots
+        assert f"Place {view.next} (r1-r2): " in screen
+        replay.play(RepeatPoker.parse_move(moves[k]))
+        found = re.search(r"Score so far: (\d+) from (\d+) hands? scored", screen)
+        assert found is not None, screen
+        total, count = int(found[1]), int(found[2])
+        assert total == sum(hand.points for hand in hands[:count])  # the server's, so far
+        if count:
+            last = hands[count - 1]
+            removed = ", removed " + " ".join(last.removed or ())
+            shown = f"{last.line}: {' '.join(last.cards)}, {last.category} {last.points}"
+            assert f"scored: {shown}{removed}" in screen
+    assert "Just scored: row 1: " in output
+    assert "Last scored: row 2: " in output
+
+
+def test_the_repeat_ladder_plays_five_levels(
+    sdk_client: Client, client: TestClient[Litestar]
+) -> None:
+    code, output = play(sdk_client, "repeat-poker", ["r1"] * 260, options={"levels": 5})
+    assert code == 0, output
+    payload = verified_payload(client, output)
+    levels = payload.score.levels
+    assert levels is not None
+    assert len(levels) == 5
+    assert "repeat-poker: level 5 of 5, card 52 of 52 (1 left" in output
+    assert "  r1    .   .   .   .   .\n  r2" not in output.split("level 5 of 5")[1]  # 1 row
+    assert f"Level 1 is over: {levels[0]} points. Level 2 has 4 rows and a fresh deck." in output
+    assert f"Level 4 is over: {levels[3]} points. Level 5 has 1 row and a fresh deck." in output
+    assert "  " + ", ".join(f"level {k} {p}" for k, p in enumerate(levels, 1)) in output
+    last_screen = output.split("level 5 of 5, card 52 of 52")[1]
+    assert ", ".join(f"level {k} {p}" for k, p in enumerate(levels[:4], 1)) in last_screen
+    for hand in payload.score.hands:
+        assert f"  L{hand.level} {hand.line} {' '.join(hand.cards)} " in output
+
+
+def replayed_views(payload: ReceiptPayload) -> list[ReserveView]:
+    """The reserve-poker views before each move, replayed from the revealed seed."""
+    assert payload.server_seed is not None
+    options = ReservePoker.parse_options(payload.options)
+    cards = ReservePoker.deal_cards(
+        bytes.fromhex(payload.server_seed), payload.client_seed, options
+    )
+    game = ReservePoker.new(cards, options)
+    views = []
+    for move in payload.moves.split():
+        views.append(game.visible())
+        game.play(ReservePoker.parse_move(move))
+    views.append(game.visible())
+    return views
+
+
+def grid_texts(view: ReserveView) -> set[str]:
+    return {card for row in view.grid for card in row if card is not None}
+
+
+@pytest.mark.parametrize("version", [1, 5, 6])
+def test_a_scripted_reserve_game_shows_only_what_is_face_up(
+    sdk_client: Client, client: TestClient[Litestar], version: int
+) -> None:
+    script = ["0 0", "0>9", "?", "", *RESERVE_MOVES[1:5], "1>0", *RESERVE_MOVES[5:]]
+    code, output = play(
+        sdk_client, "reserve-poker", script, server_url="http://x", options={"version": version}
+    )
+    assert code == 0, output
+    assert "'0>9' is not a move in text form; type ? for help" in output
+    assert "illegal move (1>0): grid column 0 is full (5 cards)" in output
+    assert "as in Connect Four" in " ".join(output.split())  # the help
+    payload = verified_payload(client, output)
+    assert payload.variant == "reserve-poker"
+    assert payload.options == {"version": version}
+    assert payload.moves == " ".join(RESERVE_MOVES)  # "0 0" was sent as 0>0
+    views = replayed_views(payload)
+    game_over = output.index("reserve-poker: game over")
+    screens = output[:game_over].split("\nreserve-poker, version ")[1:]
+    assert len(screens) == 25
+    for k, (screen, view) in enumerate(zip(screens, views, strict=False)):
+        assert screen.startswith(f"{version}: card {k + 1} of 25\n"), screen
+        face_up = {card for column in view.reserve for card in column if card is not None}
+        assert set(CARD_TEXT.findall(screen)) == grid_texts(view) | face_up, screen
+        if version == 6:
+            assert not face_up
+            columns = screen.split("  Grid (")[0].split("\n")[3:]  # below the column numbers
+            assert sum(line.split().count("##") for line in columns) == 53 - k
+        placed = {
+            (r, c): card for r, row in enumerate(view.grid) for c, card in enumerate(row) if card
+        }
+        expected = running_score("reserve-poker", placed, TABLES["reserve"], diagonals=True)
+        assert f"Score so far: {expected.total} from {len(expected.hands)} complete" in screen
+    final = output[game_over : output.index("Receipt: ")]
+    assert set(CARD_TEXT.findall(final)) == grid_texts(views[-1])
+    assert "       0    1    2    3    4" in final
+    assert f"Final score: {payload.score.total} (table reserve)" in final
+    assert len(payload.score.hands) == 12
+    for hand in payload.score.hands:
+        assert f"  {hand.line:<11} {' '.join(hand.cards):<15} {hand.category:<16}" in final
+    final_grid = {
+        (r, c): card
+        for r, row in enumerate(views[-1].grid)
+        for c, card in enumerate(row)
+        if card is not None
+    }
+    local = running_score("reserve-poker", final_grid, TABLES["reserve"], diagonals=True)
+    assert local.total == payload.score.total  # the local running score agrees, joker wild
+
+
+def test_cardproof_play_takes_options(tmp_path: Path) -> None:
+    command = str(Path(sys.executable).parent / "cardproof")
+    result = subprocess.run(
+        [command, "play", "reserve-poker", "--options", '{"version": 6}'],
+        input="\n".join(RESERVE_MOVES) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    output = result.stdout
+    assert "reserve-poker, version 6: card 25 of 25" in output
+    key_set = next(line for line in output.splitlines() if line.startswith("Key set: "))
+    verified = verify_receipt(receipt_of(output), json.loads(key_set.removeprefix("Key set: ")))
+    assert verified.replayed
+    assert verified.payload.options == {"version": 6}
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.mark.parametrize(
+    ("variant_id", "options", "moves"),
+    [
+        ("repeat-poker", {"rows": 5}, ["r1", "r2", "r1", "r3", "r1"]),
+        ("reserve-poker", {"version": 5}, ["0>0", "1>0", "2>1", "3>4", "0>4"]),
+    ],
+)
+def test_colour_leaves_the_cards_in_their_columns(
+    sdk_client: Client, variant_id: str, options: dict[str, Any], moves: list[str]
+) -> None:
+    output = io.StringIO()
+    script = "".join(f"{move}\n" for move in moves)
+    code = run(
+        sdk_client,
+        variant_id,
+        input=io.StringIO(script),
+        output=output,
+        options=options,
+        color=True,
+    )
+    assert code == 1  # the input ran out
+    text = output.getvalue()
+    assert "\x1b[31m" in text  # a red card
+    plain = ANSI.sub("", text)
+    board = [line for line in plain.splitlines() if re.match(r"^(  r\d  |  \d  | {6}\S)", line)]
+    assert len(board) >= 25
+    stride, first = (5, 6) if variant_id == "reserve-poker" else (4, 7)  # slot width, 1st card
+    for line in board:  # every card starts at its column's place, as without colour
+        starts = {match.start() for match in CARD_TEXT.finditer(line)}
+        assert starts <= set(range(first, first + 5 * stride, stride)), line

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -126,6 +127,17 @@ def _keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def _json_object(text: str) -> dict[str, Any]:
+    """An ``--options`` value: a JSON object, like ``{"levels": 5}``."""
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not JSON: {error}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("a JSON object is needed, like '{\"version\": 2}'")
+    return value
+
+
 def _play(args: argparse.Namespace) -> int:
     import contextlib
 
@@ -149,6 +161,7 @@ def _play(args: argparse.Namespace) -> int:
             client,
             args.variant,
             client_seed=args.seed,
+            options=args.options,
             server_url=args.url,
             receipt_out=args.receipt_out,
         )
@@ -185,11 +198,22 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser(
         "play",
         help="play a game in the terminal against a server, or an embedded one",
-        description="Play poker-squares, poker-patience or serpent-patience in the terminal. "
-        "Exit status: 0 the game was scored and its receipt shown; 1 quit or not scored; "
-        "2 the server could not be used.",
+        description="Play poker-squares, poker-patience, serpent-patience, repeat-poker or "
+        "reserve-poker in the terminal. Exit status: 0 the game was scored and its receipt "
+        "shown; 1 quit or not scored; 2 the server could not be used (or refused the deal).",
     )
-    play.add_argument("variant", help="poker-squares, poker-patience or serpent-patience")
+    play.add_argument(
+        "variant",
+        help="poker-squares, poker-patience, serpent-patience, repeat-poker or reserve-poker",
+    )
+    play.add_argument(
+        "--options",
+        type=_json_object,
+        metavar="JSON",
+        help="""the variant's options, a JSON object: '{"levels": 5}' or '{"rows": 3}' """
+        """(repeat-poker), '{"version": 2}' (reserve-poker), '{"scoring": "british"}' """
+        """(the grid games)""",
+    )
     play.add_argument(
         "--url", help="the server to play on (default: an embedded one, with a throwaway key)"
     )

@@ -1,4 +1,4 @@
-"""``cardproof play``: a grid variant played in the terminal, move by move, on a server.
+"""``cardproof play``: a game played in the terminal, move by move, on a server.
 
 The game is the server's: every move goes to it, and its answer says what is visible
 now, so the terminal shows only what the player may see and the finished game gets a
@@ -6,9 +6,13 @@ signed receipt anyone can check. :func:`run` is the whole game over two text str
 (so it runs as well on ``io.StringIO`` as on a terminal); :func:`embedded_client`
 starts a server in-process, with a throwaway signing key, for playing without one.
 
-The running score counts only lines whose five cells are filled and final; in
+The grid games (poker-squares, poker-patience, serpent-patience) and reserve-poker
+show a running score that counts only lines whose five cells are filled and final; in
 ``poker-patience`` a row is final once the layout spans 5 columns (and a column once it
-spans 5 rows), so lines there are named by their offset from the first card.
+spans 5 rows), so lines there are named by their offset from the first card. In
+reserve-poker the 2 long diagonals count too, and the joker is wild. repeat-poker
+scores a row as soon as it fills: its running score is the sum of the hands the server
+has scored so far.
 """
 
 from __future__ import annotations
@@ -38,10 +42,20 @@ from cardproof.games.grid import (
     SIZE,
     GridView,
 )
-from cardproof.hands import PointTable, Score, score_hands
+from cardproof.games.repeat_poker import DECK as REPEAT_DECK
+from cardproof.games.repeat_poker import ROW_LENGTH as REPEAT_ROW_LENGTH
+from cardproof.games.repeat_poker import RowsView
+from cardproof.games.reserve_poker import ReserveView
+from cardproof.hands import HandScore, PointTable, Score, score_hands
 
-PLAYABLE: Final = ("poker-squares", "poker-patience", "serpent-patience")
-"""The variants this module can draw: the three 5x5 grid games."""
+PLAYABLE: Final = (
+    "poker-squares",
+    "poker-patience",
+    "serpent-patience",
+    "repeat-poker",
+    "reserve-poker",
+)
+"""The variants this module can draw: the three 5x5 grid games and the two Repeat Pokers."""
 QUIT: Final = frozenset({"q", "quit", "exit"})
 HELP: Final = frozenset({"?", "h", "help"})
 
@@ -67,6 +81,24 @@ HELP_TEXT: Final[dict[str, str]] = {
         "card is always 0,0. Each later card goes into an empty cell touching a laid card "
         "(diagonally too), and the layout may never span more than 5 rows or 5 columns: "
         "the cells marked +. After 25 cards the 5x5 square's rows and columns are scored."
+    ),
+    "repeat-poker": (
+        "Type a row: r then its number, like r2 (or just 2); the card goes at the end of "
+        "that row. A row that reaches 5 cards is scored at once as a poker hand (repeat "
+        "table) and the cards that make the hand are removed, the others stay: a pair "
+        "removes 2 cards, two pair 4, three of a kind 3, four of a kind 4, a straight, "
+        "flush, full house, straight flush or royal flush all 5; a row with no hand scores "
+        "0 and loses its highest card. All 52 cards are played; a row left incomplete at "
+        "the end scores nothing. With levels 5 the levels have 5, 4, 3, 2 and 1 rows, each "
+        "with a fresh deck, and the score is their sum."
+    ),
+    "reserve-poker": (
+        "Type f>c (or f c): take the bottom card of reserve column f (0-3) and drop it "
+        "into grid column c (0-4), where it falls to the lowest empty cell (marked +), as "
+        "in Connect Four. Face-down cards show as ##; in versions 1-4 taking a face-up "
+        "card turns the next one in its column face up. After 25 cards the 5 rows, 5 "
+        "columns and 2 long diagonals are scored with the reserve table; the joker is "
+        "wild. The score so far counts only complete lines."
     ),
 }
 COMMANDS_HELP: Final = (
@@ -221,22 +253,124 @@ def _wants_color(output: TextIO) -> bool:
     return _isatty(output) and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
-class _Play:
-    """One game in progress: the server's handle and what the terminal shows of it."""
+class _Session:
+    """One game in progress: the server's handle and what the terminal shows of it.
+
+    The subclasses draw one family of views: :class:`_GridPlay` the 5x5 grid games,
+    :class:`_RepeatPlay` repeat-poker's rows, :class:`_ReservePlay` reserve-poker.
+    """
 
     def __init__(self, game: Game, term: _Terminal) -> None:
         self.game = game
         self.term = term
         self.variant = game.variant
-        settings: Any = variant_class(game.variant).parse_options(game.state.options)
-        self.table: PointTable = settings.table
-        self.diagonals = bool(getattr(settings, "diagonals", False))
+        self.settings: Any = variant_class(game.variant).parse_options(game.state.options)
+        self.table: PointTable = self.settings.table
+
+    # --- what each family says --------------------------------------------------------
+
+    def show(self) -> None:
+        """The board, the running score and the card or cards due."""
+        raise NotImplementedError
+
+    def prompt(self) -> str:
+        """The question asked for each move."""
+        raise NotImplementedError
+
+    def board_lines(self) -> list[str]:
+        """The board as it is now (also drawn once the game is over)."""
+        raise NotImplementedError
+
+    def move_text(self, answer: str) -> str:
+        """The move to send for what the player typed (spaces dropped)."""
+        return "".join(answer.split())
+
+    def moved(self) -> None:
+        """Take in the server's new view after a move it took."""
+
+    def breakdown(self, score: Score) -> None:
+        """The server's final score, hand by hand."""
+        for hand in score.hands:
+            cards = " ".join(hand.cards)
+            self.term.say(f"  {hand.line:<11} {cards:<15} {hand.category:<16} {hand.points:>5}")
+
+    def unscored_text(self) -> str:
+        """Why a finished game has no score (only a serpent dead end has none)."""
+        return "This game ended unscored, so it has no receipt."
+
+    def score_paragraph(self, score: Score) -> None:
+        """``Score so far``: the total of the complete lines, and the lines that score."""
+        scoring = ", ".join(f"{h.line} {h.category} {h.points}" for h in score.hands if h.points)
+        lines = f"{len(score.hands)} complete line" + ("" if len(score.hands) == 1 else "s")
+        self.term.paragraph(
+            f"Score so far: {score.total} from {lines}" + (f" ({scoring})" if scoring else ""),
+            indent="  ",
+        )
+
+    # --- playing --------------------------------------------------------------------
+
+    def play(self, answer: str) -> bool:
+        """Send one move; ``True`` if the server took it, else the reason is shown."""
+        try:
+            self.game.play(self.move_text(answer))
+        except IllegalMoveError as error:
+            reason = re.sub(r"^move \d+ ", "", error.detail or error.title)
+            self.term.say(f"  illegal move {reason}")
+            return False
+        except BadRequestError as error:
+            reason = re.sub(r"^move: ", "", error.detail or error.title)
+            self.term.say(f"  {reason}; type ? for help")
+            return False
+        self.moved()
+        return True
+
+    def loop(self) -> bool:
+        """Play until the game is over (``True``) or the player quits (``False``)."""
+        changed = True
+        while not self.game.finished:
+            if changed:
+                self.show()
+            answer = self.term.ask(self.prompt())
+            if answer is None or answer.strip().lower() in QUIT:
+                return False
+            command = answer.strip().lower()
+            if command in HELP:
+                self.term.paragraph(HELP_TEXT[self.variant], indent="  ")
+                self.term.paragraph(COMMANDS_HELP, indent="  ")
+                changed = False
+            elif not command:
+                changed = False
+            else:
+                changed = self.play(answer)
+        return True
+
+    def final(self) -> None:
+        """The finished board and the server's score, hand by hand."""
+        term = self.term
+        term.say()
+        term.say(f"{self.variant}: game over")
+        for line in self.board_lines():
+            term.say(line)
+        score = self.game.score
+        if score is None:
+            return
+        term.say()
+        term.say(f"Final score: {score.total} (table {self.table.name})")
+        self.breakdown(score)
+
+
+class _GridPlay(_Session):
+    """A 5x5 grid game: poker-squares, poker-patience or serpent-patience."""
+
+    def __init__(self, game: Game, term: _Terminal) -> None:
+        super().__init__(game, term)
+        self.diagonals = bool(getattr(self.settings, "diagonals", False))
         self.placed = placed_cards(self.view)
         self.last: Coord | None = None
 
     @property
     def view(self) -> GridView:
-        """The game's view (the terminal game plays the grid variants only)."""
+        """The game's view: a grid."""
         view = self.game.visible
         if not isinstance(view, GridView):
             raise TypeError(f"{self.variant} is not a grid game")
@@ -244,7 +378,7 @@ class _Play:
 
     # --- drawing --------------------------------------------------------------------
 
-    def grid_lines(self) -> list[str]:
+    def board_lines(self) -> list[str]:
         """The grid: cards, ``[last]`` card, ``+`` playable, ``.`` empty."""
         playable = playable_cells(self.variant, self.placed, self.last)
         if self.variant == "poker-patience":
@@ -277,14 +411,10 @@ class _Play:
         view, term = self.view, self.term
         term.say()
         term.say(f"{self.variant}: card {self.game.next_index + 1} of 25")
-        for line in self.grid_lines():
+        for line in self.board_lines():
             term.say(line)
-        score = running_score(self.variant, self.placed, self.table, diagonals=self.diagonals)
-        scoring = ", ".join(f"{h.line} {h.category} {h.points}" for h in score.hands if h.points)
-        lines = f"{len(score.hands)} complete line" + ("" if len(score.hands) == 1 else "s")
-        term.paragraph(
-            f"Score so far: {score.total} from {lines}" + (f" ({scoring})" if scoring else ""),
-            indent="  ",
+        self.score_paragraph(
+            running_score(self.variant, self.placed, self.table, diagonals=self.diagonals)
         )
         if view.later:
             later = " ".join(term.card(c) for c in view.later)
@@ -309,68 +439,245 @@ class _Play:
 
     # --- playing --------------------------------------------------------------------
 
-    def play(self, text: str) -> bool:
-        """Send one move; ``True`` if the server took it, else the reason is shown."""
-        move = "".join(text.split())
-        try:
-            self.game.play(move)
-        except IllegalMoveError as error:
-            reason = re.sub(r"^move \d+ ", "", error.detail or error.title)
-            self.term.say(f"  illegal move {reason}")
-            return False
-        except BadRequestError as error:
-            reason = re.sub(r"^move: ", "", error.detail or error.title)
-            self.term.say(f"  {reason}; type ? for help")
-            return False
+    def moved(self) -> None:
         placed = placed_cards(self.view)
         new = placed.keys() - self.placed.keys()
         self.last = next(iter(new)) if len(new) == 1 else None
         self.placed = placed
-        return True
 
-    def loop(self) -> bool:
-        """Play until the game is over (``True``) or the player quits (``False``)."""
-        changed = True
-        while not self.game.finished:
-            if changed:
-                self.show()
-            answer = self.term.ask(self.prompt())
-            if answer is None or answer.strip().lower() in QUIT:
-                return False
-            command = answer.strip().lower()
-            if command in HELP:
-                self.term.paragraph(HELP_TEXT[self.variant], indent="  ")
-                self.term.paragraph(COMMANDS_HELP, indent="  ")
-                changed = False
-            elif not command:
-                changed = False
-            else:
-                changed = self.play(answer)
-        return True
-
-    def final(self) -> None:
-        """The finished layout and the server's score, hand by hand."""
-        term = self.term
-        term.say()
-        term.say(f"{self.variant}: game over")
-        for line in self.grid_lines():
-            term.say(line)
-        score = self.game.score
-        if score is None:
-            return
-        term.say()
-        term.say(f"Final score: {score.total} (table {self.table.name})")
-        for hand in score.hands:
-            cards = " ".join(hand.cards)
-            term.say(f"  {hand.line:<11} {cards:<15} {hand.category:<16} {hand.points:>5}")
+    def breakdown(self, score: Score) -> None:
+        super().breakdown(score)
         if self.variant == "poker-patience" and self.placed:
             top = min(r for r, _ in self.placed)
             left = min(c for _, c in self.placed)
-            term.paragraph(
+            self.term.paragraph(
                 "(the server numbers the final square's rows and columns 1-5 from its "
                 f"top-left: row 1 is row {top} and col 1 is col {left} in the offsets above)",
                 indent="  ",
             )
+
+    def unscored_text(self) -> str:
+        return (
+            f"Dead end at {self.cell_text(self.last)}: no empty cell is next to the "
+            "last card, so this path cannot be completed; a serpent game that is not "
+            "completed is not scored, and has no receipt."
+        )
+
+
+def _hand_text(hand: HandScore, *, level: bool) -> str:
+    """One repeat-poker hand: ``row 1 AH AD 7C 4S 9D one-pair 20, removed AH AD``."""
+    where = f"level {hand.level} {hand.line}" if level and hand.level else hand.line
+    removed = f", removed {' '.join(hand.removed)}" if hand.removed else ""
+    return f"{where}: {' '.join(hand.cards)}, {hand.category} {hand.points}{removed}"
+
+
+class _RepeatPlay(_Session):
+    """repeat-poker: rows scored and emptied as they fill, 52 cards a level."""
+
+    def __init__(self, game: Game, term: _Terminal) -> None:
+        super().__init__(game, term)
+        self.ladder: tuple[int, ...] = self.settings.rows_per_level
+        self.shown_level = self.view.level
+        """The level of the board last drawn (a new level is announced)."""
+        self.fresh = False
+        """Whether the last move scored a row."""
+
+    @property
+    def view(self) -> RowsView:
+        """The game's view: the current level's rows."""
+        view = self.game.visible
+        if not isinstance(view, RowsView):
+            raise TypeError(f"{self.variant} is not played in rows")
+        return view
+
+    def board_lines(self) -> list[str]:
+        """Each row's cards in the order placed (kickers of a scored row first), 5 slots."""
+        lines = []
+        for r, row in enumerate(self.view.rows):
+            slots = [" " + self.term.card(card) for card in row]  # padded before colour
+            slots += ["  ."] * (REPEAT_ROW_LENGTH - len(row))
+            lines.append(f"  r{r + 1}  " + " ".join(slots))
+        return lines
+
+    def show(self) -> None:
+        view, term = self.view, self.term
+        levels = len(self.ladder)
+        term.say()
+        if view.level != self.shown_level:
+            done = sum(h.points for h in view.scored if h.level == self.shown_level)
+            term.say(
+                f"Level {self.shown_level} is over: {done} points. Level {view.level} has "
+                f"{len(view.rows)} row{'s' * (len(view.rows) > 1)} and a fresh deck."
+            )
+            self.shown_level = view.level
+        in_level = REPEAT_DECK - view.cards_left + 1
+        term.say(
+            f"{self.variant}: level {view.level} of {levels}, card {in_level} of {REPEAT_DECK}"
+            f" ({view.cards_left} left in this level, this one included)"
+        )
+        for line in self.board_lines():
+            term.say(line)
+        total = sum(h.points for h in view.scored)
+        hands = f"{len(view.scored)} hand" + ("" if len(view.scored) == 1 else "s")
+        by_level = ""
+        if levels > 1:
+            totals = (
+                f"level {k} {sum(h.points for h in view.scored if h.level == k)}"
+                for k in range(1, view.level + 1)
+            )
+            by_level = "; " + ", ".join(totals)
+        term.say(f"  Score so far: {total} from {hands} scored{by_level}")
+        if view.scored:
+            label = "Just scored" if self.fresh else "Last scored"
+            term.paragraph(f"{label}: {_hand_text(view.scored[-1], level=levels > 1)}", "  ")
+
+    def prompt(self) -> str:
+        card = self.term.card(self.view.next or "", bold=True)
+        return f"Place {card} (r1-r{len(self.view.rows)}): "
+
+    def move_text(self, answer: str) -> str:
+        """``r2``; a bare row number (``2``) is taken as ``r2``."""
+        move = "".join(answer.split())
+        return f"r{move}" if move.isdecimal() else move
+
+    def play(self, answer: str) -> bool:
+        before = len(self.view.scored)
+        taken = super().play(answer)
+        if taken:
+            self.fresh = len(self.view.scored) > before
+        return taken
+
+    def breakdown(self, score: Score) -> None:
+        levels = len(self.ladder)
+        if levels > 1 and score.levels:
+            self.term.say("  " + ", ".join(f"level {k} {p}" for k, p in enumerate(score.levels, 1)))
+        for hand in score.hands:
+            where = f"L{hand.level} {hand.line}" if levels > 1 else hand.line
+            cards = " ".join(hand.cards)
+            removed = " ".join(hand.removed or ())
+            self.term.say(
+                f"  {where:<8} {cards:<15} {hand.category:<16} {hand.points:>5}  removed {removed}"
+            )
+        self.term.say("  (the rows left incomplete at the end of a level score nothing)")
+
+
+RESERVE_VISIBILITY: Final = {
+    1: "the bottom card of each reserve column is face up",
+    2: "the bottom 2 cards of each reserve column are face up",
+    3: "the bottom 3 cards of each reserve column are face up",
+    4: "the bottom 4 cards of each reserve column are face up",
+    5: "every reserve card is face up",
+    6: "every reserve card is face down: a card is seen once placed",
+}
+"""What each reserve-poker ``version`` shows."""
+FACE_DOWN: Final = "##"
+"""A face-down reserve card, as drawn."""
+
+
+class _ReservePlay(_Session):
+    """reserve-poker: 4 reserve columns, a 5x5 gravity grid, 12 hands."""
+
+    def __init__(self, game: Game, term: _Terminal) -> None:
+        super().__init__(game, term)
+        self.placed = self.grid_cards()
+        self.last: Coord | None = None
+
+    @property
+    def view(self) -> ReserveView:
+        """The game's view: the grid and the reserve."""
+        view = self.game.visible
+        if not isinstance(view, ReserveView):
+            raise TypeError(f"{self.variant} has no reserve")
+        return view
+
+    def grid_cards(self) -> dict[Coord, str]:
+        """The grid's cards by (row, col), row 0 on top."""
+        return {
+            (r, c): card
+            for r, row in enumerate(self.view.grid)
+            for c, card in enumerate(row)
+            if card is not None
+        }
+
+    def reserve_lines(self) -> list[str]:
+        """The reserve columns hanging down: first-dealt on top, the one to take at the bottom."""
+        columns = self.view.reserve
+        lines = ["     " + " ".join(f"{f:>3} " for f in range(len(columns))).rstrip()]
+        for depth in range(max(1, *(len(column) for column in columns))):
+            cells = []
+            for column in columns:
+                if depth < len(column):
+                    card = column[depth]
+                    cells.append(f" {FACE_DOWN if card is None else self.term.card(card)} ")
+                else:
+                    cells.append(" -- " if depth == 0 else "    ")
+            lines.append("     " + " ".join(cells).rstrip())
+        return lines
+
+    def board_lines(self) -> list[str]:
+        """The grid: cards, ``[last]`` card, ``+`` where a card would land, ``.`` empty."""
+        landing = {
+            (max(r for r in range(SIZE) if (r, c) not in self.placed), c)
+            for c in range(SIZE)
+            if (0, c) not in self.placed
+        }
+        lines = ["     " + " ".join(f"{c:>3} " for c in range(SIZE)).rstrip()]
+        for row in range(SIZE):
+            cells = []
+            for col in range(SIZE):
+                card = self.placed.get((row, col))
+                if card is not None:
+                    shown = self.term.card(card)
+                    cells.append(f"[{shown}]" if (row, col) == self.last else f" {shown} ")
+                else:
+                    cells.append("  + " if (row, col) in landing else "  . ")
+            lines.append(f"{row + 1:>3}  " + " ".join(cells).rstrip())
+        return lines
+
+    def show(self) -> None:
+        view, term = self.view, self.term
+        term.say()
+        term.say(f"{self.variant}, version {view.version}: card {self.game.next_index + 1} of 25")
+        term.say(f"  Reserve ({RESERVE_VISIBILITY.get(view.version, '?')}; ## is face down):")
+        for line in self.reserve_lines():
+            term.say(line)
+        term.say("  Grid (a card falls to the lowest empty cell of its column, marked +):")
+        for line in self.board_lines():
+            term.say(line)
+        self.score_paragraph(running_score(self.variant, self.placed, self.table, diagonals=True))
+
+    def prompt(self) -> str:
+        return "Take f>c (reserve column 0-3 > grid column 0-4): "
+
+    def move_text(self, answer: str) -> str:
+        """``f>c``; ``f c`` (a space between) is taken as ``f>c``."""
+        spaced = re.fullmatch(r"\s*(\d+)\s*[>\s]\s*(\d+)\s*", answer)
+        if spaced is not None:
+            return f"{spaced[1]}>{spaced[2]}"
+        return "".join(answer.split())
+
+    def moved(self) -> None:
+        placed = self.grid_cards()
+        new = placed.keys() - self.placed.keys()
+        self.last = next(iter(new)) if len(new) == 1 else None
+        self.placed = placed
+
+    def breakdown(self, score: Score) -> None:
+        super().breakdown(score)
+        self.term.paragraph(
+            "(the server numbers lines from 1: row 1 is the top row, col 1 is grid column 0; "
+            "diagonal 1 runs from the top left, diagonal 2 from the top right)",
+            indent="  ",
+        )
+
+
+def _session(game: Game, term: _Terminal) -> _Session:
+    """The session that draws ``game``'s kind of view."""
+    if isinstance(game.visible, RowsView):
+        return _RepeatPlay(game, term)
+    if isinstance(game.visible, ReserveView):
+        return _ReservePlay(game, term)
+    return _GridPlay(game, term)
 
 
 def run(
@@ -407,7 +714,7 @@ def run(
         return 2
     state = game.state
     title = variant_class(variant).title
-    session = _Play(game, term)
+    session = _session(game, term)
     term.say(f"cardproof play: {title} ({variant}), table {session.table.name}")
     committed = (
         "the server committed to its seed before it saw yours"
@@ -434,11 +741,7 @@ def run(
     session.final()
     if game.score is None:
         term.say()
-        term.paragraph(
-            f"Dead end at {session.cell_text(session.last)}: no empty cell is next to the "
-            "last card, so this path cannot be completed; a serpent game that is not "
-            "completed is not scored, and has no receipt."
-        )
+        term.paragraph(session.unscored_text())
         return 1
     return _show_receipt(client, game, term, server_url, receipt_out)
 
