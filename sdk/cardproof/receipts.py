@@ -130,6 +130,8 @@ class SigningKey:
         self._key = private_key
         self.public_bytes = private_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         self.kid = thumbprint(self.public_bytes)
+        header = msgspec.json.encode({"alg": ALG, "kid": self.kid, "typ": "JOSE"})
+        self._header = b64url(header)  # the same for every receipt this key signs
 
     @classmethod
     def from_seed(cls, seed: bytes) -> SigningKey:
@@ -147,8 +149,7 @@ class SigningKey:
 
     def sign(self, payload: ReceiptPayload) -> str:
         """The compact JWS of ``payload`` (deterministic: Ed25519 signatures are)."""
-        header = msgspec.json.encode({"alg": ALG, "kid": self.kid, "typ": "JOSE"})
-        signing_input = f"{b64url(header)}.{b64url(msgspec.json.encode(payload))}"
+        signing_input = f"{self._header}.{b64url(msgspec.json.encode(payload))}"
         return f"{signing_input}.{b64url(self._key.sign(signing_input.encode('ascii')))}"
 
 

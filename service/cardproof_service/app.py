@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,8 +30,18 @@ from cardproof_service.store import MemoryStore, Store
 
 
 def _warm_up() -> None:
-    """Build the serpent solver's path table in a thread, so the first solve is fast."""
-    threading.Thread(target=serpent.prepare, name="cardproof-warm-up", daemon=True).start()
+    """Build the serpent solver's path table in a thread, so the first solve is fast.
+
+    Then everything built so far is moved out of the garbage collector's way, so that
+    no long full collection over long-lived tables makes requests wait.
+    """
+
+    def prepare() -> None:
+        serpent.prepare()
+        gc.collect()
+        gc.freeze()
+
+    threading.Thread(target=prepare, name="cardproof-warm-up", daemon=True).start()
 
 
 def make_store(settings: Settings) -> Store:

@@ -273,7 +273,8 @@ class Deals:
                     deal_id, index, game.move_text(move), finished_at, self.settings.deal_ttl
                 )
                 if outcome.outcome == "appended":
-                    self._games.put(deal_id, game)
+                    if not game.is_over():
+                        self._games.put(deal_id, game)
                     return self._result(game, index)
             self._games.pop(deal_id)
         return await self._play_slowly(deal_id, request)
@@ -309,7 +310,8 @@ class Deals:
                 deal_id, index, text, finished_at, self.settings.deal_ttl
             )
             if outcome.outcome == "appended":
-                self._games.put(deal_id, game)
+                if not game.is_over():
+                    self._games.put(deal_id, game)
                 return self._result(game, index)
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")

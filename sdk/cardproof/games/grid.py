@@ -27,6 +27,7 @@ from cardproof.hands import CustomTable, PointTable, Score, TableName, score_lin
 SIZE: Final = 5
 COLUMN_LETTERS: Final = "abcde"
 CELL_TOKEN: Final = r"[a-eA-E][1-5]"
+_CELL_TEXTS: Final = tuple(f"{c}{r + 1}" for r in range(SIZE) for c in COLUMN_LETTERS)
 """A cell in text form, for log parsing and the API's log pattern."""
 
 
@@ -41,7 +42,7 @@ class Cell(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         """Column letter then row number: ``{"row": 2, "col": 0}`` is ``a3``."""
         if not (0 <= self.row < SIZE and 0 <= self.col < SIZE):
             return f"{self.row},{self.col}"  # off the board: still printable in an error
-        return f"{COLUMN_LETTERS[self.col]}{self.row + 1}"
+        return _CELL_TEXTS[self.row * SIZE + self.col]
 
     @staticmethod
     def parse(text: str) -> Cell:
