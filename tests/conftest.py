@@ -7,16 +7,19 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient, TestClient
 
-from cardproof.receipts import SigningKey
+from cardproof.games import variant
+from cardproof.receipts import SigningKey, verify_receipt
 from cardproof_service import Settings, create_app
 from cardproof_service.keys import Keys
 
@@ -88,3 +91,45 @@ def live_server() -> Iterator[str]:
     """A real ``cardproof serve`` process (one worker) for the tests of one module."""
     with served("--log-level", "warning") as base_url:
         yield base_url
+
+
+def play_blind(
+    client: TestClient[Litestar],
+    variant_id: str,
+    options: dict[str, Any],
+    choose: Callable[[dict[str, Any]], str],
+) -> tuple[dict[str, Any], list[str]]:
+    """Play a whole deal through the API, each move chosen from the view alone.
+
+    Returns the receipt answer and every view the server sent (the deal's first, then
+    one per move), then checks each view is exactly the engine's on the revealed deck:
+    nothing is shown before the rules make it visible.
+    """
+    created = client.post("/v1/deals", json={"variant": variant_id, "options": options})
+    assert created.status_code == 201, created.text
+    deal = created.json()
+    views: list[dict[str, Any]] = [deal["view"]]
+    moves: list[str] = []
+    finished = False
+    while not finished:
+        move = choose(views[-1])
+        answer = client.post(
+            f"/v1/deals/{deal['deal_id']}/moves", json={"index": len(moves), "move": move}
+        )
+        assert answer.status_code == 200, answer.text
+        moves.append(move)
+        views.append(answer.json()["view"])
+        finished = answer.json()["finished"]
+    receipt: dict[str, Any] = client.get(f"/v1/deals/{deal['deal_id']}/receipt").json()
+    payload = receipt["payload"]
+    cls = variant(variant_id)
+    settings = cls.parse_options(payload["options"])
+    deck = cls.deal_cards(bytes.fromhex(payload["server_seed"]), payload["client_seed"], settings)
+    local = cls.new(deck, settings)
+    for step, view in enumerate(views):
+        assert view == msgspec.json.decode(msgspec.json.encode(local.visible())), step
+        if step < len(moves):
+            local.play(cls.parse_move(moves[step]))
+    jwks = client.get("/.well-known/jwks.json").json()
+    assert verify_receipt(receipt["receipt"], jwks).replayed
+    return receipt, moves

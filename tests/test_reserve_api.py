@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
 from cardproof.games import ReservePoker
-from cardproof.receipts import verify_receipt
+from conftest import play_blind
 
 HttpClient = TestClient[Litestar]
 
@@ -50,39 +49,10 @@ def test_score_a_reserve_grid_with_a_wild_joker(client: HttpClient) -> None:
 def test_blind_reserve_deals_show_exactly_what_the_rules_make_visible(
     client: HttpClient, version: int | str
 ) -> None:
-    created = client.post(
-        "/v1/deals", json={"variant": "reserve-poker", "options": {"version": version}}
-    )
-    assert created.status_code == 201, created.text
-    deal = created.json()
-    views = [deal["view"]]
-    moves: list[str] = []
-    finished = False
-    while not finished:
-        move = legal_move(views[-1])
-        answer = client.post(
-            f"/v1/deals/{deal['deal_id']}/moves", json={"index": len(moves), "move": move}
-        )
-        assert answer.status_code == 200, answer.text
-        moves.append(move)
-        views.append(answer.json()["view"])
-        finished = answer.json()["finished"]
+    receipt, moves = play_blind(client, "reserve-poker", {"version": version}, legal_move)
     assert len(moves) == 25
-    receipt = client.get(f"/v1/deals/{deal['deal_id']}/receipt").json()
-    payload = receipt["payload"]
-    rolled = payload["options"]["version"]
+    rolled = receipt["payload"]["options"]["version"]
     assert rolled == version if version != "random" else 1 <= rolled <= 6
-    # replay with the revealed seed: every view the server sent is exactly the engine's
-    seed = bytes.fromhex(payload["server_seed"])
-    options = ReservePoker.parse_options(payload["options"])
-    deck = ReservePoker.deal_cards(seed, payload["client_seed"], options)
-    local = ReservePoker.new(deck, options)
-    for step, view in enumerate(views):
-        expected = msgspec.json.decode(msgspec.json.encode(local.visible()))
-        assert view == expected, f"view after {step} moves"
-        if step < len(moves):
-            local.play(ReservePoker.parse_move(moves[step]))
-    assert verify_receipt(receipt["receipt"], client.get("/.well-known/jwks.json").json()).replayed
 
 
 def test_random_version_needs_seeds(client: HttpClient) -> None:
