@@ -25,6 +25,7 @@ import re
 import secrets
 import sys
 import textwrap
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -253,7 +254,7 @@ def _wants_color(output: TextIO) -> bool:
     return _isatty(output) and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
-class _Session:
+class _Session(ABC):
     """One game in progress: the server's handle and what the terminal shows of it.
 
     The subclasses draw one family of views: :class:`_GridPlay` the 5x5 grid games,
@@ -269,23 +270,23 @@ class _Session:
 
     # --- what each family says --------------------------------------------------------
 
+    @abstractmethod
     def show(self) -> None:
         """The board, the running score and the card or cards due."""
-        raise NotImplementedError
 
+    @abstractmethod
     def prompt(self) -> str:
         """The question asked for each move."""
-        raise NotImplementedError
 
+    @abstractmethod
     def board_lines(self) -> list[str]:
         """The board as it is now (also drawn once the game is over)."""
-        raise NotImplementedError
 
     def move_text(self, answer: str) -> str:
         """The move to send for what the player typed (spaces dropped)."""
         return "".join(answer.split())
 
-    def moved(self) -> None:
+    def moved(self) -> None:  # noqa: B027 - optional: most screens have nothing to take in
         """Take in the server's new view after a move it took."""
 
     def breakdown(self, score: Score) -> None:
