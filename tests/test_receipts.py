@@ -120,6 +120,7 @@ def test_a_signed_but_false_receipt_fails_the_replay() -> None:
         "score-mismatch": payload(score=lie),
         "seed-mismatch": payload(server_seed=bytes(32).hex()),
         "replay-failed": payload(moves="a1 a1"),
+        "unknown-algorithm": payload(algorithm="cardproof-shuffle-v0"),
     }
     for code, bad in cases.items():
         with pytest.raises(ReceiptError) as error:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-DEFAULT_URL = "http://127.0.0.1:8000"
+from cardproof.client import DEFAULT_BASE_URL
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -191,9 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
         "receipt", help="a file with the receipt (compact JWS or its JSON), - for stdin"
     )
     verify.add_argument("--jwks", help="the key set: a URL or a file (default: the server's)")
-    verify.add_argument(
-        "--url", default="http://127.0.0.1:8000", help="the server, for its key set"
-    )
+    verify.add_argument("--url", default=DEFAULT_BASE_URL, help="the server, for its key set")
     verify.set_defaults(run=_verify)
     play = commands.add_parser(
         "play",

@@ -21,6 +21,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from cardproof.deal import ALGORITHM
 from cardproof.errors import CardproofError, ParseError, RuleError
 from cardproof.games import replay_log, variant
 from cardproof.hands import Score
@@ -214,6 +215,10 @@ def check_payload(payload: ReceiptPayload) -> None:
         raise ReceiptError("seed-not-revealed", "the server seed is not revealed yet")
     if payload.version != RECEIPT_VERSION:
         raise ReceiptError("bad-version", f"receipt version {payload.version} is not supported")
+    if payload.algorithm != ALGORITHM:
+        raise ReceiptError(
+            "unknown-algorithm", f"deck derivation {payload.algorithm!r} is not {ALGORITHM}"
+        )
     try:
         seed = bytes.fromhex(payload.server_seed)
     except ValueError:

@@ -207,11 +207,6 @@ class GridPlacementGame(GridGame[Cell, TableOption]):
         self.cells[cell] = self.cards[placed]
         return None
 
-    def next_card(self) -> Card | None:
-        """The card to place now, or ``None`` once the grid is full."""
-        placed = len(self._moves)
-        return self.cards[placed] if placed < len(self.cards) else None
-
     def _score(self) -> Score:
         return self.score_layout(self.cells, self.options)  # type: ignore[arg-type]
 
