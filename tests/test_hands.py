@@ -24,6 +24,7 @@ from cardproof.hands import (
     classify_indices,
     score_hands,
 )
+from reference_hands import ref_category
 
 # --- an independent reference, written from GAMES.md section 1 ----------------------
 
@@ -65,34 +66,6 @@ TABLE_NAMES = ("american", "british", "repeat", "reserve")
 def games_md_points(name: str) -> dict[str, int]:
     column = TABLE_NAMES.index(name)
     return {cat: row[column] or 0 for cat, row in GAMES_MD_TABLE.items()}
-
-
-def ref_category(cards: Sequence[tuple[int, int]]) -> str:
-    """Category of five (rank, suit) pairs, rank 0 = deuce .. 12 = ace; repeats allowed."""
-    ranks = sorted(r for r, _ in cards)
-    counts = sorted(Counter(ranks).values(), reverse=True)
-    flush = len({s for _, s in cards}) == 1
-    distinct = len(set(ranks)) == 5
-    straight = distinct and (ranks[4] - ranks[0] == 4 or ranks == [0, 1, 2, 3, 12])
-    if counts[0] == 5:
-        return "five-of-a-kind"
-    if straight and flush:
-        return "royal-flush" if ranks[0] == RANKS.index("T") else "straight-flush"
-    if counts[0] == 4:
-        return "four-of-a-kind"
-    if counts[:2] == [3, 2]:
-        return "full-house"
-    if flush:
-        return "flush"
-    if straight:
-        return "straight"
-    if counts[0] == 3:
-        return "three-of-a-kind"
-    if counts[:2] == [2, 2]:
-        return "two-pair"
-    if counts[0] == 2:
-        return "one-pair"
-    return "high-card"
 
 
 def rank_suit(card: Card) -> tuple[int, int]:

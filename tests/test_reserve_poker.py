@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +30,7 @@ from cardproof.games.reserve_poker import (
     ReserveView,
 )
 from cardproof.hands import TABLES, Score
+from reference_hands import ref_category
 
 SEED = bytes(range(32))
 VERSIONS = (1, 2, 3, 4, 5, 6)
@@ -130,37 +130,12 @@ class Model:
         return ReserveView(grid=grid, reserve=tuple(reserve), version=self.version)
 
 
-def reference_category(hand: Sequence[tuple[int, int]]) -> str:
-    """The category of five (rank, suit) pairs, duplicates allowed (the joker's stand-in)."""
-    ranks = sorted(r for r, _ in hand)
-    counts = sorted(Counter(ranks).values(), reverse=True)
-    flush = len({s for _, s in hand}) == 1
-    straight = len(set(ranks)) == 5 and (ranks[4] - ranks[0] == 4 or ranks == [0, 1, 2, 3, 12])
-    if counts[0] == 5:
-        return "five-of-a-kind"
-    if straight and flush:
-        return "royal-flush" if ranks[0] == 8 else "straight-flush"
-    if counts[0] == 4:
-        return "four-of-a-kind"
-    if counts[:2] == [3, 2]:
-        return "full-house"
-    if flush:
-        return "flush"
-    if straight:
-        return "straight"
-    if counts[0] == 3:
-        return "three-of-a-kind"
-    if counts[:2] == [2, 2]:
-        return "two-pair"
-    return "one-pair" if counts[0] == 2 else "high-card"
-
-
 def reference_best(cards: Sequence[Card]) -> str:
     """The joker tried as each of the 52 cards; the most points, ties to the higher category."""
     fixed = [(c.rank, c.suit) for c in cards if not c.is_joker]
     if len(fixed) == 5:
-        return reference_category(fixed)
-    found = {reference_category([*fixed, (r, s)]) for r in range(13) for s in range(4)}
+        return ref_category(fixed)
+    found = {ref_category([*fixed, (r, s)]) for r in range(13) for s in range(4)}
     return max(found, key=lambda cat: (RESERVE_POINTS[cat], CATEGORY_ORDER.index(cat)))
 
 
