@@ -36,6 +36,13 @@ For each scenario: req/s, p50/p99/max latency, errors, the CPU use of server, dr
 and Redis over the window, and for the plain ones the server's CPU time per request
 (a figure other load on the machine disturbs much less than req/s).
 
+The app is also run under uvicorn's pure-Python HTTP stack (h11 and the stock asyncio
+loop, what a bare ``pip install uvicorn`` gives) on the memory store, for healthz, score
+and verify only: ``cardproof serve`` runs on httptools and uvloop, which cut the cost of
+every request by the same ~100 us, so they make healthz several times cheaper but verify
+(whose cost is its own work: deriving the deck, replaying, scoring, signing) only a
+little. The reference shows how much of the verify/healthz ratio is the HTTP stack.
+
 Before the load, each server is checked once: the verify receipt and one blind game's
 receipt must verify offline against the service's JWKS (signature, seed, deck, replay,
 score). After the Redis run, ``MEMORY USAGE`` of finished deal keys (and of the used
@@ -526,14 +533,28 @@ def settle(pid: int) -> float:
 
 @contextmanager
 def cardproof_server(
-    workdir: Path, store: str, redis_url: str | None = None, redis_pid: int | None = None
+    workdir: Path,
+    store: str,
+    redis_url: str | None = None,
+    redis_pid: int | None = None,
+    *,
+    pure_python_http: bool = False,
 ) -> Iterator[Server]:
-    """``cardproof serve`` on a free port, one worker, fixed keys, warm-up on."""
+    """``cardproof serve`` on a free port, one worker, fixed keys, warm-up on.
+
+    ``pure_python_http`` runs the same app under uvicorn's pure-Python stack instead (h11
+    and the stock asyncio loop, what ``pip install uvicorn`` alone gives): the reference
+    for how the verify/healthz ratio depends on the HTTP stack.
+    """
     port = free_port()
     command = [
         str(Path(sys.executable).parent / "cardproof"),
         *("serve", "--port", str(port), "--workers", "1", "--log-level", "warning"),
     ]
+    if pure_python_http:
+        command = [sys.executable, "-m", "uvicorn", "cardproof_service.app:create_app"]
+        command += ["--factory", "--port", str(port), "--log-level", "warning"]
+        command += ["--http", "h11", "--loop", "asyncio"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARDPROOF_")}
     env.pop("REDIS_URL", None)
     env.update(SERVER_KEYS, CARDPROOF_WARM_UP="1")
@@ -551,7 +572,8 @@ def cardproof_server(
     with started(command, env, log) as process:
         wait_until(healthy, process, "cardproof serve", log)
         waited = settle(process.pid)
-        print(f"cardproof serve ({store} store) pid {process.pid} on {base_url}; ", end="")
+        name = "uvicorn (h11, asyncio)" if pure_python_http else "cardproof serve"
+        print(f"{name} ({store} store) pid {process.pid} on {base_url}; ", end="")
         print(f"idle after {waited:.1f} s (warm-up thread)")
         yield Server(base_url, process.pid, store, redis_pid)
         if process.poll() is not None:
@@ -808,19 +830,34 @@ def blind_players(spec: Spec) -> Figures:
     return move_figures(outcome, achieved)
 
 
+def print_ratios(store: str, healthz: Figures, others: list[tuple[str, Figures]]) -> None:
+    """Each scenario's throughput and CPU cost relative to ``GET /healthz``."""
+    for other, figures in others:
+        pooled = figures.rate / healthz.rate if healthz.rate else 0.0
+        best = figures.best / healthz.best if healthz.best else 0.0
+        cost = healthz.cpu_us / figures.cpu_us if figures.cpu_us else 0.0
+        print(
+            f"  ratio {other}/healthz ({store}): throughput {pooled:.2f} pooled, "
+            f"{best:.2f} best rounds; server CPU per request {cost:.2f}"
+        )
+
+
 @dataclass
 class StoreRun:
     """The figures of one store that the targets read."""
 
     healthz: Figures
     verify: Figures
-    single: Figures
-    saturated: Figures
-    players: Figures
+    single: Figures | None
+    saturated: Figures | None
+    players: Figures | None
     errors: int
 
 
-def run_store(server: Server, args: argparse.Namespace, verify: dict[str, Any]) -> StoreRun:
+def run_store(
+    server: Server, args: argparse.Namespace, verify: dict[str, Any], *, plain_only: bool = False
+) -> StoreRun:
+    """Every scenario on one server (``plain_only``: healthz, score and verify only)."""
     watch = {"server": server.pid}
     if server.redis_pid is not None:
         watch["redis"] = server.redis_pid
@@ -854,6 +891,9 @@ def run_store(server: Server, args: argparse.Namespace, verify: dict[str, Any]) 
     healthz, score, checked = (
         plain(scenarios[key][0], scenarios[key][1].path, outcomes[key]) for key in order
     )
+    print_ratios(f"{server.store} store", healthz, [("verify", checked), ("score", score)])
+    if plain_only:
+        return StoreRun(healthz, checked, None, None, None, healthz.errors + checked.errors)
     single = blind_single(spec(scenario="blind", concurrency=1, duration=args.single_duration))
     saturated = blind_saturated(spec(scenario="blind", duration=args.blind_duration, seed=1))
     players = blind_players(
@@ -865,14 +905,6 @@ def run_store(server: Server, args: argparse.Namespace, verify: dict[str, Any]) 
             warmup=max(args.warmup, CELLS * args.think_ms / 1e3),  # every player started
         )
     )
-    for other, figures in (("verify", checked), ("score", score)):
-        pooled = figures.rate / healthz.rate if healthz.rate else 0.0
-        best = figures.best / healthz.best if healthz.best else 0.0
-        cost = healthz.cpu_us / figures.cpu_us if figures.cpu_us else 0.0
-        print(
-            f"  ratio {other}/healthz ({server.store} store): throughput {pooled:.2f} pooled, "
-            f"{best:.2f} best rounds; server CPU per request {cost:.2f}"
-        )
     errors = sum(f.errors for f in (healthz, score, checked, single, saturated, players))
     return StoreRun(healthz, checked, single, saturated, players, errors)
 
@@ -1028,6 +1060,11 @@ def main() -> None:
             problems += [f"memory: {p}" for p in check_server(server, verify, verify_total)]
             runs["memory"] = run_store(server, args, verify)
         print()
+        print("-- reference: memory store, uvicorn's pure-Python stack (h11, asyncio loop)")
+        with cardproof_server(workdir, "memory, h11", pure_python_http=True) as server:
+            problems += [f"h11: {p}" for p in check_server(server, verify, verify_total)]
+            runs["memory, h11"] = run_store(server, args, verify, plain_only=True)
+        print()
         print("-- redis store")
         try:
             url, redis_pid = stack.enter_context(private_redis(workdir))
@@ -1053,7 +1090,8 @@ def main() -> None:
         pooled = run.verify.rate / run.healthz.rate if run.healthz.rate else 0.0
         detail = (
             f"best rounds {run.verify.best:.0f} / {run.healthz.best:.0f} req/s = {ratio:.2f} "
-            f"(pooled {pooled:.2f})"
+            f"(pooled {pooled:.2f}); server CPU {run.verify.cpu_us:.0f} us per verify, "
+            f"{run.healthz.cpu_us:.0f} us per healthz"
         )
         print(
             verdict(
@@ -1061,6 +1099,8 @@ def main() -> None:
             )
         )
     for store, run in runs.items():
+        if run.single is None or run.saturated is None or run.players is None:
+            continue
         print(
             f"blind games ({store}): 1 in flight move p50 {run.single.p50:.2f} ms, "
             f"p99 {run.single.p99:.2f} ms; saturated {run.saturated.rate:.1f} games/s, "
@@ -1069,8 +1109,8 @@ def main() -> None:
             f"p99 {run.players.p99:.2f} ms, max {run.players.top:.2f} ms "
             f"({run.players.count} moves)"
         )
-    if "redis" in runs:
-        players = runs["redis"].players
+    players = runs["redis"].players if "redis" in runs else None
+    if players is not None:
         print(
             verdict(
                 f"blind move p99 <= {TARGET_MOVE_P99_MS:.0f} ms (redis, {args.concurrency} "
