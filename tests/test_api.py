@@ -13,6 +13,7 @@ from cardproof.cards import STANDARD_DECK
 from cardproof.deal import standard_deck
 from cardproof.games import PokerSquares, SerpentPatience
 from cardproof_service import examples
+from cardproof_service.settings import DEFAULT_MAX_BODY_BYTES
 
 Client = TestClient[Litestar]
 
@@ -137,7 +138,7 @@ def test_malformed_json_and_oversized_bodies(client: Client) -> None:
         client.post("/v1/score", content=b"{", headers={"content-type": "application/json"}), 400
     )
     assert "not valid JSON" in body["detail"]
-    problem(client.post("/v1/verify", content=b"x" * (64 * 1024 + 1)), 413)
+    problem(client.post("/v1/verify", content=b"x" * (DEFAULT_MAX_BODY_BYTES + 1)), 413)
 
 
 def test_integral_floats_count_as_integers(client: Client) -> None:

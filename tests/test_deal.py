@@ -170,7 +170,10 @@ def test_vector_against_the_engine(entry: dict[str, Any]) -> None:
     assert deal.stream_key(server_seed, client_seed, deck_type, stream).hex() == entry["stream_key"]
     order = deal.shuffle(deck_type, server_seed, client_seed, stream=stream)
     assert list(order) == entry["order"]
-    if deck_type != "pokerdrez-56":
+    if deck_type == "pokerdrez-56":
+        drez = deal.pokerdrez_deck(server_seed, client_seed, stream=stream)
+        assert [c.text for c in drez] == entry["cards"]
+    else:
         assert [ALL_CARDS[i].text for i in order] == entry["cards"]
         cards = deal.standard_deck(
             server_seed, client_seed, jokers=deck_type == "joker-53", stream=stream
@@ -217,11 +220,13 @@ def test_vectors_file_is_what_make_vectors_writes() -> None:
     assert module.render() == VECTORS_FILE.read_text(encoding="utf-8")
 
 
-def test_pokerdrez_texts_in_the_cards_module_follow_games_md() -> None:
+def test_pokerdrez_deck_follows_games_md() -> None:
     # the vectors name the pokerdrez cards by GAMES.md section 7; the engine should too
-    import cardproof.cards
+    from cardproof.pokerdrez import POKERDREZ_DECK, POKERDREZ_TEXTS
 
-    assert list(cardproof.cards.POKERDREZ_TEXTS) == REF_TEXTS["pokerdrez-56"]
+    assert list(POKERDREZ_TEXTS) == REF_TEXTS["pokerdrez-56"]
+    assert [card.index for card in POKERDREZ_DECK] == list(range(56))
+    assert sum(card.is_neutral for card in POKERDREZ_DECK) == 2
 
 
 # --- the engine's derivation ------------------------------------------------------------

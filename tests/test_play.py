@@ -159,10 +159,10 @@ def test_the_end_of_the_input_quits_too(sdk_client: Client) -> None:
 
 
 def test_an_unknown_variant_is_status_2(sdk_client: Client) -> None:
-    code, output = play(sdk_client, "solodrez", [])
+    code, output = play(sdk_client, "klondike", [])
     assert code == 2
     assert "poker-squares, poker-patience, serpent-patience, repeat-poker, reserve-poker" in output
-    assert "not 'solodrez'" in output
+    assert "not 'klondike'" in output
 
 
 def test_options_the_server_refuses_are_status_2(sdk_client: Client) -> None:

@@ -126,18 +126,23 @@ def _spellings() -> dict[str, Card]:
 _BY_TEXT: Final = _spellings()
 
 
-def parse_cards(texts: Iterable[str], *, field: str = "cards") -> list[Card]:
+def parse_cards(
+    texts: Iterable[str], *, field: str = "cards", card_type: type[Card] | None = None
+) -> list[Card]:
     """Parse a sequence of card texts, naming the position of the first bad one.
+
+    ``card_type`` reads another deck's cards (:class:`cardproof.pokerdrez.PokerdrezCard`).
 
     >>> parse_cards(["AH", "x"])
     Traceback (most recent call last):
     ...
     cardproof.errors.ParseError: 'x' is not a card: write rank then suit, like 'AH', 'TD' or '10D'
     """
+    parse = (card_type or Card).parse
     cards = []
     for i, text in enumerate(texts):
         try:
-            cards.append(Card.parse(text))
+            cards.append(parse(text))
         except ParseError as error:
             raise error.at(f"{field}[{i}]") from None
     return cards
@@ -164,12 +169,3 @@ def require_distinct(
                 f"{card} appears twice ({locate(first)} and {locate(i)})",
                 field=locate(i),
             )
-
-
-POKERDREZ_TEXTS: Final[tuple[str, ...]] = (
-    *(figure + str(colour) for colour in range(1, 10) for figure in "JQTBNP"),
-    "X1",
-    "X2",
-)
-"""The 56 Pokerdrez card texts in canonical order (GAMES.md section 7): colours 1..9,
-each Joker, Queen, Tower, Bishop, Knight, Pawn; then the two neutrals."""

@@ -196,13 +196,15 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser(
         "play",
         help="play a game in the terminal against a server, or an embedded one",
-        description="Play poker-squares, poker-patience, serpent-patience, repeat-poker or "
-        "reserve-poker in the terminal. Exit status: 0 the game was scored and its receipt "
+        description="Play poker-squares, poker-patience, serpent-patience, repeat-poker, "
+        "reserve-poker or solodrez in the terminal (solodrez has a 'hint' command backed "
+        "by the solver). Exit status: 0 the game was scored and its receipt "
         "shown; 1 quit or not scored; 2 the server could not be used (or refused the deal).",
     )
     play.add_argument(
         "variant",
-        help="poker-squares, poker-patience, serpent-patience, repeat-poker or reserve-poker",
+        help="poker-squares, poker-patience, serpent-patience, repeat-poker, reserve-poker or "
+        "solodrez",
     )
     play.add_argument(
         "--options",

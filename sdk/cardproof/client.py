@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 from email.utils import parsedate_to_datetime
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Literal, TypeVar, overload
 
 import httpx
 import msgspec
@@ -55,6 +55,7 @@ from cardproof.models import (
     Readiness,
     ReceiptResponse,
     SerpentSolution,
+    SoloDrezSolution,
     VariantInfo,
     VerifyResult,
     View,
@@ -180,9 +181,14 @@ class _Calls:
         return _Call("POST", "/v1/verify", VerifyResult, body)
 
     @staticmethod
-    def solve(variant: str, cards: Sequence[CardLike], options: Options) -> _Call[SerpentSolution]:
+    def solve(
+        variant: str, cards: Sequence[CardLike], options: Options, budget: float | None
+    ) -> _Call[Any]:
         body = {"variant": variant, "cards": _json(list(cards)), "options": _json(options or {})}
-        return _Call("POST", "/v1/solve", SerpentSolution, body)
+        if budget is not None:
+            body["budget"] = budget
+        answer = SoloDrezSolution if variant == "solodrez" else SerpentSolution
+        return _Call("POST", "/v1/solve", answer, body)
 
     @staticmethod
     def commit() -> _Call[Commitment]:
@@ -408,11 +414,42 @@ class Client:
         deal = _deal_form(cards, deal_id, server_seed, client_seed)
         return self._send(_Calls.verify(variant, moves, deal, options))
 
+    @overload
+    def solve(  # type: ignore[overload-overlap]  # the literal is checked first
+        self,
+        variant: Literal["solodrez"],
+        cards: Sequence[CardLike],
+        *,
+        options: Options = None,
+        budget: float | None = None,
+    ) -> SoloDrezSolution: ...
+
+    @overload
     def solve(
-        self, variant: str, cards: Sequence[CardLike], *, options: Options = None
-    ) -> SerpentSolution:
-        """The best play of a known deal (serpent-patience)."""
-        return self._send(_Calls.solve(variant, cards, options))
+        self,
+        variant: str,
+        cards: Sequence[CardLike],
+        *,
+        options: Options = None,
+        budget: float | None = None,
+    ) -> SerpentSolution: ...
+
+    def solve(
+        self,
+        variant: str,
+        cards: Sequence[CardLike],
+        *,
+        options: Options = None,
+        budget: float | None = None,
+    ) -> SerpentSolution | SoloDrezSolution:
+        """Solve a known deal: serpent-patience par, or whether a solodrez deal can be won.
+
+        ``budget``: seconds the solodrez search may take (server default 2, at most 10).
+        """
+        answer: SerpentSolution | SoloDrezSolution = self._send(
+            _Calls.solve(variant, cards, options, budget)
+        )
+        return answer
 
     def commit(self) -> Commitment:
         """A fresh commitment to a server seed."""
@@ -579,11 +616,42 @@ class AsyncClient:
         deal = _deal_form(cards, deal_id, server_seed, client_seed)
         return await self._send(_Calls.verify(variant, moves, deal, options))
 
+    @overload
+    async def solve(  # type: ignore[overload-overlap]  # the literal is checked first
+        self,
+        variant: Literal["solodrez"],
+        cards: Sequence[CardLike],
+        *,
+        options: Options = None,
+        budget: float | None = None,
+    ) -> SoloDrezSolution: ...
+
+    @overload
     async def solve(
-        self, variant: str, cards: Sequence[CardLike], *, options: Options = None
-    ) -> SerpentSolution:
-        """The best play of a known deal (serpent-patience)."""
-        return await self._send(_Calls.solve(variant, cards, options))
+        self,
+        variant: str,
+        cards: Sequence[CardLike],
+        *,
+        options: Options = None,
+        budget: float | None = None,
+    ) -> SerpentSolution: ...
+
+    async def solve(
+        self,
+        variant: str,
+        cards: Sequence[CardLike],
+        *,
+        options: Options = None,
+        budget: float | None = None,
+    ) -> SerpentSolution | SoloDrezSolution:
+        """Solve a known deal: serpent-patience par, or whether a solodrez deal can be won.
+
+        ``budget``: seconds the solodrez search may take (server default 2, at most 10).
+        """
+        answer: SerpentSolution | SoloDrezSolution = await self._send(
+            _Calls.solve(variant, cards, options, budget)
+        )
+        return answer
 
     async def commit(self) -> Commitment:
         """A fresh commitment to a server seed."""

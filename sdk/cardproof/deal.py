@@ -41,6 +41,7 @@ from itertools import count
 from typing import Final
 
 from cardproof.cards import ALL_CARDS, Card
+from cardproof.pokerdrez import POKERDREZ_DECK, PokerdrezCard
 
 ALGORITHM: Final = "cardproof-shuffle-v1"
 """The id every receipt carries for this derivation."""
@@ -135,3 +136,11 @@ def standard_deck(
         "joker-53" if jokers else "standard-52", server_seed, client_seed, stream=stream
     )
     return tuple(ALL_CARDS[i] for i in order)
+
+
+def pokerdrez_deck(
+    server_seed: bytes, client_seed: str, *, stream: str = "deal"
+) -> tuple[PokerdrezCard, ...]:
+    """The shuffled 56-card Pokerdrez deck (``pokerdrez-56``) as cards."""
+    order = shuffle("pokerdrez-56", server_seed, client_seed, stream=stream)
+    return tuple(POKERDREZ_DECK[i] for i in order)

@@ -338,12 +338,16 @@ class HandScore(msgspec.Struct, frozen=True, omit_defaults=True):
 class Score(msgspec.Struct, frozen=True, omit_defaults=True):
     """A game's score: the total and one entry per scored hand.
 
-    ``levels`` gives each level's total, for variants played in levels.
+    ``levels`` gives each level's total, for variants played in levels. ``won`` and
+    ``series_removed`` are solodrez's result (its total is ``series_removed``; it scores
+    no hands).
     """
 
     total: int
     hands: tuple[HandScore, ...]
     levels: tuple[int, ...] | None = None
+    won: bool | None = None
+    series_removed: int | None = None
 
 
 def score_hands(named_hands: Sequence[tuple[str, Sequence[Card]]], table: PointTable) -> Score:

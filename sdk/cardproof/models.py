@@ -16,8 +16,17 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from cardproof.cards import CARD_PATTERN
 from cardproof.errors import ParseError
-from cardproof.games import VARIANTS, Cell, GridView, ReserveView, RowsView
+from cardproof.games import (
+    VARIANTS,
+    Cell,
+    GridView,
+    ReserveView,
+    RowsView,
+    SoloDrezMove,
+    SoloDrezView,
+)
 from cardproof.hands import CustomTable, Score, TableName
+from cardproof.pokerdrez import POKERDREZ_CARD_PATTERN
 from cardproof.receipts import ReceiptPayload
 
 CardText = Annotated[
@@ -37,13 +46,23 @@ VariantId = Annotated[
         extra_json_schema={"enum": list(VARIANTS)},
     ),
 ]
+DeckCardText = Annotated[
+    str,
+    Meta(
+        pattern="^(?:" + CARD_PATTERN[1:] + "|" + POKERDREZ_CARD_PATTERN[1:] + ")",
+        description="A card of the variant's deck: a standard card ('AH', '10d', 'JK' the "
+        "joker) or, for solodrez, a Pokerdrez card: figure (J Q T B N P) then colour 1..9, "
+        "like 'Q3', or a neutral X1 / X2; any case.",
+        examples=["AH", "10d", "Q3"],
+    ),
+]
 GridRow = Annotated[list[CardText], Meta(min_length=5, max_length=5)]
 Layout = Annotated[
     list[GridRow],
     Meta(min_length=5, max_length=5, description="Five rows of five cards, top row first."),
 ]
 DeckOrder = Annotated[
-    list[CardText],
+    list[DeckCardText],
     Meta(
         min_length=1,
         max_length=260,
@@ -56,13 +75,15 @@ ColumnIndex = Annotated[int, Meta(ge=0, le=8)]
 _TOKEN = "(?:" + "|".join(sorted({cls.move_token for cls in VARIANTS.values()})) + ")"
 LOG_PATTERN = rf"^\s*(?:{_TOKEN}(?:\s+{_TOKEN})*\s*)?$"
 """Every string that reads as a move log of some variant (checked by ``check_log_text``)."""
-LOG_MAX_LENGTH = 20_000
+LOG_MAX_LENGTH = 80_000
+"""Characters of a log in text form: room for solodrez's 10,000 moves."""
 # The pattern is stated in the schema but checked in code: msgspec 0.21-0.22 corrupts
 # memory when a pattern-constrained str shares a union with an array of structs.
 LogText = Annotated[
     str,
     Meta(
-        description="A whole move log in text form: moves separated by spaces, like 'c3 a1 e5'.",
+        description="A whole move log in text form: moves separated by spaces, like 'c3 a1 e5' "
+        "(each variant's move text is in its description in GET /v1/variants).",
         extra_json_schema={"pattern": LOG_PATTERN, "maxLength": LOG_MAX_LENGTH},
     ),
 ]
@@ -118,13 +139,18 @@ class MoveObject(Struct, forbid_unknown_fields=True, omit_defaults=True):
     """One move as an object, in the shape its variant takes.
 
     ``{"row": r, "col": c}`` for the grid variants, ``{"row": r}`` for repeat-poker,
-    ``{"from": f, "to": c}`` for reserve-poker.
+    ``{"from": f, "to": c}`` for reserve-poker; for solodrez ``{"from": a, "count": n,
+    "to": b}`` (move the last n cards of column a onto column b), ``{"remove": a}`` (take
+    out the series in column a) or ``{"stop": true}`` (end the game).
     """
 
     row: Coordinate | UnsetType = UNSET
     col: Coordinate | UnsetType = UNSET
     from_: ColumnIndex | UnsetType = msgspec.field(default=UNSET, name="from")
+    count: Annotated[int, Meta(ge=1, le=56)] | UnsetType = UNSET
     to: ColumnIndex | UnsetType = UNSET
+    remove: ColumnIndex | UnsetType = UNSET
+    stop: bool | UnsetType = UNSET
 
 
 SeedHex = Annotated[
@@ -150,7 +176,7 @@ MoveText = Annotated[
 ]
 
 
-View = GridView | RowsView | ReserveView
+View = GridView | RowsView | ReserveView | SoloDrezView
 """What a player may see now; ``kind`` says which variant family's view it is."""
 
 
@@ -200,12 +226,21 @@ class VerifyResult(Struct):
     payload: ReceiptPayload | None = None
 
 
+MAX_SOLVE_BUDGET = 10.0
+"""The longest a solve may search, in seconds."""
+
+
 class SolveRequest(Struct, forbid_unknown_fields=True):
-    """Ask for the best play of a known deal."""
+    """Ask for the best play of a known deal.
+
+    ``budget``: how long a search may take, in seconds (solodrez; the serpent solver is
+    exact and takes milliseconds).
+    """
 
     variant: VariantId
     cards: DeckOrder
     options: Options = msgspec.field(default_factory=Options)
+    budget: Annotated[float, Meta(gt=0, le=MAX_SOLVE_BUDGET)] = 2.0
 
 
 class SerpentSolution(Struct):
@@ -215,6 +250,23 @@ class SerpentSolution(Struct):
     optimal: bool
     layout: list[list[str]]
     moves: list[Cell]
+
+
+class SoloDrezSolution(Struct):
+    """Whether a solodrez deal can be won, as far as the search got in its budget.
+
+    ``won``: ``moves`` win it (POST /v1/verify accepts them on this deal); ``lost``: the
+    whole reachable state space was searched and holds no win; ``unknown``: the budget
+    ran out first. ``states_searched`` counts distinct positions expanded.
+    """
+
+    result: Literal["won", "lost", "unknown"]
+    moves: list[SoloDrezMove]
+    log: str
+    """``moves`` in text form."""
+    states_searched: int
+    seconds: float
+    budget: float
 
 
 class CommitmentRequest(Struct, forbid_unknown_fields=True):

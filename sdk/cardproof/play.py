@@ -12,7 +12,9 @@ show a running score that counts only lines whose five cells are filled and fina
 spans 5 rows), so lines there are named by their offset from the first card. In
 reserve-poker the 2 long diagonals count too, and the joker is wild. repeat-poker
 scores a row as soon as it fills: its running score is the sum of the hands the server
-has scored so far.
+has scored so far. solodrez shows its nine columns top to bottom and has a ``hint``
+command: the solver searches the position for a win (a few seconds at most) and says
+the first move of the line it found, or that the position cannot be won.
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ from cardproof.games.repeat_poker import DECK as REPEAT_DECK
 from cardproof.games.repeat_poker import ROW_LENGTH as REPEAT_ROW_LENGTH
 from cardproof.games.repeat_poker import RowsView
 from cardproof.games.reserve_poker import ReserveView
+from cardproof.games.solodrez import SoloDrez, SoloDrezView
 from cardproof.hands import HandScore, PointTable, Score, score_hands
+from cardproof.pokerdrez import parse_pokerdrez_cards
 
 PLAYABLE: Final = (
     "poker-squares",
@@ -55,8 +59,12 @@ PLAYABLE: Final = (
     "serpent-patience",
     "repeat-poker",
     "reserve-poker",
+    "solodrez",
 )
-"""The variants this module can draw: the three 5x5 grid games and the two Repeat Pokers."""
+"""The variants this module can draw: the three 5x5 grid games, the two Repeat Pokers, and
+SoloDrez."""
+HINT_BUDGET: Final = 3.0
+"""Seconds the solodrez ``hint`` may search."""
 QUIT: Final = frozenset({"q", "quit", "exit"})
 HELP: Final = frozenset({"?", "h", "help"})
 
@@ -100,6 +108,18 @@ HELP_TEXT: Final[dict[str, str]] = {
         "card turns the next one in its column face up. After 25 cards the 5 rows, 5 "
         "columns and 2 long diagonals are scored with the reserve table; the joker is "
         "wild. The score so far counts only complete lines."
+    ),
+    "solodrez": (
+        "Columns 0-8 are shown top to bottom; the last card of each is exposed. Type "
+        "'a n b' to move the last n cards of column a onto column b (like 3 2 5): they "
+        "must be a run (each card one figure below the one before: J Q T B N P; a neutral "
+        "X1/X2 stands for any figure), and column b's last card must be one figure above "
+        "the run's first (a neutral there stands for whatever fits; nothing goes onto a "
+        "Pawn). A run headed by a Joker goes only into an empty column, and an empty column "
+        "takes only such a run. Type 'r a' to remove column a when it holds exactly one "
+        "series J Q T B N P with no neutral. Type 'hint' for the solver's advice, 'stop' to "
+        "end the game as it stands. Take out all 9 series to win; the score is the number "
+        "of series removed."
     ),
 }
 COMMANDS_HELP: Final = (
@@ -266,7 +286,8 @@ class _Session(ABC):
         self.term = term
         self.variant = game.variant
         self.settings: Any = variant_class(game.variant).parse_options(game.state.options)
-        self.table: PointTable = self.settings.table
+        self.table: PointTable | None = getattr(self.settings, "table", None)
+        """The point table (none for solodrez, which counts series)."""
 
     # --- what each family says --------------------------------------------------------
 
@@ -288,6 +309,10 @@ class _Session(ABC):
 
     def moved(self) -> None:  # noqa: B027 - optional: most screens have nothing to take in
         """Take in the server's new view after a move it took."""
+
+    def command(self, command: str) -> bool:
+        """Run a command of this game's own (``hint``); ``False`` if ``command`` is none."""
+        return False
 
     def breakdown(self, score: Score) -> None:
         """The server's final score, hand by hand."""
@@ -339,7 +364,7 @@ class _Session(ABC):
                 self.term.paragraph(HELP_TEXT[self.variant], indent="  ")
                 self.term.paragraph(COMMANDS_HELP, indent="  ")
                 changed = False
-            elif not command:
+            elif not command or self.command(command):
                 changed = False
             else:
                 changed = self.play(answer)
@@ -356,7 +381,8 @@ class _Session(ABC):
         if score is None:
             return
         term.say()
-        term.say(f"Final score: {score.total} (table {self.table.name})")
+        table = f" (table {self.table.name})" if self.table is not None else ""
+        term.say(f"Final score: {score.total}{table}")
         self.breakdown(score)
 
 
@@ -415,7 +441,7 @@ class _GridPlay(_Session):
         for line in self.board_lines():
             term.say(line)
         self.score_paragraph(
-            running_score(self.variant, self.placed, self.table, diagonals=self.diagonals)
+            running_score(self.variant, self.placed, self.settings.table, diagonals=self.diagonals)
         )
         if view.later:
             later = " ".join(term.card(c) for c in view.later)
@@ -645,7 +671,9 @@ class _ReservePlay(_Session):
         term.say("  Grid (a card falls to the lowest empty cell of its column, marked +):")
         for line in self.board_lines():
             term.say(line)
-        self.score_paragraph(running_score(self.variant, self.placed, self.table, diagonals=True))
+        self.score_paragraph(
+            running_score(self.variant, self.placed, self.settings.table, diagonals=True)
+        )
 
     def prompt(self) -> str:
         return "Take f>c (reserve column 0-3 > grid column 0-4): "
@@ -672,8 +700,85 @@ class _ReservePlay(_Session):
         )
 
 
+class _SoloDrezPlay(_Session):
+    """solodrez: nine columns, everything face up; ``hint`` asks the solver."""
+
+    @property
+    def view(self) -> SoloDrezView:
+        """The game's view: the nine columns."""
+        view = self.game.visible
+        if not isinstance(view, SoloDrezView):
+            raise TypeError(f"{self.variant} has no columns")
+        return view
+
+    def board_lines(self) -> list[str]:
+        """The columns hanging down, first card on top, the exposed card at the bottom."""
+        columns = self.view.columns
+        lines = ["  " + " ".join(f"{c:>3}" for c in range(len(columns)))]
+        for depth in range(max(1, *(len(column) for column in columns))):
+            cells = []
+            for column in columns:
+                if depth < len(column):
+                    cells.append(f" {self.term.card(column[depth])}")
+                else:
+                    cells.append("  -" if depth == 0 else "   ")
+            lines.append("  " + " ".join(cells).rstrip())
+        return lines
+
+    def show(self) -> None:
+        term = self.term
+        term.say()
+        removed = self.view.series_removed
+        term.say(f"{self.variant}: move {self.game.next_index + 1}, {removed} of 9 series removed")
+        for line in self.board_lines():
+            term.say(line)
+
+    def prompt(self) -> str:
+        return "Move 'a n b', remove 'r a', hint, stop: "
+
+    def move_text(self, answer: str) -> str:
+        """``3 2 5`` is ``3:2>5``, ``r 4`` is ``r4``; the text forms are taken as they are."""
+        words = answer.split()
+        if len(words) == 3 and all(word.isdigit() for word in words):
+            return f"{words[0]}:{words[1]}>{words[2]}"
+        return "".join(words).lower()
+
+    def command(self, command: str) -> bool:
+        if command != "hint":
+            return False
+        from cardproof.solvers.solodrez import solve
+
+        columns = [parse_pokerdrez_cards(column) for column in self.view.columns]
+        found = solve(SoloDrez.from_columns(columns), budget=HINT_BUDGET)
+        searched = f"{found.states_searched:,} positions searched"
+        if found.result == "won" and found.moves:
+            first = found.moves[0]
+            if first.remove is not None:
+                advice = f"r {first.remove} (remove the series in column {first.remove})"
+            else:
+                advice = (
+                    f"{first.from_} {first.count} {first.to} (move {first.count} from column "
+                    f"{first.from_} to column {first.to})"
+                )
+            self.term.say(f"  hint: {advice}; a win is {len(found.moves)} moves away ({searched})")
+        elif found.result == "lost":
+            self.term.say(
+                f"  hint: this position cannot be won ({searched}); 'stop' ends the game with "
+                f"{self.view.series_removed} series"
+            )
+        else:
+            self.term.say(f"  hint: no win found within {HINT_BUDGET:.0f} s ({searched})")
+        return True
+
+    def breakdown(self, score: Score) -> None:
+        won = "won: all 9 series removed" if score.won else "not won"
+        self.term.say(f"  {score.series_removed} series removed ({won})")
+
+
 def _session(game: Game, term: _Terminal) -> _Session:
     """The session that draws ``game``'s kind of view."""
+    if isinstance(game.visible, SoloDrezView):
+        return _SoloDrezPlay(game, term)
     if isinstance(game.visible, RowsView):
         return _RepeatPlay(game, term)
     if isinstance(game.visible, ReserveView):
@@ -716,7 +821,8 @@ def run(
     state = game.state
     title = variant_class(variant).title
     session = _session(game, term)
-    term.say(f"cardproof play: {title} ({variant}), table {session.table.name}")
+    table = f", table {session.table.name}" if session.table is not None else ""
+    term.say(f"cardproof play: {title} ({variant}){table}")
     committed = (
         "the server committed to its seed before it saw yours"
         if state.committed_before_client_seed
@@ -735,8 +841,9 @@ def run(
         term.say(f"(deal {game.deal_id}, next move {game.next_index})")
         return 2
     if not finished:
-        cards = f"{game.next_index} card" + ("" if game.next_index == 1 else "s")
-        term.say(f"Quit: deal {game.deal_id} is left unfinished after {cards};")
+        unit = "move" if variant == SoloDrez.id else "card"
+        played = f"{game.next_index} {unit}" + ("" if game.next_index == 1 else "s")
+        term.say(f"Quit: deal {game.deal_id} is left unfinished after {played};")
         term.say("  an unfinished game has no receipt.")
         return 1
     session.final()

@@ -19,7 +19,6 @@ from typing import Any
 import msgspec
 from litestar.plugins.problem_details import ProblemDetailsException
 
-from cardproof.cards import parse_cards
 from cardproof.deal import ALGORITHM, MAX_CLIENT_SEED_BYTES, seed_hash
 from cardproof.errors import IllegalMove, RuleError
 from cardproof.games import Game, replay_log, variant
@@ -456,7 +455,7 @@ def verify_cards(request: VerifyRequest, cards: list[str], moves: Any) -> Verify
     """Replay a log on an explicit card order; the result is unsigned (practice)."""
     cls = variant(request.variant)
     options = cls.resolve_options(cls.parse_options(request.options), None, None)
-    game = replay_log(cls.id, parse_cards(cards, field="deal.cards"), options, moves)
+    game = replay_log(cls.id, cls.parse_cards(cards, field="deal.cards"), options, moves)
     return VerifyResult(
         variant=game.id,
         options=msgspec.to_builtins(game.options),

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
-DEFAULT_MAX_BODY_BYTES = 64 * 1024
+DEFAULT_MAX_BODY_BYTES = 512 * 1024
+"""Room for a 10,000-move solodrez log as move objects (about 300 KB)."""
 
 
 class SettingsError(ValueError):

@@ -22,8 +22,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cardproof.cards import ALL_CARDS, POKERDREZ_TEXTS
+from cardproof.cards import ALL_CARDS
 from cardproof.deal import ALGORITHM, DECK_SIZES, UniformDraws, seed_hash, shuffle, stream_key
+from cardproof.pokerdrez import POKERDREZ_TEXTS
 
 OUTPUT = Path(__file__).with_name("shuffle-v1.json")
 

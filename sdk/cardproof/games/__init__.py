@@ -3,7 +3,7 @@
 Adding a variant is adding a module and a line here.
 
 >>> sorted(VARIANTS)
-['poker-patience', 'poker-squares', 'repeat-poker', 'reserve-poker', 'serpent-patience']
+['poker-patience', 'poker-squares', 'repeat-poker', 'reserve-poker', 'serpent-patience', 'solodrez']
 >>> variant("poker-squares").information
 'hidden'
 """
@@ -24,11 +24,13 @@ from cardproof.games.poker_squares import PokerSquares
 from cardproof.games.repeat_poker import RepeatPoker, RowMove, RowsView
 from cardproof.games.reserve_poker import ReserveMove, ReservePoker, ReserveView
 from cardproof.games.serpent_patience import SerpentPatience
+from cardproof.games.solodrez import SoloDrez, SoloDrezMove, SoloDrezView
 
 GameClass = type[Game[Any, Any]]
 
 VARIANTS: Final[dict[str, GameClass]] = {
-    cls.id: cls for cls in (PokerSquares, PokerPatience, SerpentPatience, RepeatPoker, ReservePoker)
+    cls.id: cls
+    for cls in (PokerSquares, PokerPatience, SerpentPatience, RepeatPoker, ReservePoker, SoloDrez)
 }
 
 
@@ -75,6 +77,9 @@ __all__ = [
     "RowMove",
     "RowsView",
     "SerpentPatience",
+    "SoloDrez",
+    "SoloDrezMove",
+    "SoloDrezView",
     "replay_log",
     "variant",
 ]

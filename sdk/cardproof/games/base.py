@@ -8,6 +8,7 @@ time; its state is a function of the log alone. Each variant subclasses
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
@@ -15,15 +16,18 @@ from typing import Any, ClassVar, Generic, Literal, Self, TypeVar, cast
 
 import msgspec
 
-from cardproof.cards import JOKER, Card, require_distinct
+from cardproof.cards import CARD_PATTERN, JOKER, Card, require_distinct
 from cardproof.deal import standard_deck
 from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.hands import Score
+from cardproof.pokerdrez import POKERDREZ_CARD_PATTERN
 
 M = TypeVar("M", bound=msgspec.Struct)
 O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
 
 Information = Literal["open", "hidden"]
+_ANY_DECK_CARD = re.compile(f"(?:{CARD_PATTERN})|(?:{POKERDREZ_CARD_PATTERN})")
+"""The text of a card of any of cardproof's decks."""
 
 
 class Game(ABC, Generic[M, O]):
@@ -39,6 +43,8 @@ class Game(ABC, Generic[M, O]):
     """The deck the deal is shuffled from (a key of ``cardproof.deal.DECK_SIZES``)."""
     cards_used: ClassVar[int]
     """How many cards of the deck order the game uses, from the top."""
+    card_type: ClassVar[type[Card]] = Card
+    """The class of the deck's cards (the Pokerdrez deck has its own)."""
     move_type: ClassVar[type[msgspec.Struct]]
     options_type: ClassVar[type[msgspec.Struct]]
     move_token: ClassVar[str]
@@ -94,6 +100,29 @@ class Game(ABC, Generic[M, O]):
         return standard_deck(server_seed, client_seed, jokers=cls.deck_type == "joker-53")
 
     @classmethod
+    def parse_cards(cls, texts: Iterable[str], *, field: str) -> list[Card]:
+        """Read card texts of this variant's deck, naming the place of a bad one.
+
+        Text that is no card is a ``ParseError`` (400); a card of another deck (``Q3`` in
+        poker-squares, ``AH`` in solodrez) reads fine but is not in this game: a
+        ``RuleError('card-not-in-deck')`` (422).
+        """
+        parse = cls.card_type.parse
+        cards = []
+        for i, text in enumerate(texts):
+            try:
+                cards.append(parse(text))
+            except ParseError as error:
+                if isinstance(text, str) and _ANY_DECK_CARD.match(text):
+                    raise RuleError(
+                        "card-not-in-deck",
+                        f"{text!r} is not a card of {cls.id}'s deck ({cls.deck_type})",
+                        field=f"{field}[{i}]",
+                    ) from None
+                raise error.at(f"{field}[{i}]") from None
+        return cards
+
+    @classmethod
     def check_cards(
         cls, cards: Sequence[Card], locate: Callable[[int], str] = lambda i: f"deal.cards[{i}]"
     ) -> None:
@@ -101,6 +130,14 @@ class Game(ABC, Generic[M, O]):
         distinct = set(cards)  # cards are shared instances: a set of them is a set of values
         if len(distinct) != len(cards):
             require_distinct(cards, locate=locate)
+        card_type = cls.card_type
+        for i, card in enumerate(cards):
+            if type(card) is not card_type:
+                raise RuleError(
+                    "card-not-in-deck",
+                    f"{card} is not a card of {cls.id}'s deck ({cls.deck_type})",
+                    field=locate(i),
+                )
         if JOKER in distinct and cls.deck_type == "standard-52":
             i = next(i for i, card in enumerate(cards) if card.is_joker)
             raise RuleError(
