@@ -12,6 +12,7 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -23,6 +24,7 @@ from cardproof_service.store import (
     Claim,
     DealRecord,
     MemoryStore,
+    OrganizerRecord,
     Store,
     StoreUnavailable,
 )
@@ -321,3 +323,48 @@ async def test_a_frozen_redis_times_out_as_unavailable() -> None:
             await store.ping()
         finally:
             await store.close()
+
+
+# --- organizers -------------------------------------------------------------------------
+
+
+def new_organizer_record(name: str | None = None) -> OrganizerRecord:
+    """An organizer with a name and id nobody else uses."""
+    organizer_id = uuid.uuid4().hex[:16]
+    return OrganizerRecord(
+        organizer_id=organizer_id,
+        name=name or f"Club {organizer_id}",
+        key_hash="ab" * 32,
+        created_at=1_700_000_000,
+    )
+
+
+async def test_an_organizer_round_trips(store: Store) -> None:
+    record = new_organizer_record()
+    assert await store.get_organizer(record.organizer_id) is None
+    assert await store.add_organizer(record) is True
+    assert await store.get_organizer(record.organizer_id) == record
+
+
+async def test_an_organizer_name_is_taken_once(store: Store) -> None:
+    first = new_organizer_record()
+    second = new_organizer_record(name=first.name)
+    assert await store.add_organizer(first) is True
+    assert await store.add_organizer(second) is False
+    assert await store.get_organizer(second.organizer_id) is None  # nothing stored
+    assert await store.get_organizer(first.organizer_id) == first
+
+
+async def test_memory_organizers_live_in_their_file(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "organizers.json"
+    writer, reader = MemoryStore(organizers_file=path), MemoryStore(organizers_file=path)
+    record = new_organizer_record()
+    assert await reader.get_organizer(record.organizer_id) is None
+    assert await writer.add_organizer(record) is True
+    assert await reader.get_organizer(record.organizer_id) == record  # the file is read again
+    assert b"key_hash" in path.read_bytes()
+    assert path.stat().st_mode & 0o777 == 0o600
+    later = new_organizer_record()
+    assert await reader.add_organizer(later) is True
+    assert await MemoryStore(organizers_file=path).get_organizer(later.organizer_id) == later
+    assert await writer.add_organizer(new_organizer_record(name=later.name)) is False

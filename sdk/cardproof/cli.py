@@ -127,6 +127,50 @@ def _keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def _organizer_create(args: argparse.Namespace) -> int:
+    """Make an organizer key: store its hash, print the key (once) on stdout."""
+    import asyncio
+
+    try:
+        from cardproof_service.app import make_store
+        from cardproof_service.organizers import new_organizer
+        from cardproof_service.settings import Settings, SettingsError
+        from cardproof_service.store import StoreUnavailable
+    except ImportError:  # pragma: no cover - depends on the install
+        print("this needs the service extra: pip install 'cardproof[service]'", file=sys.stderr)
+        return 2
+    try:
+        settings = Settings.from_env()
+        key, record = new_organizer(args.name)
+    except (SettingsError, ValueError) as error:
+        print(f"cardproof keys organizer create: {error}", file=sys.stderr)
+        return 2
+    store = make_store(settings)
+
+    async def add() -> bool:
+        try:
+            return await store.add_organizer(record)
+        finally:
+            await store.close()
+
+    try:
+        added = asyncio.run(add())
+    except (StoreUnavailable, OSError) as error:
+        print(f"cannot reach the store: {error}", file=sys.stderr)
+        return 2
+    if not added:
+        print(f"an organizer named {args.name!r} exists already", file=sys.stderr)
+        return 1
+    where = "Redis (REDIS_URL)" if settings.redis_url else str(settings.organizers_file)
+    print(key)
+    print(
+        f"# organizer {record.name!r} (id {record.organizer_id}): its key hash is stored in "
+        f"{where}; the key above is shown this once, keep it secret",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _json_object(text: str) -> dict[str, Any]:
     """An ``--options`` value: a JSON object, like ``{"levels": 5}``."""
     try:
@@ -224,6 +268,19 @@ def build_parser() -> argparse.ArgumentParser:
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
     generate_keys = key_commands.add_parser("generate", help="print a fresh master and signing key")
     generate_keys.set_defaults(run=_keys)
+    organizer = key_commands.add_parser("organizer", help="tournament organizers' API keys")
+    organizer_commands = organizer.add_subparsers(dest="organizer_command", required=True)
+    create = organizer_commands.add_parser(
+        "create",
+        help="make an organizer's API key: prints it once, stores only its hash",
+        description="Make an API key for a tournament organizer. The key is printed once "
+        "on stdout; the store keeps only its SHA-256 (in Redis when REDIS_URL is set, else "
+        "in CARDPROOF_ORGANIZERS_FILE, default .cardproof/organizers.json, which a server "
+        "on the memory store reads). Exit status: 0 made; 1 the name is taken; 2 a bad "
+        "name or the store cannot be reached.",
+    )
+    create.add_argument("name", help="the organizer's name (1 to 64 printable characters)")
+    create.set_defaults(run=_organizer_create)
     return parser
 
 

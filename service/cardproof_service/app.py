@@ -50,7 +50,7 @@ def make_store(settings: Settings) -> Store:
         from cardproof_service.store.redis import RedisStore
 
         return RedisStore.from_url(settings.redis_url, timeout=settings.store_timeout)
-    return MemoryStore()
+    return MemoryStore(organizers_file=settings.organizers_file)
 
 
 def create_app(

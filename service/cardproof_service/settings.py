@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Self
 
+DEFAULT_ORGANIZERS_FILE = ".cardproof/organizers.json"
 DEFAULT_MAX_BODY_BYTES = 512 * 1024
 """Room for a 10,000-move solodrez log as move objects (about 300 KB)."""
 
@@ -31,6 +33,9 @@ class Settings:
     """``CARDPROOF_COMMITMENT_TTL``: seconds a commitment can be used for a deal."""
     store_timeout: float = 2.0
     """``CARDPROOF_STORE_TIMEOUT``: seconds one store call may take before it counts as down."""
+    organizers_file: Path | None = None
+    """``CARDPROOF_ORGANIZERS_FILE``: where the memory store keeps organizers (key hashes
+    only; default ``.cardproof/organizers.json``); with Redis they live in Redis."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
@@ -56,4 +61,5 @@ class Settings:
             deal_ttl=number("CARDPROOF_DEAL_TTL", 24 * 3600),
             commitment_ttl=number("CARDPROOF_COMMITMENT_TTL", 3600),
             store_timeout=number("CARDPROOF_STORE_TIMEOUT", 2.0, float),
+            organizers_file=Path(env.get("CARDPROOF_ORGANIZERS_FILE") or DEFAULT_ORGANIZERS_FILE),
         )

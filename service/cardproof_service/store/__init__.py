@@ -1,16 +1,25 @@
 """State behind one small async protocol, with a memory and a Redis backend.
 
 The service processes are stateless: deal logs, used commitments and idempotency
-records live here. Both backends pass one contract test suite.
+records and tournament organizers live here. Both backends pass one contract test suite.
 """
 
 from cardproof_service.store.base import (
     Appended,
     Claim,
     DealRecord,
+    OrganizerRecord,
     Store,
     StoreUnavailable,
 )
 from cardproof_service.store.memory import MemoryStore
 
-__all__ = ["Appended", "Claim", "DealRecord", "MemoryStore", "Store", "StoreUnavailable"]
+__all__ = [
+    "Appended",
+    "Claim",
+    "DealRecord",
+    "MemoryStore",
+    "OrganizerRecord",
+    "Store",
+    "StoreUnavailable",
+]

@@ -31,6 +31,18 @@ class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     blind: bool = True
 
 
+class OrganizerRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A tournament organizer: a name and the hash of its API key (never the key).
+
+    Organizer records do not expire.
+    """
+
+    organizer_id: str
+    name: str
+    key_hash: str
+    created_at: int
+
+
 class Appended(msgspec.Struct, frozen=True):
     """The outcome of an append.
 
@@ -80,6 +92,12 @@ class Store(Protocol):
         self, deal_id: str, moves: list[str], finished_at: int, blind: bool, ttl: int
     ) -> Appended:
         """Store a whole finished log only if the deal has no move yet."""
+
+    async def add_organizer(self, record: OrganizerRecord) -> bool:
+        """Store a new organizer; ``False`` (and nothing stored) if its name is taken."""
+
+    async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
+        """The organizer with this id, or ``None``."""
 
     async def close(self) -> None:
         """Release connections."""

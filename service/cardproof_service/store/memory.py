@@ -1,12 +1,21 @@
-"""The embedded store: one process, state in dicts, expiry on read."""
+"""The embedded store: one process, state in dicts, expiry on read.
+
+Organizers are the one thing that must outlive the process and be added from outside
+it (``cardproof keys organizer create``): they live in a JSON file (only hashes), which
+the store reads again whenever it has changed.
+"""
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 import msgspec
 
-from cardproof_service.store.base import Appended, Claim, DealRecord
+from cardproof_service.store.base import Appended, Claim, DealRecord, OrganizerRecord
+
+_ORGANIZERS = msgspec.json.Decoder(list[OrganizerRecord])
 
 
 class MemoryStore:
@@ -17,11 +26,15 @@ class MemoryStore:
 
     name = "memory"
 
-    def __init__(self) -> None:
-        """An empty store."""
+    def __init__(self, organizers_file: Path | None = None) -> None:
+        """An empty store; organizers in ``organizers_file`` (none without one)."""
         self._deals: dict[str, tuple[float, DealRecord]] = {}
         self._claims: dict[str, tuple[float, bytes]] = {}
         self._created = 0
+        self._organizers_file = organizers_file
+        self._organizers: dict[str, OrganizerRecord] = {}
+        self._organizers_seen: tuple[int, int] | None = None
+        """(mtime in ns, size) of the organizers file when it was last read."""
 
     async def ping(self) -> None:
         """Always answers."""
@@ -94,5 +107,46 @@ class MemoryStore:
         self._deals[deal_id] = (time.monotonic() + ttl, record)
         return Appended("appended", len(moves))
 
+    def _read_organizers(self) -> dict[str, OrganizerRecord]:
+        """The organizers, read again from the file if it changed since the last read."""
+        path = self._organizers_file
+        if path is None:
+            return self._organizers
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return self._organizers
+        seen = (stat.st_mtime_ns, stat.st_size)
+        if seen != self._organizers_seen:
+            records = _ORGANIZERS.decode(path.read_bytes()) if stat.st_size else []
+            self._organizers = {record.organizer_id: record for record in records}
+            self._organizers_seen = seen
+        return self._organizers
+
+    async def add_organizer(self, record: OrganizerRecord) -> bool:
+        """Add to the file (written whole, then renamed into place) and to memory."""
+        organizers = self._read_organizers()
+        if any(known.name == record.name for known in organizers.values()):
+            return False
+        organizers[record.organizer_id] = record
+        path = self._organizers_file
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            draft = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            draft.write_bytes(msgspec.json.encode(sorted(organizers.values(), key=_by_name)))
+            os.chmod(draft, 0o600)
+            draft.replace(path)
+            stat = path.stat()
+            self._organizers_seen = (stat.st_mtime_ns, stat.st_size)
+        return True
+
+    async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
+        """The organizer, from the file as it is now."""
+        return self._read_organizers().get(organizer_id)
+
     async def close(self) -> None:
         """Nothing to release."""
+
+
+def _by_name(record: OrganizerRecord) -> str:
+    return record.name

@@ -17,7 +17,13 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
-from cardproof_service.store.base import Appended, Claim, DealRecord, StoreUnavailable
+from cardproof_service.store.base import (
+    Appended,
+    Claim,
+    DealRecord,
+    OrganizerRecord,
+    StoreUnavailable,
+)
 
 T = TypeVar("T")
 PREFIX: Final = "cardproof:"
@@ -57,6 +63,14 @@ return {'appended', tonumber(ARGV[2])}
 """
 
 
+_ADD_ORGANIZER: Final = """
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('SET', KEYS[1], ARGV[3])
+return 1
+"""
+"""Claim the name in the names hash, then store the record (neither key expires)."""
+
+
 class _Fixed(msgspec.Struct, array_like=True):
     """The part of a deal that never changes, packed small."""
 
@@ -79,6 +93,8 @@ class RedisStore:
         self._create = client.register_script(_CREATE)
         self._append = client.register_script(_APPEND)
         self._submit = client.register_script(_SUBMIT)
+        self._add_organizer = client.register_script(_ADD_ORGANIZER)
+        self._organizer_decoder = msgspec.json.Decoder(OrganizerRecord)
         self._encoder = msgspec.msgpack.Encoder()
         self._decoder = msgspec.msgpack.Decoder(_Fixed)
 
@@ -165,6 +181,19 @@ class RedisStore:
         args: list[str | int] = [" ".join(moves), len(moves), finished_at, int(blind), ttl]
         reply = await self._call(lambda: self._submit(keys=keys, args=args))
         return self._appended(reply)
+
+    async def add_organizer(self, record: OrganizerRecord) -> bool:
+        """The add-organizer script: the name is claimed and the record written at once."""
+        keys = [f"{PREFIX}organizer:{record.organizer_id}", f"{PREFIX}organizer-names"]
+        args: list[EncodableT] = [record.name, record.organizer_id, msgspec.json.encode(record)]
+        added = await self._call(lambda: self._add_organizer(keys=keys, args=args))
+        return bool(added)
+
+    async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
+        """The organizer's record, or ``None``."""
+        key = f"{PREFIX}organizer:{organizer_id}"
+        found = await self._call(lambda: self._redis.get(key))
+        return None if found is None else self._organizer_decoder.decode(found)
 
     async def close(self) -> None:
         """Close the connection pool."""
