@@ -3,18 +3,23 @@
 Generated requests that match the schema may still break a rule (duplicate cards,
 illegal moves): the API answers those 422 by design, so 422 is added to the statuses
 the positive-data check accepts. A schema-violating body that is also too large is
-refused with 413 before it is read, so 413 counts as a rejection. Everything else is
+refused with 413 before it is read, and one sent to an organizer endpoint without a
+key with 401 before it is read, so both count as rejections. Every request carries a
+valid organizer key (schemathesis cannot make one), so organizer endpoints are tested
+past their door; the 401s and 403s have tests of their own. Everything else is
 schemathesis' defaults.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 
 from cardproof_service import Settings, create_app
+from cardproof_service.organizers import new_organizer
 from conftest import TEST_KEYS
 
 CONFIG = SchemathesisConfig.from_dict(
@@ -25,18 +30,29 @@ CONFIG = SchemathesisConfig.from_dict(
             },
             # a body over the size limit is rejected with 413 before it is read
             "negative_data_rejection": {
-                "expected-statuses": ["400", "404", "405", "406", "409", "413", "415", "422"]
+                "expected-statuses": [
+                    "400",
+                    "401",
+                    "404",
+                    "405",
+                    "406",
+                    "409",
+                    "413",
+                    "415",
+                    "422",
+                ]
             },
         },
         "generation": {"mode": "all", "max-examples": 60},
     }
 )
 
-schema = schemathesis.openapi.from_asgi(
-    "/schema/openapi.json", create_app(Settings(warm_up=False), keys=TEST_KEYS), config=CONFIG
-)
+APP = create_app(Settings(warm_up=False), keys=TEST_KEYS)
+ORGANIZER_KEY, ORGANIZER = new_organizer("Schemathesis")
+asyncio.run(APP.state.store.add_organizer(ORGANIZER))
+schema = schemathesis.openapi.from_asgi("/schema/openapi.json", APP, config=CONFIG)
 
 
 @schema.parametrize()
 def test_api_conforms_to_its_spec(case: schemathesis.Case[Any]) -> None:
-    case.call_and_validate()
+    case.call_and_validate(headers={"Authorization": f"Bearer {ORGANIZER_KEY}"})

@@ -27,6 +27,7 @@ from cardproof_service.store import (
     OrganizerRecord,
     Store,
     StoreUnavailable,
+    TournamentRecord,
 )
 from cardproof_service.store.redis import RedisStore
 from redis_server import private_redis, redis_url_or_skip
@@ -368,3 +369,30 @@ async def test_memory_organizers_live_in_their_file(tmp_path: Path) -> None:
     assert await reader.add_organizer(later) is True
     assert await MemoryStore(organizers_file=path).get_organizer(later.organizer_id) == later
     assert await writer.add_organizer(new_organizer_record(name=later.name)) is False
+
+
+# --- tournaments ------------------------------------------------------------------------
+
+
+async def test_a_tournament_round_trips_and_does_not_expire(store: Store) -> None:
+    record = TournamentRecord(
+        tournament_id=new_id("t"),
+        organizer_id="0123456789abcdef",
+        name="Spring Open ♠",
+        variant="reserve-poker",
+        options={"version": "random"},
+        rounds=3,
+        opens_at=1_700_000_000,
+        closes_at=1_700_600_000,
+        salt="5a" * 16,
+        created_at=1_699_000_000,
+        entry="invite",
+        invite_code_hash="cd" * 32,
+        max_entrants=1000,
+    )
+    assert await store.get_tournament(record.tournament_id) is None
+    await store.create_tournament(record)
+    assert await store.get_tournament(record.tournament_id) == record
+    if isinstance(store, RedisStore):
+        key = f"cardproof:tournament:{record.tournament_id}"
+        assert await store._redis.ttl(key) == -1  # kept: tournament results do not expire

@@ -9,6 +9,7 @@ rule (a duplicate card, an illegal move) are answered 422, not 400.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -340,6 +341,65 @@ class VariantInfo(Struct):
     deck: str
     options: dict[str, Any]
     tables: dict[str, dict[str, int]]
+
+
+class TournamentRequest(Struct, forbid_unknown_fields=True):
+    """A new tournament: every entrant plays the same ``rounds`` deals of ``variant``.
+
+    Times are RFC 3339 with a time zone. ``entry``: ``public`` (anyone may enter and
+    read it) or ``invite`` (entering takes the invite code, shown once in the answer;
+    only its organizer can read it).
+    """
+
+    name: Annotated[str, Meta(min_length=1, max_length=100)]
+    variant: VariantId
+    rounds: Annotated[int, Meta(ge=1, le=50)]
+    opens_at: Annotated[datetime, Meta(tz=True)]
+    closes_at: Annotated[datetime, Meta(tz=True)]
+    options: Options = msgspec.field(default_factory=Options)
+    max_entrants: Annotated[int, Meta(ge=1, le=100_000)] | UnsetType = UNSET
+    entry: Literal["public", "invite"] = "public"
+
+
+class RoundCommitment(Struct):
+    """One round's deal: the hash of its server seed, and the seed once the tournament closed."""
+
+    round: int
+    server_seed_hash: str
+    server_seed: str | None
+
+
+class Tournament(Struct):
+    """A tournament as anyone allowed to read it sees it.
+
+    Every round is dealt from its server seed and the public ``salt`` (the client seed
+    of every entrant's game), so all entrants get the same cards; the seeds are
+    committed to here from the start and revealed when the tournament closes.
+    ``status``: ``scheduled`` before ``opens_at``, ``open``, then ``closed``.
+    """
+
+    tournament_id: str
+    name: str
+    organizer: str
+    variant: str
+    options: dict[str, Any]
+    status: Literal["scheduled", "open", "closed"]
+    opens_at: str
+    closes_at: str
+    entry: Literal["public", "invite"]
+    max_entrants: int | None
+    algorithm: str
+    salt: str
+    rounds: list[RoundCommitment]
+    created_at: str
+    closed_at: str | None = None
+
+
+class TournamentCreated(Struct):
+    """A new tournament, and its invite code (shown this once) for invite-only entry."""
+
+    tournament: Tournament
+    invite_code: str | None = None
 
 
 class Health(Struct):

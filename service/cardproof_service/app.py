@@ -18,6 +18,7 @@ from cardproof_service.controllers import (
     KeysController,
     ScoringController,
     SolveController,
+    TournamentsController,
     VariantsController,
     VerifyController,
 )
@@ -27,6 +28,7 @@ from cardproof_service.openapi import install_exact_schemas, openapi_config
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
 from cardproof_service.store import MemoryStore, Store
+from cardproof_service.tournaments import Tournaments
 
 
 def _warm_up() -> None:
@@ -68,6 +70,7 @@ def create_app(
         finally:
             await store.close()
 
+    deals = Deals(store, keys, settings)
     app = Litestar(
         route_handlers=[
             VariantsController,
@@ -76,6 +79,7 @@ def create_app(
             SolveController,
             CommitmentsController,
             DealsController,
+            TournamentsController,
             KeysController,
             HealthController,
         ],
@@ -89,7 +93,8 @@ def create_app(
                 "settings": settings,
                 "keyring": keys,
                 "store": store,
-                "deals": Deals(store, keys, settings),
+                "deals": deals,
+                "tournaments": Tournaments(store, deals),
             }
         ),
     )

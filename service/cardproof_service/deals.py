@@ -54,11 +54,13 @@ _NONCE = 16
 _TAG = 12
 
 
-def _now() -> int:
+def now() -> int:
+    """Seconds since the Unix epoch."""
     return int(time.time())
 
 
-def _rfc3339(seconds: int) -> str:
+def rfc3339(seconds: int) -> str:
+    """Seconds since the epoch as RFC 3339 UTC, to the second."""
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -128,12 +130,12 @@ class Deals:
 
     def commit(self) -> Commitment:
         """A fresh commitment: its id and the hash of the seed it stands for."""
-        expires_at = _now() + self.settings.commitment_ttl
+        expires_at = now() + self.settings.commitment_ttl
         commitment_id = self._new_commitment_id(expires_at)
         return Commitment(
             commitment_id=commitment_id,
             server_seed_hash=seed_hash(self.server_seed(commitment_id)),
-            expires_at=_rfc3339(expires_at),
+            expires_at=rfc3339(expires_at),
         )
 
     def _check_commitment(self, commitment_id: str) -> int:
@@ -151,9 +153,9 @@ class Deals:
         if not genuine:
             raise not_found("no such commitment", "unknown-commitment")
         expires_at = int.from_bytes(body[_NONCE:], "big")
-        if expires_at <= _now():
+        if expires_at <= now():
             raise not_found(
-                f"the commitment expired at {_rfc3339(expires_at)}", "expired-commitment"
+                f"the commitment expired at {rfc3339(expires_at)}", "expired-commitment"
             )
         return expires_at
 
@@ -179,9 +181,9 @@ class Deals:
             commitment_id = request.commitment_id
             expires_at = self._check_commitment(commitment_id)
             mark = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
-            claim = Claim(commitment_id, mark, max(1, expires_at - _now()))
+            claim = Claim(commitment_id, mark, max(1, expires_at - now()))
         else:
-            commitment_id = self._new_commitment_id(_now())
+            commitment_id = self._new_commitment_id(now())
         seed = self.server_seed(commitment_id)
         options = cls.resolve_options(cls.parse_options(request.options), seed, client_seed)
         record = DealRecord(
@@ -191,7 +193,7 @@ class Deals:
             commitment_id=commitment_id,
             client_seed=client_seed,
             committed=claim is not None,
-            created_at=_now(),
+            created_at=now(),
         )
         first = await self.store.create_deal(record, self.settings.deal_ttl, claim)
         if first is not None:
@@ -266,7 +268,7 @@ class Deals:
             except IllegalMove:
                 game = None  # maybe only illegal on a stale copy: let the slow path judge
             if game is not None:
-                finished_at = _now() if game.is_over() else None
+                finished_at = now() if game.is_over() else None
                 self._games.pop(deal_id)  # back in the cache only once the store took it
                 outcome = await self.store.append_move(
                     deal_id, index, game.move_text(move), finished_at, self.settings.deal_ttl
@@ -304,7 +306,7 @@ class Deals:
                 )
             game = self._replay(record)
             game.play(move)  # an illegal move raises with move_index == index
-            finished_at = _now() if game.is_over() else None
+            finished_at = now() if game.is_over() else None
             outcome = await self.store.append_move(
                 deal_id, index, text, finished_at, self.settings.deal_ttl
             )
@@ -336,7 +338,7 @@ class Deals:
             deal_id=record.deal_id,
             blind=record.blind,
             committed=record.committed,
-            issued_at=record.finished_at or _now(),
+            issued_at=record.finished_at or now(),
         )
 
     async def receipt(self, deal_id: str) -> ReceiptResponse:
@@ -377,7 +379,7 @@ class Deals:
         options = cls.resolve_options(cls.parse_options(request.options), seed, client_seed)
         game = replay_log(cls.id, cls.deal_cards(seed, client_seed, options), options, moves)
         payload = receipt_payload(
-            game, seed, client_seed, deal_id=None, blind=False, committed=False, issued_at=_now()
+            game, seed, client_seed, deal_id=None, blind=False, committed=False, issued_at=now()
         )
         return self._verified(payload)
 
@@ -413,7 +415,7 @@ class Deals:
         else:
             blind = cls.information_of(options) == "open"
             outcome: Appended = await self.store.submit_log(
-                deal_id, texts, _now(), blind, self.settings.deal_ttl
+                deal_id, texts, now(), blind, self.settings.deal_ttl
             )
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")

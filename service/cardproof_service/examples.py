@@ -48,3 +48,14 @@ DEAL: Final[dict[str, Any]] = {
     "client_seed": "my lucky seed",
 }
 """A casual deal (no commitment): one call."""
+
+TOURNAMENT: Final[dict[str, Any]] = {
+    "name": "Spring Open",
+    "variant": "poker-squares",
+    "options": {"scoring": "american"},
+    "rounds": 3,
+    "opens_at": "2026-12-01T18:00:00Z",
+    "closes_at": "2026-12-08T18:00:00Z",
+    "max_entrants": 1000,
+    "entry": "public",
+}

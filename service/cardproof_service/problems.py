@@ -34,6 +34,9 @@ log = logging.getLogger("cardproof.service")
 _DESCRIPTIONS = {
     400: "The request cannot be read: bad JSON, a wrong type, an unknown field, a bad "
     "card or move text. `field` names the place.",
+    401: "This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or "
+    "unknown); the answer has `WWW-Authenticate: Bearer`.",
+    403: "The key is valid but this resource belongs to another organizer.",
     404: "No such resource (a deal may have expired; a commitment may be unknown or expired).",
     409: "The request conflicts with the resource's state: a commitment used twice, a move "
     "for an index that is not next, a different move for an index already taken, a game "

@@ -5,6 +5,7 @@ from cardproof_service.controllers.health import HealthController
 from cardproof_service.controllers.keys import KeysController
 from cardproof_service.controllers.scoring import ScoringController
 from cardproof_service.controllers.solve import SolveController
+from cardproof_service.controllers.tournaments import TournamentsController
 from cardproof_service.controllers.variants import VariantsController
 from cardproof_service.controllers.verify import VerifyController
 
@@ -15,6 +16,7 @@ __all__ = [
     "KeysController",
     "ScoringController",
     "SolveController",
+    "TournamentsController",
     "VariantsController",
     "VerifyController",
 ]

@@ -1,7 +1,8 @@
 """State behind one small async protocol, with a memory and a Redis backend.
 
 The service processes are stateless: deal logs, used commitments and idempotency
-records and tournament organizers live here. Both backends pass one contract test suite.
+records, tournament organizers and tournaments live here. Both backends pass one
+contract test suite.
 """
 
 from cardproof_service.store.base import (
@@ -11,6 +12,7 @@ from cardproof_service.store.base import (
     OrganizerRecord,
     Store,
     StoreUnavailable,
+    TournamentRecord,
 )
 from cardproof_service.store.memory import MemoryStore
 
@@ -22,4 +24,5 @@ __all__ = [
     "OrganizerRecord",
     "Store",
     "StoreUnavailable",
+    "TournamentRecord",
 ]

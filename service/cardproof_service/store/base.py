@@ -43,6 +43,30 @@ class OrganizerRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     created_at: int
 
 
+class TournamentRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """A tournament as stored (it does not expire).
+
+    The round seeds are not stored: round ``n``'s seed is the server seed of the
+    commitment id ``<tournament_id>:round-<n>`` (derived from the master key). ``salt`` is
+    the public client seed of every round. Times are seconds since the Unix epoch.
+    """
+
+    tournament_id: str
+    organizer_id: str
+    name: str
+    variant: str
+    options: dict[str, Any]
+    rounds: int
+    opens_at: int
+    closes_at: int
+    salt: str
+    created_at: int
+    entry: Literal["public", "invite"] = "public"
+    invite_code_hash: str | None = None
+    max_entrants: int | None = None
+    closed_at: int | None = None
+
+
 class Appended(msgspec.Struct, frozen=True):
     """The outcome of an append.
 
@@ -98,6 +122,12 @@ class Store(Protocol):
 
     async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
         """The organizer with this id, or ``None``."""
+
+    async def create_tournament(self, record: TournamentRecord) -> None:
+        """Store a new tournament (its id is fresh: nothing to check)."""
+
+    async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
+        """The tournament with this id, or ``None``."""
 
     async def close(self) -> None:
         """Release connections."""

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import msgspec
 
-from cardproof_service.store.base import Appended, Claim, DealRecord, OrganizerRecord
+from cardproof_service.store.base import (
+    Appended,
+    Claim,
+    DealRecord,
+    OrganizerRecord,
+    TournamentRecord,
+)
 
 _ORGANIZERS = msgspec.json.Decoder(list[OrganizerRecord])
 
@@ -35,6 +41,7 @@ class MemoryStore:
         self._organizers: dict[str, OrganizerRecord] = {}
         self._organizers_seen: tuple[int, int] | None = None
         """(mtime in ns, size) of the organizers file when it was last read."""
+        self._tournaments: dict[str, TournamentRecord] = {}
 
     async def ping(self) -> None:
         """Always answers."""
@@ -143,6 +150,14 @@ class MemoryStore:
     async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
         """The organizer, from the file as it is now."""
         return self._read_organizers().get(organizer_id)
+
+    async def create_tournament(self, record: TournamentRecord) -> None:
+        """Keep the tournament (records are immutable: no copy needed)."""
+        self._tournaments[record.tournament_id] = record
+
+    async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
+        """The tournament, or ``None``."""
+        return self._tournaments.get(tournament_id)
 
     async def close(self) -> None:
         """Nothing to release."""

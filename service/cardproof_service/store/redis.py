@@ -23,6 +23,7 @@ from cardproof_service.store.base import (
     DealRecord,
     OrganizerRecord,
     StoreUnavailable,
+    TournamentRecord,
 )
 
 T = TypeVar("T")
@@ -95,6 +96,7 @@ class RedisStore:
         self._submit = client.register_script(_SUBMIT)
         self._add_organizer = client.register_script(_ADD_ORGANIZER)
         self._organizer_decoder = msgspec.json.Decoder(OrganizerRecord)
+        self._tournament_decoder = msgspec.json.Decoder(TournamentRecord)
         self._encoder = msgspec.msgpack.Encoder()
         self._decoder = msgspec.msgpack.Decoder(_Fixed)
 
@@ -194,6 +196,18 @@ class RedisStore:
         key = f"{PREFIX}organizer:{organizer_id}"
         found = await self._call(lambda: self._redis.get(key))
         return None if found is None else self._organizer_decoder.decode(found)
+
+    async def create_tournament(self, record: TournamentRecord) -> None:
+        """One key, no expiry: a tournament's record is kept."""
+        key = f"{PREFIX}tournament:{record.tournament_id}"
+        value = msgspec.json.encode(record)
+        await self._call(lambda: self._redis.set(key, value))
+
+    async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
+        """The tournament's record, or ``None``."""
+        key = f"{PREFIX}tournament:{tournament_id}"
+        found = await self._call(lambda: self._redis.get(key))
+        return None if found is None else self._tournament_decoder.decode(found)
 
     async def close(self) -> None:
         """Close the connection pool."""
