@@ -25,6 +25,7 @@ from cardproof_service.store import (
     DealRecord,
     MemoryStore,
     OrganizerRecord,
+    Standing,
     Store,
     StoreUnavailable,
     TournamentRecord,
@@ -396,3 +397,59 @@ async def test_a_tournament_round_trips_and_does_not_expire(store: Store) -> Non
     if isinstance(store, RedisStore):
         key = f"cardproof:tournament:{record.tournament_id}"
         assert await store._redis.ttl(key) == -1  # kept: tournament results do not expire
+
+
+async def test_entrants_enter_once_within_the_limit(store: Store) -> None:
+    tournament = new_id("t")
+    assert await store.add_entrant(tournament, "e1", "Ada", 2) == "added"
+    assert await store.add_entrant(tournament, "e2", "Ada", 2) == "name-taken"
+    assert await store.add_entrant(tournament, "e3", "Bea ♠", 2) == "added"
+    assert await store.add_entrant(tournament, "e4", "Cy", 2) == "full"
+    assert await store.add_entrant(new_id("t"), "e4", "Cy", None) == "added"  # another one
+    assert await store.entrant_name(tournament, "e3") == "Bea ♠"
+    assert await store.entrant_name(tournament, "e2") is None
+    lines = sorted(await store.standings(tournament), key=lambda s: s.player)
+    assert lines == [Standing("Ada", 0, 0), Standing("Bea ♠", 0, 0)]
+
+
+async def test_a_finished_tournament_game_enters_the_standings_once(store: Store) -> None:
+    tournament = new_id("t")
+    await store.add_entrant(tournament, "e1", "Ada", None)
+    await store.add_entrant(tournament, "e2", "Bea", None)
+    played = new_record(tournament=tournament, round=1, entrant="e1", player="Ada")
+    assert await store.create_deal(played, TTL) is None
+    found = await store.get_deal(played.deal_id)
+    assert found is not None
+    assert (found.tournament, found.round, found.entrant, found.player) == (
+        tournament,
+        1,
+        "e1",
+        "Ada",
+    )
+    assert (await store.append_move(played.deal_id, 0, "a1", None, TTL, None)).outcome == "appended"
+    assert Standing("Ada", 0, 0) in await store.standings(tournament)  # not finished yet
+    done = await store.append_move(played.deal_id, 1, "b1", FINISHED_AT, TTL, 37)
+    assert done.outcome == "appended"
+    again = await store.append_move(played.deal_id, 2, "c1", FINISHED_AT, TTL, 37)
+    assert again.outcome == "wrong-index"
+    second = new_record(tournament=tournament, round=2, entrant="e1", player="Ada")
+    await store.create_deal(second, TTL)
+    assert (await store.submit_log(second.deal_id, ["a1"], FINISHED_AT, False, TTL, 5)).outcome == (
+        "appended"
+    )
+    casual = new_record()  # not a tournament's: a total changes nothing
+    await store.create_deal(casual, TTL)
+    await store.append_move(casual.deal_id, 0, "a1", FINISHED_AT, TTL, 99)
+    lines = sorted(await store.standings(tournament), key=lambda s: s.player)
+    assert lines == [Standing("Ada", 42, 2), Standing("Bea", 0, 0)]
+    if isinstance(store, RedisStore):  # the result keeps the log and outlives the deal
+        key = f"cardproof:tournament:{tournament}:results"
+        raw = await store._redis.hget(key, "Ada/1")
+        assert raw is not None
+        kept = msgspec.json.decode(raw)
+        assert await store._redis.ttl(key) == -1
+    else:
+        assert isinstance(store, MemoryStore)
+        kept = dict(store._results[(tournament, "Ada", 1)])
+    assert (kept["deal_id"], kept["total"], kept["moves"]) == (played.deal_id, 37, "a1 b1")
+    assert kept["finished_at"] == FINISHED_AT

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -11,10 +13,15 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from cardproof.receipts import verify_receipt
+from cardproof_service import Settings, create_app
 from cardproof_service.deals import Deals
 from cardproof_service.organizers import new_organizer
-from cardproof_service.store import Store, TournamentRecord
+from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
+from cardproof_service.store.redis import RedisStore
 from cardproof_service.tournaments import round_commitment_id
+from conftest import TEST_KEYS
+from redis_server import redis_url_or_skip
 
 HttpClient = TestClient[Litestar]
 
@@ -183,3 +190,213 @@ def test_unreadable_tournaments_are_400(
 def test_an_unknown_tournament_is_404(client: HttpClient) -> None:
     answer = client.get("/v1/tournaments/t_nothing")
     assert (answer.status_code, answer.json()["code"]) == (404, "unknown-tournament")
+
+
+# --- entries, round games, standings ------------------------------------------------------
+
+CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
+
+
+def open_tournament(client: HttpClient, owner: str, **changes: Any) -> dict[str, Any]:
+    answer = client.post(
+        "/v1/tournaments", json=new_tournament(**changes), headers={"Authorization": owner}
+    )
+    assert answer.status_code == 201, answer.text
+    created: dict[str, Any] = answer.json()
+    return created
+
+
+def enter(client: HttpClient, tournament_id: str, name: str, **extra: Any) -> Any:
+    return client.post(f"/v1/tournaments/{tournament_id}/entries", json={"name": name, **extra})
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def play_round(
+    client: HttpClient, tournament_id: str, token: str, round_number: int, cells: list[str]
+) -> dict[str, Any]:
+    """Open the entrant's round and play ``cells``; the last answer."""
+    opened = client.post(
+        f"/v1/tournaments/{tournament_id}/rounds/{round_number}/deal",
+        json={},
+        headers=bearer(token),
+    )
+    assert opened.status_code == 201, opened.text
+    deal = opened.json()
+    answer: dict[str, Any] = {"deal_id": deal["deal_id"], "view": deal["view"]}
+    for index, cell in enumerate(cells):
+        moved = client.post(
+            f"/v1/deals/{deal['deal_id']}/moves", json={"index": index, "move": cell}
+        )
+        assert moved.status_code == 200, moved.text
+        answer = {"deal_id": deal["deal_id"], **moved.json()}
+    return answer
+
+
+def test_entrants_get_the_same_cards_and_standings_count_finished_games(
+    client: HttpClient, owner: str
+) -> None:
+    tournament = open_tournament(client, owner, rounds=2)["tournament"]
+    tid = tournament["tournament_id"]
+    tokens = {}
+    for name in ("Ada", "Bea", "Cy"):
+        entry = enter(client, tid, name)
+        assert entry.status_code == 201, entry.text
+        assert entry.json()["token"].startswith("cpe_")
+        tokens[name] = entry.json()["token"]
+    ada = play_round(client, tid, tokens["Ada"], 1, CELLS)
+    bea = play_round(client, tid, tokens["Bea"], 1, CELLS)
+    assert ada["finished"]
+    assert bea["finished"]
+    assert ada["view"] == bea["view"]  # the same deal: the same cards in the same cells
+    assert ada["score"] == bea["score"]
+    half = play_round(client, tid, tokens["Cy"], 1, CELLS[:10])  # not finished: not counted
+    assert not half["finished"]
+    standings = client.get(f"/v1/tournaments/{tid}/standings").json()
+    total = ada["score"]["total"]
+    assert standings["status"] == "open"
+    lines = {line["name"]: line for line in standings["entrants"]}
+    assert lines["Ada"] == {"rank": 1, "name": "Ada", "total": total, "games_finished": 1}
+    assert lines["Bea"]["rank"] == 1  # a tie shares the rank
+    assert lines["Cy"] == {"rank": 3, "name": "Cy", "total": 0, "games_finished": 0}
+    assert [line["name"] for line in standings["entrants"]] == ["Ada", "Bea", "Cy"]
+    settled = client.get(f"/v1/tournaments/{tid}/settlement").json()
+    assert settled["nets"] == {"Ada": total, "Bea": total, "Cy": -2 * total}
+    assert {(p["payer"], p["payee"], p["amount"]) for p in settled["payments"]} == {
+        ("Cy", "Ada", total),
+        ("Cy", "Bea", total),
+    }
+
+
+def test_a_round_is_played_once_per_entrant(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    token = enter(client, tid, "Ada").json()["token"]
+    first = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(token))
+    assert first.status_code == 201
+    again = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(token))
+    body = again.json()
+    assert (again.status_code, body["code"], body["deal_id"]) == (
+        409,
+        "round-played",
+        first.json()["deal_id"],
+    )
+    other_round = client.post(
+        f"/v1/tournaments/{tid}/rounds/2/deal", json={}, headers=bearer(token)
+    )
+    assert other_round.status_code == 201
+    missing = client.post(f"/v1/tournaments/{tid}/rounds/4/deal", json={}, headers=bearer(token))
+    assert (missing.status_code, missing.json()["code"]) == (404, "unknown-round")
+
+
+def test_entering_twice_or_past_the_limit_is_refused(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner, max_entrants=2)["tournament"]["tournament_id"]
+    assert enter(client, tid, "Ada").status_code == 201
+    twice = enter(client, tid, "Ada")
+    assert (twice.status_code, twice.json()["code"]) == (409, "name-taken")
+    assert enter(client, tid, "Bea").status_code == 201
+    full = enter(client, tid, "Cy")
+    assert (full.status_code, full.json()["code"]) == (409, "full")
+    standings = client.get(f"/v1/tournaments/{tid}/standings").json()
+    assert sorted(line["name"] for line in standings["entrants"]) == ["Ada", "Bea"]
+
+
+def test_an_invite_only_tournament_takes_its_code(client: HttpClient, owner: str) -> None:
+    created = open_tournament(client, owner, entry="invite")
+    tid = created["tournament"]["tournament_id"]
+    for extra in ({}, {"invite_code": "guess"}):
+        refused = enter(client, tid, "Eve", **extra)
+        assert (refused.status_code, refused.json()["code"]) == (403, "bad-invite-code")
+    assert enter(client, tid, "Ada", invite_code=created["invite_code"]).status_code == 201
+
+
+def test_tokens_are_checked(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    other = open_tournament(client, owner)["tournament"]["tournament_id"]
+    token = enter(client, tid, "Ada").json()["token"]
+    foreign = enter(client, other, "Ada").json()["token"]
+    head, _, tag = token.rpartition(".")
+    forged_tag = head + "." + ("A" if tag[0] != "A" else "B") + tag[1:]
+    forged_name = token.replace(token.split(".")[1], "0" * 16, 1)
+    url = f"/v1/tournaments/{tid}/rounds/1/deal"
+    for headers in ({}, bearer("cpe_junk"), bearer(forged_tag), bearer(forged_name)):
+        answer = client.post(url, json={}, headers=headers)
+        assert answer.status_code == 401, headers
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+    wrong = client.post(url, json={}, headers=bearer(foreign))
+    assert (wrong.status_code, wrong.json()["code"]) == (403, "other-tournament")
+    standings = client.get(f"/v1/tournaments/{tid}/standings").json()
+    assert [line["games_finished"] for line in standings["entrants"]] == [0]  # nothing recorded
+
+
+def test_entry_is_refused_before_the_opening(client: HttpClient, owner: str) -> None:
+    later = open_tournament(client, owner, opens_at=moment(1), closes_at=moment(2))
+    tid = later["tournament"]["tournament_id"]
+    refused = enter(client, tid, "Ada")
+    assert (refused.status_code, refused.json()["code"]) == (409, "not-open")
+
+
+def test_a_closed_tournament_reveals_the_seed_of_every_receipt(
+    client: HttpClient, owner: str
+) -> None:
+    tid = open_tournament(client, owner, closes_at=moment(2.5 / 3600))["tournament"][
+        "tournament_id"
+    ]
+    token = enter(client, tid, "Ada").json()["token"]
+    game = play_round(client, tid, token, 1, CELLS)
+    jwks = client.get("/.well-known/jwks.json").json()
+    during = client.get(f"/v1/deals/{game['deal_id']}/receipt").json()
+    payload = during["payload"]
+    assert (payload["server_seed"], payload["tournament"], payload["player"]) == (None, tid, "Ada")
+    assert not verify_receipt(during["receipt"], jwks).replayed  # only the signature for now
+    time.sleep(max(0.0, closes_in(client, tid)) + 0.1)
+    after = client.get(f"/v1/deals/{game['deal_id']}/receipt").json()
+    revealed = client.get(f"/v1/tournaments/{tid}").json()["rounds"][0]["server_seed"]
+    assert after["payload"]["server_seed"] == revealed
+    checked = verify_receipt(after["receipt"], jwks)
+    assert checked.replayed
+    assert checked.payload.score.total == game["score"]["total"]
+    late = enter(client, tid, "Bea")
+    assert (late.status_code, late.json()["code"]) == (409, "closed")
+    expired = client.post(f"/v1/tournaments/{tid}/rounds/2/deal", json={}, headers=bearer(token))
+    assert expired.status_code == 401
+    assert "expired" in expired.json()["detail"]
+
+
+def closes_in(client: HttpClient, tournament_id: str) -> float:
+    """Seconds until the tournament closes."""
+    closes = client.get(f"/v1/tournaments/{tournament_id}").json()["closes_at"]
+    return datetime.fromisoformat(closes).timestamp() - time.time()
+
+
+def test_two_replicas_on_one_redis_see_the_same_standings() -> None:
+    with redis_url_or_skip() as url, contextlib.ExitStack() as stack:
+        replicas = []
+        for _ in range(2):
+            store = RedisStore.from_url(url)
+            app = create_app(Settings(warm_up=False), keys=TEST_KEYS, store=store)
+            replicas.append(stack.enter_context(TestClient(app=app)))
+        first, second = replicas
+        key, record = new_organizer(f"Replica Club {time.time_ns()}")
+        assert asyncio.run(add_organizer_to(url, record))
+        created = first.post(
+            "/v1/tournaments", json=new_tournament(), headers={"Authorization": f"Bearer {key}"}
+        )
+        tid = created.json()["tournament"]["tournament_id"]
+        token = enter(second, tid, "Ada").json()["token"]  # entered on one replica
+        game = play_round(first, tid, token, 1, CELLS)  # played on the other
+        for replica in replicas:
+            lines = replica.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+            assert lines == [
+                {"rank": 1, "name": "Ada", "total": game["score"]["total"], "games_finished": 1}
+            ]
+
+
+async def add_organizer_to(url: str, record: OrganizerRecord) -> bool:
+    """Store an organizer in the Redis at ``url`` (as ``cardproof keys organizer`` does)."""
+    store = RedisStore.from_url(url)
+    try:
+        return await store.add_organizer(record)
+    finally:
+        await store.close()

@@ -402,6 +402,56 @@ class TournamentCreated(Struct):
     invite_code: str | None = None
 
 
+class EntryRequest(Struct, forbid_unknown_fields=True):
+    """Enter a tournament under ``name`` (unique in it); ``invite_code`` for invite-only ones."""
+
+    name: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            max_length=64,
+            pattern="^[^\\x00-\\x1f\\x7f]+(?![\\s\\S])",
+            description="1 to 64 printable characters.",
+        ),
+    ]
+    invite_code: Annotated[str, Meta(min_length=1, max_length=64)] | UnsetType = UNSET
+
+
+class RoundDealRequest(Struct, forbid_unknown_fields=True):
+    """Open the entrant's game on a round (no fields: the token says who, the path which)."""
+
+
+class Entry(Struct):
+    """An entrant: ``token`` opens the entrant's games (``Authorization: Bearer cpe_...``).
+
+    The token is shown this once and is good until the tournament closes.
+    """
+
+    tournament_id: str
+    entrant_id: str
+    name: str
+    token: str
+    expires_at: str
+
+
+class StandingLine(Struct):
+    """One entrant in the standings: rank (shared on ties), total, games finished."""
+
+    rank: int
+    name: str
+    total: int
+    games_finished: int
+
+
+class Standings(Struct):
+    """A tournament's standings: the totals of verified finished games, best first."""
+
+    tournament_id: str
+    status: Literal["scheduled", "open", "closed"]
+    rounds: int
+    entrants: list[StandingLine]
+
+
 class Health(Struct):
     """Liveness: the process answers."""
 

@@ -43,7 +43,7 @@ from cardproof.receipts import b64url_decode as _b64url_decode
 from cardproof_service.keys import Keys
 from cardproof_service.problems import problem
 from cardproof_service.settings import Settings
-from cardproof_service.store import Appended, Claim, DealRecord, Store
+from cardproof_service.store import Appended, Claim, DealRecord, Store, TournamentRecord
 
 _DEAL_FORMS = (
     frozenset({"cards"}),
@@ -62,6 +62,16 @@ def now() -> int:
 def rfc3339(seconds: int) -> str:
     """Seconds since the epoch as RFC 3339 UTC, to the second."""
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def tournament_closed(tournament: TournamentRecord) -> bool:
+    """Whether a tournament has closed (by its organizer, or at its closing time)."""
+    return tournament.closed_at is not None or now() >= tournament.closes_at
+
+
+def final_total(game: Game[Any, Any]) -> int | None:
+    """A finished, scored game's total (what a tournament's standings count), else None."""
+    return game.score().total if game.is_over() and game.is_complete() else None
 
 
 def not_found(detail: str, code: str) -> ProblemDetailsException:
@@ -202,6 +212,52 @@ class Deals:
         self._games.put(deal_id, game)
         return self._state(record, game)
 
+    async def create_round_game(
+        self,
+        tournament: TournamentRecord,
+        round_number: int,
+        commitment_id: str,
+        entrant_id: str,
+        player: str,
+    ) -> DealState:
+        """Open ``player``'s game on a tournament round: once, dealt from the round's seed.
+
+        Every entrant's game of the round has the same seed (``commitment_id``'s) and the
+        same client seed (the tournament's salt), so the same cards. The deal and the
+        entrant's claim on the round last until the tournament closes and a deal's time
+        to live after that.
+        """
+        cls = variant(tournament.variant)
+        seed = self.server_seed(commitment_id)
+        options = cls.resolve_options(cls.parse_options(tournament.options), seed, tournament.salt)
+        deal_id = "d_" + _b64url(secrets.token_bytes(16))
+        record = DealRecord(
+            deal_id=deal_id,
+            variant=cls.id,
+            options=msgspec.to_builtins(options),
+            commitment_id=commitment_id,
+            client_seed=tournament.salt,
+            committed=True,
+            created_at=now(),
+            tournament=tournament.tournament_id,
+            round=round_number,
+            entrant=entrant_id,
+            player=player,
+        )
+        ttl = max(self.settings.deal_ttl, tournament.closes_at - now() + self.settings.deal_ttl)
+        claim_id = f"{tournament.tournament_id}:{entrant_id}:round-{round_number}"
+        first = await self.store.create_deal(record, ttl, Claim(claim_id, deal_id.encode(), ttl))
+        if first is not None:
+            raise conflict(
+                f"{player} has opened round {round_number} already (deal {first.decode()}): "
+                "one game per round, no second try",
+                "round-played",
+                deal_id=first.decode(),
+            )
+        game = self._replay(record)
+        self._games.put(deal_id, game)
+        return self._state(record, game)
+
     async def _repeat(self, first_claim: bytes, idempotency_key: str | None) -> DealState:
         """The answer to a deal request on a commitment that is already claimed."""
         deal_id, first_key = msgspec.msgpack.decode(first_claim, type=tuple[str, str])
@@ -271,7 +327,12 @@ class Deals:
                 finished_at = now() if game.is_over() else None
                 self._games.pop(deal_id)  # back in the cache only once the store took it
                 outcome = await self.store.append_move(
-                    deal_id, index, game.move_text(move), finished_at, self.settings.deal_ttl
+                    deal_id,
+                    index,
+                    game.move_text(move),
+                    finished_at,
+                    self.settings.deal_ttl,
+                    final_total(game),
                 )
                 if outcome.outcome == "appended":
                     if not game.is_over():
@@ -308,7 +369,7 @@ class Deals:
             game.play(move)  # an illegal move raises with move_index == index
             finished_at = now() if game.is_over() else None
             outcome = await self.store.append_move(
-                deal_id, index, text, finished_at, self.settings.deal_ttl
+                deal_id, index, text, finished_at, self.settings.deal_ttl, final_total(game)
             )
             if outcome.outcome == "appended":
                 if not game.is_over():
@@ -330,7 +391,12 @@ class Deals:
 
     # --- receipts -------------------------------------------------------------------
 
-    def _payload(self, record: DealRecord, game: Game[Any, Any]) -> ReceiptPayload:
+    async def _payload(self, record: DealRecord, game: Game[Any, Any]) -> ReceiptPayload:
+        """A finished deal's receipt content; a tournament's seed stays hidden until it closes."""
+        reveal = True
+        if record.tournament is not None:
+            tournament = await self.store.get_tournament(record.tournament)
+            reveal = tournament is None or tournament_closed(tournament)
         return receipt_payload(
             game,
             self.server_seed(record.commitment_id),
@@ -339,6 +405,9 @@ class Deals:
             blind=record.blind,
             committed=record.committed,
             issued_at=record.finished_at or now(),
+            reveal=reveal,
+            player=record.player,
+            tournament=record.tournament,
         )
 
     async def receipt(self, deal_id: str) -> ReceiptResponse:
@@ -351,7 +420,7 @@ class Deals:
         game = self._replay(record)
         if not game.is_complete():
             raise RuleError("incomplete", game.incomplete_reason(), field="moves")
-        payload = self._payload(record, game)
+        payload = await self._payload(record, game)
         return ReceiptResponse(receipt=self.keys.signing.sign(payload), payload=payload)
 
     # --- whole-log verification -----------------------------------------------------
@@ -415,14 +484,14 @@ class Deals:
         else:
             blind = cls.information_of(options) == "open"
             outcome: Appended = await self.store.submit_log(
-                deal_id, texts, now(), blind, self.settings.deal_ttl
+                deal_id, texts, now(), blind, self.settings.deal_ttl, final_total(game)
             )
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
             record = await self._record(deal_id)
             if record.moves != texts:
                 raise conflict("this deal was played with another log", "deal-played")
-        return self._verified(self._payload(record, game))
+        return self._verified(await self._payload(record, game))
 
 
 def receipt_payload(
@@ -434,8 +503,14 @@ def receipt_payload(
     blind: bool,
     committed: bool,
     issued_at: int,
+    reveal: bool = True,
+    player: str | None = None,
+    tournament: str | None = None,
 ) -> ReceiptPayload:
-    """What a receipt attests for a complete ``game`` dealt from this seed pair."""
+    """What a receipt attests for a complete ``game`` dealt from this seed pair.
+
+    ``reveal`` false leaves the server seed out (a tournament's, until it closes).
+    """
     return ReceiptPayload(
         version=RECEIPT_VERSION,
         variant=game.id,
@@ -443,13 +518,15 @@ def receipt_payload(
         deal_id=deal_id,
         algorithm=ALGORITHM,
         server_seed_hash=seed_hash(server_seed),
-        server_seed=server_seed.hex(),
+        server_seed=server_seed.hex() if reveal else None,
         client_seed=client_seed,
         moves=game.log_text(),
         score=game.score(),
         blind=blind,
         committed_before_client_seed=committed,
         issued_at=issued_at,
+        player=player,
+        tournament=tournament,
     )
 
 

@@ -18,7 +18,7 @@ from typing import Final
 
 from litestar.plugins.problem_details import ProblemDetailsException
 
-from cardproof_service.problems import problem
+from cardproof_service.problems import unauthorized
 from cardproof_service.store.base import OrganizerRecord, Store
 
 KEY_PREFIX: Final = "cpo_"
@@ -49,9 +49,7 @@ def new_organizer(name: str) -> tuple[str, OrganizerRecord]:
 
 
 def _unauthorized(detail: str) -> ProblemDetailsException:
-    refused = problem(401, detail, type_="/problems/unauthorized")
-    refused.headers = {"WWW-Authenticate": 'Bearer realm="cardproof organizers"'}
-    return refused
+    return unauthorized(detail, "cardproof organizers")
 
 
 async def authenticate(store: Store, authorization: str | None) -> OrganizerRecord:

@@ -63,6 +63,13 @@ def problem(
     )
 
 
+def unauthorized(detail: str, realm: str) -> ProblemDetailsException:
+    """401 with ``WWW-Authenticate: Bearer``: a missing, malformed or unknown credential."""
+    refused = problem(401, detail, type_="/problems/unauthorized")
+    refused.headers = {"WWW-Authenticate": f'Bearer realm="{realm}"'}
+    return refused
+
+
 def from_parse_error(error: ParseError) -> ProblemDetailsException:
     """400 for input that cannot be read."""
     return problem(400, error.message, type_="/problems/parse-error", field=error.field)

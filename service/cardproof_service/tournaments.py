@@ -1,4 +1,4 @@
-"""Tournaments: the same committed deals for every entrant (this part: creating and reading).
+"""Tournaments: the same committed deals for every entrant, entries, games and standings.
 
 A tournament commits to every round's server seed when it is created: round ``n``'s
 seed is the server seed of the commitment id ``<tournament id>:round-<n>`` (derived
@@ -6,6 +6,12 @@ from the master key, like any deal's, never stored), and its hash is published f
 start. Every entrant's game in round ``n`` is dealt from that seed with the tournament's
 public ``salt`` as the client seed, so all entrants get the same cards. The seeds are
 revealed once the tournament has closed.
+
+An entrant's token is ``cpe_<tournament id>.<entrant id>.<expiry>.<tag>``, the tag an
+HMAC under the master key: any replica can check it without the store, a forged one
+fails, and it expires when the tournament closes. A game's result enters the standings
+in the same atomic store step as its last move, so standings change only through
+verified finished games.
 """
 
 from __future__ import annotations
@@ -17,15 +23,37 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from litestar.plugins.problem_details import ProblemDetailsException
 
 from cardproof.deal import ALGORITHM, seed_hash
 from cardproof.errors import RuleError
 from cardproof.games import variant
-from cardproof.models import RoundCommitment, Tournament, TournamentCreated, TournamentRequest
-from cardproof_service.deals import Deals, not_found, now, rfc3339
+from cardproof.models import (
+    DealState,
+    Entry,
+    EntryRequest,
+    RoundCommitment,
+    StandingLine,
+    Standings,
+    Tournament,
+    TournamentCreated,
+    TournamentRequest,
+)
+from cardproof.receipts import b64url
+from cardproof.tournaments import Settlement, settlement
+from cardproof_service.deals import (
+    Deals,
+    conflict,
+    not_found,
+    now,
+    rfc3339,
+    tournament_closed,
+)
 from cardproof_service.organizers import authenticate
-from cardproof_service.problems import problem
+from cardproof_service.problems import problem, unauthorized
 from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
+
+ENTRANT_PREFIX = "cpe_"
 
 
 def round_commitment_id(tournament_id: str, round_number: int) -> str:
@@ -80,11 +108,15 @@ class Tournaments:
         await self.store.create_tournament(record)
         return TournamentCreated(self.view(record, organizer), invite_code)
 
-    async def read(self, tournament_id: str, authorization: str | None) -> Tournament:
-        """A tournament: public ones for anyone, invite-only ones for their organizer."""
+    async def _record(self, tournament_id: str) -> TournamentRecord:
         record = await self.store.get_tournament(tournament_id)
         if record is None:
             raise not_found(f"no tournament {tournament_id!r}", "unknown-tournament")
+        return record
+
+    async def read(self, tournament_id: str, authorization: str | None) -> Tournament:
+        """A tournament: public ones for anyone, invite-only ones for their organizer."""
+        record = await self._record(tournament_id)
         if record.entry == "public":
             owner = await self.store.get_organizer(record.organizer_id)
         else:
@@ -100,9 +132,8 @@ class Tournaments:
 
     def view(self, record: TournamentRecord, organizer: OrganizerRecord | None) -> Tournament:
         """What the tournament shows: seeds only once it has closed."""
-        current = now()
-        closed = record.closed_at is not None or current >= record.closes_at
-        status: Any = "closed" if closed else "open" if current >= record.opens_at else "scheduled"
+        closed = tournament_closed(record)
+        status = _status(record)
         rounds = []
         for number in range(1, record.rounds + 1):
             seed = self.deals.server_seed(round_commitment_id(record.tournament_id, number))
@@ -124,6 +155,139 @@ class Tournaments:
             created_at=rfc3339(record.created_at),
             closed_at=None if record.closed_at is None else rfc3339(record.closed_at),
         )
+
+    # --- entrants ------------------------------------------------------------------
+
+    def _tag(self, body: str) -> str:
+        digest = hmac.digest(
+            self.deals.keys.master, b"cardproof-entrant\0" + body.encode(), "sha256"
+        )
+        return b64url(digest[:18])
+
+    def entrant_token(self, record: TournamentRecord, entrant_id: str) -> str:
+        """A token for this entrant, good until the tournament closes."""
+        body = f"{record.tournament_id}.{entrant_id}.{record.closes_at}"
+        return f"{ENTRANT_PREFIX}{body}.{self._tag(body)}"
+
+    async def entrant(self, record: TournamentRecord, authorization: str | None) -> tuple[str, str]:
+        """The (entrant id, name) an ``Authorization: Bearer cpe_...`` header proves."""
+        scheme, _, token = (authorization or "").partition(" ")
+        token = token.strip()
+        parts = token.removeprefix(ENTRANT_PREFIX).split(".")
+        if scheme.lower() != "bearer" or not token.startswith(ENTRANT_PREFIX) or len(parts) != 4:
+            raise _unauthorized("this needs the entrant's token: Authorization: Bearer cpe_...")
+        tournament_id, entrant_id, expires, tag = parts
+        if not hmac.compare_digest(tag, self._tag(".".join(parts[:3]))):
+            raise _unauthorized("this entrant token is not valid")
+        if tournament_id != record.tournament_id:
+            raise problem(
+                403,
+                "this entrant token is for another tournament",
+                type_="/problems/forbidden",
+                code="other-tournament",
+            )
+        if not expires.isdigit() or int(expires) <= now():
+            raise _unauthorized("this entrant token has expired: the tournament is closed")
+        name = await self.store.entrant_name(record.tournament_id, entrant_id)
+        if name is None:  # only if the store lost it: the tag is ours
+            raise _unauthorized("this entrant is not known")
+        return entrant_id, name
+
+    async def enter(self, tournament_id: str, request: EntryRequest) -> Entry:
+        """Enter ``request.name``: while entry is open, once per name, within the limit."""
+        record = await self._record(tournament_id)
+        _require_open(record)
+        if record.invite_code_hash is not None:
+            code = request.invite_code if isinstance(request.invite_code, str) else ""
+            if not hmac.compare_digest(invite_hash(code), record.invite_code_hash):
+                raise problem(
+                    403,
+                    "this tournament is invite-only: a right invite_code is needed",
+                    type_="/problems/forbidden",
+                    code="bad-invite-code",
+                )
+        entrant_id = secrets.token_hex(8)
+        outcome = await self.store.add_entrant(
+            tournament_id, entrant_id, request.name, record.max_entrants
+        )
+        if outcome == "name-taken":
+            raise conflict(f"{request.name!r} has entered already", "name-taken")
+        if outcome == "full":
+            raise conflict(f"the tournament is full ({record.max_entrants} entrants)", "full")
+        return Entry(
+            tournament_id=tournament_id,
+            entrant_id=entrant_id,
+            name=request.name,
+            token=self.entrant_token(record, entrant_id),
+            expires_at=rfc3339(record.closes_at),
+        )
+
+    async def open_round(
+        self, tournament_id: str, round_number: int, authorization: str | None
+    ) -> DealState:
+        """The entrant's game on round ``round_number``: once, through the deals flow."""
+        record = await self._record(tournament_id)
+        if not 1 <= round_number <= record.rounds:
+            raise not_found(
+                f"round {round_number} is not in this tournament (rounds 1..{record.rounds})",
+                "unknown-round",
+            )
+        entrant_id, name = await self.entrant(record, authorization)
+        _require_open(record)
+        return await self.deals.create_round_game(
+            record,
+            round_number,
+            round_commitment_id(tournament_id, round_number),
+            entrant_id,
+            name,
+        )
+
+    # --- standings --------------------------------------------------------------------
+
+    async def standings(self, tournament_id: str, authorization: str | None) -> Standings:
+        """Totals of finished games, best first; a shared rank for equal totals."""
+        record = await self._readable(tournament_id, authorization)
+        lines = sorted(
+            await self.store.standings(tournament_id), key=lambda s: (-s.total, s.player)
+        )
+        ranked: list[StandingLine] = []
+        for place, line in enumerate(lines, start=1):
+            tied = ranked and ranked[-1].total == line.total
+            rank = ranked[-1].rank if tied else place
+            ranked.append(StandingLine(rank, line.player, line.total, line.finished))
+        return Standings(tournament_id, _status(record), record.rounds, ranked)
+
+    async def settlement(self, tournament_id: str, authorization: str | None) -> Settlement:
+        """The pairwise settlement of the standings' totals."""
+        standings = await self.standings(tournament_id, authorization)
+        return settlement({line.name: line.total for line in standings.entrants})
+
+    async def _readable(self, tournament_id: str, authorization: str | None) -> TournamentRecord:
+        """The record, if the caller may read the tournament (as :meth:`read` decides)."""
+        record = await self._record(tournament_id)
+        if record.entry != "public":
+            await self.read(tournament_id, authorization)
+        return record
+
+
+def _status(record: TournamentRecord) -> Any:
+    """``scheduled``, ``open`` or ``closed``, now."""
+    if tournament_closed(record):
+        return "closed"
+    return "open" if now() >= record.opens_at else "scheduled"
+
+
+def _require_open(record: TournamentRecord) -> None:
+    """A 409 outside the tournament's opening window."""
+    status = _status(record)
+    if status == "scheduled":
+        raise conflict(f"the tournament opens at {rfc3339(record.opens_at)}", "not-open")
+    if status == "closed":
+        raise conflict("the tournament is closed", "closed")
+
+
+def _unauthorized(detail: str) -> ProblemDetailsException:
+    return unauthorized(detail, "cardproof entrants")
 
 
 __all__ = ["Tournaments", "invite_hash", "round_commitment_id"]

@@ -7,7 +7,17 @@ from typing import Annotated, Any
 from litestar import Controller, Request, get, post
 from litestar.params import Parameter
 
-from cardproof.models import Tournament, TournamentCreated, TournamentRequest
+from cardproof.models import (
+    DealState,
+    Entry,
+    EntryRequest,
+    RoundDealRequest,
+    Standings,
+    Tournament,
+    TournamentCreated,
+    TournamentRequest,
+)
+from cardproof.tournaments import Settlement
 from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.organizers import authenticate
@@ -17,6 +27,12 @@ from cardproof_service.tournaments import Tournaments
 TournamentIdParameter = Annotated[
     str, Parameter(description="The tournament id from POST /v1/tournaments.", max_length=64)
 ]
+RoundParameter = Annotated[int, Parameter(description="The round, from 1.", ge=1, le=50)]
+_READ_ERRORS = {
+    "e401": "An invite-only tournament is read with its organizer's key.",
+    "e403": "An invite-only tournament of another organizer (`not-your-tournament`).",
+    "e404": "No such tournament (`unknown-tournament`).",
+}
 
 
 def tournaments_of(request: Request[Any, Any, Any]) -> Tournaments:
@@ -59,16 +75,7 @@ class TournamentsController(Controller):
     @get(
         "/{tournament_id:str}",
         summary="Read a tournament",
-        responses=problem_responses(
-            400,
-            401,
-            403,
-            404,
-            503,
-            e401="An invite-only tournament is read with its organizer's key.",
-            e403="An invite-only tournament of another organizer (`not-your-tournament`).",
-            e404="No such tournament (`unknown-tournament`).",
-        ),
+        responses=problem_responses(400, 401, 403, 404, 503, **_READ_ERRORS),
     )
     async def read(
         self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
@@ -76,3 +83,93 @@ class TournamentsController(Controller):
         """The tournament, its round seed hashes, and the seeds once it has closed."""
         authorization = request.headers.get("authorization")
         return await tournaments_of(request).read(tournament_id, authorization)
+
+    @post(
+        "/{tournament_id:str}/entries",
+        status_code=201,
+        summary="Enter a tournament",
+        responses=problem_responses(
+            400,
+            403,
+            404,
+            409,
+            413,
+            503,
+            e403="An invite-only tournament without its invite code (`bad-invite-code`).",
+            e404="No such tournament (`unknown-tournament`).",
+            e409="The name has entered already (`name-taken`), the tournament is full "
+            "(`full`), not open yet (`not-open`) or closed (`closed`).",
+        ),
+        opt={"body": EntryRequest, "example": {"name": "Ada"}},
+    )
+    async def enter(
+        self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
+    ) -> Entry:
+        """An entrant's token (shown this once): it opens the entrant's game on each round."""
+        body = await read_body(request, EntryRequest)
+        return await tournaments_of(request).enter(tournament_id, body)
+
+    @post(
+        "/{tournament_id:str}/rounds/{round_number:int}/deal",
+        status_code=201,
+        summary="Open the entrant's game on a round",
+        responses=problem_responses(
+            400,
+            401,
+            403,
+            404,
+            409,
+            413,
+            503,
+            e401="No entrant token, a forged one, or one that expired (`Authorization: "
+            "Bearer cpe_...`).",
+            e403="A token of another tournament (`other-tournament`).",
+            e404="No such tournament (`unknown-tournament`) or round (`unknown-round`).",
+            e409="The entrant opened this round already (`round-played`, with its "
+            "`deal_id`), or the tournament is not open (`not-open`, `closed`).",
+        ),
+        opt={"body": RoundDealRequest, "example": {}},
+    )
+    async def open_round(
+        self,
+        request: Request[Any, Any, Any],
+        tournament_id: TournamentIdParameter,
+        round_number: RoundParameter,
+    ) -> DealState:
+        """The entrant's game on ``round_number``, dealt the same cards as every entrant's.
+
+        It is played through ``/v1/deals/{deal_id}/moves`` like any deal (blind, for a
+        hidden variant); its receipt names the tournament and the player, and shows the
+        server seed once the tournament has closed.
+        """
+        await read_body(request, RoundDealRequest)
+        authorization = request.headers.get("authorization")
+        return await tournaments_of(request).open_round(tournament_id, round_number, authorization)
+
+    @get(
+        "/{tournament_id:str}/standings",
+        summary="The standings",
+        responses=problem_responses(400, 401, 403, 404, 503, **_READ_ERRORS),
+    )
+    async def standings(
+        self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
+    ) -> Standings:
+        """Every entrant's total over finished games, best first, equal totals sharing a rank."""
+        authorization = request.headers.get("authorization")
+        return await tournaments_of(request).standings(tournament_id, authorization)
+
+    @get(
+        "/{tournament_id:str}/settlement",
+        summary="The pairwise settlement of the standings",
+        responses=problem_responses(400, 401, 403, 404, 503, **_READ_ERRORS),
+    )
+    async def settlement(
+        self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
+    ) -> Settlement:
+        """Every entrant pays every higher scorer the difference: nets, and each payment.
+
+        A net is the number of entrants times the entrant's total, less the sum of all
+        totals (the SDK's ``cardproof.tournaments.settle`` computes the same).
+        """
+        authorization = request.headers.get("authorization")
+        return await tournaments_of(request).settlement(tournament_id, authorization)

@@ -29,6 +29,12 @@ class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     moves: list[str] = msgspec.field(default_factory=list)
     finished_at: int | None = None
     blind: bool = True
+    tournament: str | None = None
+    """For a tournament round's game: the tournament id, the round, the entrant."""
+    round: int | None = None
+    entrant: str | None = None
+    player: str | None = None
+    """The entrant's name: the game's result counts for it in the standings."""
 
 
 class OrganizerRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -78,6 +84,17 @@ class Appended(msgspec.Struct, frozen=True):
     count: int = 0
 
 
+class Standing(msgspec.Struct, frozen=True):
+    """One entrant's line in a tournament's standings, as stored."""
+
+    player: str
+    total: int
+    finished: int
+
+
+EntryOutcome = Literal["added", "name-taken", "full"]
+
+
 class Claim(msgspec.Struct, frozen=True):
     """A commitment to claim for a new deal: its id, what to record, how long to keep it."""
 
@@ -108,14 +125,30 @@ class Store(Protocol):
         """The deal with its log, or ``None`` if there is none (or it expired)."""
 
     async def append_move(
-        self, deal_id: str, index: int, move: str, finished_at: int | None, ttl: int
+        self,
+        deal_id: str,
+        index: int,
+        move: str,
+        finished_at: int | None,
+        ttl: int,
+        total: int | None = None,
     ) -> Appended:
-        """Append ``move`` only if ``index`` is the next index; set ``finished_at`` with it."""
+        """Append ``move`` only if ``index`` is the next index; set ``finished_at`` with it.
+
+        A finishing move of a tournament game (``total`` is its score) also records the
+        result in the tournament's standings, in the same atomic step, once.
+        """
 
     async def submit_log(
-        self, deal_id: str, moves: list[str], finished_at: int, blind: bool, ttl: int
+        self,
+        deal_id: str,
+        moves: list[str],
+        finished_at: int,
+        blind: bool,
+        ttl: int,
+        total: int | None = None,
     ) -> Appended:
-        """Store a whole finished log only if the deal has no move yet."""
+        """Store a whole finished log only if the deal has no move yet (results as above)."""
 
     async def add_organizer(self, record: OrganizerRecord) -> bool:
         """Store a new organizer; ``False`` (and nothing stored) if its name is taken."""
@@ -128,6 +161,17 @@ class Store(Protocol):
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament with this id, or ``None``."""
+
+    async def add_entrant(
+        self, tournament_id: str, entrant_id: str, name: str, max_entrants: int | None
+    ) -> EntryOutcome:
+        """Enter ``name`` (with a total of 0) unless the name is taken or the field is full."""
+
+    async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
+        """The name an entrant entered with, or ``None``."""
+
+    async def standings(self, tournament_id: str) -> list[Standing]:
+        """Every entrant's total and finished games (in no particular order)."""
 
     async def close(self) -> None:
         """Release connections."""

@@ -17,7 +17,9 @@ from cardproof_service.store.base import (
     Appended,
     Claim,
     DealRecord,
+    EntryOutcome,
     OrganizerRecord,
+    Standing,
     TournamentRecord,
 )
 
@@ -42,6 +44,12 @@ class MemoryStore:
         self._organizers_seen: tuple[int, int] | None = None
         """(mtime in ns, size) of the organizers file when it was last read."""
         self._tournaments: dict[str, TournamentRecord] = {}
+        self._entrants: dict[str, dict[str, str]] = {}
+        """Per tournament: entrant id to name."""
+        self._totals: dict[str, dict[str, list[int]]] = {}
+        """Per tournament: name to [total, finished games]."""
+        self._results: dict[tuple[str, str, int], dict[str, object]] = {}
+        """Every result recorded, by (tournament, name, round): deal, total, time, log."""
 
     async def ping(self) -> None:
         """Always answers."""
@@ -86,7 +94,13 @@ class MemoryStore:
         return msgspec.structs.replace(record, moves=list(record.moves))
 
     async def append_move(
-        self, deal_id: str, index: int, move: str, finished_at: int | None, ttl: int
+        self,
+        deal_id: str,
+        index: int,
+        move: str,
+        finished_at: int | None,
+        ttl: int,
+        total: int | None = None,
     ) -> Appended:
         """Append if ``index`` is next."""
         record = self._live(deal_id)
@@ -97,10 +111,17 @@ class MemoryStore:
         record.moves.append(move)
         record.finished_at = finished_at
         self._deals[deal_id] = (time.monotonic() + ttl, record)
+        self._record_result(record, total)
         return Appended("appended", len(record.moves))
 
     async def submit_log(
-        self, deal_id: str, moves: list[str], finished_at: int, blind: bool, ttl: int
+        self,
+        deal_id: str,
+        moves: list[str],
+        finished_at: int,
+        blind: bool,
+        ttl: int,
+        total: int | None = None,
     ) -> Appended:
         """Store a whole log if the deal has none."""
         record = self._live(deal_id)
@@ -112,7 +133,27 @@ class MemoryStore:
         record.finished_at = finished_at
         record.blind = blind
         self._deals[deal_id] = (time.monotonic() + ttl, record)
+        self._record_result(record, total)
         return Appended("appended", len(moves))
+
+    def _record_result(self, record: DealRecord, total: int | None) -> None:
+        """A finished tournament game's score, into its standings (once)."""
+        if record.finished_at is None or total is None or record.tournament is None:
+            return
+        if record.player is None or record.round is None:
+            return
+        result = (record.tournament, record.player, record.round)
+        if result in self._results:
+            return
+        self._results[result] = {
+            "deal_id": record.deal_id,
+            "total": total,
+            "finished_at": record.finished_at,
+            "moves": " ".join(record.moves),
+        }
+        line = self._totals.setdefault(record.tournament, {}).setdefault(record.player, [0, 0])
+        line[0] += total
+        line[1] += 1
 
     def _read_organizers(self) -> dict[str, OrganizerRecord]:
         """The organizers, read again from the file if it changed since the last read."""
@@ -158,6 +199,29 @@ class MemoryStore:
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament, or ``None``."""
         return self._tournaments.get(tournament_id)
+
+    async def add_entrant(
+        self, tournament_id: str, entrant_id: str, name: str, max_entrants: int | None
+    ) -> EntryOutcome:
+        """Enter ``name`` with a total of 0."""
+        entrants = self._entrants.setdefault(tournament_id, {})
+        totals = self._totals.setdefault(tournament_id, {})
+        if name in totals:
+            return "name-taken"
+        if max_entrants is not None and len(entrants) >= max_entrants:
+            return "full"
+        entrants[entrant_id] = name
+        totals[name] = [0, 0]
+        return "added"
+
+    async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
+        """The entrant's name, or ``None``."""
+        return self._entrants.get(tournament_id, {}).get(entrant_id)
+
+    async def standings(self, tournament_id: str) -> list[Standing]:
+        """Every entrant's line."""
+        totals = self._totals.get(tournament_id, {})
+        return [Standing(name, total, finished) for name, (total, finished) in totals.items()]
 
     async def close(self) -> None:
         """Nothing to release."""

@@ -21,7 +21,9 @@ from cardproof_service.store.base import (
     Appended,
     Claim,
     DealRecord,
+    EntryOutcome,
     OrganizerRecord,
+    Standing,
     StoreUnavailable,
     TournamentRecord,
 )
@@ -29,7 +31,29 @@ from cardproof_service.store.base import (
 T = TypeVar("T")
 PREFIX: Final = "cardproof:"
 
-_APPEND: Final = """
+_RECORD_RESULT: Final = """
+local function record_result(deal, total, prefix, deal_id, at)
+  if total == '' then return end
+  local t = redis.call('HMGET', deal, 'tk', 'tp', 'tn')
+  if not t[1] then return end
+  local base = prefix .. t[1]
+  local result = cjson.encode({deal_id = deal_id, total = tonumber(total),
+    finished_at = tonumber(at), moves = redis.call('HGET', deal, 'moves')})
+  if redis.call('HSETNX', base .. ':results', t[2] .. '/' .. t[3], result) == 1 then
+    redis.call('ZINCRBY', base .. ':totals', total, t[2])
+    redis.call('HINCRBY', base .. ':finished', t[2], 1)
+  end
+end
+"""
+"""A finished tournament game's result (deal, total, time, log) into its standings, once.
+
+The tournament keys come from the deal hash (``tk`` tournament, ``tp`` player, ``tn``
+round), so the service need not know whether a deal is a tournament's. Results keep
+the log: they outlive the deal, which expires."""
+
+_APPEND: Final = (
+    _RECORD_RESULT
+    + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
 if tonumber(ARGV[1]) ~= n or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then
@@ -40,8 +64,10 @@ if n > 0 then moves = redis.call('HGET', KEYS[1], 'moves') .. ' ' .. ARGV[2] end
 redis.call('HSET', KEYS[1], 'moves', moves, 'n', n + 1)
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'fin', ARGV[3]) end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
+if ARGV[3] ~= '' then record_result(KEYS[1], ARGV[5], ARGV[6], ARGV[7], ARGV[3]) end
 return {'appended', n + 1}
 """
+)
 
 _CREATE: Final = """
 if #KEYS == 2 then
@@ -50,18 +76,34 @@ if #KEYS == 2 then
   redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
 end
 redis.call('HSET', KEYS[1], 'fixed', ARGV[1], 'moves', '', 'n', 0, 'blind', 1)
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'tk', ARGV[5], 'tp', ARGV[6], 'tn', ARGV[7]) end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return false
 """
 
-_SUBMIT: Final = """
+_SUBMIT: Final = (
+    _RECORD_RESULT
+    + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
 if n ~= 0 or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then return {'wrong-index', n} end
 redis.call('HSET', KEYS[1], 'moves', ARGV[1], 'n', ARGV[2], 'fin', ARGV[3], 'blind', ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
+record_result(KEYS[1], ARGV[6], ARGV[7], ARGV[8], ARGV[3])
 return {'appended', tonumber(ARGV[2])}
 """
+)
+
+_ENTER: Final = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'name-taken' end
+if ARGV[3] ~= '' and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 'full' end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[3], 0, ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[1], 0)
+return 'added'
+"""
+"""Enter a name once (names to ids, ids to names, a 0 total, 0 games), within the limit."""
 
 
 _ADD_ORGANIZER: Final = """
@@ -81,6 +123,10 @@ class _Fixed(msgspec.Struct, array_like=True):
     client_seed: str
     committed: bool
     created_at: int
+    tournament: str | None = None
+    round: int | None = None
+    entrant: str | None = None
+    player: str | None = None
 
 
 class RedisStore:
@@ -95,6 +141,7 @@ class RedisStore:
         self._append = client.register_script(_APPEND)
         self._submit = client.register_script(_SUBMIT)
         self._add_organizer = client.register_script(_ADD_ORGANIZER)
+        self._enter = client.register_script(_ENTER)
         self._organizer_decoder = msgspec.json.Decoder(OrganizerRecord)
         self._tournament_decoder = msgspec.json.Decoder(TournamentRecord)
         self._encoder = msgspec.msgpack.Encoder()
@@ -129,13 +176,21 @@ class RedisStore:
             record.client_seed,
             record.committed,
             record.created_at,
+            record.tournament,
+            record.round,
+            record.entrant,
+            record.player,
         )
         deal_key = f"{PREFIX}deal:{record.deal_id}"
         keys = [deal_key]
-        args: list[EncodableT] = [self._encoder.encode(fixed), ttl]
+        args: list[EncodableT] = [self._encoder.encode(fixed), ttl, "", 0]
         if commitment is not None:
             keys.append(f"{PREFIX}commitment:{commitment.commitment_id}")
-            args += [commitment.claim, commitment.ttl]
+            args[2:4] = [commitment.claim, commitment.ttl]
+        if record.tournament is not None and record.player is not None and record.round:
+            args += [record.tournament, record.player, record.round]
+        else:
+            args += ["", "", ""]
         first = await self._call(lambda: self._create(keys=keys, args=args))
         return first if isinstance(first, bytes) else None
 
@@ -159,6 +214,10 @@ class RedisStore:
             moves=moves.split() if moves else [],
             finished_at=int(finished) if finished is not None else None,
             blind=found.get(b"blind", b"1") == b"1",
+            tournament=fixed.tournament,
+            round=fixed.round,
+            entrant=fixed.entrant,
+            player=fixed.player,
         )
 
     @staticmethod
@@ -166,21 +225,40 @@ class RedisStore:
         outcome = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
         return Appended(outcome, int(reply[1]))  # type: ignore[arg-type]
 
+    @staticmethod
+    def _result_args(deal_id: str, total: int | None) -> list[EncodableT]:
+        """The result-recording arguments: the total, the tournament key prefix, the deal."""
+        return ["", "", ""] if total is None else [total, f"{PREFIX}tournament:", deal_id]
+
     async def append_move(
-        self, deal_id: str, index: int, move: str, finished_at: int | None, ttl: int
+        self,
+        deal_id: str,
+        index: int,
+        move: str,
+        finished_at: int | None,
+        ttl: int,
+        total: int | None = None,
     ) -> Appended:
-        """The append script: atomic check-and-append."""
+        """The append script: atomic check-and-append (and a tournament result, once)."""
         keys = [f"{PREFIX}deal:{deal_id}"]
-        args: list[str | int] = [index, move, "" if finished_at is None else finished_at, ttl]
+        args: list[EncodableT] = [index, move, "" if finished_at is None else finished_at, ttl]
+        args += self._result_args(deal_id, total)
         reply = await self._call(lambda: self._append(keys=keys, args=args))
         return self._appended(reply)
 
     async def submit_log(
-        self, deal_id: str, moves: list[str], finished_at: int, blind: bool, ttl: int
+        self,
+        deal_id: str,
+        moves: list[str],
+        finished_at: int,
+        blind: bool,
+        ttl: int,
+        total: int | None = None,
     ) -> Appended:
-        """The submit script: a whole log, only onto an unplayed deal."""
+        """The submit script: a whole log, only onto an unplayed deal (and its result)."""
         keys = [f"{PREFIX}deal:{deal_id}"]
-        args: list[str | int] = [" ".join(moves), len(moves), finished_at, int(blind), ttl]
+        args: list[EncodableT] = [" ".join(moves), len(moves), finished_at, int(blind), ttl]
+        args += self._result_args(deal_id, total)
         reply = await self._call(lambda: self._submit(keys=keys, args=args))
         return self._appended(reply)
 
@@ -208,6 +286,39 @@ class RedisStore:
         key = f"{PREFIX}tournament:{tournament_id}"
         found = await self._call(lambda: self._redis.get(key))
         return None if found is None else self._tournament_decoder.decode(found)
+
+    async def add_entrant(
+        self, tournament_id: str, entrant_id: str, name: str, max_entrants: int | None
+    ) -> EntryOutcome:
+        """The enter script: a name once, within the limit."""
+        base = f"{PREFIX}tournament:{tournament_id}"
+        keys = [f"{base}:entrants", f"{base}:entrant-ids", f"{base}:totals", f"{base}:finished"]
+        args: list[EncodableT] = [name, entrant_id, "" if max_entrants is None else max_entrants]
+        outcome = await self._call(lambda: self._enter(keys=keys, args=args))
+        return cast(EntryOutcome, outcome.decode() if isinstance(outcome, bytes) else outcome)
+
+    async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
+        """The entrant's name, or ``None``."""
+        key = f"{PREFIX}tournament:{tournament_id}:entrant-ids"
+        found = await self._call(lambda: self._redis.hget(key, entrant_id))
+        return None if found is None else cast(bytes, found).decode()
+
+    async def standings(self, tournament_id: str) -> list[Standing]:
+        """Totals from the sorted set, finished games from the hash, read in one step."""
+        base = f"{PREFIX}tournament:{tournament_id}"
+
+        async def read() -> list[Any]:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.zrange(f"{base}:totals", 0, -1, withscores=True)
+                pipe.hgetall(f"{base}:finished")
+                found: list[Any] = await pipe.execute()
+                return found
+
+        totals, finished = await self._call(read)
+        return [
+            Standing(name.decode(), int(total), int(finished.get(name, 0)))
+            for name, total in totals
+        ]
 
     async def close(self) -> None:
         """Close the connection pool."""
