@@ -23,6 +23,7 @@ from cardproof_service.store import (
     Appended,
     Claim,
     DealRecord,
+    GameResult,
     MemoryStore,
     OrganizerRecord,
     Standing,
@@ -442,14 +443,32 @@ async def test_a_finished_tournament_game_enters_the_standings_once(store: Store
     await store.append_move(casual.deal_id, 0, "a1", FINISHED_AT, TTL, 99)
     lines = sorted(await store.standings(tournament), key=lambda s: s.player)
     assert lines == [Standing("Ada", 42, 2), Standing("Bea", 0, 0)]
-    if isinstance(store, RedisStore):  # the result keeps the log and outlives the deal
-        key = f"cardproof:tournament:{tournament}:results"
-        raw = await store._redis.hget(key, "Ada/1")
-        assert raw is not None
-        kept = msgspec.json.decode(raw)
-        assert await store._redis.ttl(key) == -1
-    else:
-        assert isinstance(store, MemoryStore)
-        kept = dict(store._results[(tournament, "Ada", 1)])
-    assert (kept["deal_id"], kept["total"], kept["moves"]) == (played.deal_id, 37, "a1 b1")
-    assert kept["finished_at"] == FINISHED_AT
+    results = sorted(await store.results(tournament), key=lambda r: r.round)
+    assert results == [
+        GameResult("Ada", 1, played.deal_id, 37, FINISHED_AT, "a1 b1", True),
+        GameResult("Ada", 2, second.deal_id, 5, FINISHED_AT, "a1", False),
+    ]
+    assert await store.results(new_id("t")) == []
+    if isinstance(store, RedisStore):  # results outlive the deals, which expire
+        assert await store._redis.ttl(f"cardproof:tournament:{tournament}:results") == -1
+
+
+async def test_a_tournament_closes_once(store: Store) -> None:
+    record = TournamentRecord(
+        tournament_id=new_id("t"),
+        organizer_id="0123456789abcdef",
+        name='Closing "quotes" / ünïcode',
+        variant="poker-squares",
+        options={"scoring": {"full-house": 1}, "diagonals": False},
+        rounds=1,
+        opens_at=1_700_000_000,
+        closes_at=1_900_000_000,
+        salt="ab" * 16,
+        created_at=1_700_000_000,
+    )
+    await store.create_tournament(record)
+    assert await store.close_tournament(record.tournament_id, 1_800_000_000) is True
+    assert await store.close_tournament(record.tournament_id, 1_800_000_001) is False
+    assert await store.close_tournament(new_id("t"), 1_800_000_000) is False
+    closed = await store.get_tournament(record.tournament_id)
+    assert closed == msgspec.structs.replace(record, closed_at=1_800_000_000)

@@ -5,15 +5,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
 from cardproof.receipts import verify_receipt
+from cardproof.tournaments import verify_export
 from cardproof_service import Settings, create_app
 from cardproof_service.deals import Deals
 from cardproof_service.organizers import new_organizer
@@ -400,3 +405,96 @@ async def add_organizer_to(url: str, record: OrganizerRecord) -> bool:
         return await store.add_organizer(record)
     finally:
         await store.close()
+
+
+# --- closing and the export ---------------------------------------------------------------
+
+
+def played_and_closed(client: HttpClient, owner: str) -> tuple[str, dict[str, Any]]:
+    """A tournament with two entrants' finished games and one unfinished, closed; its export."""
+    tid = open_tournament(client, owner, rounds=2)["tournament"]["tournament_id"]
+    ada = enter(client, tid, "Ada").json()["token"]
+    bea = enter(client, tid, "Bea").json()["token"]
+    play_round(client, tid, ada, 1, CELLS)
+    play_round(client, tid, ada, 2, CELLS[::-1])
+    play_round(client, tid, bea, 1, CELLS[5:] + CELLS[:5])
+    play_round(client, tid, bea, 2, CELLS[:3])  # unfinished: not in the record
+    early = client.get(f"/v1/tournaments/{tid}/export")
+    assert (early.status_code, early.json()["code"]) == (409, "not-closed")
+    closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200, closed.text
+    assert closed.json()["status"] == "closed"
+    assert all(r["server_seed"] for r in closed.json()["rounds"])
+    export = client.get(f"/v1/tournaments/{tid}/export")
+    assert export.status_code == 200, export.text
+    return tid, export.json()
+
+
+def test_only_the_organizer_closes_a_tournament_once(
+    client: HttpClient, owner: str, rival: str
+) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    url = f"/v1/tournaments/{tid}/close"
+    assert client.post(url, json={}).status_code == 401
+    other = client.post(url, json={}, headers={"Authorization": rival})
+    assert (other.status_code, other.json()["code"]) == (403, "not-your-tournament")
+    assert client.post(url, json={}, headers={"Authorization": owner}).status_code == 200
+    again = client.post(url, json={}, headers={"Authorization": owner})
+    assert (again.status_code, again.json()["code"]) == (409, "closed")
+    late = enter(client, tid, "Ada")
+    assert (late.status_code, late.json()["code"]) == (409, "closed")
+
+
+def test_the_export_verifies_end_to_end(client: HttpClient, owner: str) -> None:
+    tid, export = played_and_closed(client, owner)
+    assert export["format"] == "cardproof-tournament-export-v1"
+    assert [(g["player"], g["round"]) for g in export["games"]] == [
+        ("Ada", 1),
+        ("Ada", 2),
+        ("Bea", 1),
+    ]
+    standings = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    assert export["standings"] == standings
+    check = verify_export(msgspec.json.encode(export), client.get("/.well-known/jwks.json").json())
+    assert check.problems == []
+    assert check.games == 3
+    assert [line.name for line in check.standings] == [line["name"] for line in standings]
+
+
+@pytest.mark.parametrize(
+    ("tamper", "words"),
+    [
+        (lambda e: e["games"][0].update(total=e["games"][0]["total"] + 1), "the export says"),
+        (lambda e: e["games"][1].update(moves="a1 a1"), "does not replay"),
+        (lambda e: e["tournament"]["rounds"][0].update(server_seed="00" * 32), "commitment"),
+        (lambda e: e["standings"][0].update(total=10_000), "standings differ"),
+        (lambda e: e["games"].append(dict(e["games"][0])), "a second game"),
+        (lambda e: e["games"][0].update(receipt=e["games"][2]["receipt"]), "another game"),
+    ],
+)
+def test_a_tampered_export_does_not_verify(
+    client: HttpClient, owner: str, tamper: Any, words: str
+) -> None:
+    _, export = played_and_closed(client, owner)
+    tamper(export)
+    check = verify_export(msgspec.json.encode(export))
+    assert any(words in problem for problem in check.problems), check.problems
+
+
+def test_cardproof_verify_checks_an_export_file(
+    client: HttpClient, owner: str, tmp_path: Path
+) -> None:
+    _, export = played_and_closed(client, owner)
+    good = tmp_path / "export.json"
+    good.write_bytes(msgspec.json.encode(export))
+    command = [str(Path(sys.executable).parent / "cardproof"), "verify", "--tournament"]
+    checked = subprocess.run([*command, str(good)], capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "verified: 3 games" in checked.stdout
+    assert "Ada" in checked.stdout
+    export["games"][0]["total"] += 1
+    bad = tmp_path / "tampered.json"
+    bad.write_bytes(msgspec.json.encode(export))
+    refused = subprocess.run([*command, str(bad)], capture_output=True, text=True, check=False)
+    assert refused.returncode == 1
+    assert "NOT VERIFIED: Ada, round 1" in refused.stdout

@@ -82,10 +82,50 @@ def _read_receipt(path: str) -> str:
     return text
 
 
+def _verify_tournament(args: argparse.Namespace) -> int:
+    """``verify --tournament FILE``: re-check a closed tournament's export end to end."""
+    import msgspec
+
+    from cardproof.tournaments import verify_export
+
+    try:
+        export = (
+            Path(args.tournament).read_bytes()
+            if args.tournament != "-"
+            else sys.stdin.buffer.read()
+        )
+        jwks = None
+        if args.jwks or args.url:
+            source = args.jwks or args.url.rstrip("/") + "/.well-known/jwks.json"
+            jwks = json.loads(_load_jwks(source))
+        check = verify_export(export, jwks)
+    except (OSError, ValueError, msgspec.DecodeError) as error:
+        print(f"cannot read the export or the key set: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # a network failure fetching the key set
+        print(f"cannot fetch the key set: {error}", file=sys.stderr)
+        return 2
+    for problem in check.problems:
+        print(f"NOT VERIFIED: {problem}")
+    if check.problems:
+        return 1
+    keys = "the given key set" if jwks is not None else "the key set in the export (pass --url "
+    keys += "" if jwks is not None else "to check against the server's)"
+    print(f"verified: {check.games} games replayed and their receipts checked against {keys}")
+    for line in check.standings:
+        print(f"  {line.rank:>4}  {line.name:<24} {line.total:>8}  ({line.games_finished} games)")
+    return 0
+
+
 def _verify(args: argparse.Namespace) -> int:
     from cardproof.receipts import ReceiptError, verify_receipt
 
-    source = args.jwks or args.url.rstrip("/") + "/.well-known/jwks.json"
+    if (args.tournament is None) == (args.receipt is None):
+        print("cardproof verify: give a RECEIPT file or --tournament FILE", file=sys.stderr)
+        return 2
+    if args.tournament is not None:
+        return _verify_tournament(args)
+    source = args.jwks or (args.url or DEFAULT_BASE_URL).rstrip("/") + "/.well-known/jwks.json"
     try:
         token = _read_receipt(args.receipt)
         jwks = _load_jwks(source)
@@ -232,10 +272,20 @@ def build_parser() -> argparse.ArgumentParser:
         "verify", help="verify a receipt offline: signature, seed, deck, replay, score"
     )
     verify.add_argument(
-        "receipt", help="a file with the receipt (compact JWS or its JSON), - for stdin"
+        "receipt",
+        nargs="?",
+        help="a file with the receipt (compact JWS or its JSON), - for stdin",
+    )
+    verify.add_argument(
+        "--tournament",
+        metavar="FILE",
+        help="instead, re-check a closed tournament's export (GET /v1/tournaments/{id}/export) "
+        "end to end: seeds, decks, logs, receipts, standings",
     )
     verify.add_argument("--jwks", help="the key set: a URL or a file (default: the server's)")
-    verify.add_argument("--url", default=DEFAULT_BASE_URL, help="the server, for its key set")
+    verify.add_argument(
+        "--url", help=f"the server, for its key set (default for a receipt: {DEFAULT_BASE_URL})"
+    )
     verify.set_defaults(run=_verify)
     play = commands.add_parser(
         "play",

@@ -28,7 +28,7 @@ from cardproof.games import (
 )
 from cardproof.hands import CustomTable, Score, TableName
 from cardproof.pokerdrez import POKERDREZ_CARD_PATTERN
-from cardproof.receipts import ReceiptPayload
+from cardproof.receipts import JWKS, ReceiptPayload
 
 CardText = Annotated[
     str,
@@ -421,6 +421,10 @@ class RoundDealRequest(Struct, forbid_unknown_fields=True):
     """Open the entrant's game on a round (no fields: the token says who, the path which)."""
 
 
+class CloseRequest(Struct, forbid_unknown_fields=True):
+    """Close a tournament now (no fields)."""
+
+
 class Entry(Struct):
     """An entrant: ``token`` opens the entrant's games (``Authorization: Bearer cpe_...``).
 
@@ -450,6 +454,38 @@ class Standings(Struct):
     status: Literal["scheduled", "open", "closed"]
     rounds: int
     entrants: list[StandingLine]
+
+
+EXPORT_FORMAT = "cardproof-tournament-export-v1"
+
+
+class ExportedGame(Struct):
+    """One finished game of a closed tournament: its log, total and signed receipt."""
+
+    player: str
+    round: int
+    deal_id: str
+    moves: str
+    total: int
+    finished_at: str
+    receipt: str
+
+
+class TournamentExport(Struct):
+    """A closed tournament's whole record, for re-checking it end to end offline.
+
+    ``tournament`` shows every round's revealed seed; ``games`` holds every finished
+    game (log, total, a receipt with the seed in it); ``standings`` are what the service
+    computed; ``jwks`` the service's public keys. ``cardproof verify --tournament FILE``
+    re-derives every deck, replays every log, checks every receipt and recomputes the
+    standings.
+    """
+
+    format: str
+    tournament: Tournament
+    standings: list[StandingLine]
+    games: list[ExportedGame]
+    jwks: JWKS
 
 
 class Health(Struct):

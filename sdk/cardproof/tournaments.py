@@ -1,4 +1,11 @@
-"""Tournament settlement: the traditional pairwise rule for turning scores into payments.
+"""Tournaments, offline: the pairwise settlement, the standings' ranking, the export check.
+
+:func:`verify_export` re-checks a closed tournament's export (``GET
+/v1/tournaments/{id}/export``) end to end: seeds against their commitments, every deck,
+every log, every receipt, and the standings; :func:`rank` is the ranking the service
+uses too.
+
+Settlement: the traditional pairwise rule for turning scores into payments.
 
 Every player pays every higher-scoring player the difference of their scores; players
 with equal scores pay each other nothing. A player's net is therefore what they receive
@@ -30,11 +37,27 @@ matter, so shifting every score by the same amount changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import msgspec
 
-__all__ = ["Payment", "Settlement", "payments", "settle", "settlement"]
+from cardproof.deal import seed_hash
+from cardproof.errors import CardproofError
+from cardproof.games import replay_log, variant
+from cardproof.models import EXPORT_FORMAT, StandingLine, TournamentExport
+from cardproof.receipts import JWKS, ReceiptError, verify_receipt
+
+__all__ = [
+    "ExportCheck",
+    "Payment",
+    "Settlement",
+    "payments",
+    "rank",
+    "settle",
+    "settlement",
+    "verify_export",
+]
 
 
 class Payment(msgspec.Struct, frozen=True):
@@ -122,3 +145,100 @@ def settlement(scores: Mapping[str, int]) -> Settlement:
     """Return the :class:`Settlement`: :func:`settle`'s nets and :func:`payments`' list."""
     items = _checked(scores)
     return Settlement(nets=_nets(items), payments=_payments(items))
+
+
+def rank(lines: Iterable[tuple[str, int, int]]) -> list[StandingLine]:
+    """Standings from (name, total, games finished): best total first, then by name.
+
+    Equal totals share a rank, and the next rank skips as many places:
+
+    >>> [(line.rank, line.name) for line in rank([("bo", 5, 1), ("al", 9, 2), ("cy", 5, 2)])]
+    [(1, 'al'), (2, 'bo'), (2, 'cy')]
+    """
+    ranked: list[StandingLine] = []
+    for place, (name, total, finished) in enumerate(
+        sorted(lines, key=lambda line: (-line[1], line[0])), start=1
+    ):
+        shared = bool(ranked) and ranked[-1].total == total
+        ranked.append(StandingLine(ranked[-1].rank if shared else place, name, total, finished))
+    return ranked
+
+
+class ExportCheck(msgspec.Struct, frozen=True):
+    """What :func:`verify_export` found: games checked, the recomputed standings, problems.
+
+    The export holds up when ``problems`` is empty.
+    """
+
+    games: int
+    standings: list[StandingLine]
+    problems: list[str]
+
+
+def verify_export(
+    export: TournamentExport | bytes | str, jwks: JWKS | Mapping[str, Any] | None = None
+) -> ExportCheck:
+    """Re-check a closed tournament's export, end to end.
+
+    Every round's revealed seed must hash to its commitment; every game is replayed on
+    the deck its round's seed and the tournament's salt derive, and must score its
+    total; every receipt must verify (against ``jwks``, else the key set in the export,
+    which proves the export consistent, not who signed it) and name the tournament, the
+    player, the log and the round's seed; the standings are recomputed from the games.
+    """
+    if not isinstance(export, TournamentExport):
+        export = msgspec.json.decode(export, type=TournamentExport)
+    tournament = export.tournament
+    problems: list[str] = []
+    if export.format != EXPORT_FORMAT:
+        problems.append(f"unknown export format {export.format!r}")
+    seeds: dict[int, bytes] = {}
+    for entry in tournament.rounds:
+        if entry.server_seed is None:
+            problems.append(f"round {entry.round}: the seed is not revealed")
+        elif seed_hash(bytes.fromhex(entry.server_seed)) != entry.server_seed_hash:
+            problems.append(f"round {entry.round}: the seed does not match its commitment")
+        else:
+            seeds[entry.round] = bytes.fromhex(entry.server_seed)
+    totals = {line.name: [0, 0] for line in export.standings}
+    seen: set[tuple[str, int]] = set()
+    cls = variant(tournament.variant)
+    for game in export.games:
+        where = f"{game.player}, round {game.round}"
+        if (game.player, game.round) in seen:
+            problems.append(f"{where}: a second game")
+            continue
+        seen.add((game.player, game.round))
+        seed = seeds.get(game.round)
+        if seed is None:
+            problems.append(f"{where}: no revealed seed for this round")
+            continue
+        try:
+            options = cls.resolve_options(
+                cls.parse_options(tournament.options), seed, tournament.salt
+            )
+            deck = cls.deal_cards(seed, tournament.salt, options)
+            total = replay_log(cls.id, deck, options, game.moves).score().total
+        except CardproofError as error:
+            problems.append(f"{where}: the log does not replay: {error}")
+            continue
+        if total != game.total:
+            problems.append(f"{where}: the log scores {total}, the export says {game.total}")
+        try:
+            payload = verify_receipt(game.receipt, jwks or export.jwks).payload
+        except ReceiptError as error:
+            problems.append(f"{where}: the receipt does not verify: {error}")
+        else:
+            if (payload.tournament, payload.player, payload.moves) != (
+                tournament.tournament_id,
+                game.player,
+                game.moves,
+            ) or payload.server_seed != seed.hex():
+                problems.append(f"{where}: the receipt is for another game")
+        line = totals.setdefault(game.player, [0, 0])
+        line[0] += total
+        line[1] += 1
+    standings = rank((name, total, finished) for name, (total, finished) in totals.items())
+    if standings != export.standings:
+        problems.append("the standings differ from the ones the games add up to")
+    return ExportCheck(games=len(export.games), standings=standings, problems=problems)

@@ -27,25 +27,28 @@ from litestar.plugins.problem_details import ProblemDetailsException
 
 from cardproof.deal import ALGORITHM, seed_hash
 from cardproof.errors import RuleError
-from cardproof.games import variant
+from cardproof.games import replay_log, variant
 from cardproof.models import (
+    EXPORT_FORMAT,
     DealState,
     Entry,
     EntryRequest,
+    ExportedGame,
     RoundCommitment,
-    StandingLine,
     Standings,
     Tournament,
     TournamentCreated,
+    TournamentExport,
     TournamentRequest,
 )
 from cardproof.receipts import b64url
-from cardproof.tournaments import Settlement, settlement
+from cardproof.tournaments import Settlement, rank, settlement
 from cardproof_service.deals import (
     Deals,
     conflict,
     not_found,
     now,
+    receipt_payload,
     rfc3339,
     tournament_closed,
 )
@@ -247,20 +250,82 @@ class Tournaments:
     async def standings(self, tournament_id: str, authorization: str | None) -> Standings:
         """Totals of finished games, best first; a shared rank for equal totals."""
         record = await self._readable(tournament_id, authorization)
-        lines = sorted(
-            await self.store.standings(tournament_id), key=lambda s: (-s.total, s.player)
-        )
-        ranked: list[StandingLine] = []
-        for place, line in enumerate(lines, start=1):
-            tied = ranked and ranked[-1].total == line.total
-            rank = ranked[-1].rank if tied else place
-            ranked.append(StandingLine(rank, line.player, line.total, line.finished))
+        lines = await self.store.standings(tournament_id)
+        ranked = rank((line.player, line.total, line.finished) for line in lines)
         return Standings(tournament_id, _status(record), record.rounds, ranked)
 
     async def settlement(self, tournament_id: str, authorization: str | None) -> Settlement:
         """The pairwise settlement of the standings' totals."""
         standings = await self.standings(tournament_id, authorization)
         return settlement({line.name: line.total for line in standings.entrants})
+
+    # --- closing and the record ---------------------------------------------------------
+
+    async def close(self, tournament_id: str, authorization: str | None) -> Tournament:
+        """Close the tournament now (its organizer only): entry and play end, seeds show."""
+        record = await self._record(tournament_id)
+        organizer = await authenticate(self.store, authorization)
+        if not hmac.compare_digest(organizer.organizer_id, record.organizer_id):
+            raise problem(
+                403,
+                "only the tournament's organizer can close it",
+                type_="/problems/forbidden",
+                code="not-your-tournament",
+            )
+        if tournament_closed(record) or not await self.store.close_tournament(tournament_id, now()):
+            raise conflict("the tournament is closed already", "closed")
+        return self.view(await self._record(tournament_id), organizer)
+
+    async def export(self, tournament_id: str, authorization: str | None) -> TournamentExport:
+        """A closed tournament's whole record: seeds, every game with its receipt, standings."""
+        record = await self._readable(tournament_id, authorization)
+        if not tournament_closed(record):
+            raise conflict(
+                "the record is exported once the tournament has closed (its seeds are "
+                f"secret until then; it closes at {rfc3339(record.closes_at)})",
+                "not-closed",
+            )
+        organizer = await self.store.get_organizer(record.organizer_id)
+        standings = await self.standings(tournament_id, authorization)
+        games = []
+        results = sorted(await self.store.results(tournament_id), key=lambda r: (r.player, r.round))
+        for result in results:
+            commitment_id = round_commitment_id(tournament_id, result.round)
+            seed = self.deals.server_seed(commitment_id)
+            cls = variant(record.variant)
+            options = cls.resolve_options(cls.parse_options(record.options), seed, record.salt)
+            game = replay_log(
+                cls.id, cls.deal_cards(seed, record.salt, options), options, result.moves
+            )
+            payload = receipt_payload(
+                game,
+                seed,
+                record.salt,
+                deal_id=result.deal_id,
+                blind=result.blind,
+                committed=True,
+                issued_at=result.finished_at,
+                player=result.player,
+                tournament=tournament_id,
+            )
+            games.append(
+                ExportedGame(
+                    player=result.player,
+                    round=result.round,
+                    deal_id=result.deal_id,
+                    moves=result.moves,
+                    total=result.total,
+                    finished_at=rfc3339(result.finished_at),
+                    receipt=self.deals.keys.signing.sign(payload),
+                )
+            )
+        return TournamentExport(
+            format=EXPORT_FORMAT,
+            tournament=self.view(record, organizer),
+            standings=standings.entrants,
+            games=games,
+            jwks=self.deals.keys.jwks(),
+        )
 
     async def _readable(self, tournament_id: str, authorization: str | None) -> TournamentRecord:
         """The record, if the caller may read the tournament (as :meth:`read` decides)."""

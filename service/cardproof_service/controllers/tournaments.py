@@ -8,6 +8,7 @@ from litestar import Controller, Request, get, post
 from litestar.params import Parameter
 
 from cardproof.models import (
+    CloseRequest,
     DealState,
     Entry,
     EntryRequest,
@@ -15,6 +16,7 @@ from cardproof.models import (
     Standings,
     Tournament,
     TournamentCreated,
+    TournamentExport,
     TournamentRequest,
 )
 from cardproof.tournaments import Settlement
@@ -173,3 +175,53 @@ class TournamentsController(Controller):
         """
         authorization = request.headers.get("authorization")
         return await tournaments_of(request).settlement(tournament_id, authorization)
+
+    @post(
+        "/{tournament_id:str}/close",
+        status_code=200,
+        summary="Close a tournament now (its organizer)",
+        responses=problem_responses(
+            400,
+            401,
+            403,
+            404,
+            409,
+            413,
+            503,
+            e403="Another organizer's tournament (`not-your-tournament`).",
+            e404="No such tournament (`unknown-tournament`).",
+            e409="The tournament is closed already (`closed`).",
+        ),
+        opt={"body": CloseRequest, "example": {}},
+    )
+    async def close(
+        self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
+    ) -> Tournament:
+        """End entry and play now; the round seeds are revealed from this moment."""
+        await read_body(request, CloseRequest)
+        authorization = request.headers.get("authorization")
+        return await tournaments_of(request).close(tournament_id, authorization)
+
+    @get(
+        "/{tournament_id:str}/export",
+        summary="The whole record of a closed tournament",
+        responses=problem_responses(
+            400,
+            401,
+            403,
+            404,
+            409,
+            503,
+            e409="The tournament has not closed yet (`not-closed`).",
+            **{k: v for k, v in _READ_ERRORS.items() if k != "e409"},
+        ),
+    )
+    async def export(
+        self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
+    ) -> TournamentExport:
+        """Seeds, every finished game (log, total, receipt), standings and the public keys.
+
+        ``cardproof verify --tournament FILE`` re-checks it end to end.
+        """
+        authorization = request.headers.get("authorization")
+        return await tournaments_of(request).export(tournament_id, authorization)

@@ -92,6 +92,18 @@ class Standing(msgspec.Struct, frozen=True):
     finished: int
 
 
+class GameResult(msgspec.Struct, frozen=True):
+    """A finished tournament game as its standings recorded it (kept for the export)."""
+
+    player: str
+    round: int
+    deal_id: str
+    total: int
+    finished_at: int
+    moves: str
+    blind: bool
+
+
 EntryOutcome = Literal["added", "name-taken", "full"]
 
 
@@ -172,6 +184,12 @@ class Store(Protocol):
 
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Every entrant's total and finished games (in no particular order)."""
+
+    async def results(self, tournament_id: str) -> list[GameResult]:
+        """Every finished game's result (in no particular order)."""
+
+    async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
+        """Set the tournament's ``closed_at`` if it has none; ``False`` if it had one."""
 
     async def close(self) -> None:
         """Release connections."""

@@ -18,6 +18,7 @@ from cardproof_service.store.base import (
     Claim,
     DealRecord,
     EntryOutcome,
+    GameResult,
     OrganizerRecord,
     Standing,
     TournamentRecord,
@@ -48,8 +49,8 @@ class MemoryStore:
         """Per tournament: entrant id to name."""
         self._totals: dict[str, dict[str, list[int]]] = {}
         """Per tournament: name to [total, finished games]."""
-        self._results: dict[tuple[str, str, int], dict[str, object]] = {}
-        """Every result recorded, by (tournament, name, round): deal, total, time, log."""
+        self._results: dict[tuple[str, str, int], GameResult] = {}
+        """Every result recorded, by (tournament, name, round)."""
 
     async def ping(self) -> None:
         """Always answers."""
@@ -145,12 +146,15 @@ class MemoryStore:
         result = (record.tournament, record.player, record.round)
         if result in self._results:
             return
-        self._results[result] = {
-            "deal_id": record.deal_id,
-            "total": total,
-            "finished_at": record.finished_at,
-            "moves": " ".join(record.moves),
-        }
+        self._results[result] = GameResult(
+            player=record.player,
+            round=record.round,
+            deal_id=record.deal_id,
+            total=total,
+            finished_at=record.finished_at,
+            moves=" ".join(record.moves),
+            blind=record.blind,
+        )
         line = self._totals.setdefault(record.tournament, {}).setdefault(record.player, [0, 0])
         line[0] += total
         line[1] += 1
@@ -222,6 +226,18 @@ class MemoryStore:
         """Every entrant's line."""
         totals = self._totals.get(tournament_id, {})
         return [Standing(name, total, finished) for name, (total, finished) in totals.items()]
+
+    async def results(self, tournament_id: str) -> list[GameResult]:
+        """Every finished game of the tournament."""
+        return [r for (t, _, _), r in self._results.items() if t == tournament_id]
+
+    async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
+        """Set ``closed_at`` once."""
+        record = self._tournaments.get(tournament_id)
+        if record is None or record.closed_at is not None:
+            return False
+        self._tournaments[tournament_id] = msgspec.structs.replace(record, closed_at=closed_at)
+        return True
 
     async def close(self) -> None:
         """Nothing to release."""

@@ -22,6 +22,7 @@ from cardproof_service.store.base import (
     Claim,
     DealRecord,
     EntryOutcome,
+    GameResult,
     OrganizerRecord,
     Standing,
     StoreUnavailable,
@@ -38,7 +39,8 @@ local function record_result(deal, total, prefix, deal_id, at)
   if not t[1] then return end
   local base = prefix .. t[1]
   local result = cjson.encode({deal_id = deal_id, total = tonumber(total),
-    finished_at = tonumber(at), moves = redis.call('HGET', deal, 'moves')})
+    finished_at = tonumber(at), moves = redis.call('HGET', deal, 'moves'),
+    blind = redis.call('HGET', deal, 'blind') == '1'})
   if redis.call('HSETNX', base .. ':results', t[2] .. '/' .. t[3], result) == 1 then
     redis.call('ZINCRBY', base .. ':totals', total, t[2])
     redis.call('HINCRBY', base .. ':finished', t[2], 1)
@@ -94,6 +96,17 @@ return {'appended', tonumber(ARGV[2])}
 """
 )
 
+_CLOSE_TOURNAMENT: Final = """
+local found = redis.call('GET', KEYS[1])
+if not found then return 0 end
+local record = cjson.decode(found)
+if record['closed_at'] then return 0 end
+record['closed_at'] = tonumber(ARGV[1])
+redis.call('SET', KEYS[1], cjson.encode(record))
+return 1
+"""
+"""Set a tournament's ``closed_at`` once (the record is JSON)."""
+
 _ENTER: Final = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'name-taken' end
 if ARGV[3] ~= '' and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 'full' end
@@ -129,6 +142,16 @@ class _Fixed(msgspec.Struct, array_like=True):
     player: str | None = None
 
 
+class _StoredResult(msgspec.Struct):
+    """A result as the append and submit scripts write it (``cjson``)."""
+
+    deal_id: str
+    total: int
+    finished_at: int
+    moves: str
+    blind: bool
+
+
 class RedisStore:
     """The store for several replicas (``REDIS_URL``)."""
 
@@ -142,6 +165,8 @@ class RedisStore:
         self._submit = client.register_script(_SUBMIT)
         self._add_organizer = client.register_script(_ADD_ORGANIZER)
         self._enter = client.register_script(_ENTER)
+        self._close_tournament = client.register_script(_CLOSE_TOURNAMENT)
+        self._result_decoder = msgspec.json.Decoder(_StoredResult)
         self._organizer_decoder = msgspec.json.Decoder(OrganizerRecord)
         self._tournament_decoder = msgspec.json.Decoder(TournamentRecord)
         self._encoder = msgspec.msgpack.Encoder()
@@ -319,6 +344,33 @@ class RedisStore:
             Standing(name.decode(), int(total), int(finished.get(name, 0)))
             for name, total in totals
         ]
+
+    async def results(self, tournament_id: str) -> list[GameResult]:
+        """Every result of the tournament's results hash (field ``player/round``)."""
+        key = f"{PREFIX}tournament:{tournament_id}:results"
+        found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
+        results = []
+        for field, value in found.items():
+            player, _, round_number = field.decode().rpartition("/")
+            stored = self._result_decoder.decode(value)
+            results.append(
+                GameResult(
+                    player=player,
+                    round=int(round_number),
+                    deal_id=stored.deal_id,
+                    total=stored.total,
+                    finished_at=stored.finished_at,
+                    moves=stored.moves,
+                    blind=stored.blind,
+                )
+            )
+        return results
+
+    async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
+        """The close script: ``closed_at`` set once, in the stored record."""
+        key = f"{PREFIX}tournament:{tournament_id}"
+        closed = await self._call(lambda: self._close_tournament(keys=[key], args=[closed_at]))
+        return bool(closed)
 
     async def close(self) -> None:
         """Close the connection pool."""
