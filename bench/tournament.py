@@ -1,0 +1,272 @@
+"""A simulated tournament on Redis: entrants play every round through the API.
+
+Starts a private ``redis-server`` (no persistence, a free port) and ``cardproof serve``
+on it (one worker, fixed keys), makes an organizer key with ``cardproof keys organizer
+create``, creates a poker-squares tournament, then a bounded load driver in this
+process (asyncio, ``--concurrency`` httpx clients on loopback) enters ``--entrants``
+entrants and plays ``--rounds`` rounds each: open the round's deal, then 25 moves, each
+entrant placing cards in its own seeded order (so totals differ). Reported: the whole
+time, moves per second, move latency p50/p99/max, errors.
+
+Then, with every game finished: ``--samples`` sequential ``GET .../standings`` (every
+entrant, ranked) beside as many ``GET /v1/tournaments/{id}`` (one small record: the
+peer, the cheapest read of the same tournament) in alternation, p50/p99 of each and the
+ratio; one ``GET .../settlement`` (the pairwise list is quadratic: about 500,000
+payments for 1,000 entrants); the close; the export (every game's log and a fresh
+signed receipt) and, offline, ``cardproof.tournaments.verify_export`` on it (every
+deck, log and receipt re-checked; it must find no problem).
+
+The driver shares the 2 cores with the server and Redis, so the load figures are what
+one worker does with a competing client, not a ceiling.
+
+Target: standings for 1,000 entrants in <= 20 ms p99.
+
+Run: ``.venv/bin/python bench/tournament.py [--entrants N] [--rounds N] [--concurrency N]
+[--samples N]`` (about a minute with the defaults).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from _common import load_average, percentile, print_machine, verdict
+from service import cardproof_server, private_redis
+
+TARGET_STANDINGS_P99_MS = 20.0
+CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
+
+
+def organizer_key(redis_url: str) -> str:
+    """A fresh organizer key, stored in the private Redis by the CLI."""
+    env = {**os.environ, "REDIS_URL": redis_url}
+    command = [str(Path(sys.executable).parent / "cardproof"), "keys", "organizer", "create"]
+    made = subprocess.run(
+        [*command, f"Bench {time.time_ns()}"], capture_output=True, text=True, env=env, check=True
+    )
+    return made.stdout.strip()
+
+
+class Load:
+    """What the driver saw."""
+
+    def __init__(self) -> None:
+        """Nothing yet."""
+        self.moves: list[float] = []
+        self.deals: list[float] = []
+        self.entries: list[float] = []
+        self.errors: list[str] = []
+
+
+async def timed(
+    client: httpx.AsyncClient, into: list[float], load: Load, method: str, url: str, **kw: Any
+) -> httpx.Response | None:
+    """One request, its latency in ms appended to ``into``; a non-2xx answer is an error."""
+    start = time.perf_counter()
+    try:
+        answer = await client.request(method, url, **kw)
+    except httpx.HTTPError as error:
+        load.errors.append(f"{method} {url}: {error!r}")
+        return None
+    into.append((time.perf_counter() - start) * 1e3)
+    if not answer.is_success:
+        load.errors.append(f"{method} {url}: {answer.status_code} {answer.text[:200]}")
+        return None
+    return answer
+
+
+async def play(
+    base_url: str, tournament_id: str, entrants: int, rounds: int, concurrency: int
+) -> tuple[Load, float, dict[str, str]]:
+    """Enter everyone, then play every round of every entrant; the load and its seconds."""
+    load = Load()
+    tokens: dict[str, str] = {}
+    names = [f"entrant-{i:04d}" for i in range(entrants)]
+    work: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+    entries: asyncio.Queue[str] = asyncio.Queue()
+    for name in names:
+        entries.put_nowait(name)
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+
+    async def enterer(client: httpx.AsyncClient) -> None:
+        while not entries.empty():
+            name = entries.get_nowait()
+            url = f"/v1/tournaments/{tournament_id}/entries"
+            answer = await timed(client, load.entries, load, "POST", url, json={"name": name})
+            if answer is not None:
+                tokens[name] = answer.json()["token"]
+
+    async def player(client: httpx.AsyncClient) -> None:
+        while not work.empty():
+            name, round_number = work.get_nowait()
+            url = f"/v1/tournaments/{tournament_id}/rounds/{round_number}/deal"
+            headers = {"Authorization": f"Bearer {tokens[name]}"}
+            opened = await timed(client, load.deals, load, "POST", url, json={}, headers=headers)
+            if opened is None:
+                continue
+            deal_url = f"/v1/deals/{opened.json()['deal_id']}/moves"
+            order = CELLS[:]
+            random.Random(f"{name}/{round_number}").shuffle(order)
+            for index, cell in enumerate(order):
+                body = {"index": index, "move": cell}
+                if await timed(client, load.moves, load, "POST", deal_url, json=body) is None:
+                    break
+
+    clients = [
+        httpx.AsyncClient(base_url=base_url, limits=limits, timeout=30, trust_env=False)
+        for _ in range(concurrency)
+    ]
+    start = time.perf_counter()
+    try:
+        await asyncio.gather(*(enterer(c) for c in clients))
+        for round_number in range(1, rounds + 1):
+            for name in tokens:
+                work.put_nowait((name, round_number))
+        await asyncio.gather(*(player(c) for c in clients))
+    finally:
+        for c in clients:
+            await c.aclose()
+    return load, time.perf_counter() - start, tokens
+
+
+def read_latencies(client: httpx.Client, urls: list[str], samples: int) -> list[list[float]]:
+    """``samples`` GETs of each URL, in alternation; latencies in ms per URL."""
+    found: list[list[float]] = [[] for _ in urls]
+    for _ in range(samples):
+        for i, url in enumerate(urls):
+            start = time.perf_counter()
+            client.get(url).raise_for_status()
+            found[i].append((time.perf_counter() - start) * 1e3)
+    return found
+
+
+def figures(values: list[float]) -> str:
+    """p50, p99 and max of latencies in ms."""
+    if not values:
+        return "no samples"
+    return (
+        f"p50 {percentile(values, 0.5):.2f} ms, p99 {percentile(values, 0.99):.2f} ms, "
+        f"max {max(values):.2f} ms"
+    )
+
+
+def main() -> None:
+    """Run the tournament and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entrants", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--samples", type=int, default=300, help="standings reads")
+    args = parser.parse_args()
+    print_machine("bench/tournament.py: a simulated tournament on Redis, through the API")
+    from cardproof.tournaments import verify_export
+
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="cardproof-tournament-") as tmp, ExitStack() as stack:
+        workdir = Path(tmp)
+        url, redis_pid = stack.enter_context(private_redis(workdir))
+        server = stack.enter_context(cardproof_server(workdir, "redis", url, redis_pid))
+        key = organizer_key(url)
+        now = datetime.now(UTC)
+        body = {
+            "name": "Bench Open",
+            "variant": "poker-squares",
+            "rounds": args.rounds,
+            "opens_at": (now - timedelta(minutes=1)).isoformat(),
+            "closes_at": (now + timedelta(hours=1)).isoformat(),
+        }
+        with httpx.Client(base_url=server.base_url, timeout=60, trust_env=False) as client:
+            created = client.post(
+                "/v1/tournaments", json=body, headers={"Authorization": f"Bearer {key}"}
+            )
+            created.raise_for_status()
+            tid = created.json()["tournament"]["tournament_id"]
+            load, seconds, tokens = asyncio.run(
+                play(server.base_url, tid, args.entrants, args.rounds, args.concurrency)
+            )
+            games = len(load.deals)
+            print(
+                f"{len(tokens)} entrants x {args.rounds} rounds of poker-squares, "
+                f"{args.concurrency} concurrent clients: {seconds:.1f} s in all"
+            )
+            print(f"  entries   {len(load.entries):>6}   {figures(load.entries)}")
+            print(f"  deals     {games:>6}   {figures(load.deals)}")
+            rate = len(load.moves) / seconds if seconds else 0.0
+            print(f"  moves     {len(load.moves):>6}   {figures(load.moves)}; {rate:,.0f} moves/s")
+            print(f"  errors    {len(load.errors)}")
+            for error in load.errors[:5]:
+                print(f"    {error}")
+            standings_url = f"/v1/tournaments/{tid}/standings"
+            lines = client.get(standings_url).json()["entrants"]
+            finished = sum(line["games_finished"] for line in lines)
+            if finished != args.entrants * args.rounds:
+                problems.append(f"standings count {finished} finished games")
+            standings, record = read_latencies(
+                client, [standings_url, f"/v1/tournaments/{tid}"], args.samples
+            )
+            ratio = percentile(standings, 0.99) / percentile(record, 0.99)
+            print(f"GET standings ({len(lines)} entrants)   {figures(standings)}")
+            print(f"GET tournament (peer: one record) {figures(record)}")
+            print(f"  ratio standings/tournament p99: {ratio:.2f}")
+            start = time.perf_counter()
+            settlement = client.get(f"/v1/tournaments/{tid}/settlement")
+            settled = time.perf_counter() - start
+            print(
+                f"GET settlement: {settled * 1e3:.0f} ms, {len(settlement.content) / 1e6:.1f} MB, "
+                f"{len(settlement.json()['payments']):,} payments"
+            )
+            close = client.post(
+                f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": f"Bearer {key}"}
+            )
+            close.raise_for_status()
+            exports = []
+            for _ in range(3):
+                start = time.perf_counter()
+                export = client.get(f"/v1/tournaments/{tid}/export")
+                export.raise_for_status()
+                exports.append((time.perf_counter() - start) * 1e3)
+            print(
+                f"GET export ({games} games, {len(export.content) / 1e6:.1f} MB): "
+                f"best {min(exports):.0f} ms, worst {max(exports):.0f} ms of 3"
+            )
+            jwks = client.get("/.well-known/jwks.json").json()
+            start = time.perf_counter()
+            check = verify_export(export.content, jwks)
+            print(
+                f"verify_export offline: {(time.perf_counter() - start):.1f} s, "
+                f"{check.games} games, {len(check.problems)} problems"
+            )
+            problems += check.problems[:5]
+    print()
+    print(f"load average at the end: {load_average()} (2 logical CPUs; other work skews figures)")
+    p99 = percentile(standings, 0.99)
+    print(
+        verdict(
+            f"standings for {len(lines)} entrants p99 <= {TARGET_STANDINGS_P99_MS:.0f} ms",
+            p99 <= TARGET_STANDINGS_P99_MS,
+            f"p99 {p99:.2f} ms over {len(standings)} reads",
+        )
+    )
+    print(
+        verdict(
+            "no errors, every game in the standings, the export verifies",
+            not load.errors and not problems,
+            f"{len(load.errors)} errors, {len(problems)} problems {problems[:3]}",
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
