@@ -1,8 +1,9 @@
-"""The ``cardproof`` command: serve, play, verify receipts, make keys, print the spec.
+"""The ``cardproof`` command: serve, play, verify receipts, run tournaments, make keys.
 
 ``cardproof serve`` and ``cardproof keys`` need the ``service`` extra
 (``pip install 'cardproof[service]'``), and so does ``cardproof play`` without ``--url``
-(it then plays against an embedded server); ``cardproof verify`` needs only the SDK.
+(it then plays against an embedded server); ``cardproof verify`` and ``cardproof
+tournament`` (organizers' commands against a server) need only the SDK.
 """
 
 from __future__ import annotations
@@ -11,11 +12,15 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cardproof.client import DEFAULT_BASE_URL
+from cardproof.client import DEFAULT_BASE_URL, Client
+from cardproof.errors import APIError, TransportError
+from cardproof.models import Tournament
+from cardproof.receipts import ReceiptError, ReceiptPayload
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -117,15 +122,36 @@ def _verify_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _round_reveal(url: str, payload: ReceiptPayload) -> tuple[int, str | None]:
+    """The round of the receipt's tournament that committed to its seed, and that seed.
+
+    The seed is ``None`` while the tournament is open. The receipt does not name its
+    round, so the round is the one whose ``server_seed_hash`` is the receipt's; a
+    tournament with no such round did not deal this game (``ReceiptError``).
+    """
+    organizer = os.environ.get("CARDPROOF_ORGANIZER_KEY") or None  # reads invite-only ones
+    with Client(base_url=url, api_key=organizer) as client:
+        tournament = client.tournament(str(payload.tournament))
+    for commitment in tournament.rounds:
+        if commitment.server_seed_hash == payload.server_seed_hash:
+            return commitment.round, commitment.server_seed
+    raise ReceiptError(
+        "not-in-tournament",
+        f"no round of tournament {tournament.tournament_id} committed to this receipt's "
+        "server_seed_hash",
+    )
+
+
 def _verify(args: argparse.Namespace) -> int:
-    from cardproof.receipts import ReceiptError, verify_receipt
+    from cardproof.receipts import verify_receipt
 
     if (args.tournament is None) == (args.receipt is None):
         print("cardproof verify: give a RECEIPT file or --tournament FILE", file=sys.stderr)
         return 2
     if args.tournament is not None:
         return _verify_tournament(args)
-    source = args.jwks or (args.url or DEFAULT_BASE_URL).rstrip("/") + "/.well-known/jwks.json"
+    url = (args.url or DEFAULT_BASE_URL).rstrip("/")
+    source = args.jwks or url + "/.well-known/jwks.json"
     try:
         token = _read_receipt(args.receipt)
         jwks = _load_jwks(source)
@@ -135,8 +161,18 @@ def _verify(args: argparse.Namespace) -> int:
     except Exception as error:  # a network failure fetching the key set
         print(f"cannot fetch the key set from {source}: {error}", file=sys.stderr)
         return 2
+    reveal: tuple[int, str | None] | None = None
+    unfetched = False
     try:
         verified = verify_receipt(token, jwks)
+        if not verified.replayed and verified.payload.tournament is not None:
+            try:
+                reveal = _round_reveal(url, verified.payload)  # a tournament's seed, once closed
+            except (APIError, TransportError) as error:  # the signature stands: say so below
+                print(f"cannot read the tournament's seeds from {url}: {error}", file=sys.stderr)
+                unfetched = True
+            if reveal is not None and reveal[1] is not None:
+                verified = verify_receipt(token, jwks, server_seed=reveal[1])
     except ReceiptError as error:
         print(f"NOT VERIFIED ({error.code}): {error.message}")
         return 1
@@ -149,7 +185,24 @@ def _verify(args: argparse.Namespace) -> int:
         f"  deal {payload.deal_id}  blind {payload.blind}  "
         f"committed before client seed {payload.committed_before_client_seed}"
     )
-    if not verified.replayed:
+    if payload.tournament is not None:
+        print(f"  tournament {payload.tournament}  player {payload.player}")
+    if reveal is not None and verified.replayed:
+        print(
+            f"  replayed with round {reveal[0]}'s server seed, revealed by the closed "
+            "tournament: it matches the commitment, and the deck, log and score check out"
+        )
+    elif reveal is not None:
+        print(
+            f"  the tournament is still open: round {reveal[0]}'s server seed is not revealed "
+            "yet, so only the signature was checked (verify again after the close)"
+        )
+    elif unfetched:
+        print(
+            "  the tournament's seeds could not be read (see above; an invite-only one needs "
+            "its organizer's key in CARDPROOF_ORGANIZER_KEY): only the signature was checked"
+        )
+    elif not verified.replayed:
         print("  the server seed is not revealed yet: only the signature was checked")
     return 0
 
@@ -251,6 +304,192 @@ def _play(args: argparse.Namespace) -> int:
         )
 
 
+def _moment_arg(text: str) -> datetime:
+    """A ``--opens``/``--closes`` value: ISO 8601 with a time zone, or ``now``."""
+    if text == "now":
+        return datetime.now(UTC)
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} needs a time zone, like Z or +02:00")
+    return value
+
+
+def _print_tournament(tournament: Tournament) -> None:
+    """A tournament as the organizer checks it: settings, window, round commitments."""
+    t = tournament
+    closed = f" (closed {t.closed_at})" if t.closed_at else ""
+    limit = f", at most {t.max_entrants} entrants" if t.max_entrants is not None else ""
+    print(f"tournament  {t.tournament_id}")
+    print(f"name        {t.name}")
+    print(f"organizer   {t.organizer}")
+    print(f"variant     {t.variant} {json.dumps(t.options, sort_keys=True)}")
+    print(f"status      {t.status}")
+    print(f"window      {t.opens_at} to {t.closes_at}{closed}")
+    print(f"entry       {t.entry}{limit}")
+    print(f"deals       {t.algorithm}, salt {t.salt}")
+    print(f"round  {'server_seed_hash (committed)':<64}  server_seed")
+    for line in t.rounds:
+        seed = line.server_seed or "(revealed at the close)"
+        print(f"{line.round:>5}  {line.server_seed_hash:<64}  {seed}")
+
+
+def _tournament_create(client: Client, args: argparse.Namespace) -> int:
+    created = client.create_tournament(
+        args.name,
+        args.variant,
+        rounds=args.rounds,
+        opens_at=args.opens,
+        closes_at=args.closes,
+        options=args.options,
+        max_entrants=args.max_entrants,
+        entry="invite" if args.invite else "public",
+    )
+    _print_tournament(created.tournament)
+    if created.invite_code is not None:
+        print(f"invite code {created.invite_code}")
+        print("# the invite code is shown this once: entrants need it", file=sys.stderr)
+    return 0
+
+
+def _tournament_show(client: Client, args: argparse.Namespace) -> int:
+    _print_tournament(client.tournament(args.id))
+    return 0
+
+
+def _tournament_standings(client: Client, args: argparse.Namespace) -> int:
+    standings = client.standings(args.id)
+    entrants = standings.entrants
+    print(
+        f"tournament {standings.tournament_id}: {standings.status}, {standings.rounds} rounds, "
+        f"{len(entrants)} entrant{'' if len(entrants) == 1 else 's'}"
+    )
+    print(f"{'rank':>4}  {'name':<24} {'total':>8}  games")
+    for line in entrants:
+        print(
+            f"{line.rank:>4}  {line.name:<24} {line.total:>8}  "
+            f"{line.games_finished}/{standings.rounds}"
+        )
+    return 0
+
+
+def _tournament_close(client: Client, args: argparse.Namespace) -> int:
+    _print_tournament(client.close_tournament(args.id))
+    return 0
+
+
+def _tournament_export(client: Client, args: argparse.Namespace) -> int:
+    import msgspec
+
+    export = client.export_tournament(args.id)
+    text = msgspec.json.format(msgspec.json.encode(export), indent=2) + b"\n"
+    if args.output in (None, "-"):
+        sys.stdout.buffer.write(text)
+        sys.stdout.flush()
+        return 0
+    try:
+        Path(args.output).write_bytes(text)
+    except OSError as error:
+        print(f"cannot write {args.output}: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"wrote {args.output}: {len(export.games)} games; re-check it with "
+        f"cardproof verify --tournament {args.output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+_ORGANIZER_ONLY = frozenset({"create", "close"})
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    """Run one ``cardproof tournament`` command: 0 done, 1 refused (4xx), 2 unreachable."""
+    action: Callable[[Client, argparse.Namespace], int] = args.action
+    command = f"cardproof tournament {args.tournament_command}"
+    key = args.key or os.environ.get("CARDPROOF_ORGANIZER_KEY") or None
+    if key is None and args.tournament_command in _ORGANIZER_ONLY:
+        print(
+            f"{command}: this needs the organizer key: --key or CARDPROOF_ORGANIZER_KEY "
+            "(cardproof keys organizer create NAME makes one)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        with Client(base_url=args.url, api_key=key) as client:
+            return action(client, args)
+    except ValueError as error:  # a bad argument the SDK caught before sending
+        print(f"{command}: {error}", file=sys.stderr)
+        return 2
+    except APIError as error:
+        code = f" {error.code}" if error.code else ""
+        print(
+            f"{command}: refused ({error.status}{code}): {error.detail or error.title}",
+            file=sys.stderr,
+        )
+        return 1 if error.status < 500 else 2
+    except TransportError as error:
+        print(f"{command}: cannot reach {args.url}: {error}", file=sys.stderr)
+        return 2
+
+
+def _add_tournament_parser(commands: Any) -> None:
+    """``cardproof tournament create|show|standings|close|export``, for organizers."""
+    server = argparse.ArgumentParser(add_help=False)
+    server.add_argument("--url", default=DEFAULT_BASE_URL, help=f"the server ({DEFAULT_BASE_URL})")
+    server.add_argument(
+        "--key",
+        help="the organizer key, cpo_... (default: $CARDPROOF_ORGANIZER_KEY); create and close "
+        "need it, and reading an invite-only tournament",
+    )
+    tournament = commands.add_parser(
+        "tournament",
+        help="run tournaments (organizers)",
+        description="Organizers' commands against a cardproof server. Exit status: 0 done; "
+        "1 the server refused (the problem's detail is printed); 2 bad arguments, no "
+        "organizer key, or the server cannot be reached.",
+    )
+    sub = tournament.add_subparsers(dest="tournament_command", required=True)
+    create = sub.add_parser(
+        "create",
+        parents=[server],
+        help="create a tournament: prints its id, round commitments and invite code",
+    )
+    create.add_argument("name", help="the tournament's name")
+    create.add_argument("--variant", required=True, help="the variant every round deals")
+    create.add_argument("--rounds", type=int, required=True, help="rounds (1 to 50)")
+    create.add_argument(
+        "--opens", type=_moment_arg, required=True, metavar="ISO", help="opening time, or now"
+    )
+    create.add_argument("--closes", type=_moment_arg, required=True, metavar="ISO")
+    create.add_argument("--options", type=_json_object, metavar="JSON", help="variant options")
+    create.add_argument("--max-entrants", type=int, metavar="N")
+    create.add_argument(
+        "--invite", action="store_true", help="invite-only entry (prints the invite code once)"
+    )
+    create.set_defaults(action=_tournament_create)
+    for name, action, text in (
+        (
+            "show",
+            _tournament_show,
+            "show a tournament and its round commitments (seeds once closed)",
+        ),
+        ("standings", _tournament_standings, "the standings, as a table"),
+        ("close", _tournament_close, "close a tournament now: reveals its round seeds"),
+        ("export", _tournament_export, "a closed tournament's whole record, as JSON"),
+    ):
+        command = sub.add_parser(name, parents=[server], help=text)
+        command.add_argument("id", help="the tournament id")
+        command.set_defaults(action=action)
+        if name == "export":
+            command.add_argument(
+                "-o", "--output", metavar="FILE", help="write to FILE (default: stdout)"
+            )
+    tournament.set_defaults(run=_tournament)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="cardproof", description=__doc__)
@@ -284,7 +523,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--jwks", help="the key set: a URL or a file (default: the server's)")
     verify.add_argument(
-        "--url", help=f"the server, for its key set (default for a receipt: {DEFAULT_BASE_URL})"
+        "--url",
+        help="the server, for its key set and a tournament receipt's revealed seed "
+        f"(default for a receipt: {DEFAULT_BASE_URL}; an invite-only tournament is read "
+        "with $CARDPROOF_ORGANIZER_KEY)",
     )
     verify.set_defaults(run=_verify)
     play = commands.add_parser(
@@ -314,6 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", help="your client seed (default: a random one)")
     play.add_argument("--receipt-out", metavar="FILE", help="also write the receipt to FILE")
     play.set_defaults(run=_play)
+    _add_tournament_parser(commands)
     keys = commands.add_parser("keys", help="make keys")
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
     generate_keys = key_commands.add_parser("generate", help="print a fresh master and signing key")

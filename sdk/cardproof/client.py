@@ -15,6 +15,17 @@ Usage::
         while not game.finished:
             game.play(pick_a_cell(game.visible))
         print(game.receipt().payload.score.total)
+
+Tournaments: the organizer's key is the client's ``api_key``; an entrant's token is
+given per call, to open that entrant's game on a round::
+
+    with Client(base_url=url, api_key="cpo_...") as organizer:
+        created = organizer.create_tournament(
+            "Spring Open", "poker-squares", rounds=3, opens_at=start, closes_at=end
+        )
+    with Client(base_url=url) as player:
+        tid = created.tournament.tournament_id
+        game = player.play_round(tid, 1, player.enter(tid, "Ada").token)
 """
 
 from __future__ import annotations
@@ -26,9 +37,10 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Final, Generic, Literal, TypeVar, overload
+from urllib.parse import quote
 
 import httpx
 import msgspec
@@ -50,17 +62,23 @@ from cardproof.hands import Score
 from cardproof.models import (
     Commitment,
     DealState,
+    Entry,
     Health,
     MoveResult,
     Readiness,
     ReceiptResponse,
     SerpentSolution,
     SoloDrezSolution,
+    Standings,
+    Tournament,
+    TournamentCreated,
+    TournamentExport,
     VariantInfo,
     VerifyResult,
     View,
 )
 from cardproof.receipts import JWKS, VerifiedReceipt, verify_receipt
+from cardproof.tournaments import Settlement
 
 T = TypeVar("T")
 
@@ -85,6 +103,8 @@ CardLike = Card | str
 MoveLike = str | Mapping[str, Any] | msgspec.Struct
 """A move as text (``"c3"``), as a mapping (``{"row": 2, "col": 2}``) or as an engine move."""
 Options = Mapping[str, Any] | msgspec.Struct | None
+Moment = datetime | str
+"""A time: an aware ``datetime``, or RFC 3339 text (``"2025-06-01T18:00:00Z"``)."""
 
 
 def _json(value: Any) -> Any:
@@ -121,6 +141,20 @@ def retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def _moment(value: Moment, name: str) -> str:
+    """RFC 3339 text for a tournament time; a naive ``datetime`` is refused as ambiguous."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"{name} needs a time zone (a naive datetime is ambiguous)")
+        return value.isoformat()
+    return value
+
+
+def _tournament_path(tournament_id: str, *rest: str) -> str:
+    """``/v1/tournaments/{id}/...``, the id escaped (it comes from users, e.g. the CLI)."""
+    return "/".join(("/v1/tournaments", quote(tournament_id, safe=""), *rest))
+
+
 def error_from_response(response: httpx.Response) -> APIError:
     """The typed error for a non-2xx answer, from its problem+json body when present."""
     try:
@@ -145,12 +179,17 @@ def error_from_response(response: httpx.Response) -> APIError:
 
 @dataclass(frozen=True)
 class _Call(Generic[T]):
-    """One API call: method, path, JSON body, and the type of its answer."""
+    """One API call: method, path, JSON body, and the type of its answer.
+
+    ``authorization`` replaces the client's own ``Authorization`` header for this call
+    (an entrant's token, where the client's ``api_key`` is an organizer's).
+    """
 
     method: str
     path: str
     result: type[T]
     body: Any = None
+    authorization: str | None = None
 
 
 class _Calls:
@@ -216,6 +255,62 @@ class _Calls:
     @staticmethod
     def receipt(deal_id: str) -> _Call[ReceiptResponse]:
         return _Call("GET", f"/v1/deals/{deal_id}/receipt", ReceiptResponse)
+
+    @staticmethod
+    def create_tournament(
+        name: str,
+        variant: str,
+        rounds: int,
+        opens_at: Moment,
+        closes_at: Moment,
+        options: Options,
+        max_entrants: int | None,
+        entry: Literal["public", "invite"],
+    ) -> _Call[TournamentCreated]:
+        body: dict[str, Any] = {
+            "name": name,
+            "variant": variant,
+            "rounds": rounds,
+            "opens_at": _moment(opens_at, "opens_at"),
+            "closes_at": _moment(closes_at, "closes_at"),
+            "options": _json(options or {}),
+            "entry": entry,
+        }
+        if max_entrants is not None:
+            body["max_entrants"] = max_entrants
+        return _Call("POST", "/v1/tournaments", TournamentCreated, body)
+
+    @staticmethod
+    def tournament(tournament_id: str) -> _Call[Tournament]:
+        return _Call("GET", _tournament_path(tournament_id), Tournament)
+
+    @staticmethod
+    def enter(tournament_id: str, name: str, invite_code: str | None) -> _Call[Entry]:
+        body = {"name": name}
+        if invite_code is not None:
+            body["invite_code"] = invite_code
+        return _Call("POST", _tournament_path(tournament_id, "entries"), Entry, body)
+
+    @staticmethod
+    def open_round(tournament_id: str, round_number: int, token: str) -> _Call[DealState]:
+        path = _tournament_path(tournament_id, "rounds", str(round_number), "deal")
+        return _Call("POST", path, DealState, {}, authorization=f"Bearer {token}")
+
+    @staticmethod
+    def standings(tournament_id: str) -> _Call[Standings]:
+        return _Call("GET", _tournament_path(tournament_id, "standings"), Standings)
+
+    @staticmethod
+    def settlement(tournament_id: str) -> _Call[Settlement]:
+        return _Call("GET", _tournament_path(tournament_id, "settlement"), Settlement)
+
+    @staticmethod
+    def close_tournament(tournament_id: str) -> _Call[Tournament]:
+        return _Call("POST", _tournament_path(tournament_id, "close"), Tournament, {})
+
+    @staticmethod
+    def export_tournament(tournament_id: str) -> _Call[TournamentExport]:
+        return _Call("GET", _tournament_path(tournament_id, "export"), TournamentExport)
 
     @staticmethod
     def jwks() -> _Call[JWKS]:
@@ -285,6 +380,8 @@ class _Core:
     def request_args(self, call: _Call[Any]) -> dict[str, Any]:
         """Arguments of one logical request (the same for each of its attempts)."""
         headers = dict(self.headers)
+        if call.authorization is not None:
+            headers["authorization"] = call.authorization
         content = None
         if call.body is not None:
             headers["content-type"] = "application/json"
@@ -484,6 +581,60 @@ class Client:
         """The signed receipt of a finished deal."""
         return self._send(_Calls.receipt(deal_id))
 
+    def create_tournament(
+        self,
+        name: str,
+        variant: str,
+        *,
+        rounds: int,
+        opens_at: Moment,
+        closes_at: Moment,
+        options: Options = None,
+        max_entrants: int | None = None,
+        entry: Literal["public", "invite"] = "public",
+    ) -> TournamentCreated:
+        """Create a tournament as the organizer whose key is this client's ``api_key``.
+
+        The server commits to every round's seed now (the answer shows the hashes) and
+        reveals the seeds at the close. ``entry="invite"``: the answer carries the invite
+        code, this once. Times are aware datetimes or RFC 3339 text.
+        """
+        call = _Calls.create_tournament(
+            name, variant, rounds, opens_at, closes_at, options, max_entrants, entry
+        )
+        return self._send(call)
+
+    def tournament(self, tournament_id: str) -> Tournament:
+        """A tournament: its rounds' seed hashes, and the seeds once it has closed."""
+        return self._send(_Calls.tournament(tournament_id))
+
+    def enter(self, tournament_id: str, name: str, *, invite_code: str | None = None) -> Entry:
+        """Enter ``name``; the entry's ``token`` (shown this once) opens its games."""
+        return self._send(_Calls.enter(tournament_id, name, invite_code))
+
+    def play_round(self, tournament_id: str, round_number: int, token: str) -> Game:
+        """Open the entrant's game on a round (``token`` from :meth:`enter`), to play it.
+
+        Every entrant gets the same cards on a round; the game is played like any deal.
+        """
+        return Game(self, self._send(_Calls.open_round(tournament_id, round_number, token)))
+
+    def standings(self, tournament_id: str) -> Standings:
+        """Every entrant's total over finished games, best first."""
+        return self._send(_Calls.standings(tournament_id))
+
+    def settlement(self, tournament_id: str) -> Settlement:
+        """The pairwise settlement of the standings (``cardproof.tournaments.settle``)."""
+        return self._send(_Calls.settlement(tournament_id))
+
+    def close_tournament(self, tournament_id: str) -> Tournament:
+        """Close the tournament now (its organizer); the answer reveals the round seeds."""
+        return self._send(_Calls.close_tournament(tournament_id))
+
+    def export_tournament(self, tournament_id: str) -> TournamentExport:
+        """A closed tournament's whole record (``cardproof.tournaments.verify_export``)."""
+        return self._send(_Calls.export_tournament(tournament_id))
+
     def jwks(self) -> JWKS:
         """The server's receipt verification keys."""
         return self._send(_Calls.jwks())
@@ -681,6 +832,55 @@ class AsyncClient:
     async def receipt(self, deal_id: str) -> ReceiptResponse:
         """The signed receipt of a finished deal."""
         return await self._send(_Calls.receipt(deal_id))
+
+    async def create_tournament(
+        self,
+        name: str,
+        variant: str,
+        *,
+        rounds: int,
+        opens_at: Moment,
+        closes_at: Moment,
+        options: Options = None,
+        max_entrants: int | None = None,
+        entry: Literal["public", "invite"] = "public",
+    ) -> TournamentCreated:
+        """Create a tournament as this client's organizer (see :meth:`Client.create_tournament`)."""
+        call = _Calls.create_tournament(
+            name, variant, rounds, opens_at, closes_at, options, max_entrants, entry
+        )
+        return await self._send(call)
+
+    async def tournament(self, tournament_id: str) -> Tournament:
+        """A tournament: its rounds' seed hashes, and the seeds once it has closed."""
+        return await self._send(_Calls.tournament(tournament_id))
+
+    async def enter(
+        self, tournament_id: str, name: str, *, invite_code: str | None = None
+    ) -> Entry:
+        """Enter ``name``; the entry's ``token`` (shown this once) opens its games."""
+        return await self._send(_Calls.enter(tournament_id, name, invite_code))
+
+    async def play_round(self, tournament_id: str, round_number: int, token: str) -> AsyncGame:
+        """Open the entrant's game on a round (see :meth:`Client.play_round`)."""
+        state = await self._send(_Calls.open_round(tournament_id, round_number, token))
+        return AsyncGame(self, state)
+
+    async def standings(self, tournament_id: str) -> Standings:
+        """Every entrant's total over finished games, best first."""
+        return await self._send(_Calls.standings(tournament_id))
+
+    async def settlement(self, tournament_id: str) -> Settlement:
+        """The pairwise settlement of the standings (``cardproof.tournaments.settle``)."""
+        return await self._send(_Calls.settlement(tournament_id))
+
+    async def close_tournament(self, tournament_id: str) -> Tournament:
+        """Close the tournament now (its organizer); the answer reveals the round seeds."""
+        return await self._send(_Calls.close_tournament(tournament_id))
+
+    async def export_tournament(self, tournament_id: str) -> TournamentExport:
+        """A closed tournament's whole record (``cardproof.tournaments.verify_export``)."""
+        return await self._send(_Calls.export_tournament(tournament_id))
 
     async def jwks(self) -> JWKS:
         """The server's receipt verification keys."""

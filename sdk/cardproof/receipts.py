@@ -240,13 +240,49 @@ def check_payload(payload: ReceiptPayload) -> None:
         )
 
 
-def verify_receipt(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -> VerifiedReceipt:
+def _seed_hex(server_seed: str | bytes) -> str:
+    """A revealed seed as lowercase hex (``bytes`` are the raw seed, ``str`` its hex)."""
+    if isinstance(server_seed, bytes | bytearray):
+        return bytes(server_seed).hex()
+    try:
+        return bytes.fromhex(server_seed).hex()
+    except ValueError:
+        raise ReceiptError("seed-mismatch", "the given server seed is not hex") from None
+
+
+def verify_receipt(
+    token: str,
+    jwks: JWKS | Mapping[str, Any] | str | bytes,
+    *,
+    server_seed: str | bytes | None = None,
+) -> VerifiedReceipt:
     """Verify a receipt offline: the signature, then (if revealed) seed, deck, replay, score.
+
+    ``server_seed`` is a seed revealed elsewhere, for a receipt issued before the reveal
+    (a tournament's, while it was open, carries ``server_seed: null``; the tournament
+    shows each round's seed once it has closed). It must hash to the receipt's
+    ``server_seed_hash``, else ``seed-mismatch``; then the receipt is replayed with it.
+    The result's ``payload`` stays the signed one (its ``server_seed`` still null).
+    A receipt that carries its own seed is checked with that one, and a given seed
+    must equal it.
 
     Raises :class:`ReceiptError` naming the first check that fails.
     """
     verified = verify_signature(token, jwks)
-    if verified.payload.server_seed is None:
+    payload = verified.payload
+    if server_seed is not None:
+        given = _seed_hex(server_seed)
+        if payload.server_seed is not None and payload.server_seed.lower() != given:
+            raise ReceiptError(
+                "seed-mismatch", "the given server seed is not the one the receipt shows"
+            )
+        if hashlib.sha256(bytes.fromhex(given)).hexdigest() != payload.server_seed_hash:
+            raise ReceiptError(
+                "seed-mismatch",
+                "the given server seed does not hash to the receipt's server_seed_hash",
+            )
+        payload = msgspec.structs.replace(payload, server_seed=given)
+    if payload.server_seed is None:
         return verified
-    check_payload(verified.payload)
+    check_payload(payload)
     return VerifiedReceipt(payload=verified.payload, kid=verified.kid, replayed=True)

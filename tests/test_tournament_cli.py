@@ -1,0 +1,172 @@
+"""``cardproof tournament ...`` and ``cardproof verify`` of tournament receipts, end to end.
+
+One real ``cardproof serve`` (memory store) for the module; its organizer is made with
+``cardproof keys organizer create`` into the organizers file the server reads.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from cardproof.client import Client
+from conftest import TEST_KEYS, free_port, served
+
+CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
+
+
+def cardproof(*args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``cardproof``, with ``key`` as ``CARDPROOF_ORGANIZER_KEY`` when given."""
+    env = {k: v for k, v in os.environ.items() if k != "CARDPROOF_ORGANIZER_KEY"}
+    if key is not None:
+        env["CARDPROOF_ORGANIZER_KEY"] = key
+    command = [str(Path(sys.executable).parent / "cardproof"), *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A served memory-store server and an organizer key it knows: ``(url, key)``."""
+    env = {
+        "CARDPROOF_ORGANIZERS_FILE": str(tmp_path_factory.mktemp("store") / "organizers.json"),
+        "REDIS_URL": "",
+    }
+    command = [str(Path(sys.executable).parent / "cardproof"), "keys", "organizer", "create"]
+    made = subprocess.run(
+        [*command, "CLI Club"], capture_output=True, text=True, env={**os.environ, **env}
+    )
+    assert made.returncode == 0, made.stderr
+    with served("--log-level", "warning", env=env) as url:
+        yield url, made.stdout.strip()
+
+
+def in_an_hour() -> str:
+    return (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+
+
+def tournament_id(output: str) -> str:
+    """The id from a printed tournament (its first line: ``tournament  ID``)."""
+    label, tid = output.splitlines()[0].split()
+    assert label == "tournament"
+    return tid
+
+
+def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    url, key = server
+    create = [
+        *("tournament", "create", "CLI Open", "--variant", "poker-squares", "--rounds", "2"),
+        *("--opens", "now", "--closes", in_an_hour(), "--url", url),
+        *("--options", '{"scoring": "british"}', "--max-entrants", "5"),
+    ]
+    created = cardproof(*create, key=key)
+    assert created.returncode == 0, created.stderr
+    tid = tournament_id(created.stdout)
+    assert created.stdout.count("(revealed at the close)") == 2
+    assert "invite code" not in created.stdout
+    shown = cardproof("tournament", "show", tid, "--url", url)  # public: no key needed
+    assert shown.returncode == 0, shown.stderr
+    assert "status      open" in shown.stdout
+    assert "at most 5 entrants" in shown.stdout
+
+    with Client(base_url=url) as player:
+        tokens = {name: player.enter(tid, name).token for name in ("Ada", "Bea")}
+        scores = {}
+        for name, cells in (("Ada", CELLS), ("Bea", CELLS[::-1])):
+            game = player.play_round(tid, 1, tokens[name])
+            for cell in cells:
+                game.play(cell)
+            assert game.score is not None
+            scores[name] = game.score.total
+            if name == "Ada":
+                receipt = tmp_path / "ada.jws"
+                receipt.write_text(game.receipt().receipt)
+    early = cardproof("verify", str(receipt), "--url", url)
+    assert early.returncode == 0, early.stderr
+    assert "still open" in early.stdout
+    assert "only the signature was checked" in early.stdout
+
+    standings = cardproof("tournament", "standings", tid, "--url", url)
+    assert standings.returncode == 0, standings.stderr
+    rows = {line.split()[1]: line.split() for line in standings.stdout.splitlines()[2:]}
+    assert rows["Ada"][2:] == [str(scores["Ada"]), "1/2"]
+    assert rows["Bea"][2:] == [str(scores["Bea"]), "1/2"]
+
+    closed = cardproof("tournament", "close", tid, "--url", url, key=key)
+    assert closed.returncode == 0, closed.stderr
+    assert "status      closed" in closed.stdout
+    assert "(revealed at the close)" not in closed.stdout
+    again = cardproof("tournament", "close", tid, "--url", url, key=key)
+    assert again.returncode == 1
+    assert "refused (409 closed)" in again.stderr
+
+    export = tmp_path / "export.json"
+    exported = cardproof("tournament", "export", tid, "-o", str(export), "--url", url)
+    assert exported.returncode == 0, exported.stderr
+    checked = cardproof("verify", "--tournament", str(export), "--url", url)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "verified: 2 games" in checked.stdout
+
+    late = cardproof("verify", str(receipt), "--url", url)  # the receipt saved before the close
+    assert late.returncode == 0, late.stdout + late.stderr
+    assert f"verified: poker-squares, score {scores['Ada']}" in late.stdout
+    assert "replayed with round 1's server seed" in late.stdout
+
+
+def test_invite_codes_and_refusals(server: tuple[str, str], tmp_path: Path) -> None:
+    url, key = server
+    create = [
+        *("tournament", "create", "Invitational", "--variant", "poker-squares"),
+        *("--rounds", "1", "--opens", "now", "--closes", in_an_hour(), "--invite", "--url", url),
+    ]
+    created = cardproof(*create, key=key)
+    assert created.returncode == 0, created.stderr
+    code = created.stdout.splitlines()[-1].removeprefix("invite code ")
+    tid = tournament_id(created.stdout)
+    with Client(base_url=url) as player:
+        token = player.enter(tid, "Ada", invite_code=code).token
+        game = player.play_round(tid, 1, token)
+        for cell in CELLS:
+            game.play(cell)
+        receipt = game.receipt()
+    saved = tmp_path / "ada.jws"
+    saved.write_text(receipt.receipt)
+    elsewhere = msgspec.structs.replace(receipt.payload, server_seed_hash="00" * 32)
+    forged = tmp_path / "forged.jws"
+    forged.write_text(TEST_KEYS.signing.sign(elsewhere))  # the server's key, another deal
+    blind = cardproof("verify", str(saved), "--url", url)  # a player cannot read the tournament
+    assert blind.returncode == 0, blind.stdout + blind.stderr
+    assert "could not be read" in blind.stdout
+    assert "401" in blind.stderr
+    stray = cardproof("verify", str(forged), "--url", url, key=key)
+    assert stray.returncode == 1
+    assert "NOT VERIFIED (not-in-tournament)" in stray.stdout
+    assert cardproof("tournament", "show", tid, "--url", url, key=key).returncode == 0
+    unread = cardproof("tournament", "show", tid, "--url", url)  # invite-only: the organizer's
+    assert unread.returncode == 1
+    assert "refused (401" in unread.stderr
+
+    no_key = cardproof(*create)
+    assert no_key.returncode == 2
+    assert "CARDPROOF_ORGANIZER_KEY" in no_key.stderr
+    impostor = cardproof(*create, "--key", key[:-4] + "AAAA")
+    assert impostor.returncode == 1
+    assert "this organizer key is not known" in impostor.stderr
+    naive = cardproof(*create[:-2], "--closes", "2030-01-01T00:00", key=key)
+    assert naive.returncode == 2
+    assert "time zone" in naive.stderr
+    nobody = cardproof("tournament", "show", tid, "--url", f"http://127.0.0.1:{free_port()}")
+    assert nobody.returncode == 2
+    assert "cannot reach" in nobody.stderr
+    assert cardproof("tournament", "close", tid, "--url", url, key=key).returncode == 0
+    organizer = cardproof("verify", str(saved), "--url", url, key=key)
+    assert organizer.returncode == 0, organizer.stdout + organizer.stderr
+    assert "replayed with round 1's server seed" in organizer.stdout

@@ -1,0 +1,233 @@
+"""Tournaments through the SDK, sync and async, against the in-process app."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient, TestClient
+
+from cardproof import APIError, ConflictError, ReceiptError, verify_receipt
+from cardproof.client import AsyncClient, Client, _Calls, _Core
+from cardproof.games.grid import GridView
+from cardproof.tournaments import settle, verify_export
+from cardproof_service.organizers import new_organizer
+from cardproof_service.store import Store
+
+CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
+"""Every poker-squares cell, row by row: a whole game in 25 moves."""
+
+
+@pytest.fixture(scope="module")
+def organizer_key(app: Litestar) -> str:
+    """A fresh organizer's key (``cpo_...``) in the app's memory store."""
+    key, record = new_organizer("SDK Club")
+    store: Store = app.state.store
+    assert asyncio.run(store.add_organizer(record))
+    return key
+
+
+@pytest.fixture
+def organizer(client: TestClient[Litestar], organizer_key: str) -> Client:
+    """An SDK client over the in-process app, with the organizer's key as its ``api_key``."""
+    return Client(
+        base_url=str(client.base_url), api_key=organizer_key, http_client=client, max_retries=0
+    )
+
+
+def hours(n: float) -> datetime:
+    """An aware datetime ``n`` hours from now."""
+    return datetime.now(UTC) + timedelta(hours=n)
+
+
+def test_calls_send_the_organizer_key_and_an_entrant_token_per_call() -> None:
+    core = _Core(
+        base_url="http://x", api_key="cpo_k", timeout=1, max_retries=0, backoff=0, max_backoff=0
+    )
+    created = core.request_args(
+        _Calls.create_tournament(
+            "Open", "poker-squares", 2, hours(-1), "2030-01-01T00:00:00Z", None, None, "invite"
+        )
+    )
+    assert created["headers"]["authorization"] == "Bearer cpo_k"
+    assert created["headers"]["idempotency-key"]
+    body = msgspec.json.decode(created["content"])
+    assert body["entry"] == "invite"
+    assert "max_entrants" not in body
+    assert datetime.fromisoformat(body["opens_at"]).tzinfo is not None
+    opened = core.request_args(_Calls.open_round("t/1", 2, "cpe_e"))
+    assert opened["headers"]["authorization"] == "Bearer cpe_e"  # the entrant's, not the key
+    assert opened["url"] == "http://x/v1/tournaments/t%2F1/rounds/2/deal"
+    assert core.headers["authorization"] == "Bearer cpo_k"  # the client's own is untouched
+    naive = datetime(2030, 1, 1)  # the point: no time zone
+    with pytest.raises(ValueError, match="time zone"):
+        _Calls.create_tournament("Open", "poker-squares", 2, naive, hours(2), None, None, "public")
+
+
+def test_a_tournament_from_creation_to_export(organizer: Client) -> None:
+    created = organizer.create_tournament(
+        "SDK Open",
+        "poker-squares",
+        rounds=2,
+        opens_at=hours(-1),
+        closes_at=hours(24),
+        options={"scoring": "british"},
+        max_entrants=10,
+    )
+    assert created.invite_code is None
+    tournament = created.tournament
+    tid = tournament.tournament_id
+    assert (tournament.status, tournament.entry, tournament.max_entrants) == ("open", "public", 10)
+    assert [r.server_seed for r in tournament.rounds] == [None, None]
+    assert organizer.tournament(tid) == tournament
+
+    ada = organizer.enter(tid, "Ada")
+    bea = organizer.enter(tid, "Bea")
+    assert ada.token.startswith("cpe_")
+    with pytest.raises(ConflictError) as taken:
+        organizer.enter(tid, "Ada")
+    assert (taken.value.status, taken.value.code) == (409, "name-taken")
+
+    game = organizer.play_round(tid, 1, ada.token)
+    assert game.variant == "poker-squares"
+    assert isinstance(game.visible, GridView)
+    assert game.visible.next is not None
+    assert game.visible.later == ()  # a blind deal: only the card to place
+    while not game.finished:
+        game.play(CELLS[game.next_index])
+    assert isinstance(game.visible, GridView)
+    assert all(all(row) for row in game.visible.layout)
+    assert game.score is not None
+    receipt = game.receipt()
+    assert (receipt.payload.tournament, receipt.payload.player) == (tid, "Ada")
+    assert receipt.payload.server_seed is None  # not revealed while the tournament is open
+    jwks = organizer.jwks()
+    assert not verify_receipt(receipt.receipt, jwks).replayed
+    with pytest.raises(ConflictError) as again:
+        organizer.play_round(tid, 1, ada.token)
+    assert again.value.code == "round-played"
+    half = organizer.play_round(tid, 1, bea.token)
+    for cell in CELLS[:5]:
+        half.play(cell)
+
+    standings = organizer.standings(tid)
+    assert [(line.name, line.total, line.games_finished) for line in standings.entrants] == [
+        ("Ada", game.score.total, 1),
+        ("Bea", 0, 0),
+    ]
+    settlement = organizer.settlement(tid)
+    assert settlement.nets == settle({"Ada": game.score.total, "Bea": 0})
+
+    closed = organizer.close_tournament(tid)
+    assert closed.status == "closed"
+    revealed = {r.server_seed_hash: r.server_seed for r in closed.rounds}
+    seed = revealed[receipt.payload.server_seed_hash]
+    assert seed is not None
+    checked = verify_receipt(receipt.receipt, jwks, server_seed=seed)
+    assert checked.replayed
+    assert checked.payload == receipt.payload  # the signed payload, seed still null
+    assert verify_receipt(receipt.receipt, jwks, server_seed=bytes.fromhex(seed)).replayed
+    export = organizer.export_tournament(tid)
+    assert [(g.player, g.round) for g in export.games] == [("Ada", 1)]
+    assert verify_export(msgspec.json.encode(export)).problems == []
+
+
+def test_a_wrong_revealed_seed_does_not_verify(organizer: Client) -> None:
+    tid = organizer.create_tournament(
+        "Seeds", "poker-squares", rounds=2, opens_at=hours(-1), closes_at=hours(1)
+    ).tournament.tournament_id
+    token = organizer.enter(tid, "Ada").token
+    game = organizer.play_round(tid, 1, token)
+    for cell in CELLS:
+        game.play(cell)
+    receipt = game.receipt().receipt
+    jwks = organizer.jwks()
+    closed = organizer.close_tournament(tid)
+    other_round = closed.rounds[1].server_seed
+    assert other_round is not None
+    for wrong, words in (
+        (other_round, "does not hash"),
+        ("00" * 32, "does not hash"),
+        ("not hex", "not hex"),
+    ):
+        with pytest.raises(ReceiptError, match=words) as error:
+            verify_receipt(receipt, jwks, server_seed=wrong)
+        assert error.value.code == "seed-mismatch"
+    revealed = organizer.receipt(game.deal_id)  # after the close it carries the seed itself
+    assert revealed.payload.server_seed == closed.rounds[0].server_seed
+    assert verify_receipt(revealed.receipt, jwks).replayed
+    assert verify_receipt(revealed.receipt, jwks, server_seed=revealed.payload.server_seed).replayed
+    with pytest.raises(ReceiptError) as differs:
+        verify_receipt(revealed.receipt, jwks, server_seed=other_round)
+    assert differs.value.code == "seed-mismatch"
+
+
+def test_invite_only_entry_and_refusals(organizer: Client, client: TestClient[Litestar]) -> None:
+    created = organizer.create_tournament(
+        "Invitational",
+        "poker-squares",
+        rounds=1,
+        opens_at=hours(-1).isoformat(),
+        closes_at=hours(2),
+        entry="invite",
+    )
+    tid = created.tournament.tournament_id
+    assert created.invite_code
+    anonymous = Client(base_url=str(client.base_url), http_client=client, max_retries=0)
+    with pytest.raises(APIError) as refused:
+        anonymous.enter(tid, "Ada")
+    assert (refused.value.status, refused.value.code) == (403, "bad-invite-code")
+    assert anonymous.enter(tid, "Ada", invite_code=created.invite_code).name == "Ada"
+    with pytest.raises(APIError) as unread:
+        anonymous.tournament(tid)  # invite-only: its organizer's to read
+    assert unread.value.status == 401
+    impostor = Client(
+        base_url=str(client.base_url),
+        api_key=new_organizer("Ghost Club")[0],  # well formed, never stored
+        http_client=client,
+        max_retries=0,
+    )
+    with pytest.raises(APIError) as bad_key:
+        impostor.create_tournament(
+            "Nope", "poker-squares", rounds=1, opens_at=hours(-1), closes_at=hours(1)
+        )
+    assert bad_key.value.status == 401
+    assert bad_key.value.detail == "this organizer key is not known"
+
+
+async def test_the_async_client_runs_a_tournament(
+    async_client: AsyncTestClient[Litestar], organizer_key: str
+) -> None:
+    async with AsyncClient(
+        base_url=str(async_client.base_url),
+        api_key=organizer_key,
+        http_client=async_client,
+        max_retries=0,
+    ) as sdk:
+        created = await sdk.create_tournament(
+            "Async Open", "poker-squares", rounds=1, opens_at=hours(-1), closes_at=hours(3)
+        )
+        tid = created.tournament.tournament_id
+        assert (await sdk.tournament(tid)).name == "Async Open"
+        entry = await sdk.enter(tid, "Ada")
+        with pytest.raises(ConflictError) as taken:
+            await sdk.enter(tid, "Ada")
+        assert taken.value.code == "name-taken"
+        game = await sdk.play_round(tid, 1, entry.token)
+        while not game.finished:
+            await game.play(CELLS[game.next_index])
+        receipt = await game.receipt()
+        assert receipt.payload.server_seed is None
+        standings = await sdk.standings(tid)
+        assert standings.entrants[0].games_finished == 1
+        assert (await sdk.settlement(tid)).nets == {"Ada": 0}
+        closed = await sdk.close_tournament(tid)
+        seed = closed.rounds[0].server_seed
+        assert seed is not None
+        jwks = await sdk.jwks()
+        assert verify_receipt(receipt.receipt, jwks, server_seed=seed).replayed
+        export = await sdk.export_tournament(tid)
+        assert export.standings == standings.entrants
