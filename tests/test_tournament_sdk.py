@@ -10,7 +10,13 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient, TestClient
 
-from cardproof import APIError, ConflictError, ReceiptError, verify_receipt
+from cardproof import (
+    ConflictError,
+    ForbiddenError,
+    ReceiptError,
+    UnauthorizedError,
+    verify_receipt,
+)
 from cardproof.client import AsyncClient, Client, _Calls, _Core
 from cardproof.games.grid import GridView
 from cardproof.tournaments import settle, verify_export
@@ -177,11 +183,11 @@ def test_invite_only_entry_and_refusals(organizer: Client, client: TestClient[Li
     tid = created.tournament.tournament_id
     assert created.invite_code
     anonymous = Client(base_url=str(client.base_url), http_client=client, max_retries=0)
-    with pytest.raises(APIError) as refused:
+    with pytest.raises(ForbiddenError) as refused:
         anonymous.enter(tid, "Ada")
     assert (refused.value.status, refused.value.code) == (403, "bad-invite-code")
     assert anonymous.enter(tid, "Ada", invite_code=created.invite_code).name == "Ada"
-    with pytest.raises(APIError) as unread:
+    with pytest.raises(UnauthorizedError) as unread:
         anonymous.tournament(tid)  # invite-only: its organizer's to read
     assert unread.value.status == 401
     impostor = Client(
@@ -190,7 +196,7 @@ def test_invite_only_entry_and_refusals(organizer: Client, client: TestClient[Li
         http_client=client,
         max_retries=0,
     )
-    with pytest.raises(APIError) as bad_key:
+    with pytest.raises(UnauthorizedError) as bad_key:
         impostor.create_tournament(
             "Nope", "poker-squares", rounds=1, opens_at=hours(-1), closes_at=hours(1)
         )

@@ -11,6 +11,7 @@ from cardproof.errors import (
     BadRequestError,
     CardproofError,
     ConflictError,
+    ForbiddenError,
     IllegalMove,
     IllegalMoveError,
     NotFoundError,
@@ -20,6 +21,7 @@ from cardproof.errors import (
     RuleError,
     ServerError,
     TransportError,
+    UnauthorizedError,
     UnprocessableError,
 )
 from cardproof.games import VARIANTS, variant
@@ -40,6 +42,7 @@ __all__ = [
     "Category",
     "Client",
     "ConflictError",
+    "ForbiddenError",
     "Game",
     "IllegalMove",
     "IllegalMoveError",
@@ -53,6 +56,7 @@ __all__ = [
     "Score",
     "ServerError",
     "TransportError",
+    "UnauthorizedError",
     "UnprocessableError",
     "variant",
     "verify_receipt",

@@ -50,12 +50,14 @@ from cardproof.errors import (
     APIError,
     BadRequestError,
     ConflictError,
+    ForbiddenError,
     IllegalMoveError,
     NotFoundError,
     PayloadTooLargeError,
     RateLimitedError,
     ServerError,
     TransportError,
+    UnauthorizedError,
     UnprocessableError,
 )
 from cardproof.hands import Score
@@ -92,6 +94,8 @@ RETRY_TRANSPORT_ERRORS: Final = (
 """Transport failures worth another try; others (a bad URL, a proxy refusal) are final."""
 _ERRORS: Final[dict[int, type[APIError]]] = {
     400: BadRequestError,
+    401: UnauthorizedError,
+    403: ForbiddenError,
     404: NotFoundError,
     409: ConflictError,
     413: PayloadTooLargeError,

@@ -85,6 +85,14 @@ class BadRequestError(APIError):
     """400: the request could not be read (bad JSON, bad card, unknown field)."""
 
 
+class UnauthorizedError(APIError):
+    """401: a missing, malformed or unknown organizer key or entrant token."""
+
+
+class ForbiddenError(APIError):
+    """403: a valid credential, but not for this resource (another organizer's tournament)."""
+
+
 class NotFoundError(APIError):
     """404: no such resource."""
 
