@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.dev-$(CHECKSUM)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest openapi bench clean python-version
+.PHONY: run test lint typecheck pytest browser openapi bench clean python-version
 
 python-version:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -33,8 +33,9 @@ $(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
 run: $(RUN_STAMP)
 	$(BIN)/cardproof serve --host $(HOST) --port $(PORT)
 
-## test: lint, type-check, then the whole test suite (doctests, property, API, schemathesis)
-test: $(DEV_STAMP) lint typecheck pytest
+## test: lint, type-check, then the whole test suite (doctests, property, API, schemathesis,
+## the standings page in headless Chromium)
+test: $(DEV_STAMP) browser lint typecheck pytest
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check sdk service tests bench
@@ -43,8 +44,17 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-pytest: $(DEV_STAMP)
+pytest: $(DEV_STAMP) browser
 	$(BIN)/pytest
+
+## browser: Debian's Chromium for the Playwright page test (apt-get; sudo unless root).
+## Playwright drives /usr/bin/chromium: `playwright install` (a browser download) is never run.
+browser:
+	@command -v chromium >/dev/null || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    chromium fonts-dejavu-core; }
 
 ## openapi: rewrite openapi/openapi.json from the app (only if the command succeeds)
 openapi: $(RUN_STAMP)

@@ -3,6 +3,7 @@
 from cardproof_service.controllers.deals import CommitmentsController, DealsController
 from cardproof_service.controllers.health import HealthController
 from cardproof_service.controllers.keys import KeysController
+from cardproof_service.controllers.pages import PagesController
 from cardproof_service.controllers.scoring import ScoringController
 from cardproof_service.controllers.solve import SolveController
 from cardproof_service.controllers.tournaments import TournamentsController
@@ -14,6 +15,7 @@ __all__ = [
     "DealsController",
     "HealthController",
     "KeysController",
+    "PagesController",
     "ScoringController",
     "SolveController",
     "TournamentsController",

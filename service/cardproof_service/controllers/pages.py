@@ -1,0 +1,43 @@
+"""``/tournaments/{id}``: the standings page, HTML for people (not part of the API schema)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, MediaType, Request, Response, get
+from litestar.params import Parameter
+
+from cardproof_service.pages import CONTENT_SECURITY_POLICY, standings_page
+from cardproof_service.tournaments import Tournaments
+
+
+class PagesController(Controller):
+    """Server-rendered pages; errors are problem details, as in the API."""
+
+    path = "/tournaments"
+    include_in_schema = False
+
+    @get("/{tournament_id:str}", media_type=MediaType.HTML)
+    async def standings(
+        self,
+        request: Request[Any, Any, Any],
+        tournament_id: Annotated[str, Parameter(max_length=64)],
+    ) -> Response[str]:
+        """The tournament's standings page, readable as ``GET /v1/tournaments/{id}`` is.
+
+        Public tournaments for anyone, invite-only ones for their organizer
+        (``Authorization: Bearer cpo_...``).
+        """
+        tournaments: Tournaments = request.app.state.tournaments
+        page = await standings_page(
+            tournaments, tournament_id, request.headers.get("authorization")
+        )
+        return Response(
+            content=page,
+            media_type=MediaType.HTML,
+            headers={
+                "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+                "Cache-Control": "no-store",
+                "X-Content-Type-Options": "nosniff",
+            },
+        )

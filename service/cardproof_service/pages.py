@@ -1,0 +1,254 @@
+"""The standings page: one self-contained HTML document per tournament.
+
+Server-rendered by plain string building (every value through :func:`html.escape`),
+with inline CSS, no script and no external asset. While the tournament is not closed
+the page refreshes itself and shows totals only: every entrant is dealt the same
+cards, so a finished grid would show a round's deal to entrants who have not played
+it yet. Once the tournament has closed the page shows the revealed round seeds and
+each finished game drawn from its replayed move log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import Any, Final
+
+import msgspec
+
+from cardproof.cards import Card
+from cardproof.games import GridView, ReserveView, replay_log, variant
+from cardproof.models import RoundCommitment, StandingLine, Standings, Tournament
+from cardproof_service.store import GameResult
+from cardproof_service.tournaments import Tournaments
+
+REFRESH_SECONDS: Final = 15
+"""How often an open (or scheduled) tournament's page reloads itself."""
+
+CONTENT_SECURITY_POLICY: Final = (
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+"""The page needs nothing but its own inline style: no script, image, font or frame."""
+
+_SUITS: Final = {
+    "C": ("\u2663", "black"),
+    "D": ("\u2666", "red"),
+    "H": ("\u2665", "red"),
+    "S": ("\u2660", "black"),
+}
+"""Each suit letter's symbol and colour."""
+
+_STYLE: Final = """
+body { font: 15px/1.45 system-ui, "DejaVu Sans", sans-serif; margin: 0; background: #f4f1ea;
+  color: #1d1d1b; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px; }
+h1 { margin: 0 0 4px; font-size: 26px; }
+h2 { margin: 28px 0 10px; font-size: 19px; border-bottom: 2px solid #d8d2c4; }
+.meta { color: #5b5a55; margin: 0 0 6px; }
+.status { display: inline-block; padding: 1px 9px; border-radius: 10px; font-weight: 600;
+  font-size: 13px; text-transform: uppercase; letter-spacing: .04em; }
+.status-open { background: #d5f0d8; color: #14621f; }
+.status-scheduled { background: #fbefc6; color: #735c00; }
+.status-closed { background: #e2e0f5; color: #3a3380; }
+.note { background: #fffbe9; border-left: 4px solid #e0b400; padding: 8px 12px; }
+table { border-collapse: collapse; background: #fff; }
+th, td { padding: 5px 12px; text-align: left; border-bottom: 1px solid #e5e1d6; }
+th { background: #ebe6da; font-size: 13px; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+code { font: 12px/1.3 ui-monospace, "DejaVu Sans Mono", monospace; word-break: break-all; }
+.games { display: flex; flex-wrap: wrap; gap: 18px; }
+.game { background: #fff; border: 1px solid #d8d2c4; border-radius: 8px; padding: 10px; }
+.game h3 { margin: 0 0 8px; font-size: 15px; }
+.grid { display: grid; grid-template-columns: repeat(5, 38px); gap: 4px; }
+.card { width: 38px; height: 52px; border-radius: 5px; border: 1px solid #a9a397;
+  background: #fff; display: flex; flex-direction: column; align-items: center;
+  justify-content: center; font-weight: 700; font-size: 15px; line-height: 1.05;
+  box-shadow: 0 1px 1px rgba(0, 0, 0, .12); }
+.card .suit { font-size: 17px; }
+.card.red { color: #c1121f; }
+.card.black { color: #1d1d1b; }
+.card.joker { color: #6a2c91; font-size: 12px; }
+.card.empty { background: #efece4; border-style: dashed; box-shadow: none; }
+.log { max-width: 260px; }
+footer { margin-top: 32px; color: #77746c; font-size: 13px; }
+"""
+
+
+def card_html(text: str | None) -> str:
+    """One card as an HTML element (an empty cell for ``None``).
+
+    >>> card_html("TH")
+    '<span class="card red" data-card="TH">10<span class="suit">♥</span></span>'
+    >>> card_html(None)
+    '<span class="card empty" data-card=""></span>'
+    """
+    if text is None:
+        return '<span class="card empty" data-card=""></span>'
+    card = Card.parse(text)
+    if card.is_joker:
+        return f'<span class="card joker" data-card="{escape(card.text)}">JOKER</span>'
+    rank, suit = card.text[0], card.text[1]
+    symbol, colour = _SUITS[suit]
+    label = "10" if rank == "T" else rank
+    return (
+        f'<span class="card {colour}" data-card="{escape(card.text)}">'
+        f'{escape(label)}<span class="suit">{symbol}</span></span>'
+    )
+
+
+def grid_html(rows: Sequence[Sequence[str | None]]) -> str:
+    """A grid of cards, rows top to bottom, five to a row."""
+    cells = "".join(card_html(cell) for row in rows for cell in row)
+    return f'<div class="grid">{cells}</div>'
+
+
+def _finished_view(tournament: Tournament, result: GameResult) -> Any:
+    """The final view of a finished game, replayed from the revealed seed of its round."""
+    commitment = tournament.rounds[result.round - 1]
+    if commitment.server_seed is None:  # only after the close, which reveals every seed
+        raise ValueError("a game is drawn only once its round's seed is revealed")
+    seed = bytes.fromhex(commitment.server_seed)
+    cls = variant(tournament.variant)
+    options = cls.resolve_options(cls.parse_options(tournament.options), seed, tournament.salt)
+    cards = cls.deal_cards(seed, tournament.salt, options)
+    return replay_log(cls.id, cards, options, result.moves).visible()
+
+
+def _game_html(tournament: Tournament, result: GameResult) -> str:
+    """One finished game: its cards for a grid variant, else its move log; and its total."""
+    view = _finished_view(tournament, result)
+    if isinstance(view, GridView):
+        body = grid_html(view.layout)
+    elif isinstance(view, ReserveView):
+        body = grid_html(view.grid)
+    else:
+        body = f'<p class="log"><code>{escape(result.moves)}</code></p>'
+    return (
+        f'<section class="game" data-player="{escape(result.player)}" '
+        f'data-round="{result.round}" data-total="{result.total}">'
+        f"<h3>{escape(result.player)}, round {result.round}: {result.total}</h3>"
+        f"{body}</section>"
+    )
+
+
+def _standings_html(lines: Iterable[StandingLine]) -> str:
+    rows = [
+        f'<tr class="entrant" data-rank="{line.rank}" data-name="{escape(line.name)}" '
+        f'data-total="{line.total}" data-games="{line.games_finished}">'
+        f'<td class="num">{line.rank}</td><td>{escape(line.name)}</td>'
+        f'<td class="num">{line.total}</td><td class="num">{line.games_finished}</td></tr>'
+        for line in lines
+    ]
+    if not rows:
+        rows = ['<tr><td colspan="4">No finished games yet.</td></tr>']
+    return (
+        '<table id="standings"><thead><tr><th class="num">Rank</th><th>Entrant</th>'
+        '<th class="num">Total</th><th class="num">Games finished</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _rounds_html(rounds: Iterable[RoundCommitment]) -> str:
+    rows = []
+    for commitment in rounds:
+        seed = (
+            f'<code class="seed">{escape(commitment.server_seed)}</code>'
+            if commitment.server_seed is not None
+            else "<em>revealed when the tournament closes</em>"
+        )
+        rows.append(
+            f'<tr class="round" data-round="{commitment.round}">'
+            f'<td class="num">{commitment.round}</td>'
+            f"<td><code>{escape(commitment.server_seed_hash)}</code></td><td>{seed}</td></tr>"
+        )
+    return (
+        '<table id="rounds"><thead><tr><th class="num">Round</th>'
+        "<th>Server seed hash (committed at creation)</th><th>Server seed</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _results_table(results: Sequence[GameResult]) -> str:
+    rows = "".join(
+        f'<tr class="result" data-player="{escape(r.player)}" data-round="{r.round}">'
+        f'<td>{escape(r.player)}</td><td class="num">{r.round}</td>'
+        f'<td class="num">{r.total}</td></tr>'
+        for r in results
+    )
+    return (
+        '<table id="results"><thead><tr><th>Entrant</th><th class="num">Round</th>'
+        f'<th class="num">Total</th></tr></thead><tbody>{rows}</tbody></table>'
+    )
+
+
+def render(tournament: Tournament, standings: Standings, results: Sequence[GameResult]) -> str:
+    """The whole page of ``tournament``; ``results`` are its finished games, in page order."""
+    closed = tournament.status == "closed"
+    refresh = "" if closed else f'<meta http-equiv="refresh" content="{REFRESH_SECONDS}">'
+    options = ", ".join(
+        f"{k}: {msgspec.json.encode(v).decode()}" for k, v in sorted(tournament.options.items())
+    )
+    if closed:
+        games = (
+            '<div class="games" id="games">'
+            + "".join(_game_html(tournament, r) for r in results)
+            + "</div>"
+            if results
+            else "<p>No game was finished.</p>"
+        )
+        games_note = (
+            "<p>Each game is replayed from its move log on the deck of its round, dealt "
+            "from the revealed seed and the salt.</p>"
+        )
+    else:
+        games = _results_table(results) if results else "<p>No finished games yet.</p>"
+        games_note = (
+            '<p class="note" id="grids-hidden">Finished grids are shown once the tournament '
+            "closes: every entrant is dealt the same cards, so a finished grid would show a "
+            "round's deal to entrants who have not played it yet. Totals only until then; "
+            f"this page refreshes every {REFRESH_SECONDS} seconds.</p>"
+        )
+    closed_line = f" &middot; closed {escape(tournament.closed_at)}" if tournament.closed_at else ""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"{refresh}<title>{escape(tournament.name)}: standings</title>"
+        f"<style>{_STYLE}</style></head><body><main>"
+        f'<h1 id="name">{escape(tournament.name)}</h1>'
+        f'<p class="meta"><span class="status status-{escape(tournament.status)}" '
+        f'id="status">{escape(tournament.status)}</span> &middot; '
+        f"{escape(tournament.variant)} ({escape(options)}) &middot; "
+        f"{len(tournament.rounds)} round{'s' if len(tournament.rounds) != 1 else ''} &middot; "
+        f"organized by {escape(tournament.organizer)}</p>"
+        f'<p class="meta">Opens {escape(tournament.opens_at)} &middot; closes '
+        f"{escape(tournament.closes_at)}{closed_line} &middot; salt "
+        f"<code>{escape(tournament.salt)}</code> &middot; {escape(tournament.algorithm)}</p>"
+        f"<h2>Standings</h2>{_standings_html(standings.entrants)}"
+        f"<h2>Games</h2>{games_note}{games}"
+        f"<h2>Round commitments</h2>{_rounds_html(tournament.rounds)}"
+        f"<footer>Tournament <code>{escape(tournament.tournament_id)}</code>: the same data "
+        f"as <code>/v1/tournaments/{escape(tournament.tournament_id)}</code> and its "
+        "<code>/standings</code>.</footer>"
+        "</main></body></html>\n"
+    )
+
+
+async def standings_page(
+    tournaments: Tournaments, tournament_id: str, authorization: str | None
+) -> str:
+    """The page of a tournament the caller may read (the API's rule: problems otherwise)."""
+    tournament = await tournaments.read(tournament_id, authorization)
+    standings = await tournaments.standings(tournament_id, authorization)
+    place = {line.name: index for index, line in enumerate(standings.entrants)}
+    results = sorted(
+        await tournaments.store.results(tournament_id),
+        key=lambda r: (place.get(r.player, len(place)), r.player, r.round),
+    )
+    # a closed tournament's grids are replayed here: CPU work, kept off the event loop
+    return await asyncio.to_thread(render, tournament, standings, results)
+
+
+__all__ = ["CONTENT_SECURITY_POLICY", "card_html", "grid_html", "render", "standings_page"]

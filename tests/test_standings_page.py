@@ -1,0 +1,326 @@
+"""The standings page ``GET /tournaments/{id}``: in-process checks, then headless Chromium.
+
+The browser test drives Debian's ``/usr/bin/chromium`` (``make browser`` installs it)
+through Playwright against a real ``cardproof serve`` process. Without Chromium it is
+skipped, or fails when a browser is required (``CI``, ``REQUIRE_BROWSER`` or
+``REQUIRE_REDIS=1``, which ``.ci/run`` sets).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from cardproof.games import variant
+from cardproof.models import StandingLine, Standings, Tournament
+from cardproof_service.deals import Deals
+from cardproof_service.pages import render
+from cardproof_service.store import GameResult
+from cardproof_service.tournaments import round_commitment_id
+from conftest import served
+from test_tournaments_api import CELLS, new_tournament, open_tournament, organizer_key
+
+HttpClient = TestClient[Litestar]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ROUND_ORDERS = {1: CELLS, 2: CELLS[::-1], 3: CELLS[5:] + CELLS[:5]}
+"""The cells each round is played in: every entrant plays a round the same way."""
+ROUNDS_PLAYED = {"Ada": 1, "Bea": 3, "Cy": 2}
+"""Rounds 1..n per entrant: totals Bea >= Cy >= Ada, unlike the order of entry."""
+
+
+@pytest.fixture(scope="module")
+def owner(app: Litestar) -> str:
+    return organizer_key(app, "Page Club")
+
+
+@pytest.fixture(scope="module")
+def rival(app: Litestar) -> str:
+    return organizer_key(app, "Other Page Club")
+
+
+def play(http: httpx.Client | HttpClient, tid: str, token: str, round_number: int) -> None:
+    """Open the entrant's round and play it to the end in ``ROUND_ORDERS[round_number]``."""
+    opened = http.post(
+        f"/v1/tournaments/{tid}/rounds/{round_number}/deal",
+        json={},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert opened.status_code == 201, opened.text
+    deal_id = opened.json()["deal_id"]
+    for index, cell in enumerate(ROUND_ORDERS[round_number]):
+        moved = http.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})
+        assert moved.status_code == 200, moved.text
+    assert moved.json()["finished"]
+
+
+def played(http: httpx.Client | HttpClient, owner: str, **changes: Any) -> str:
+    """A tournament whose three entrants finished ``ROUNDS_PLAYED`` rounds; its id."""
+    created = http.post(
+        "/v1/tournaments", json=new_tournament(**changes), headers={"Authorization": owner}
+    )
+    assert created.status_code == 201, created.text
+    tid: str = created.json()["tournament"]["tournament_id"]
+    for name, rounds in ROUNDS_PLAYED.items():
+        entry = http.post(f"/v1/tournaments/{tid}/entries", json={"name": name})
+        assert entry.status_code == 201, entry.text
+        for round_number in range(1, rounds + 1):
+            play(http, tid, entry.json()["token"], round_number)
+    return tid
+
+
+def page_rows(page: str) -> list[tuple[int, str, int, int]]:
+    """The standings rows of a page: (rank, name, total, games) from their data- attributes."""
+    pattern = (
+        r'<tr class="entrant" data-rank="(\d+)" data-name="([^"]*)" '
+        r'data-total="(-?\d+)" data-games="(\d+)">'
+    )
+    return [(int(r), n, int(t), int(g)) for r, n, t, g in re.findall(pattern, page)]
+
+
+def api_rows(http: httpx.Client | HttpClient, tid: str) -> list[tuple[int, str, int, int]]:
+    answer = http.get(f"/v1/tournaments/{tid}/standings")
+    assert answer.status_code == 200, answer.text
+    return [
+        (e["rank"], e["name"], e["total"], e["games_finished"]) for e in answer.json()["entrants"]
+    ]
+
+
+def assert_best_first(rows: list[tuple[int, str, int, int]]) -> None:
+    """Bea (3 rounds) >= Cy (2) >= Ada (1): a round scoring 0 (rare) would tie two of them."""
+    totals = {name: total for _, name, total, _ in rows}
+    assert totals["Bea"] >= totals["Cy"] >= totals["Ada"]
+    assert [total for _, _, total, _ in rows] == sorted(totals.values(), reverse=True)
+    assert {name: games for _, name, _, games in rows} == ROUNDS_PLAYED
+
+
+def seeds(deals: Deals, tid: str, rounds: int = 3) -> list[str]:
+    return [deals.server_seed(round_commitment_id(tid, n)).hex() for n in range(1, rounds + 1)]
+
+
+# --- in process ----------------------------------------------------------------------------
+
+
+def test_an_open_tournament_shows_standings_and_totals_but_no_grids(
+    app: Litestar, client: HttpClient, owner: str
+) -> None:
+    tid = played(client, owner)
+    answer = client.get(f"/tournaments/{tid}")
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("text/html")
+    assert "default-src 'none'" in answer.headers["content-security-policy"]
+    assert answer.headers["cache-control"] == "no-store"
+    page = answer.text
+    rows = page_rows(page)
+    assert rows == api_rows(client, tid)
+    assert_best_first(rows)
+    assert '<meta http-equiv="refresh" content="15">' in page
+    assert 'id="grids-hidden"' in page
+    assert 'class="card' not in page  # a finished grid would show the round's deal
+    assert page.count('<tr class="result"') == sum(ROUNDS_PLAYED.values())
+    deals: Deals = app.state.deals
+    assert not any(seed in page for seed in seeds(deals, tid))
+    for commitment in client.get(f"/v1/tournaments/{tid}").json()["rounds"]:
+        assert commitment["server_seed_hash"] in page
+    assert "<script" not in page
+    assert "http://" not in page
+    assert "https://" not in page
+
+
+def test_a_closed_tournament_shows_its_seeds_and_every_finished_grid(
+    app: Litestar, client: HttpClient, owner: str
+) -> None:
+    tid = played(client, owner)
+    closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200, closed.text
+    page = client.get(f"/tournaments/{tid}").text
+    assert page_rows(page) == api_rows(client, tid)
+    deals: Deals = app.state.deals
+    assert all(seed in page for seed in seeds(deals, tid))
+    assert 'http-equiv="refresh"' not in page
+    assert 'id="grids-hidden"' not in page
+    games = sum(ROUNDS_PLAYED.values())
+    assert page.count('<section class="game"') == games
+    cards = re.findall(r'class="card (?:red|black|joker)" data-card="(\w\w)"', page)
+    assert len(cards) == 25 * games
+    assert 'class="card empty"' not in page
+    # every entrant's round 1 is the same deal played the same way: the same 25 cards
+    assert cards[:25] == cards[75:100] == cards[125:150]
+    assert len(set(cards[:25])) == 25
+
+
+def test_names_are_escaped(client: HttpClient, owner: str) -> None:
+    body = new_tournament(name='<b onmouseover="x">Bold</b> & co')
+    created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
+    tid = created.json()["tournament"]["tournament_id"]
+    name = '<script>alert("hi")</script>'
+    entry = client.post(f"/v1/tournaments/{tid}/entries", json={"name": name})
+    assert entry.status_code == 201, entry.text
+    play(client, tid, entry.json()["token"], 1)
+    page = client.get(f"/tournaments/{tid}").text
+    assert "<script" not in page
+    assert "<b " not in page
+    assert "&lt;script&gt;alert(&quot;hi&quot;)&lt;/script&gt;" in page
+    assert "&lt;b onmouseover=&quot;x&quot;&gt;Bold&lt;/b&gt; &amp; co" in page
+    [(_, api_name, total, _)] = api_rows(client, tid)
+    assert api_name == name
+    assert page_rows(page) == [(1, escape(name), total, 1)]
+
+
+def test_an_unknown_tournament_is_a_404_problem(client: HttpClient) -> None:
+    answer = client.get("/tournaments/t_nothing")
+    assert answer.status_code == 404
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    assert answer.json()["code"] == "unknown-tournament"
+
+
+def test_an_invite_only_page_is_its_organizers_like_the_api(
+    client: HttpClient, owner: str, rival: str
+) -> None:
+    tid = open_tournament(client, owner, entry="invite")["tournament"]["tournament_id"]
+    for url in (f"/tournaments/{tid}", f"/v1/tournaments/{tid}"):
+        anonymous = client.get(url)
+        assert anonymous.status_code == 401, url
+        assert anonymous.headers["www-authenticate"].startswith("Bearer")
+        other = client.get(url, headers={"Authorization": rival})
+        assert (other.status_code, other.json()["code"]) == (403, "not-your-tournament")
+        assert client.get(url, headers={"Authorization": owner}).status_code == 200
+
+
+def test_the_page_is_not_in_the_api_schema(client: HttpClient) -> None:
+    paths = client.get("/schema/openapi.json").json()["paths"]
+    assert not any(path.startswith("/tournaments") for path in paths)
+
+
+def test_a_variant_without_a_grid_shows_its_log(client: HttpClient, owner: str) -> None:
+    body = new_tournament(variant="repeat-poker", options={}, rounds=1)
+    created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
+    assert created.status_code == 201, created.text
+    tid = created.json()["tournament"]["tournament_id"]
+    client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    tournament = msgspec.convert(client.get(f"/v1/tournaments/{tid}").json(), Tournament)
+    seed = bytes.fromhex(tournament.rounds[0].server_seed or "")
+    cls = variant(tournament.variant)
+    options = cls.resolve_options(cls.parse_options(tournament.options), seed, tournament.salt)
+    game = cls.new(cls.deal_cards(seed, tournament.salt, options), options)
+    while not game.is_over():
+        game.play(game.legal_moves()[0])
+    total = game.score().total
+    result = GameResult("Ada", 1, "d_x", total, 0, game.log_text(), True)
+    standings = Standings(tid, "closed", 1, [StandingLine(1, "Ada", total, 1)])
+    page = render(tournament, standings, [result])
+    assert 'class="card' not in page
+    assert f'<p class="log"><code>{game.log_text()}</code></p>' in page
+    assert f"Ada, round 1: {total}</h3>" in page
+
+
+# --- in headless Chromium --------------------------------------------------------------------
+
+
+def chromium_or_skip() -> str:
+    """Debian's Chromium; skip without it, or fail where a browser is required."""
+    path = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
+    if path is not None:
+        return path
+    message = "Chromium is not installed (`make browser` installs Debian's chromium)"
+    required = (
+        bool(os.environ.get("CI"))
+        or bool(os.environ.get("REQUIRE_BROWSER"))
+        or os.environ.get("REQUIRE_REDIS") == "1"
+    )
+    if required:
+        pytest.fail(f"{message}, but a browser is required here (CI)", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """A ``cardproof serve`` process on the memory store and an organizer key for it."""
+    organizers = tmp_path / "organizers.json"
+    env = {"CARDPROOF_ORGANIZERS_FILE": str(organizers), "REDIS_URL": ""}
+    with served("--log-level", "warning", env=env) as base_url:
+        clean = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        made = subprocess.run(
+            [str(Path(sys.executable).parent / "cardproof"), "keys", "organizer", "create", "Club"],
+            capture_output=True,
+            text=True,
+            env={**clean, **env},
+            timeout=60,
+            check=False,
+        )
+        assert made.returncode == 0, made.stderr
+        yield base_url, f"Bearer {made.stdout.strip()}"
+
+
+def test_the_page_in_headless_chromium(server: tuple[str, str], tmp_path: Path) -> None:
+    executable = chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    base_url, owner = server
+    started = time.monotonic()
+    with httpx.Client(base_url=base_url, timeout=10) as http:
+        tid = played(http, owner)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1200, "height": 900})
+                loaded = page.goto(f"{base_url}/tournaments/{tid}")
+                assert loaded is not None
+                assert loaded.status == 200
+                assert page.locator("#status").text_content() == "open"
+
+                def dom_rows() -> list[tuple[int, str, int, int]]:
+                    rows = page.locator("#standings tr.entrant")
+                    return [
+                        (
+                            int(row.get_attribute("data-rank") or ""),
+                            row.get_attribute("data-name") or "",
+                            int(row.get_attribute("data-total") or ""),
+                            int(row.get_attribute("data-games") or ""),
+                        )
+                        for row in rows.all()
+                    ]
+
+                assert dom_rows() == api_rows(http, tid)
+                assert_best_first(dom_rows())
+                assert page.locator("#grids-hidden").is_visible()
+                assert page.locator(".card").count() == 0
+                assert page.locator("code.seed").count() == 0
+                page.screenshot(path=str(tmp_path / "standings-open.png"), full_page=True)
+
+                closed = http.post(
+                    f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner}
+                )
+                assert closed.status_code == 200, closed.text
+                page.reload()
+                assert page.locator("#status").text_content() == "closed"
+                assert dom_rows() == api_rows(http, tid)
+                revealed = [r["server_seed"] for r in closed.json()["rounds"]]
+                assert page.locator("code.seed").all_inner_texts() == revealed
+                games = sum(ROUNDS_PLAYED.values())
+                assert page.locator("section.game").count() == games
+                assert page.locator("section.game .card").count() == 25 * games
+                assert page.locator(".card.empty").count() == 0
+                shot = tmp_path / "standings.png"
+                page.screenshot(path=str(shot), full_page=True)
+            finally:
+                browser.close()
+    data = shot.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert len(data) > 20_000
+    assert time.monotonic() - started < 30
