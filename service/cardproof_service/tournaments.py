@@ -123,15 +123,22 @@ class Tournaments:
         if record.entry == "public":
             owner = await self.store.get_organizer(record.organizer_id)
         else:
-            owner = await authenticate(self.store, authorization)
-            if not hmac.compare_digest(owner.organizer_id, record.organizer_id):
-                raise problem(
-                    403,
-                    "this tournament is invite-only, and another organizer's",
-                    type_="/problems/forbidden",
-                    code="not-your-tournament",
-                )
+            owner = await self._owner(record, authorization, "it is invite-only, and")
         return self.view(record, owner)
+
+    async def _owner(
+        self, record: TournamentRecord, authorization: str | None, why: str
+    ) -> OrganizerRecord:
+        """The tournament's organizer, proved by the key (401 without one, 403 for another's)."""
+        organizer = await authenticate(self.store, authorization)
+        if not hmac.compare_digest(organizer.organizer_id, record.organizer_id):
+            raise problem(
+                403,
+                f"{why} this tournament is another organizer's",
+                type_="/problems/forbidden",
+                code="not-your-tournament",
+            )
+        return organizer
 
     def view(self, record: TournamentRecord, organizer: OrganizerRecord | None) -> Tournament:
         """What the tournament shows: seeds only once it has closed."""
@@ -264,14 +271,7 @@ class Tournaments:
     async def close(self, tournament_id: str, authorization: str | None) -> Tournament:
         """Close the tournament now (its organizer only): entry and play end, seeds show."""
         record = await self._record(tournament_id)
-        organizer = await authenticate(self.store, authorization)
-        if not hmac.compare_digest(organizer.organizer_id, record.organizer_id):
-            raise problem(
-                403,
-                "only the tournament's organizer can close it",
-                type_="/problems/forbidden",
-                code="not-your-tournament",
-            )
+        organizer = await self._owner(record, authorization, "only its organizer closes it:")
         if tournament_closed(record) or not await self.store.close_tournament(tournament_id, now()):
             raise conflict("the tournament is closed already", "closed")
         return self.view(await self._record(tournament_id), organizer)
