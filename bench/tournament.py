@@ -5,7 +5,8 @@ on it (one worker, fixed keys), makes an organizer key with ``cardproof keys org
 create``, creates a poker-squares tournament, then a bounded load driver in this
 process (asyncio, ``--concurrency`` httpx clients on loopback) enters ``--entrants``
 entrants and plays ``--rounds`` rounds each: open the round's deal, then 25 moves, each
-entrant placing cards in its own seeded order (so totals differ). Reported: the whole
+entrant placing cards in its own seeded order (so totals differ); every move carries
+the entrant's token, as a tournament game's moves must. Reported: the whole
 time, moves per second, move latency p50/p99/max, errors.
 
 Then, with every game finished: ``--samples`` sequential ``GET .../standings`` (every
@@ -121,7 +122,10 @@ async def play(
             random.Random(f"{name}/{round_number}").shuffle(order)
             for index, cell in enumerate(order):
                 body = {"index": index, "move": cell}
-                if await timed(client, load.moves, load, "POST", deal_url, json=body) is None:
+                moved = await timed(
+                    client, load.moves, load, "POST", deal_url, json=body, headers=headers
+                )
+                if moved is None:
                     break
 
     clients = [

@@ -64,7 +64,11 @@ def play(http: httpx.Client | HttpClient, tid: str, token: str, round_number: in
     assert opened.status_code == 201, opened.text
     deal_id = opened.json()["deal_id"]
     for index, cell in enumerate(ROUND_ORDERS[round_number]):
-        moved = http.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})
+        moved = http.post(
+            f"/v1/deals/{deal_id}/moves",
+            json={"index": index, "move": cell},
+            headers={"Authorization": f"Bearer {token}"},
+        )
         assert moved.status_code == 200, moved.text
     assert moved.json()["finished"]
 

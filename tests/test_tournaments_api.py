@@ -233,7 +233,9 @@ def play_round(
     answer: dict[str, Any] = {"deal_id": deal["deal_id"], "view": deal["view"]}
     for index, cell in enumerate(cells):
         moved = client.post(
-            f"/v1/deals/{deal['deal_id']}/moves", json={"index": index, "move": cell}
+            f"/v1/deals/{deal['deal_id']}/moves",
+            json={"index": index, "move": cell},
+            headers=bearer(token),
         )
         assert moved.status_code == 200, moved.text
         answer = {"deal_id": deal["deal_id"], **moved.json()}
@@ -333,6 +335,69 @@ def test_tokens_are_checked(client: HttpClient, owner: str) -> None:
     assert (wrong.status_code, wrong.json()["code"]) == (403, "other-tournament")
     standings = client.get(f"/v1/tournaments/{tid}/standings").json()
     assert [line["games_finished"] for line in standings["entrants"]] == [0]  # nothing recorded
+
+
+def test_a_games_moves_take_its_entrants_own_token(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    ada = enter(client, tid, "Ada").json()["token"]
+    bea = enter(client, tid, "Bea").json()["token"]
+    game = play_round(client, tid, ada, 1, CELLS[:24])  # one move before the end
+    url = f"/v1/deals/{game['deal_id']}/moves"
+    last = {"index": 24, "move": CELLS[24]}
+    assert client.post(url, json=last).status_code == 401
+    stolen = client.post(url, json=last, headers=bearer(bea))
+    assert (stolen.status_code, stolen.json()["code"]) == (403, "other-entrant")
+    whole = client.post(
+        "/v1/verify",
+        json={
+            "variant": "poker-squares",
+            "options": {"scoring": "british"},
+            "deal": {"deal_id": game["deal_id"]},
+            "moves": " ".join(CELLS),
+        },
+        headers=bearer(bea),
+    )
+    assert whole.status_code == 409  # a log is there already: no whole-log play either
+    lines = {
+        line["name"]: line
+        for line in client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    }
+    assert lines["Ada"]["games_finished"] == 0  # nothing was recorded
+    assert client.post(url, json=last, headers=bearer(ada)).json()["finished"] is True
+
+
+def test_an_unplayed_game_cannot_be_submitted_whole_by_another(
+    client: HttpClient, owner: str
+) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    ada = enter(client, tid, "Ada").json()["token"]
+    bea = enter(client, tid, "Bea").json()["token"]
+    opened = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(ada))
+    body = {
+        "variant": "poker-squares",
+        "options": {"scoring": "british"},
+        "deal": {"deal_id": opened.json()["deal_id"]},
+        "moves": " ".join(CELLS),
+    }
+    stolen = client.post("/v1/verify", json=body, headers=bearer(bea))
+    assert (stolen.status_code, stolen.json()["code"]) == (403, "other-entrant")
+    assert client.post("/v1/verify", json=body).status_code == 401
+    mine = client.post("/v1/verify", json=body, headers=bearer(ada))
+    assert mine.status_code == 200, mine.text
+    assert mine.json()["payload"]["server_seed"] is None  # a tournament still open
+
+
+def test_no_move_after_the_close(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    ada = enter(client, tid, "Ada").json()["token"]
+    game = play_round(client, tid, ada, 1, CELLS[:5])
+    client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    late = client.post(
+        f"/v1/deals/{game['deal_id']}/moves",
+        json={"index": 5, "move": CELLS[5]},
+        headers=bearer(ada),
+    )
+    assert (late.status_code, late.json()["code"]) == (409, "closed")
 
 
 def test_entry_is_refused_before_the_opening(client: HttpClient, owner: str) -> None:

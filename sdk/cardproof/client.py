@@ -252,9 +252,10 @@ class _Calls:
         return _Call("GET", f"/v1/deals/{deal_id}", DealState)
 
     @staticmethod
-    def play(deal_id: str, index: int, move: MoveLike) -> _Call[MoveResult]:
+    def play(deal_id: str, index: int, move: MoveLike, token: str | None) -> _Call[MoveResult]:
         body = {"index": index, "move": _json(move)}
-        return _Call("POST", f"/v1/deals/{deal_id}/moves", MoveResult, body)
+        authorization = None if token is None else f"Bearer {token}"
+        return _Call("POST", f"/v1/deals/{deal_id}/moves", MoveResult, body, authorization)
 
     @staticmethod
     def receipt(deal_id: str) -> _Call[ReceiptResponse]:
@@ -577,9 +578,11 @@ class Client:
         """A deal as its player may see it now."""
         return self._send(_Calls.read_deal(deal_id))
 
-    def play(self, deal_id: str, index: int, move: MoveLike) -> MoveResult:
-        """Play ``move`` as move ``index`` of a deal."""
-        return self._send(_Calls.play(deal_id, index, move))
+    def play(
+        self, deal_id: str, index: int, move: MoveLike, *, token: str | None = None
+    ) -> MoveResult:
+        """Play ``move`` as move ``index`` of a deal (a tournament game's: with its ``token``)."""
+        return self._send(_Calls.play(deal_id, index, move, token))
 
     def receipt(self, deal_id: str) -> ReceiptResponse:
         """The signed receipt of a finished deal."""
@@ -621,7 +624,7 @@ class Client:
 
         Every entrant gets the same cards on a round; the game is played like any deal.
         """
-        return Game(self, self._send(_Calls.open_round(tournament_id, round_number, token)))
+        return Game(self, self._send(_Calls.open_round(tournament_id, round_number, token)), token)
 
     def standings(self, tournament_id: str) -> Standings:
         """Every entrant's total over finished games, best first."""
@@ -659,8 +662,10 @@ class Client:
 class _GameState:
     """What a game handle knows: the deal and what is visible now."""
 
-    def __init__(self, state: DealState) -> None:
+    def __init__(self, state: DealState, token: str | None = None) -> None:
         self.deal_id = state.deal_id
+        self.token = token
+        """A tournament game's entrant token: its moves need it."""
         self.variant = state.variant
         self.state = state
         self.visible: View = state.view
@@ -680,14 +685,16 @@ class _GameState:
 class Game(_GameState):
     """A deal being played through a :class:`Client`, one move at a time."""
 
-    def __init__(self, client: Client, state: DealState) -> None:
-        """A handle on ``state``'s deal (see :meth:`Client.deal`)."""
-        super().__init__(state)
+    def __init__(self, client: Client, state: DealState, token: str | None = None) -> None:
+        """A handle on ``state``'s deal (see :meth:`Client.deal`, :meth:`Client.play_round`)."""
+        super().__init__(state, token)
         self._client = client
 
     def play(self, move: MoveLike) -> MoveResult:
         """Play the next move; a retried request gets the same answer."""
-        return self._update(self._client.play(self.deal_id, self.next_index, move))
+        return self._update(
+            self._client.play(self.deal_id, self.next_index, move, token=self.token)
+        )
 
     def receipt(self) -> ReceiptResponse:
         """The signed receipt, once the game is over."""
@@ -829,9 +836,11 @@ class AsyncClient:
         """A deal as its player may see it now."""
         return await self._send(_Calls.read_deal(deal_id))
 
-    async def play(self, deal_id: str, index: int, move: MoveLike) -> MoveResult:
-        """Play ``move`` as move ``index`` of a deal."""
-        return await self._send(_Calls.play(deal_id, index, move))
+    async def play(
+        self, deal_id: str, index: int, move: MoveLike, *, token: str | None = None
+    ) -> MoveResult:
+        """Play ``move`` as move ``index`` of a deal (a tournament game's: with its ``token``)."""
+        return await self._send(_Calls.play(deal_id, index, move, token))
 
     async def receipt(self, deal_id: str) -> ReceiptResponse:
         """The signed receipt of a finished deal."""
@@ -868,7 +877,7 @@ class AsyncClient:
     async def play_round(self, tournament_id: str, round_number: int, token: str) -> AsyncGame:
         """Open the entrant's game on a round (see :meth:`Client.play_round`)."""
         state = await self._send(_Calls.open_round(tournament_id, round_number, token))
-        return AsyncGame(self, state)
+        return AsyncGame(self, state, token)
 
     async def standings(self, tournament_id: str) -> Standings:
         """Every entrant's total over finished games, best first."""
@@ -906,14 +915,16 @@ class AsyncClient:
 class AsyncGame(_GameState):
     """A deal being played through an :class:`AsyncClient`."""
 
-    def __init__(self, client: AsyncClient, state: DealState) -> None:
-        """A handle on ``state``'s deal (see :meth:`AsyncClient.deal`)."""
-        super().__init__(state)
+    def __init__(self, client: AsyncClient, state: DealState, token: str | None = None) -> None:
+        """A handle on ``state``'s deal (see :meth:`AsyncClient.deal`, ``play_round``)."""
+        super().__init__(state, token)
         self._client = client
 
     async def play(self, move: MoveLike) -> MoveResult:
         """Play the next move; a retried request gets the same answer."""
-        return self._update(await self._client.play(self.deal_id, self.next_index, move))
+        return self._update(
+            await self._client.play(self.deal_id, self.next_index, move, token=self.token)
+        )
 
     async def receipt(self) -> ReceiptResponse:
         """The signed receipt, once the game is over."""

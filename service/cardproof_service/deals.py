@@ -40,6 +40,7 @@ from cardproof.models import (
 from cardproof.receipts import RECEIPT_VERSION, ReceiptPayload
 from cardproof.receipts import b64url as _b64url
 from cardproof.receipts import b64url_decode as _b64url_decode
+from cardproof_service.entrants import require_entrant
 from cardproof_service.keys import Keys
 from cardproof_service.problems import problem
 from cardproof_service.settings import Settings
@@ -254,9 +255,7 @@ class Deals:
                 "round-played",
                 deal_id=first.decode(),
             )
-        game = self._replay(record)
-        self._games.put(deal_id, game)
-        return self._state(record, game)
+        return self._state(record, self._replay(record))  # not cached: see play()
 
     async def _repeat(self, first_claim: bytes, idempotency_key: str | None) -> DealState:
         """The answer to a deal request on a commitment that is already claimed."""
@@ -308,12 +307,16 @@ class Deals:
             return cls.move_from_object(request.move, request.index)
         return cls.move_from_text(check_move_text(request.move, "move"), request.index)
 
-    async def play(self, deal_id: str, request: MoveRequest) -> MoveResult:
+    async def play(
+        self, deal_id: str, request: MoveRequest, authorization: str | None = None
+    ) -> MoveResult:
         """Append one move at ``request.index``; a resent move gets the same answer.
 
         The fast path plays on this process's copy of the game and appends in one store
         step; the append script refuses it if the copy is stale (another replica moved),
-        and then the slow path reads the deal and decides.
+        and then the slow path reads the deal and decides. Tournament games are never
+        cached: each move of one reads the deal, checks the entrant's token
+        (``authorization``) and that the tournament is still open.
         """
         index = request.index
         game = self._games.get(deal_id)
@@ -339,10 +342,22 @@ class Deals:
                         self._games.put(deal_id, game)
                     return self._result(game, index)
             self._games.pop(deal_id)
-        return await self._play_slowly(deal_id, request)
+        return await self._play_slowly(deal_id, request, authorization)
 
-    async def _play_slowly(self, deal_id: str, request: MoveRequest) -> MoveResult:
+    async def _check_entrant(self, record: DealRecord, authorization: str | None) -> None:
+        """For a tournament game: the entrant's own token, and the tournament still open."""
+        if record.tournament is None:
+            return
+        require_entrant(self.keys.master, authorization, record.tournament, now(), record.entrant)
+        tournament = await self.store.get_tournament(record.tournament)
+        if tournament is None or tournament_closed(tournament):
+            raise conflict("the tournament is closed: its games are over", "closed")
+
+    async def _play_slowly(
+        self, deal_id: str, request: MoveRequest, authorization: str | None
+    ) -> MoveResult:
         record = await self._record(deal_id)
+        await self._check_entrant(record, authorization)
         cls = variant(record.variant)
         index = request.index
         move = self._read_move(cls, request)
@@ -372,7 +387,7 @@ class Deals:
                 deal_id, index, text, finished_at, self.settings.deal_ttl, final_total(game)
             )
             if outcome.outcome == "appended":
-                if not game.is_over():
+                if not game.is_over() and record.tournament is None:
                     self._games.put(deal_id, game)
                 return self._result(game, index)
             if outcome.outcome == "missing":
@@ -425,7 +440,9 @@ class Deals:
 
     # --- whole-log verification -----------------------------------------------------
 
-    async def verify(self, request: VerifyRequest) -> VerifyResult:
+    async def verify(
+        self, request: VerifyRequest, authorization: str | None = None
+    ) -> VerifyResult:
         """Replay a complete log on any of the three deal forms."""
         deal = request.deal
         if frozenset(set_fields(deal)) not in _DEAL_FORMS:
@@ -438,7 +455,7 @@ class Deals:
         if isinstance(deal.cards, list):
             return verify_cards(request, deal.cards, moves)
         if isinstance(deal.deal_id, str):
-            return await self._verify_deal(request, deal.deal_id, moves)
+            return await self._verify_deal(request, deal.deal_id, moves, authorization)
         return self._verify_seeds(request, deal, moves)
 
     def _verify_seeds(self, request: VerifyRequest, deal: DealSpec, moves: Any) -> VerifyResult:
@@ -462,7 +479,9 @@ class Deals:
             payload=payload,
         )
 
-    async def _verify_deal(self, request: VerifyRequest, deal_id: str, moves: Any) -> VerifyResult:
+    async def _verify_deal(
+        self, request: VerifyRequest, deal_id: str, moves: Any, authorization: str | None
+    ) -> VerifyResult:
         record = await self._record(deal_id)
         cls = variant(record.variant)
         if cls.id != request.variant:
@@ -482,6 +501,7 @@ class Deals:
             if record.finished_at is None or record.moves != texts:
                 raise conflict("this deal is being or was played with another log", "deal-played")
         else:
+            await self._check_entrant(record, authorization)  # a whole log plays the game
             blind = cls.information_of(options) == "open"
             outcome: Appended = await self.store.submit_log(
                 deal_id, texts, now(), blind, self.settings.deal_ttl, final_total(game)

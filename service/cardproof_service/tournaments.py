@@ -7,9 +7,8 @@ start. Every entrant's game in round ``n`` is dealt from that seed with the tour
 public ``salt`` as the client seed, so all entrants get the same cards. The seeds are
 revealed once the tournament has closed.
 
-An entrant's token is ``cpe_<tournament id>.<entrant id>.<expiry>.<tag>``, the tag an
-HMAC under the master key: any replica can check it without the store, a forged one
-fails, and it expires when the tournament closes. A game's result enters the standings
+An entrant's token (:mod:`cardproof_service.entrants`) opens the entrant's round games
+and is needed for each of their moves. A game's result enters the standings
 in the same atomic store step as its last move, so standings change only through
 verified finished games.
 """
@@ -23,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from litestar.plugins.problem_details import ProblemDetailsException
 
 from cardproof.deal import ALGORITHM, seed_hash
 from cardproof.errors import RuleError
@@ -41,7 +39,6 @@ from cardproof.models import (
     TournamentExport,
     TournamentRequest,
 )
-from cardproof.receipts import b64url
 from cardproof.tournaments import Settlement, rank, settlement
 from cardproof_service.deals import (
     Deals,
@@ -52,11 +49,10 @@ from cardproof_service.deals import (
     rfc3339,
     tournament_closed,
 )
+from cardproof_service.entrants import make_token, require_entrant
 from cardproof_service.organizers import authenticate
 from cardproof_service.problems import problem, unauthorized
 from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
-
-ENTRANT_PREFIX = "cpe_"
 
 
 def round_commitment_id(tournament_id: str, round_number: int) -> str:
@@ -168,40 +164,18 @@ class Tournaments:
 
     # --- entrants ------------------------------------------------------------------
 
-    def _tag(self, body: str) -> str:
-        digest = hmac.digest(
-            self.deals.keys.master, b"cardproof-entrant\0" + body.encode(), "sha256"
-        )
-        return b64url(digest[:18])
-
     def entrant_token(self, record: TournamentRecord, entrant_id: str) -> str:
         """A token for this entrant, good until the tournament closes."""
-        body = f"{record.tournament_id}.{entrant_id}.{record.closes_at}"
-        return f"{ENTRANT_PREFIX}{body}.{self._tag(body)}"
+        master = self.deals.keys.master
+        return make_token(master, record.tournament_id, entrant_id, record.closes_at)
 
     async def entrant(self, record: TournamentRecord, authorization: str | None) -> tuple[str, str]:
         """The (entrant id, name) an ``Authorization: Bearer cpe_...`` header proves."""
-        scheme, _, token = (authorization or "").partition(" ")
-        token = token.strip()
-        parts = token.removeprefix(ENTRANT_PREFIX).split(".")
-        if scheme.lower() != "bearer" or not token.startswith(ENTRANT_PREFIX) or len(parts) != 4:
-            raise _unauthorized("this needs the entrant's token: Authorization: Bearer cpe_...")
-        tournament_id, entrant_id, expires, tag = parts
-        if not hmac.compare_digest(tag, self._tag(".".join(parts[:3]))):
-            raise _unauthorized("this entrant token is not valid")
-        if tournament_id != record.tournament_id:
-            raise problem(
-                403,
-                "this entrant token is for another tournament",
-                type_="/problems/forbidden",
-                code="other-tournament",
-            )
-        if not expires.isdigit() or int(expires) <= now():
-            raise _unauthorized("this entrant token has expired: the tournament is closed")
-        name = await self.store.entrant_name(record.tournament_id, entrant_id)
+        token = require_entrant(self.deals.keys.master, authorization, record.tournament_id, now())
+        name = await self.store.entrant_name(record.tournament_id, token.entrant_id)
         if name is None:  # only if the store lost it: the tag is ours
-            raise _unauthorized("this entrant is not known")
-        return entrant_id, name
+            raise unauthorized("this entrant is not known", "cardproof entrants")
+        return token.entrant_id, name
 
     async def enter(self, tournament_id: str, request: EntryRequest) -> Entry:
         """Enter ``request.name``: while entry is open, once per name, within the limit."""
@@ -349,10 +323,6 @@ def _require_open(record: TournamentRecord) -> None:
         raise conflict(f"the tournament opens at {rfc3339(record.opens_at)}", "not-open")
     if status == "closed":
         raise conflict("the tournament is closed", "closed")
-
-
-def _unauthorized(detail: str) -> ProblemDetailsException:
-    return unauthorized(detail, "cardproof entrants")
 
 
 __all__ = ["Tournaments", "invite_hash", "round_commitment_id"]

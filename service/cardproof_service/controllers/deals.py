@@ -95,15 +95,21 @@ class DealsController(Controller):
         summary="Play one move",
         responses=problem_responses(
             400,
+            401,
+            403,
             404,
             409,
             413,
             422,
             503,
+            e401="A tournament game without its entrant's token, or with a forged or expired "
+            "one (`Authorization: Bearer cpe_...`).",
+            e403="A tournament game with another entrant's token (`other-entrant`) or one of "
+            "another tournament (`other-tournament`).",
             e404="No such deal, or it expired (`unknown-deal`).",
             e409="`index` is not the next one (`wrong-index`, with `next_index`), another move "
-            "holds that index (`move-conflict`: the first one stands), or the game is over "
-            "(`game-over`).",
+            "holds that index (`move-conflict`: the first one stands), the game is over "
+            "(`game-over`), or its tournament has closed (`closed`).",
             e422="An illegal move, with `move_index` and a `code` (`cell-taken`, `off-board`, "
             "`not-adjacent`, `outside-square`, `first-not-origin`, `wrong-move-shape`).",
         ),
@@ -113,9 +119,11 @@ class DealsController(Controller):
         """Append a move if ``index`` is the next one (else 409).
 
         The same move sent again for the same index gets the same answer; a different
-        one gets 409 and the first one stands.
+        one gets 409 and the first one stands. A tournament game's moves take its
+        entrant's token.
         """
-        return await deals_of(request).play(deal_id, await read_body(request, MoveRequest))
+        body = await read_body(request, MoveRequest)
+        return await deals_of(request).play(deal_id, body, request.headers.get("authorization"))
 
     @get(
         "/{deal_id:str}/receipt",

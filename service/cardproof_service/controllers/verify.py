@@ -25,13 +25,18 @@ class VerifyController(Controller):
         summary="Replay and score a complete log",
         responses=problem_responses(
             400,
+            401,
+            403,
             404,
             409,
             413,
             422,
             503,
+            e401="A whole log for an unplayed tournament game without its entrant's token.",
+            e403="A whole log for another entrant's tournament game (`other-entrant`).",
             e404="No such deal, or it expired (`unknown-deal`).",
-            e409="The deal was played, or is being played, with another log (`deal-played`).",
+            e409="The deal was played, or is being played, with another log (`deal-played`); "
+            "its tournament has closed (`closed`).",
             e422="An illegal move, named by `move_index` with a `code` (`cell-taken`, "
             "`off-board`, `not-adjacent`, `outside-square`, `first-not-origin`, "
             "`wrong-move-shape`, `game-over`); a log too short or a dead end (`incomplete`); a "
@@ -45,4 +50,5 @@ class VerifyController(Controller):
 
         A revealed seed pair or a deal id gives a signed receipt; a card order does not.
         """
-        return await deals_of(request).verify(await read_body(request, VerifyRequest))
+        body = await read_body(request, VerifyRequest)
+        return await deals_of(request).verify(body, request.headers.get("authorization"))
