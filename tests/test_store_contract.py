@@ -409,6 +409,8 @@ async def test_entrants_enter_once_within_the_limit(store: Store) -> None:
     assert await store.add_entrant(new_id("t"), "e4", "Cy", None) == "added"  # another one
     assert await store.entrant_name(tournament, "e3") == "Bea ♠"
     assert await store.entrant_name(tournament, "e2") is None
+    assert await store.entrant_id(tournament, "Bea ♠") == "e3"
+    assert await store.entrant_id(tournament, "Cy") is None
     lines = sorted(await store.standings(tournament), key=lambda s: s.player)
     assert lines == [Standing("Ada", 0, 0), Standing("Bea ♠", 0, 0)]
 

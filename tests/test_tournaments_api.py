@@ -563,3 +563,25 @@ def test_cardproof_verify_checks_an_export_file(
     refused = subprocess.run([*command, str(bad)], capture_output=True, text=True, check=False)
     assert refused.returncode == 1
     assert "NOT VERIFIED: Ada, round 1" in refused.stdout
+
+
+def test_a_retried_entry_or_round_gets_the_same_answer(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    url = f"/v1/tournaments/{tid}/entries"
+    first = client.post(url, json={"name": "Ada"}, headers={"Idempotency-Key": "k-1"})
+    again = client.post(url, json={"name": "Ada"}, headers={"Idempotency-Key": "k-1"})
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json() == first.json()  # the same entrant, the same token
+    for headers in ({"Idempotency-Key": "k-2"}, {}):
+        other = client.post(url, json={"name": "Ada"}, headers=headers)
+        assert (other.status_code, other.json()["code"]) == (409, "name-taken")
+    token = first.json()["token"]
+    round_url = f"/v1/tournaments/{tid}/rounds/1/deal"
+    opened = client.post(round_url, json={}, headers={**bearer(token), "Idempotency-Key": "r-1"})
+    retried = client.post(round_url, json={}, headers={**bearer(token), "Idempotency-Key": "r-1"})
+    assert opened.status_code == retried.status_code == 201
+    assert retried.json()["deal_id"] == opened.json()["deal_id"]
+    second = client.post(round_url, json={}, headers={**bearer(token), "Idempotency-Key": "r-2"})
+    assert (second.status_code, second.json()["code"]) == (409, "round-played")
+    lines = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    assert [line["name"] for line in lines] == ["Ada"]  # entered once

@@ -220,6 +220,7 @@ class Deals:
         commitment_id: str,
         entrant_id: str,
         player: str,
+        idempotency_key: str | None = None,
     ) -> DealState:
         """Open ``player``'s game on a tournament round: once, dealt from the round's seed.
 
@@ -247,13 +248,19 @@ class Deals:
         )
         ttl = max(self.settings.deal_ttl, tournament.closes_at - now() + self.settings.deal_ttl)
         claim_id = f"{tournament.tournament_id}:{entrant_id}:round-{round_number}"
-        first = await self.store.create_deal(record, ttl, Claim(claim_id, deal_id.encode(), ttl))
+        mark = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
+        first = await self.store.create_deal(record, ttl, Claim(claim_id, mark, ttl))
         if first is not None:
+            first_deal, first_key = msgspec.msgpack.decode(first, type=tuple[str, str])
+            if idempotency_key and idempotency_key == first_key:  # a retry: the same answer
+                found = await self.store.get_deal(first_deal)
+                if found is not None:
+                    return self._state(found, self._replay(found))
             raise conflict(
-                f"{player} has opened round {round_number} already (deal {first.decode()}): "
+                f"{player} has opened round {round_number} already (deal {first_deal}): "
                 "one game per round, no second try",
                 "round-played",
-                deal_id=first.decode(),
+                deal_id=first_deal,
             )
         return self._state(record, self._replay(record))  # not cached: see play()
 

@@ -177,7 +177,20 @@ class Tournaments:
             raise unauthorized("this entrant is not known", "cardproof entrants")
         return token.entrant_id, name
 
-    async def enter(self, tournament_id: str, request: EntryRequest) -> Entry:
+    def _entrant_id(self, tournament_id: str, name: str, idempotency_key: str | None) -> str:
+        """A fresh entrant id; with an ``Idempotency-Key``, the same one for the same request.
+
+        A retried entry (same name, same key) thus finds its own id already entered and
+        gets the same answer, token included, instead of ``name-taken``.
+        """
+        if not idempotency_key:
+            return secrets.token_hex(8)
+        message = "\0".join(("cardproof-entry", tournament_id, name, idempotency_key))
+        return hmac.digest(self.deals.keys.master, message.encode(), "sha256")[:8].hex()
+
+    async def enter(
+        self, tournament_id: str, request: EntryRequest, idempotency_key: str | None = None
+    ) -> Entry:
         """Enter ``request.name``: while entry is open, once per name, within the limit."""
         record = await self._record(tournament_id)
         _require_open(record)
@@ -190,12 +203,18 @@ class Tournaments:
                     type_="/problems/forbidden",
                     code="bad-invite-code",
                 )
-        entrant_id = secrets.token_hex(8)
+        entrant_id = self._entrant_id(tournament_id, request.name, idempotency_key)
         outcome = await self.store.add_entrant(
             tournament_id, entrant_id, request.name, record.max_entrants
         )
         if outcome == "name-taken":
-            raise conflict(f"{request.name!r} has entered already", "name-taken")
+            first = await self.store.entrant_id(tournament_id, request.name)
+            if (
+                idempotency_key is None
+                or first is None
+                or not hmac.compare_digest(first, entrant_id)
+            ):
+                raise conflict(f"{request.name!r} has entered already", "name-taken")
         if outcome == "full":
             raise conflict(f"the tournament is full ({record.max_entrants} entrants)", "full")
         return Entry(
@@ -207,7 +226,11 @@ class Tournaments:
         )
 
     async def open_round(
-        self, tournament_id: str, round_number: int, authorization: str | None
+        self,
+        tournament_id: str,
+        round_number: int,
+        authorization: str | None,
+        idempotency_key: str | None = None,
     ) -> DealState:
         """The entrant's game on round ``round_number``: once, through the deals flow."""
         record = await self._record(tournament_id)
@@ -224,6 +247,7 @@ class Tournaments:
             round_commitment_id(tournament_id, round_number),
             entrant_id,
             name,
+            idempotency_key,
         )
 
     # --- standings --------------------------------------------------------------------

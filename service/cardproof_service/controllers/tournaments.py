@@ -107,9 +107,13 @@ class TournamentsController(Controller):
     async def enter(
         self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
     ) -> Entry:
-        """An entrant's token (shown this once): it opens the entrant's game on each round."""
+        """An entrant's token: it opens the entrant's game on each round and plays it.
+
+        A request resent with the same ``Idempotency-Key`` gets the same entry (and token).
+        """
         body = await read_body(request, EntryRequest)
-        return await tournaments_of(request).enter(tournament_id, body)
+        key = request.headers.get("idempotency-key")
+        return await tournaments_of(request).enter(tournament_id, body, key)
 
     @post(
         "/{tournament_id:str}/rounds/{round_number:int}/deal",
@@ -146,7 +150,10 @@ class TournamentsController(Controller):
         """
         await read_body(request, RoundDealRequest)
         authorization = request.headers.get("authorization")
-        return await tournaments_of(request).open_round(tournament_id, round_number, authorization)
+        key = request.headers.get("idempotency-key")
+        return await tournaments_of(request).open_round(
+            tournament_id, round_number, authorization, key
+        )
 
     @get(
         "/{tournament_id:str}/standings",

@@ -182,6 +182,9 @@ class Store(Protocol):
     async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
         """The name an entrant entered with, or ``None``."""
 
+    async def entrant_id(self, tournament_id: str, name: str) -> str | None:
+        """The id of the entrant who entered as ``name``, or ``None``."""
+
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Every entrant's total and finished games (in no particular order)."""
 

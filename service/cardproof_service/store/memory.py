@@ -222,6 +222,11 @@ class MemoryStore:
         """The entrant's name, or ``None``."""
         return self._entrants.get(tournament_id, {}).get(entrant_id)
 
+    async def entrant_id(self, tournament_id: str, name: str) -> str | None:
+        """The id of the entrant named ``name``, or ``None``."""
+        entrants = self._entrants.get(tournament_id, {})
+        return next((eid for eid, known in entrants.items() if known == name), None)
+
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Every entrant's line."""
         totals = self._totals.get(tournament_id, {})

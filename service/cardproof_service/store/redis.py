@@ -328,6 +328,12 @@ class RedisStore:
         found = await self._call(lambda: self._redis.hget(key, entrant_id))
         return None if found is None else cast(bytes, found).decode()
 
+    async def entrant_id(self, tournament_id: str, name: str) -> str | None:
+        """The id of the entrant named ``name``, or ``None``."""
+        key = f"{PREFIX}tournament:{tournament_id}:entrants"
+        found = await self._call(lambda: self._redis.hget(key, name))
+        return None if found is None else cast(bytes, found).decode()
+
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Totals from the sorted set, finished games from the hash, read in one step."""
         base = f"{PREFIX}tournament:{tournament_id}"
