@@ -585,3 +585,20 @@ def test_a_retried_entry_or_round_gets_the_same_answer(client: HttpClient, owner
     assert (second.status_code, second.json()["code"]) == (409, "round-played")
     lines = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
     assert [line["name"] for line in lines] == ["Ada"]  # entered once
+
+
+def test_an_invite_only_tournament_is_read_with_its_invite_code(
+    client: HttpClient, owner: str
+) -> None:
+    created = open_tournament(client, owner, entry="invite")
+    tid = created["tournament"]["tournament_id"]
+    code = {"X-Invite-Code": created["invite_code"]}
+    for path in ("", "/standings", "/settlement"):
+        assert client.get(f"/v1/tournaments/{tid}{path}", headers=code).status_code == 200
+        wrong = client.get(f"/v1/tournaments/{tid}{path}", headers={"X-Invite-Code": "guess"})
+        assert wrong.status_code == 401, path
+    client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    revealed = client.get(f"/v1/tournaments/{tid}", headers=code).json()["rounds"]
+    assert all(r["server_seed"] for r in revealed)
+    assert client.get(f"/v1/tournaments/{tid}/export", headers=code).status_code == 200
+    assert client.get(f"/tournaments/{tid}", headers=code).status_code == 200  # the page too

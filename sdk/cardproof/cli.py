@@ -130,8 +130,9 @@ def _round_reveal(url: str, payload: ReceiptPayload) -> tuple[int, str | None]:
     tournament with no such round did not deal this game (``ReceiptError``).
     """
     organizer = os.environ.get("CARDPROOF_ORGANIZER_KEY") or None  # reads invite-only ones
+    invite_code = os.environ.get("CARDPROOF_INVITE_CODE") or None  # so does the invite code
     with Client(base_url=url, api_key=organizer) as client:
-        tournament = client.tournament(str(payload.tournament))
+        tournament = client.tournament(str(payload.tournament), invite_code=invite_code)
     for commitment in tournament.rounds:
         if commitment.server_seed_hash == payload.server_seed_hash:
             return commitment.round, commitment.server_seed
@@ -200,7 +201,8 @@ def _verify(args: argparse.Namespace) -> int:
     elif unfetched:
         print(
             "  the tournament's seeds could not be read (see above; an invite-only one needs "
-            "its organizer's key in CARDPROOF_ORGANIZER_KEY): only the signature was checked"
+            "its invite code in CARDPROOF_INVITE_CODE or its organizer's key in "
+            "CARDPROOF_ORGANIZER_KEY): only the signature was checked"
         )
     elif not verified.replayed:
         print("  the server seed is not revealed yet: only the signature was checked")
@@ -508,7 +510,12 @@ def build_parser() -> argparse.ArgumentParser:
     spec = commands.add_parser("openapi", help="print the OpenAPI spec as JSON")
     spec.set_defaults(run=_openapi)
     verify = commands.add_parser(
-        "verify", help="verify a receipt offline: signature, seed, deck, replay, score"
+        "verify",
+        help="verify a receipt offline: signature, seed, deck, replay, score",
+        description="Verify a receipt offline. A tournament receipt issued before the close "
+        "has no seed: verify fetches the tournament's revealed seed from --url (an "
+        "invite-only tournament is read with its invite code in CARDPROOF_INVITE_CODE, or "
+        "its organizer's key in CARDPROOF_ORGANIZER_KEY).",
     )
     verify.add_argument(
         "receipt",

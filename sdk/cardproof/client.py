@@ -194,6 +194,8 @@ class _Call(Generic[T]):
     result: type[T]
     body: Any = None
     authorization: str | None = None
+    invite_code: str | None = None
+    """Sent as ``X-Invite-Code``: it reads an invite-only tournament."""
 
 
 class _Calls:
@@ -286,8 +288,9 @@ class _Calls:
         return _Call("POST", "/v1/tournaments", TournamentCreated, body)
 
     @staticmethod
-    def tournament(tournament_id: str) -> _Call[Tournament]:
-        return _Call("GET", _tournament_path(tournament_id), Tournament)
+    def tournament(tournament_id: str, invite_code: str | None) -> _Call[Tournament]:
+        path = _tournament_path(tournament_id)
+        return _Call("GET", path, Tournament, invite_code=invite_code)
 
     @staticmethod
     def enter(tournament_id: str, name: str, invite_code: str | None) -> _Call[Entry]:
@@ -302,8 +305,9 @@ class _Calls:
         return _Call("POST", path, DealState, {}, authorization=f"Bearer {token}")
 
     @staticmethod
-    def standings(tournament_id: str) -> _Call[Standings]:
-        return _Call("GET", _tournament_path(tournament_id, "standings"), Standings)
+    def standings(tournament_id: str, invite_code: str | None) -> _Call[Standings]:
+        path = _tournament_path(tournament_id, "standings")
+        return _Call("GET", path, Standings, invite_code=invite_code)
 
     @staticmethod
     def settlement(tournament_id: str) -> _Call[Settlement]:
@@ -387,6 +391,8 @@ class _Core:
         headers = dict(self.headers)
         if call.authorization is not None:
             headers["authorization"] = call.authorization
+        if call.invite_code is not None:
+            headers["x-invite-code"] = call.invite_code
         content = None
         if call.body is not None:
             headers["content-type"] = "application/json"
@@ -611,9 +617,12 @@ class Client:
         )
         return self._send(call)
 
-    def tournament(self, tournament_id: str) -> Tournament:
-        """A tournament: its rounds' seed hashes, and the seeds once it has closed."""
-        return self._send(_Calls.tournament(tournament_id))
+    def tournament(self, tournament_id: str, *, invite_code: str | None = None) -> Tournament:
+        """A tournament: its rounds' seed hashes, and the seeds once it has closed.
+
+        ``invite_code`` reads an invite-only tournament (else the organizer's ``api_key``).
+        """
+        return self._send(_Calls.tournament(tournament_id, invite_code))
 
     def enter(self, tournament_id: str, name: str, *, invite_code: str | None = None) -> Entry:
         """Enter ``name``; the entry's ``token`` (shown this once) opens its games."""
@@ -626,9 +635,9 @@ class Client:
         """
         return Game(self, self._send(_Calls.open_round(tournament_id, round_number, token)), token)
 
-    def standings(self, tournament_id: str) -> Standings:
-        """Every entrant's total over finished games, best first."""
-        return self._send(_Calls.standings(tournament_id))
+    def standings(self, tournament_id: str, *, invite_code: str | None = None) -> Standings:
+        """Every entrant's total over finished games, best first (``invite_code`` as above)."""
+        return self._send(_Calls.standings(tournament_id, invite_code))
 
     def settlement(self, tournament_id: str) -> Settlement:
         """The pairwise settlement of the standings (``cardproof.tournaments.settle``)."""
@@ -864,9 +873,12 @@ class AsyncClient:
         )
         return await self._send(call)
 
-    async def tournament(self, tournament_id: str) -> Tournament:
-        """A tournament: its rounds' seed hashes, and the seeds once it has closed."""
-        return await self._send(_Calls.tournament(tournament_id))
+    async def tournament(self, tournament_id: str, *, invite_code: str | None = None) -> Tournament:
+        """A tournament: its rounds' seed hashes, and the seeds once it has closed.
+
+        ``invite_code`` reads an invite-only tournament (else the organizer's ``api_key``).
+        """
+        return await self._send(_Calls.tournament(tournament_id, invite_code))
 
     async def enter(
         self, tournament_id: str, name: str, *, invite_code: str | None = None
@@ -879,9 +891,9 @@ class AsyncClient:
         state = await self._send(_Calls.open_round(tournament_id, round_number, token))
         return AsyncGame(self, state, token)
 
-    async def standings(self, tournament_id: str) -> Standings:
-        """Every entrant's total over finished games, best first."""
-        return await self._send(_Calls.standings(tournament_id))
+    async def standings(self, tournament_id: str, *, invite_code: str | None = None) -> Standings:
+        """Every entrant's total over finished games, best first (``invite_code`` as above)."""
+        return await self._send(_Calls.standings(tournament_id, invite_code))
 
     async def settlement(self, tournament_id: str) -> Settlement:
         """The pairwise settlement of the standings (``cardproof.tournaments.settle``)."""

@@ -21,7 +21,7 @@ from cardproof.cards import Card
 from cardproof.games import GridView, ReserveView, replay_log, variant
 from cardproof.models import RoundCommitment, StandingLine, Standings, Tournament
 from cardproof_service.store import GameResult
-from cardproof_service.tournaments import Tournaments
+from cardproof_service.tournaments import Access, Tournaments
 
 REFRESH_SECONDS: Final = 15
 """How often an open (or scheduled) tournament's page reloads itself."""
@@ -236,12 +236,10 @@ def render(tournament: Tournament, standings: Standings, results: Sequence[GameR
     )
 
 
-async def standings_page(
-    tournaments: Tournaments, tournament_id: str, authorization: str | None
-) -> str:
+async def standings_page(tournaments: Tournaments, tournament_id: str, access: Access) -> str:
     """The page of a tournament the caller may read (the API's rule: problems otherwise)."""
-    tournament = await tournaments.read(tournament_id, authorization)
-    standings = await tournaments.standings(tournament_id, authorization)
+    tournament = await tournaments.read(tournament_id, access)
+    standings = await tournaments.standings(tournament_id, access)
     place = {line.name: index for index, line in enumerate(standings.entrants)}
     results = sorted(
         await tournaments.store.results(tournament_id),

@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -53,6 +53,17 @@ from cardproof_service.entrants import make_token, require_entrant
 from cardproof_service.organizers import authenticate
 from cardproof_service.problems import problem, unauthorized
 from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
+
+
+class Access(NamedTuple):
+    """Who asks to read a tournament: an organizer's ``Authorization`` and/or an invite code.
+
+    An invite-only tournament is read by its organizer, or by anyone holding its invite
+    code (its entrants: they need its seeds, once it has closed, to replay their receipts).
+    """
+
+    authorization: str | None = None
+    invite_code: str | None = None
 
 
 def round_commitment_id(tournament_id: str, round_number: int) -> str:
@@ -113,13 +124,18 @@ class Tournaments:
             raise not_found(f"no tournament {tournament_id!r}", "unknown-tournament")
         return record
 
-    async def read(self, tournament_id: str, authorization: str | None) -> Tournament:
-        """A tournament: public ones for anyone, invite-only ones for their organizer."""
+    async def read(self, tournament_id: str, access: Access) -> Tournament:
+        """A tournament: public ones for anyone, invite-only ones for their organizer.
+
+        Anyone holding an invite-only tournament's invite code (``X-Invite-Code``) reads it
+        too: its entrants need its seeds, once it has closed, to replay their receipts.
+        """
         record = await self._record(tournament_id)
-        if record.entry == "public":
+        if record.entry == "public" or _invited(record, access.invite_code):
             owner = await self.store.get_organizer(record.organizer_id)
         else:
-            owner = await self._owner(record, authorization, "it is invite-only, and")
+            why = "it is invite-only (its invite code reads it too), and"
+            owner = await self._owner(record, access.authorization, why)
         return self.view(record, owner)
 
     async def _owner(
@@ -195,8 +211,8 @@ class Tournaments:
         record = await self._record(tournament_id)
         _require_open(record)
         if record.invite_code_hash is not None:
-            code = request.invite_code if isinstance(request.invite_code, str) else ""
-            if not hmac.compare_digest(invite_hash(code), record.invite_code_hash):
+            code = request.invite_code if isinstance(request.invite_code, str) else None
+            if not _invited(record, code):
                 raise problem(
                     403,
                     "this tournament is invite-only: a right invite_code is needed",
@@ -252,16 +268,16 @@ class Tournaments:
 
     # --- standings --------------------------------------------------------------------
 
-    async def standings(self, tournament_id: str, authorization: str | None) -> Standings:
+    async def standings(self, tournament_id: str, access: Access) -> Standings:
         """Totals of finished games, best first; a shared rank for equal totals."""
-        record = await self._readable(tournament_id, authorization)
+        record = await self._readable(tournament_id, access)
         lines = await self.store.standings(tournament_id)
         ranked = rank((line.player, line.total, line.finished) for line in lines)
         return Standings(tournament_id, _status(record), record.rounds, ranked)
 
-    async def settlement(self, tournament_id: str, authorization: str | None) -> Settlement:
+    async def settlement(self, tournament_id: str, access: Access) -> Settlement:
         """The pairwise settlement of the standings' totals."""
-        standings = await self.standings(tournament_id, authorization)
+        standings = await self.standings(tournament_id, access)
         return settlement({line.name: line.total for line in standings.entrants})
 
     # --- closing and the record ---------------------------------------------------------
@@ -274,9 +290,9 @@ class Tournaments:
             raise conflict("the tournament is closed already", "closed")
         return self.view(await self._record(tournament_id), organizer)
 
-    async def export(self, tournament_id: str, authorization: str | None) -> TournamentExport:
+    async def export(self, tournament_id: str, access: Access) -> TournamentExport:
         """A closed tournament's whole record: seeds, every game with its receipt, standings."""
-        record = await self._readable(tournament_id, authorization)
+        record = await self._readable(tournament_id, access)
         if not tournament_closed(record):
             raise conflict(
                 "the record is exported once the tournament has closed (its seeds are "
@@ -284,7 +300,7 @@ class Tournaments:
                 "not-closed",
             )
         organizer = await self.store.get_organizer(record.organizer_id)
-        standings = await self.standings(tournament_id, authorization)
+        standings = await self.standings(tournament_id, access)
         games = []
         results = sorted(await self.store.results(tournament_id), key=lambda r: (r.player, r.round))
         for result in results:
@@ -325,12 +341,19 @@ class Tournaments:
             jwks=self.deals.keys.jwks(),
         )
 
-    async def _readable(self, tournament_id: str, authorization: str | None) -> TournamentRecord:
+    async def _readable(self, tournament_id: str, access: Access) -> TournamentRecord:
         """The record, if the caller may read the tournament (as :meth:`read` decides)."""
         record = await self._record(tournament_id)
         if record.entry != "public":
-            await self.read(tournament_id, authorization)
+            await self.read(tournament_id, access)
         return record
+
+
+def _invited(record: TournamentRecord, code: str | None) -> bool:
+    """Whether ``code`` is the tournament's invite code (compared in constant time)."""
+    if record.invite_code_hash is None or code is None:
+        return False
+    return hmac.compare_digest(invite_hash(code), record.invite_code_hash)
 
 
 def _status(record: TournamentRecord) -> Any:
@@ -349,4 +372,4 @@ def _require_open(record: TournamentRecord) -> None:
         raise conflict("the tournament is closed", "closed")
 
 
-__all__ = ["Tournaments", "invite_hash", "round_commitment_id"]
+__all__ = ["Access", "Tournaments", "invite_hash", "round_commitment_id"]

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from litestar import Controller, MediaType, Request, Response, get
 from litestar.params import Parameter
 
+from cardproof_service.controllers.tournaments import access_of
 from cardproof_service.pages import CONTENT_SECURITY_POLICY, standings_page
 from cardproof_service.tournaments import Tournaments
 
@@ -26,12 +27,10 @@ class PagesController(Controller):
         """The tournament's standings page, readable as ``GET /v1/tournaments/{id}`` is.
 
         Public tournaments for anyone, invite-only ones for their organizer
-        (``Authorization: Bearer cpo_...``).
+        (``Authorization: Bearer cpo_...``) or with their invite code (``X-Invite-Code``).
         """
         tournaments: Tournaments = request.app.state.tournaments
-        page = await standings_page(
-            tournaments, tournament_id, request.headers.get("authorization")
-        )
+        page = await standings_page(tournaments, tournament_id, access_of(request))
         return Response(
             content=page,
             media_type=MediaType.HTML,

@@ -24,17 +24,24 @@ from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.organizers import authenticate
 from cardproof_service.problems import problem_responses
-from cardproof_service.tournaments import Tournaments
+from cardproof_service.tournaments import Access, Tournaments
 
 TournamentIdParameter = Annotated[
     str, Parameter(description="The tournament id from POST /v1/tournaments.", max_length=64)
 ]
 RoundParameter = Annotated[int, Parameter(description="The round, from 1.", ge=1, le=50)]
 _READ_ERRORS = {
-    "e401": "An invite-only tournament is read with its organizer's key.",
+    "e401": "An invite-only tournament is read with its organizer's key (or its invite "
+    "code in `X-Invite-Code`).",
     "e403": "An invite-only tournament of another organizer (`not-your-tournament`).",
     "e404": "No such tournament (`unknown-tournament`).",
 }
+
+
+def access_of(request: Request[Any, Any, Any]) -> Access:
+    """Who reads: the ``Authorization`` header and the ``X-Invite-Code`` header."""
+    headers = request.headers
+    return Access(headers.get("authorization"), headers.get("x-invite-code"))
 
 
 def tournaments_of(request: Request[Any, Any, Any]) -> Tournaments:
@@ -83,8 +90,7 @@ class TournamentsController(Controller):
         self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
     ) -> Tournament:
         """The tournament, its round seed hashes, and the seeds once it has closed."""
-        authorization = request.headers.get("authorization")
-        return await tournaments_of(request).read(tournament_id, authorization)
+        return await tournaments_of(request).read(tournament_id, access_of(request))
 
     @post(
         "/{tournament_id:str}/entries",
@@ -164,8 +170,7 @@ class TournamentsController(Controller):
         self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
     ) -> Standings:
         """Every entrant's total over finished games, best first, equal totals sharing a rank."""
-        authorization = request.headers.get("authorization")
-        return await tournaments_of(request).standings(tournament_id, authorization)
+        return await tournaments_of(request).standings(tournament_id, access_of(request))
 
     @get(
         "/{tournament_id:str}/settlement",
@@ -180,8 +185,7 @@ class TournamentsController(Controller):
         A net is the number of entrants times the entrant's total, less the sum of all
         totals (the SDK's ``cardproof.tournaments.settle`` computes the same).
         """
-        authorization = request.headers.get("authorization")
-        return await tournaments_of(request).settlement(tournament_id, authorization)
+        return await tournaments_of(request).settlement(tournament_id, access_of(request))
 
     @post(
         "/{tournament_id:str}/close",
@@ -230,5 +234,4 @@ class TournamentsController(Controller):
 
         ``cardproof verify --tournament FILE`` re-checks it end to end.
         """
-        authorization = request.headers.get("authorization")
-        return await tournaments_of(request).export(tournament_id, authorization)
+        return await tournaments_of(request).export(tournament_id, access_of(request))
