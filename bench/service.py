@@ -613,6 +613,78 @@ def private_redis(workdir: Path) -> Iterator[tuple[str, int]]:
         client.close()
 
 
+# --- the app's own cost, without HTTP ------------------------------------------------------
+
+
+def in_process_costs(verify: dict[str, Any], calls: int = 2000) -> tuple[float, float]:
+    """Microseconds per ``GET /healthz`` and per verify, the app called as ASGI in-process.
+
+    No socket and no HTTP parser: what is left is the framework and the request's own
+    work (for verify: deriving the deck, replaying, scoring, signing, encoding). Best of
+    3 rounds of ``calls`` each.
+    """
+    from cardproof.receipts import SigningKey
+    from cardproof_service.app import create_app
+    from cardproof_service.keys import Keys
+    from cardproof_service.settings import Settings
+
+    keys = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
+    app = create_app(Settings(warm_up=False), keys=keys)
+    body = msgspec.json.encode(verify)
+
+    async def call(method: str, path: str, content: bytes) -> int:
+        sent = False
+        status = 0
+
+        async def receive() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": content, "more_body": False}
+            await asyncio.sleep(3600)  # pragma: no cover - the app never reads twice
+            return {}
+
+        async def send(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+
+        headers = [(b"host", b"bench"), (b"content-type", b"application/json")]
+        headers.append((b"content-length", str(len(content)).encode()))
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": method,
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": headers,
+            "client": ("127.0.0.1", 1),
+            "server": ("127.0.0.1", 80),
+        }
+        await app(scope, receive, send)  # type: ignore[arg-type]
+        return status
+
+    async def best(method: str, path: str, content: bytes) -> float:
+        for _ in range(100):  # warm up
+            assert await call(method, path, content) == 200
+        rounds = []
+        for _ in range(3):
+            start = time.perf_counter()
+            for _ in range(calls):
+                await call(method, path, content)
+            rounds.append((time.perf_counter() - start) / calls * 1e6)
+        return min(rounds)
+
+    async def both() -> tuple[float, float]:
+        return await best("GET", "/healthz", b""), await best("POST", "/v1/verify", body)
+
+    return asyncio.run(both())
+
+
 # --- checks done once, outside the timing -----------------------------------------------
 
 
@@ -1038,6 +1110,12 @@ def main() -> None:
         f"verify body: poker-squares, seed pair ({VERIFY_SEED[:16]}..., {VERIFY_CLIENT_SEED!r}), "
     )
     print(f"  log {verify['moves']!r} (american {verify_total})")
+    healthz_us, verify_us = in_process_costs(verify)
+    print(
+        f"in-process, no HTTP (the app called as ASGI, best of 3 x 2,000): healthz "
+        f"{healthz_us:.0f} us, verify {verify_us:.0f} us; the verify's own work is "
+        f"{verify_us - healthz_us:.0f} us beyond a health check's"
+    )
     print(
         f"load: a separate driver process (asyncio, {args.client} client, one keep-alive "
         f"connection per user), {args.concurrency} users, "
