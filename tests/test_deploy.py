@@ -1,0 +1,396 @@
+"""The deployment files in ``deploy/`` agree with the code they deploy.
+
+No Docker engine or Kubernetes cluster runs here, so these tests check what can be
+checked without one: the compose file and every manifest parse; the probes, ports and
+environment variables they name are the ones the service really has; the Dockerfile's
+``CMD`` is the package's console script with arguments its real parser accepts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+import cardproof.cli
+import cardproof_service.keys
+import cardproof_service.settings
+from cardproof.cli import build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+K8S = DEPLOY / "k8s"
+
+Doc = dict[str, Any]
+ENV_NAME = re.compile(r"\b(?:CARDPROOF_[A-Z_]*[A-Z]|REDIS_URL)\b")
+
+
+# --- what the code really provides -----------------------------------------------------
+
+
+def _env_names_read() -> set[str]:
+    """Every environment variable the service's settings, keys and CLI name in their source."""
+    names: set[str] = set()
+    for module in (cardproof_service.settings, cardproof_service.keys, cardproof.cli):
+        names |= set(ENV_NAME.findall(inspect.getsource(module)))
+    # keys.py reads each secret from NAME or from the file named by its NAME_FILE twin.
+    keys_source = inspect.getsource(cardproof_service.keys._read)
+    assert '_FILE"' in keys_source
+    secrets = {"CARDPROOF_MASTER_KEY", "CARDPROOF_SIGNING_KEY", "CARDPROOF_RETIRED_KEYS"}
+    assert secrets <= names
+    return names | {f"{name}_FILE" for name in secrets}
+
+
+ENV_NAMES = _env_names_read()
+
+
+def _serve_args(command: list[str]) -> argparse.Namespace:
+    """``command`` parsed by the real CLI parser; it must be the package's ``serve``."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    scripts: dict[str, str] = pyproject["project"]["scripts"]
+    assert command[0] in scripts, f"{command[0]!r} is not a console script of the package"
+    assert scripts[command[0]] == "cardproof.cli:main"
+    args = build_parser().parse_args(command[1:])
+    assert args.command == "serve"
+    return args
+
+
+def test_env_names_are_read_by_the_service() -> None:
+    # a sanity check of the collection the other tests rely on
+    assert {"REDIS_URL", "CARDPROOF_ENV", "CARDPROOF_MASTER_KEY_FILE", "CARDPROOF_DEAL_TTL"} <= (
+        ENV_NAMES
+    )
+    assert "CARDPROOF_NOT_A_SETTING" not in ENV_NAMES
+
+
+# --- the Dockerfile --------------------------------------------------------------------
+
+
+def _dockerfile() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions as (INSTRUCTION, arguments), continuations joined."""
+    instructions: list[tuple[str, str]] = []
+    pending = ""
+    for raw in (DEPLOY / "Dockerfile").read_text().splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if line.startswith("#"):  # a comment inside a continued instruction
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        pending += line
+        keyword, _, rest = pending.partition(" ")
+        instructions.append((keyword.upper(), rest.strip()))
+        pending = ""
+    assert not pending, "the Dockerfile ends inside a continued line"
+    return instructions
+
+
+def _exec_form(text: str) -> list[str]:
+    value = json.loads(text)
+    assert isinstance(value, list)
+    assert all(isinstance(item, str) for item in value)
+    return value
+
+
+def _dockerfile_cmd() -> list[str]:
+    commands = [rest for keyword, rest in _dockerfile() if keyword == "CMD"]
+    assert len(commands) == 1
+    return _exec_form(commands[0])
+
+
+def _healthz_port(code: str) -> int:
+    """The port of the ``/healthz`` URL a ``python -c`` health check fetches."""
+    compile(code, "<healthcheck>", "exec")  # valid Python
+    match = re.search(r"http://(?:127\.0\.0\.1|localhost):(\d+)/healthz\b", code)
+    assert match, f"the health check does not GET /healthz: {code!r}"
+    return int(match[1])
+
+
+def test_dockerfile_is_multi_stage_on_slim_python() -> None:
+    stages = [rest for keyword, rest in _dockerfile() if keyword == "FROM"]
+    assert len(stages) >= 2
+    assert all(stage.startswith("python:3.11-slim") for stage in stages)
+    builder = stages[0].split()[-1]
+    copies = [rest for keyword, rest in _dockerfile() if keyword == "COPY"]
+    assert any(rest.startswith(f"--from={builder} ") for rest in copies)
+
+
+def test_dockerfile_copies_what_the_wheel_is_built_from() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    packages: list[str] = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+    sources: set[str] = set()
+    for rest in (rest for keyword, rest in _dockerfile() if keyword == "COPY"):
+        if not rest.startswith("--from="):
+            sources.update(rest.split()[:-1])
+    for source in sources:
+        assert (ROOT / source).exists(), f"COPY {source}: not in the build context"
+    assert {"pyproject.toml", pyproject["project"]["readme"], *packages} <= sources
+    # ... and the build context keeps them (BuildKit reads Dockerfile.dockerignore).
+    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+    for source in sources:
+        assert f"!{source}" in ignore or f"!{source}/**" in ignore
+
+
+def test_dockerfile_runs_as_a_non_root_user() -> None:
+    users = [rest for keyword, rest in _dockerfile() if keyword == "USER"]
+    assert users
+    final = users[-1].split(":")[0]
+    assert final not in {"root", "0"}
+    # the user is made in the image (by name or by id)
+    runs = " ".join(rest for keyword, rest in _dockerfile() if keyword == "RUN")
+    assert f"--uid {final}" in runs or f" {final}" in runs
+
+
+def test_dockerfile_health_check_gets_healthz_on_the_served_port() -> None:
+    checks = [rest for keyword, rest in _dockerfile() if keyword == "HEALTHCHECK"]
+    assert len(checks) == 1
+    options, _, command = checks[0].partition("CMD ")
+    assert "--interval=" in options
+    check = _exec_form(command)
+    assert check[:2] == ["python", "-c"]  # no curl in the slim image
+    args = _serve_args(_dockerfile_cmd())
+    assert _healthz_port(check[2]) == args.port
+
+
+def test_dockerfile_cmd_is_the_packages_serve_command() -> None:
+    args = _serve_args(_dockerfile_cmd())
+    assert args.host == "0.0.0.0"
+    exposed = [rest for keyword, rest in _dockerfile() if keyword == "EXPOSE"]
+    assert exposed == [str(args.port)]
+    # every ENV the image sets is a variable the service reads (or a standard one)
+    env = " ".join(rest for keyword, rest in _dockerfile() if keyword == "ENV")
+    for name in re.findall(r"\b([A-Z][A-Z0-9_]*)=", env):
+        assert name in ENV_NAMES or not name.startswith(("CARDPROOF_", "REDIS"))
+    assert "CARDPROOF_ENV=production" in env
+
+
+# --- the compose file ------------------------------------------------------------------
+
+
+def _compose() -> Doc:
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    assert isinstance(compose, dict)
+    return compose
+
+
+def test_compose_redis_persists_with_aof() -> None:
+    compose = _compose()
+    redis = compose["services"]["redis"]
+    command = redis["command"]
+    assert command[0] == "redis-server"
+    assert command[command.index("--appendonly") + 1] == "yes"
+    volume, _, mount = redis["volumes"][0].partition(":")
+    assert mount == "/data"
+    assert volume in compose["volumes"]
+    assert "redis-cli" in redis["healthcheck"]["test"]
+
+
+def test_compose_service_uses_redis_and_the_image_port() -> None:
+    compose = _compose()
+    service = compose["services"]["cardproof"]
+    assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}
+    assert (DEPLOY / service["build"]["context"] / service["build"]["dockerfile"]).is_file()
+    assert "command" not in service  # the image's CMD
+    args = _serve_args(_dockerfile_cmd())
+
+    environment: dict[str, str] = service["environment"]
+    assert set(environment) <= ENV_NAMES
+    redis = urlsplit(environment["REDIS_URL"])
+    assert (redis.scheme, redis.hostname, redis.port) == ("redis", "redis", 6379)
+    assert service["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert args.workers == 1 or environment["REDIS_URL"]
+    # production: the keys must come from the environment (deploy/.env), never defaults
+    assert environment["CARDPROOF_ENV"] == "production"
+    for name in ("CARDPROOF_MASTER_KEY", "CARDPROOF_SIGNING_KEY"):
+        assert environment[name].startswith("${" + name + ":?")
+
+    published = [str(port).rsplit(":", 1) for port in service["ports"]]
+    assert [int(container) for _, container in published] == [args.port]
+
+    test = service["healthcheck"]["test"]
+    assert test[:3] == ["CMD", "python", "-c"]
+    assert _healthz_port(test[3]) == args.port
+
+
+# --- the Kubernetes manifests ----------------------------------------------------------
+
+
+def _manifests() -> list[Doc]:
+    docs: list[Doc] = []
+    files = sorted(K8S.glob("*.yaml"))
+    assert files
+    for path in files:
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc is None:
+                continue
+            assert isinstance(doc, dict), path
+            assert doc.get("apiVersion"), path
+            assert doc.get("kind"), path
+            assert doc["metadata"]["name"], path
+            docs.append(doc)
+    return docs
+
+
+def _one(kind: str, name: str | None = None) -> Doc:
+    found = [d for d in _manifests() if d["kind"] == kind and name in (None, d["metadata"]["name"])]
+    assert len(found) == 1, f"{len(found)} {kind} {name or ''}"
+    return found[0]
+
+
+def _container(workload: Doc) -> Doc:
+    containers: list[Doc] = workload["spec"]["template"]["spec"]["containers"]
+    assert len(containers) == 1
+    return containers[0]
+
+
+def _port_number(container: Doc, port: int | str) -> int:
+    """A probe's or Service's port, by number or by the container port's name."""
+    if isinstance(port, int):
+        return port
+    named = [p["containerPort"] for p in container["ports"] if p.get("name") == port]
+    assert named, f"no container port named {port!r}"
+    return int(named[0])
+
+
+_UNITS = {"m": 1e-3, "": 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
+
+
+def _quantity(text: str | int) -> float:
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(m|Ki|Mi|Gi|)", str(text))
+    assert match, f"unexpected quantity {text!r}"
+    return float(match[1]) * _UNITS[match[2]]
+
+
+def test_manifests_hold_every_object() -> None:
+    kinds = {doc["kind"] for doc in _manifests()}
+    assert {"Deployment", "Service", "HorizontalPodAutoscaler", "Secret", "StatefulSet"} <= kinds
+
+
+def test_deployment_serves_the_port_the_probes_and_service_use() -> None:
+    deployment = _one("Deployment", "cardproof")
+    container = _container(deployment)
+    args = _serve_args(container["command"])
+    assert args.host == "0.0.0.0"
+    assert _serve_args(_dockerfile_cmd()).port == args.port  # the image agrees
+    assert [p["containerPort"] for p in container["ports"]] == [args.port]
+
+    probes = {
+        "readinessProbe": "/readyz",
+        "livenessProbe": "/healthz",
+    }
+    for probe, path in probes.items():
+        get = container[probe]["httpGet"]
+        assert get["path"] == path
+        assert _port_number(container, get["port"]) == args.port
+    if "startupProbe" in container:
+        assert container["startupProbe"]["httpGet"]["path"] == "/healthz"
+
+    service = _one("Service", "cardproof")
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"].items() <= labels.items()
+    assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    targets = [_port_number(container, p["targetPort"]) for p in service["spec"]["ports"]]
+    assert targets == [args.port]
+
+
+def test_deployment_sets_resources_and_runs_unprivileged() -> None:
+    deployment = _one("Deployment", "cardproof")
+    container = _container(deployment)
+    resources = container["resources"]
+    for what in ("cpu", "memory"):
+        assert _quantity(resources["requests"][what]) <= _quantity(resources["limits"][what])
+    assert deployment["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+
+
+def test_deployment_env_is_what_the_service_reads() -> None:
+    deployment = _one("Deployment", "cardproof")
+    container = _container(deployment)
+    env = {item["name"]: item for item in container["env"]}
+    assert set(env) <= ENV_NAMES, set(env) - ENV_NAMES
+    assert env["CARDPROOF_ENV"]["value"] == "production"
+
+    # --workers above 1 needs REDIS_URL, and it names the Redis the manifests run
+    args = _serve_args(container["command"])
+    assert args.workers == 1 or env["REDIS_URL"]["value"]
+    redis_url = urlsplit(env["REDIS_URL"]["value"])
+    assert redis_url.scheme == "redis"
+    statefulset = _one("StatefulSet", "redis")
+    headless = _one("Service", statefulset["spec"]["serviceName"])
+    assert headless["spec"]["clusterIP"] == "None"
+    assert redis_url.hostname in {
+        headless["metadata"]["name"],
+        f"{statefulset['metadata']['name']}-0.{headless['metadata']['name']}",
+    }
+    assert redis_url.port in [p["port"] for p in headless["spec"]["ports"]]
+
+    # the keys come from the Secret, and the Secret holds exactly the keys referenced
+    secret = _one("Secret")
+    refs = {
+        item["valueFrom"]["secretKeyRef"]["key"]
+        for item in env.values()
+        if "secretKeyRef" in item.get("valueFrom", {})
+    }
+    assert all(
+        item["valueFrom"]["secretKeyRef"]["name"] == secret["metadata"]["name"]
+        for item in env.values()
+        if "secretKeyRef" in item.get("valueFrom", {})
+    )
+    assert {"CARDPROOF_MASTER_KEY", "CARDPROOF_SIGNING_KEY"} <= refs
+    assert set(secret.get("stringData") or secret.get("data") or {}) == refs
+    assert refs <= ENV_NAMES
+
+
+def test_secret_placeholders_are_not_usable_keys() -> None:
+    # applied unedited, the service must refuse to start rather than run on known keys
+    secret = _one("Secret")
+    with pytest.raises(cardproof_service.keys.KeyConfigError):
+        cardproof_service.keys.load_keys({**secret["stringData"], "CARDPROOF_ENV": "production"})
+
+
+def test_hpa_scales_the_deployment() -> None:
+    hpa = _one("HorizontalPodAutoscaler")
+    deployment = _one("Deployment", "cardproof")
+    target = hpa["spec"]["scaleTargetRef"]
+    assert (target["kind"], target["name"]) == ("Deployment", deployment["metadata"]["name"])
+    assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+    assert hpa["spec"]["metrics"]
+
+
+def test_redis_statefulset_persists_with_aof() -> None:
+    statefulset = _one("StatefulSet", "redis")
+    container = _container(statefulset)
+    command = container["command"] + container.get("args", [])
+    assert command[0] == "redis-server"
+    assert command[command.index("--appendonly") + 1] == "yes"
+    claims = {t["metadata"]["name"] for t in statefulset["spec"]["volumeClaimTemplates"]}
+    assert claims
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert mounts.keys() & claims
+    if "--dir" in command:
+        assert command[command.index("--dir") + 1] in mounts.values()
+    labels = statefulset["spec"]["template"]["metadata"]["labels"]
+    assert statefulset["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    assert _one("Service", "redis")["spec"]["selector"].items() <= labels.items()
+
+
+# --- the README ------------------------------------------------------------------------
+
+
+def test_deploy_readme_names_every_file() -> None:
+    readme = (DEPLOY / "README.md").read_text()
+    files = [p for p in DEPLOY.rglob("*") if p.is_file() and p.name not in {"README.md", ".env"}]
+    for path in files:
+        assert str(path.relative_to(DEPLOY)) in readme, path
+    for needed in ("cardproof keys generate", "keys organizer create", "Sentinel"):
+        assert needed in readme
