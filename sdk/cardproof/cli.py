@@ -39,6 +39,8 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from cardproof_service.observability import logging_config
+
     uvicorn.run(
         "cardproof_service.app:create_app",
         factory=True,
@@ -46,6 +48,8 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         log_level=args.log_level,
+        log_config=logging_config(args.log_level),
+        access_log=False,  # cardproof.access writes one JSON line per request, with its id
     )
     return 0
 

@@ -25,6 +25,7 @@ from cardproof_service.controllers import (
 )
 from cardproof_service.deals import Deals
 from cardproof_service.keys import Keys, load_keys
+from cardproof_service.observability import request_ids
 from cardproof_service.openapi import install_exact_schemas, openapi_config
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
@@ -86,6 +87,7 @@ def create_app(
             PagesController,
         ],
         plugins=[problem_details_plugin()],
+        middleware=[request_ids],
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         on_startup=[_warm_up] if settings.warm_up else [],

@@ -1,0 +1,117 @@
+"""Request ids and structured JSON logs.
+
+Every request gets an id: the client's ``X-Request-ID`` when it is a sane one (1 to 128
+visible ASCII characters), else a fresh one. The response echoes it in
+``X-Request-ID``, and the one log line written per request (logger
+``cardproof.access``) carries it. Log lines are JSON objects: ``ts``, ``level``,
+``logger``, ``msg`` and the line's fields. A request line holds the method, the path,
+the status and the duration, never a header or a body, so no card, move, seed or key
+reaches a log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from litestar.datastructures import MutableScopeHeaders
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+REQUEST_ID_HEADER: Final = "x-request-id"
+_SANE_ID: Final = re.compile(r"[\x21-\x7e]{1,128}")
+access_log = logging.getLogger("cardproof.access")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message and the record's ``fields``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as a JSON line (an exception adds its class and traceback)."""
+        line: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            line.update(fields)
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+def request_id_of(scope: Scope) -> str:
+    """The request's id: the client's ``X-Request-ID`` if it is sane, else a new one."""
+    for name, value in scope.get("headers", ()):
+        if name == b"x-request-id":
+            text = value.decode("latin-1")
+            if _SANE_ID.fullmatch(text):
+                return text
+            break
+    return uuid.uuid4().hex
+
+
+def request_ids(app: ASGIApp) -> ASGIApp:
+    """ASGI middleware: an id per request, echoed in the answer and in its log line."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await app(scope, receive, send)
+            return
+        request_id = request_id_of(scope)
+        start = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                MutableScopeHeaders.from_message(message)[REQUEST_ID_HEADER] = request_id
+            await send(message)
+
+        try:
+            await app(scope, receive, send_with_id)
+        finally:
+            if access_log.isEnabledFor(logging.INFO):
+                fields = {
+                    "request_id": request_id,
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "duration_ms": round((time.perf_counter() - start) * 1e3, 3),
+                }
+                access_log.info("request", extra={"fields": fields})
+
+    return middleware
+
+
+def logging_config(level: str) -> dict[str, Any]:
+    """The ``logging.config.dictConfig`` of ``cardproof serve``: JSON lines on stderr.
+
+    uvicorn's own access log is off (``cardproof.access`` writes one line per request,
+    with its id); ``level`` is uvicorn's ``--log-level`` (``trace`` counts as debug).
+    """
+    name = "DEBUG" if level.lower() == "trace" else level.upper()
+    handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+    quiet = {"handlers": [], "level": "WARNING", "propagate": False}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": f"{__name__}.JsonFormatter"}},
+        "handlers": {"stderr": handler},
+        "loggers": {
+            "uvicorn": {"handlers": ["stderr"], "level": name, "propagate": False},
+            "uvicorn.access": quiet,
+            "cardproof": {"handlers": ["stderr"], "level": name, "propagate": False},
+        },
+    }
+
+
+__all__ = ["JsonFormatter", "logging_config", "request_id_of", "request_ids"]
