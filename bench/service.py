@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import random
 import shutil
@@ -630,6 +631,7 @@ def in_process_costs(verify: dict[str, Any], calls: int = 2000) -> tuple[float, 
 
     keys = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
     app = create_app(Settings(warm_up=False), keys=keys)
+    logging.getLogger("cardproof.access").setLevel(logging.WARNING)  # as the served runs
     body = msgspec.json.encode(verify)
 
     async def call(method: str, path: str, content: bytes) -> int:

@@ -912,6 +912,7 @@ def embedded_client() -> Iterator[Client]:
 
     keys = Keys(master=secrets.token_bytes(32), signing=SigningKey.generate())
     app = create_app(Settings(warm_up=False), keys=keys)
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # not one log line per move
+    for name in ("httpx", "cardproof.access"):  # not one log line per move on the terminal
+        logging.getLogger(name).setLevel(logging.WARNING)
     with TestClient(app) as http, Client(base_url=str(http.base_url), http_client=http) as client:
         yield client
