@@ -27,7 +27,7 @@ from cardproof.games import (
     SoloDrezView,
 )
 from cardproof.hands import CustomTable, Score, TableName
-from cardproof.pokerdrez import POKERDREZ_CARD_PATTERN
+from cardproof.pokerdrez import ANY_CARD_PATTERN
 from cardproof.receipts import JWKS, ReceiptPayload
 
 CardText = Annotated[
@@ -50,7 +50,7 @@ VariantId = Annotated[
 DeckCardText = Annotated[
     str,
     Meta(
-        pattern="^(?:" + CARD_PATTERN[1:] + "|" + POKERDREZ_CARD_PATTERN[1:] + ")",
+        pattern=ANY_CARD_PATTERN,
         description="A card of the variant's deck: a standard card ('AH', '10d', 'JK' the "
         "joker) or, for solodrez, a Pokerdrez card: figure (J Q T B N P) then colour 1..9, "
         "like 'Q3', or a neutral X1 / X2; any case.",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from cardproof.cards import Card, parse_cards
+from cardproof.cards import CARD_PATTERN, Card, parse_cards
 from cardproof.errors import ParseError
 
 FIGURES: Final = "JQTBNP"
@@ -34,6 +34,8 @@ COLOURS: Final = 9
 DECK_SIZE: Final = 56
 POKERDREZ_CARD_PATTERN: Final = r"^(?:[JQTBNPjqtbnp][1-9]|[Xx][12])(?![\s\S])"
 r"""Regular expression of every accepted spelling of a Pokerdrez card (any case)."""
+ANY_CARD_PATTERN: Final = f"^(?:{CARD_PATTERN[1:]}|{POKERDREZ_CARD_PATTERN[1:]})"
+"""A card of any of cardproof's decks: a standard card, the joker or a Pokerdrez card."""
 
 
 class PokerdrezCard(Card):
@@ -118,6 +120,7 @@ def parse_pokerdrez_cards(texts: Iterable[str], *, field: str = "cards") -> list
 
 
 __all__ = [
+    "ANY_CARD_PATTERN",
     "FIGURES",
     "FIGURE_NAMES",
     "NEUTRAL",

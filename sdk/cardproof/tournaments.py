@@ -38,10 +38,12 @@ matter, so shifting every score by the same amount changes nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 import msgspec
 
+from cardproof.cards import Card
 from cardproof.deal import seed_hash
 from cardproof.errors import CardproofError
 from cardproof.games import replay_log, variant
@@ -54,6 +56,7 @@ __all__ = [
     "Settlement",
     "payments",
     "rank",
+    "round_deal",
     "settle",
     "settlement",
     "verify_export",
@@ -147,6 +150,27 @@ def settlement(scores: Mapping[str, int]) -> Settlement:
     return Settlement(nets=_nets(items), payments=_payments(items))
 
 
+def round_deal(
+    variant_id: str, options: Mapping[str, Any], seed: bytes, salt: str
+) -> tuple[Any, tuple[Card, ...]]:
+    """A tournament round's options in force and its deck: the same for every entrant.
+
+    The round's server ``seed`` and the tournament's public ``salt`` (every entrant's
+    client seed) derive them. Remembered per round, so replaying a round's many games
+    (an export, its check, the standings page) derives it once.
+    """
+    return _round_deal(variant_id, msgspec.json.encode(options), seed, salt)
+
+
+@lru_cache(maxsize=256)
+def _round_deal(
+    variant_id: str, options: bytes, seed: bytes, salt: str
+) -> tuple[Any, tuple[Card, ...]]:
+    cls = variant(variant_id)
+    resolved = cls.resolve_options(cls.parse_options(msgspec.json.decode(options)), seed, salt)
+    return resolved, tuple(cls.deal_cards(seed, salt, resolved))
+
+
 def rank(lines: Iterable[tuple[str, int, int]]) -> list[StandingLine]:
     """Standings from (name, total, games finished): best total first, then by name.
 
@@ -214,10 +238,7 @@ def verify_export(
             problems.append(f"{where}: no revealed seed for this round")
             continue
         try:
-            options = cls.resolve_options(
-                cls.parse_options(tournament.options), seed, tournament.salt
-            )
-            deck = cls.deal_cards(seed, tournament.salt, options)
+            options, deck = round_deal(cls.id, tournament.options, seed, tournament.salt)
             total = replay_log(cls.id, deck, options, game.moves).score().total
         except CardproofError as error:
             problems.append(f"{where}: the log does not replay: {error}")

@@ -40,6 +40,7 @@ from cardproof.models import (
 from cardproof.receipts import RECEIPT_VERSION, ReceiptPayload
 from cardproof.receipts import b64url as _b64url
 from cardproof.receipts import b64url_decode as _b64url_decode
+from cardproof.tournaments import round_deal
 from cardproof_service.entrants import require_entrant
 from cardproof_service.keys import Keys
 from cardproof_service.problems import problem
@@ -231,7 +232,7 @@ class Deals:
         """
         cls = variant(tournament.variant)
         seed = self.server_seed(commitment_id)
-        options = cls.resolve_options(cls.parse_options(tournament.options), seed, tournament.salt)
+        options, _ = round_deal(cls.id, tournament.options, seed, tournament.salt)
         deal_id = "d_" + _b64url(secrets.token_bytes(16))
         record = DealRecord(
             deal_id=deal_id,

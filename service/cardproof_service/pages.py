@@ -18,8 +18,9 @@ from typing import Any, Final
 import msgspec
 
 from cardproof.cards import Card
-from cardproof.games import GridView, ReserveView, replay_log, variant
+from cardproof.games import GridView, ReserveView, replay_log
 from cardproof.models import RoundCommitment, StandingLine, Standings, Tournament
+from cardproof.tournaments import round_deal
 from cardproof_service.store import GameResult
 from cardproof_service.tournaments import Access, Tournaments
 
@@ -110,10 +111,8 @@ def _finished_view(tournament: Tournament, result: GameResult) -> Any:
     if commitment.server_seed is None:  # only after the close, which reveals every seed
         raise ValueError("a game is drawn only once its round's seed is revealed")
     seed = bytes.fromhex(commitment.server_seed)
-    cls = variant(tournament.variant)
-    options = cls.resolve_options(cls.parse_options(tournament.options), seed, tournament.salt)
-    cards = cls.deal_cards(seed, tournament.salt, options)
-    return replay_log(cls.id, cards, options, result.moves).visible()
+    options, cards = round_deal(tournament.variant, tournament.options, seed, tournament.salt)
+    return replay_log(tournament.variant, cards, options, result.moves).visible()
 
 
 def _game_html(tournament: Tournament, result: GameResult) -> str:

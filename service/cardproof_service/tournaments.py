@@ -39,7 +39,7 @@ from cardproof.models import (
     TournamentExport,
     TournamentRequest,
 )
-from cardproof.tournaments import Settlement, rank, settlement
+from cardproof.tournaments import Settlement, rank, round_deal, settlement
 from cardproof_service.deals import (
     Deals,
     conflict,
@@ -304,13 +304,9 @@ class Tournaments:
         games = []
         results = sorted(await self.store.results(tournament_id), key=lambda r: (r.player, r.round))
         for result in results:
-            commitment_id = round_commitment_id(tournament_id, result.round)
-            seed = self.deals.server_seed(commitment_id)
-            cls = variant(record.variant)
-            options = cls.resolve_options(cls.parse_options(record.options), seed, record.salt)
-            game = replay_log(
-                cls.id, cls.deal_cards(seed, record.salt, options), options, result.moves
-            )
+            seed = self.deals.server_seed(round_commitment_id(tournament_id, result.round))
+            options, deck = round_deal(record.variant, record.options, seed, record.salt)
+            game = replay_log(record.variant, deck, options, result.moves)
             payload = receipt_payload(
                 game,
                 seed,

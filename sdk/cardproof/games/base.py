@@ -16,17 +16,17 @@ from typing import Any, ClassVar, Generic, Literal, Self, TypeVar, cast
 
 import msgspec
 
-from cardproof.cards import CARD_PATTERN, JOKER, Card, require_distinct
+from cardproof.cards import JOKER, Card, require_distinct
 from cardproof.deal import standard_deck
 from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.hands import Score
-from cardproof.pokerdrez import POKERDREZ_CARD_PATTERN
+from cardproof.pokerdrez import ANY_CARD_PATTERN
 
 M = TypeVar("M", bound=msgspec.Struct)
 O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
 
 Information = Literal["open", "hidden"]
-_ANY_DECK_CARD = re.compile(f"(?:{CARD_PATTERN})|(?:{POKERDREZ_CARD_PATTERN})")
+_ANY_DECK_CARD = re.compile(ANY_CARD_PATTERN)
 """The text of a card of any of cardproof's decks."""
 
 
