@@ -25,12 +25,15 @@ from cardproof_service.keys import Keys
 
 TEST_KEYS = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
 """Fixed keys for in-process apps (no key file is written)."""
+UNLIMITED: dict[str, Any] = {"rate_limit": 0, "max_games_in_flight": 0}
+"""Settings without the per-client limits: a test suite is one client making thousands of
+requests (tests/test_limits.py checks the limits)."""
 
 
 @pytest.fixture(scope="session")
 def app() -> Litestar:
-    """The app as `make run` builds it (memory store), without the warm-up thread."""
-    return create_app(Settings(warm_up=False), keys=TEST_KEYS)
+    """The app as `make run` builds it (memory store), without the warm-up thread or limits."""
+    return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
 
 
 @pytest.fixture
@@ -52,6 +55,8 @@ SERVER_KEYS = {
     "CARDPROOF_SIGNING_KEY": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
 }
 """The same fixed keys for server processes, through the environment."""
+UNLIMITED_ENV = {"CARDPROOF_RATE_LIMIT": "0", "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0"}
+"""``UNLIMITED`` for server processes (a test's own ``env`` may set limits again)."""
 
 
 def free_port() -> int:
@@ -67,7 +72,7 @@ def served(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """Run ``cardproof serve`` on a free port until the block ends; yield its base URL."""
     port = free_port()
     command = [str(Path(sys.executable).parent / "cardproof"), "serve", "--port", str(port), *args]
-    base_env = {**os.environ, "CARDPROOF_WARM_UP": "0", **SERVER_KEYS}
+    base_env = {**os.environ, "CARDPROOF_WARM_UP": "0", **SERVER_KEYS, **UNLIMITED_ENV}
     server = subprocess.Popen(command, env={**base_env, **(env or {})})
     base_url = f"http://127.0.0.1:{port}"
     try:

@@ -52,11 +52,31 @@ def test_two_workers_without_redis_are_refused() -> None:
     assert "REDIS_URL" in result.stderr
 
 
-def test_parser_defaults() -> None:
+def test_parser_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("CARDPROOF_HOST", "CARDPROOF_PORT", "CARDPROOF_WORKERS"):
+        monkeypatch.delenv(name, raising=False)
     args = build_parser().parse_args(["serve"])
     assert (args.host, args.port, args.workers) == ("127.0.0.1", 8000, 1)
     with pytest.raises(SystemExit):
         build_parser().parse_args([])
+
+
+def test_serve_reads_its_options_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDPROOF_HOST", "0.0.0.0")
+    monkeypatch.setenv("CARDPROOF_PORT", "9100")
+    monkeypatch.setenv("CARDPROOF_WORKERS", "3")
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port, args.workers) == ("0.0.0.0", 9100, 3)
+    assert build_parser().parse_args(["serve", "--workers", "2"]).workers == 2  # options win
+    monkeypatch.setenv("CARDPROOF_PORT", "eighty")
+    with pytest.raises(SystemExit, match="CARDPROOF_PORT must be an integer"):
+        build_parser()
+
+
+def test_serve_needs_a_worker() -> None:
+    result = _cardproof("serve", "--workers", "0", "--port", "1")
+    assert result.returncode == 2
+    assert "--workers must be 1 or more" in result.stderr
 
 
 def _cardproof(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

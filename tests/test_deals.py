@@ -319,12 +319,16 @@ class FailingOnce(MemoryStore):
         self.failed = False
 
     async def create_deal(
-        self, record: DealRecord, ttl: int, commitment: Claim | None = None
+        self,
+        record: DealRecord,
+        ttl: int,
+        commitment: Claim | None = None,
+        max_in_flight: int = 0,
     ) -> bytes | None:
         if not self.failed:
             self.failed = True
             raise StoreUnavailable("redis: ConnectionError")
-        return await super().create_deal(record, ttl, commitment)
+        return await super().create_deal(record, ttl, commitment, max_in_flight)
 
 
 def test_a_deal_refused_with_503_can_be_asked_for_again() -> None:

@@ -71,6 +71,19 @@ def test_env_names_are_read_by_the_service() -> None:
     assert "CARDPROOF_NOT_A_SETTING" not in ENV_NAMES
 
 
+def test_every_setting_is_in_the_readme_table() -> None:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("### Settings", 1)[1].split("\n## ", 1)[0]
+    rows = {
+        m for line in table.splitlines() if line.startswith("|") for m in ENV_NAME.findall(line)
+    }
+    twins = {f"{name}_FILE" for name in rows}  # "`NAME`, `_FILE`" rows name both
+    client_side = {"CARDPROOF_INVITE_CODE", "CARDPROOF_ORGANIZER_KEY"}  # `cardproof tournament`
+    assert all(f"`{name}`" in readme or name in readme for name in client_side)
+    assert ENV_NAMES - client_side <= rows | twins, ENV_NAMES - client_side - rows - twins
+    assert rows <= ENV_NAMES, rows - ENV_NAMES  # nothing documented that nothing reads
+
+
 # --- the Dockerfile --------------------------------------------------------------------
 
 
@@ -301,6 +314,18 @@ def test_deployment_serves_the_port_the_probes_and_service_use() -> None:
     assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
     targets = [_port_number(container, p["targetPort"]) for p in service["spec"]["ports"]]
     assert targets == [args.port]
+
+
+def test_deployment_is_scraped_on_the_metrics_route() -> None:
+    from cardproof.cli import openapi_document
+
+    deployment = _one("Deployment", "cardproof")
+    annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+    args = _serve_args(_container(deployment)["command"])
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert int(annotations["prometheus.io/port"]) == args.port
+    paths: dict[str, Any] = openapi_document()["paths"]  # type: ignore[assignment]
+    assert "get" in paths[annotations["prometheus.io/path"]]
 
 
 def test_deployment_sets_resources_and_runs_unprivileged() -> None:

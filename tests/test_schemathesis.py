@@ -20,7 +20,7 @@ from schemathesis.config import SchemathesisConfig
 
 from cardproof_service import Settings, create_app
 from cardproof_service.organizers import new_organizer
-from conftest import TEST_KEYS
+from conftest import TEST_KEYS, UNLIMITED
 
 CONFIG = SchemathesisConfig.from_dict(
     {
@@ -47,7 +47,7 @@ CONFIG = SchemathesisConfig.from_dict(
     }
 )
 
-APP = create_app(Settings(warm_up=False), keys=TEST_KEYS)
+APP = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
 ORGANIZER_KEY, ORGANIZER = new_organizer("Schemathesis")
 asyncio.run(APP.state.store.add_organizer(ORGANIZER))
 schema = schemathesis.openapi.from_asgi("/schema/openapi.json", APP, config=CONFIG)

@@ -29,6 +29,7 @@ from cardproof_service.store import (
     Standing,
     Store,
     StoreUnavailable,
+    TooManyGames,
     TournamentRecord,
 )
 from cardproof_service.store.redis import RedisStore
@@ -264,6 +265,77 @@ async def test_concurrent_claims_let_exactly_one_in(store: Store) -> None:
     assert [found is not None for found in stored] == [i == winner for i in range(20)]
 
 
+# --- per-client limits ------------------------------------------------------------------
+
+
+async def test_an_owner_holds_at_most_its_cap_of_unfinished_deals(store: Store) -> None:
+    owner = new_id("client")
+    first, second = new_record(owner=owner), new_record(owner=owner)
+    assert await store.create_deal(first, TTL, None, 2) is None
+    assert await store.create_deal(second, TTL, None, 2) is None
+    found = await store.get_deal(first.deal_id)
+    assert found is not None
+    assert found.owner == owner
+    third = new_record(owner=owner)
+    with pytest.raises(TooManyGames) as refused:
+        await store.create_deal(third, TTL, None, 2)
+    assert (refused.value.limit, 1 <= refused.value.retry_after <= TTL) == (2, True)
+    assert await store.get_deal(third.deal_id) is None  # nothing stored
+    # another owner, a deal without one, or no cap: not counted
+    assert await store.create_deal(new_record(owner=new_id("client")), TTL, None, 2) is None
+    assert await store.create_deal(new_record(), TTL, None, 2) is None
+    assert await store.create_deal(new_record(owner=owner), TTL) is None
+    # a move keeps the game in flight; its last move (or a whole log) lets a new one in
+    assert await store.append_move(first.deal_id, 0, "a1", None, TTL) == Appended("appended", 1)
+    with pytest.raises(TooManyGames):
+        await store.create_deal(third, TTL, None, 2)
+    assert await store.append_move(first.deal_id, 1, "a2", FINISHED_AT, TTL) == Appended(
+        "appended", 2
+    )
+    assert await store.create_deal(third, TTL, None, 2) is None
+    with pytest.raises(TooManyGames):
+        await store.create_deal(new_record(owner=owner), TTL, None, 2)
+    assert await store.submit_log(second.deal_id, ["a1"], FINISHED_AT, False, TTL) == Appended(
+        "appended", 1
+    )
+    assert await store.create_deal(new_record(owner=owner), TTL, None, 2) is None
+
+
+async def test_a_claimed_commitment_is_answered_before_the_cap(store: Store) -> None:
+    owner, commitment = new_id("client"), new_id("c")
+    first = new_record(owner=owner, commitment_id=commitment)
+    assert await store.create_deal(first, TTL, Claim(commitment, b"first", TTL), 1) is None
+    retry = new_record(owner=owner, commitment_id=commitment)
+    assert await store.create_deal(retry, TTL, Claim(commitment, b"retry", TTL), 1) == b"first"
+    other = new_id("c")  # a full owner claims nothing
+    with pytest.raises(TooManyGames):
+        await store.create_deal(new_record(owner=owner), TTL, Claim(other, b"x", TTL), 1)
+    assert await store.create_deal(new_record(), TTL, Claim(other, b"y", TTL)) is None
+
+
+async def test_an_expired_deal_leaves_its_owners_games_in_flight(store: Store) -> None:
+    owner = new_id("client")
+    assert await store.create_deal(new_record(owner=owner), 1, None, 1) is None
+    with pytest.raises(TooManyGames) as refused:
+        await store.create_deal(new_record(owner=owner), 1, None, 1)
+    assert refused.value.retry_after == 1
+    await asyncio.sleep(2.1)  # Redis TIME is in whole seconds
+    assert await store.create_deal(new_record(owner=owner), 1, None, 1) is None
+
+
+async def test_requests_are_counted_per_client_and_window(store: Store) -> None:
+    client, other = new_id("client"), new_id("client")
+    window = 3600
+    counts = [await store.count_request(client, window) for _ in range(3)]
+    assert [hits.count for hits in counts] == [1, 2, 3]
+    assert all(0 < hits.reset <= window for hits in counts)
+    assert (await store.count_request(other, window)).count == 1
+    hits = await store.count_request(new_id("client"), 1)
+    assert (hits.count, hits.reset) == (1, 1)
+    await asyncio.sleep(1.1)  # a new one-second window: counting starts again
+    assert (await store.count_request(client, 1)).count == 1
+
+
 def _every_call(store: RedisStore) -> dict[str, Callable[[], Awaitable[object]]]:
     """One call of each store method (``close`` aside)."""
     deal_id = new_id("d")
@@ -276,6 +348,7 @@ def _every_call(store: RedisStore) -> dict[str, Callable[[], Awaitable[object]]]
         "get_deal": lambda: store.get_deal(deal_id),
         "append_move": lambda: store.append_move(deal_id, 0, "a1", None, TTL),
         "submit_log": lambda: store.submit_log(deal_id, ["a1"], FINISHED_AT, False, TTL),
+        "count_request": lambda: store.count_request(new_id("client"), 60),
     }
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +34,9 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.workers < 1:
+        print("cardproof serve: --workers must be 1 or more", file=sys.stderr)
+        return 2
     if args.workers > 1 and not os.environ.get("REDIS_URL"):
         print(
             "cardproof serve: the memory store lives in one process, so --workers above 1 "
@@ -41,17 +46,37 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     from cardproof_service.observability import logging_config
 
-    uvicorn.run(
-        "cardproof_service.app:create_app",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        log_level=args.log_level,
-        log_config=logging_config(args.log_level),
-        access_log=False,  # cardproof.access writes one JSON line per request, with its id
-    )
+    metrics_dir = None
+    if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # every worker writes its metrics here and /metrics sums them (metrics.py)
+        metrics_dir = tempfile.mkdtemp(prefix="cardproof-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    try:
+        uvicorn.run(
+            "cardproof_service.app:create_app",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_level=args.log_level,
+            log_config=logging_config(args.log_level),
+            access_log=False,  # cardproof.access writes one JSON line per request, with its id
+        )
+    finally:
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
+
+
+def _env_int(name: str, default: int) -> int:
+    """An integer default for an option from the environment (``default`` if unset)."""
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise SystemExit(f"cardproof: {name} must be an integer, not {text!r}") from None
 
 
 def openapi_document() -> dict[str, object]:
@@ -501,9 +526,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardproof", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the HTTP service")
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    serve.add_argument(
+        "--host",
+        default=os.environ.get("CARDPROOF_HOST") or "127.0.0.1",
+        help="address to bind (default $CARDPROOF_HOST, else 127.0.0.1)",
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=_env_int("CARDPROOF_PORT", 8000),
+        help="port (default $CARDPROOF_PORT, else 8000)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=_env_int("CARDPROOF_WORKERS", 1),
+        help="worker processes, each a uvicorn worker on one shared socket; above 1 needs "
+        "REDIS_URL (default $CARDPROOF_WORKERS, else 1)",
+    )
     serve.add_argument(
         "--log-level",
         default="info",

@@ -1,4 +1,8 @@
-"""The app factory: state (store, keys), controllers, problem details, the OpenAPI document."""
+"""The app factory: state, controllers, middleware, problem details, the OpenAPI document.
+
+State is the store (metered) and keys; middleware gives request ids, logs and metrics,
+then the rate limit.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from cardproof_service.controllers import (
     DealsController,
     HealthController,
     KeysController,
+    MetricsController,
     PagesController,
     ScoringController,
     SolveController,
@@ -25,7 +30,9 @@ from cardproof_service.controllers import (
 )
 from cardproof_service.deals import Deals
 from cardproof_service.keys import Keys, load_keys
-from cardproof_service.observability import request_ids
+from cardproof_service.limits import RateLimiter
+from cardproof_service.metrics import metered
+from cardproof_service.observability import observe_requests
 from cardproof_service.openapi import install_exact_schemas, openapi_config
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
@@ -63,7 +70,10 @@ def create_app(
     """Build the cardproof app: settings and keys from the environment unless given."""
     settings = settings or Settings.from_env()
     keys = keys or load_keys()
-    store = store or make_store(settings)
+    store = metered(store or make_store(settings))
+    middleware = [observe_requests]
+    if settings.rate_limit:
+        middleware.append(RateLimiter(store, settings, keys.master))
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -84,10 +94,11 @@ def create_app(
             TournamentsController,
             KeysController,
             HealthController,
+            MetricsController,
             PagesController,
         ],
         plugins=[problem_details_plugin()],
-        middleware=[request_ids],
+        middleware=middleware,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         on_startup=[_warm_up] if settings.warm_up else [],

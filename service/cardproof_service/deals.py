@@ -43,6 +43,7 @@ from cardproof.receipts import b64url_decode as _b64url_decode
 from cardproof.tournaments import round_deal
 from cardproof_service.entrants import require_entrant
 from cardproof_service.keys import Keys
+from cardproof_service.metrics import GAMES_FINISHED, GAMES_STARTED
 from cardproof_service.problems import problem
 from cardproof_service.settings import Settings
 from cardproof_service.store import Appended, Claim, DealRecord, Store, TournamentRecord
@@ -173,11 +174,15 @@ class Deals:
 
     # --- deals ----------------------------------------------------------------------
 
-    async def create(self, request: DealRequest, idempotency_key: str | None = None) -> DealState:
+    async def create(
+        self, request: DealRequest, idempotency_key: str | None = None, client: str | None = None
+    ) -> DealState:
         """Open a deal on a commitment (claimed once) or, for casual play, without one.
 
         A request resent with the same ``Idempotency-Key`` gets the deal the first one
-        opened; any other second use of the commitment is a 409.
+        opened; any other second use of the commitment is a 409. The deal counts among
+        ``client``'s games in flight until it finishes or expires; over the cap
+        (``max_games_in_flight``) nothing is stored and the answer is a 429.
         """
         cls = variant(request.variant)
         client_seed = request.client_seed or _b64url(secrets.token_bytes(16))
@@ -206,10 +211,14 @@ class Deals:
             client_seed=client_seed,
             committed=claim is not None,
             created_at=now(),
+            owner=client if self.settings.max_games_in_flight else None,
         )
-        first = await self.store.create_deal(record, self.settings.deal_ttl, claim)
+        first = await self.store.create_deal(
+            record, self.settings.deal_ttl, claim, self.settings.max_games_in_flight
+        )
         if first is not None:
             return await self._repeat(first, idempotency_key)
+        GAMES_STARTED.labels(cls.id).inc()
         game = self._replay(record)
         self._games.put(deal_id, game)
         return self._state(record, game)
@@ -251,7 +260,9 @@ class Deals:
         claim_id = f"{tournament.tournament_id}:{entrant_id}:round-{round_number}"
         mark = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
         first = await self.store.create_deal(record, ttl, Claim(claim_id, mark, ttl))
-        if first is not None:
+        if first is None:
+            GAMES_STARTED.labels(cls.id).inc()
+        else:
             first_deal, first_key = msgspec.msgpack.decode(first, type=tuple[str, str])
             if idempotency_key and idempotency_key == first_key:  # a retry: the same answer
                 found = await self.store.get_deal(first_deal)
@@ -346,7 +357,9 @@ class Deals:
                     final_total(game),
                 )
                 if outcome.outcome == "appended":
-                    if not game.is_over():
+                    if game.is_over():
+                        GAMES_FINISHED.labels(game.id).inc()
+                    else:
                         self._games.put(deal_id, game)
                     return self._result(game, index)
             self._games.pop(deal_id)
@@ -395,7 +408,9 @@ class Deals:
                 deal_id, index, text, finished_at, self.settings.deal_ttl, final_total(game)
             )
             if outcome.outcome == "appended":
-                if not game.is_over() and record.tournament is None:
+                if game.is_over():
+                    GAMES_FINISHED.labels(game.id).inc()
+                elif record.tournament is None:
                     self._games.put(deal_id, game)
                 return self._result(game, index)
             if outcome.outcome == "missing":
@@ -516,6 +531,8 @@ class Deals:
             )
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
+            if outcome.outcome == "appended":
+                GAMES_FINISHED.labels(cls.id).inc()
             record = await self._record(deal_id)
             if record.moves != texts:
                 raise conflict("this deal was played with another log", "deal-played")

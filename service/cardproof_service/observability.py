@@ -1,4 +1,4 @@
-"""Request ids and structured JSON logs.
+"""Request ids, structured JSON logs and request metrics.
 
 Every request gets an id: the client's ``X-Request-ID`` when it is a sane one (1 to 128
 visible ASCII characters), else a fresh one. The response echoes it in
@@ -6,7 +6,8 @@ visible ASCII characters), else a fresh one. The response echoes it in
 ``cardproof.access``) carries it. Log lines are JSON objects: ``ts``, ``level``,
 ``logger``, ``msg`` and the line's fields. A request line holds the method, the path,
 the status and the duration, never a header or a body, so no card, move, seed or key
-reaches a log.
+reaches a log. The same middleware counts and times the request for ``/metrics``, by
+its route template (``/v1/deals/{deal_id}``), so ids never become labels.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from typing import Any, Final
 from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from cardproof_service.metrics import RequestMetrics
 
 REQUEST_ID_HEADER: Final = "x-request-id"
 _SANE_ID: Final = re.compile(r"[\x21-\x7e]{1,128}")
@@ -58,8 +61,13 @@ def request_id_of(scope: Scope) -> str:
     return uuid.uuid4().hex
 
 
-def request_ids(app: ASGIApp) -> ASGIApp:
-    """ASGI middleware: an id per request, echoed in the answer and in its log line."""
+def observe_requests(app: ASGIApp) -> ASGIApp:
+    """ASGI middleware: request ids, one log line and the metrics of each request.
+
+    The id is echoed in the answer and in the log line; the request is counted and timed
+    by route.
+    """
+    metrics = RequestMetrics()
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -79,13 +87,16 @@ def request_ids(app: ASGIApp) -> ASGIApp:
         try:
             await app(scope, receive, send_with_id)
         finally:
+            seconds = time.perf_counter() - start
+            route = scope.get("path_template") or "unmatched"
+            metrics.observe(route, scope["method"], status, seconds)
             if access_log.isEnabledFor(logging.INFO):
                 fields = {
                     "request_id": request_id,
                     "method": scope["method"],
                     "path": scope["path"],
                     "status": status,
-                    "duration_ms": round((time.perf_counter() - start) * 1e3, 3),
+                    "duration_ms": round(seconds * 1e3, 3),
                 }
                 access_log.info("request", extra={"fields": fields})
 
@@ -114,4 +125,4 @@ def logging_config(level: str) -> dict[str, Any]:
     }
 
 
-__all__ = ["JsonFormatter", "logging_config", "request_id_of", "request_ids"]
+__all__ = ["JsonFormatter", "logging_config", "observe_requests", "request_id_of"]

@@ -25,7 +25,8 @@ from litestar.plugins.problem_details import (
 
 from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.models import Problem
-from cardproof_service.store.base import StoreUnavailable
+from cardproof_service.metrics import RATE_LIMITED
+from cardproof_service.store.base import StoreUnavailable, TooManyGames
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 RETRY_AFTER_SECONDS = 1
@@ -44,6 +45,9 @@ _DESCRIPTIONS = {
     413: "The request body is over the size limit.",
     422: "The request reads fine but breaks a rule: a duplicate card, an option the "
     "variant does not take, an illegal move (`move_index`, `code`), a log too short.",
+    429: "Too many requests from this client (`rate-limited`): come back after `Retry-After` "
+    "seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, "
+    "`RateLimit-Reset` and `RateLimit-Policy`.",
     500: "The server failed; nothing about the request is at fault.",
     503: "The store is unavailable: try again after `Retry-After` seconds. Pure endpoints "
     "(score, solve, verify of a revealed seed pair or a card order) keep answering.",
@@ -61,6 +65,12 @@ def problem(
         type_=type_,
         extra={k: v for k, v in extra.items() if v is not None},
     )
+
+
+def problem_body(status: int, detail: str, *, type_: str, **extra: Any) -> bytes:
+    """The JSON of a problem answered outside the plugin (by a middleware), in its form."""
+    fields = {"status": status, "type": type_, "title": HTTPStatus(status).phrase}
+    return msgspec.json.encode({**fields, "detail": detail, **extra})
 
 
 def unauthorized(detail: str, realm: str) -> ProblemDetailsException:
@@ -126,6 +136,20 @@ def from_store_unavailable(error: StoreUnavailable) -> ProblemDetailsException:
     return unavailable
 
 
+def from_too_many_games(error: TooManyGames) -> ProblemDetailsException:
+    """429: the client holds its cap of unfinished games; nothing was stored."""
+    RATE_LIMITED.labels("games-in-flight").inc()
+    refused = problem(
+        429,
+        f"this client has {error.limit} games in flight, the most it may: finish one, or "
+        f"wait until the oldest expires (in {error.retry_after} s)",
+        type_="/problems/too-many-games",
+        code="too-many-games",
+    )
+    refused.headers = {"retry-after": str(error.retry_after)}
+    return refused
+
+
 def from_unexpected(error: Exception) -> ProblemDetailsException:
     """500 for a bug: logged here, never described to the client."""
     log.error("unhandled error", exc_info=error)
@@ -157,6 +181,7 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
                 RuleError: from_rule_error,
                 HTTPException: from_http_exception,
                 StoreUnavailable: from_store_unavailable,
+                TooManyGames: from_too_many_games,
                 Exception: from_unexpected,
             },
         )
@@ -164,10 +189,20 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
 
 
 def problem_responses(*statuses: int, **described: str) -> dict[int, ResponseSpec]:
-    """OpenAPI response entries for the errors an operation can return (500 always).
+    """OpenAPI response entries for the errors an operation can return.
 
-    ``described`` gives an operation's own text for a status, as ``e422="..."``.
+    429 and 500 always: every operation but the probes is rate limited. ``described``
+    gives an operation's own text for a status, as ``e422="..."``.
     """
+    return _responses((*statuses, 429), described)
+
+
+def probe_responses() -> dict[int, ResponseSpec]:
+    """The error responses of ``/healthz``, ``/readyz`` and ``/metrics`` (not rate limited)."""
+    return _responses((), {})
+
+
+def _responses(statuses: tuple[int, ...], described: dict[str, str]) -> dict[int, ResponseSpec]:
     return {
         status: ResponseSpec(
             data_container=Problem,
@@ -175,5 +210,5 @@ def problem_responses(*statuses: int, **described: str) -> dict[int, ResponseSpe
             media_type=PROBLEM_MEDIA_TYPE,
             generate_examples=False,
         )
-        for status in (*statuses, 500)
+        for status in sorted({*statuses, 500})
     }

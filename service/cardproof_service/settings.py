@@ -33,6 +33,12 @@ class Settings:
     """``CARDPROOF_COMMITMENT_TTL``: seconds a commitment can be used for a deal."""
     store_timeout: float = 2.0
     """``CARDPROOF_STORE_TIMEOUT``: seconds one store call may take before it counts as down."""
+    rate_limit: int = 1200
+    """``CARDPROOF_RATE_LIMIT``: requests a client may make per window (0: no limit)."""
+    rate_window: int = 60
+    """``CARDPROOF_RATE_WINDOW``: the rate limit's window, in seconds."""
+    max_games_in_flight: int = 100
+    """``CARDPROOF_MAX_GAMES_IN_FLIGHT``: unfinished deals a client may hold (0: no cap)."""
     organizers_file: Path | None = None
     """``CARDPROOF_ORGANIZERS_FILE``: where the memory store keeps organizers (key hashes
     only; default ``.cardproof/organizers.json``); with Redis they live in Redis."""
@@ -42,7 +48,9 @@ class Settings:
         """Settings from ``environ`` (default ``os.environ``), defaults where unset."""
         env = os.environ if environ is None else environ
 
-        def number(name: str, default: float, kind: type[int] | type[float] = int) -> Any:
+        def number(
+            name: str, default: float, kind: type[int] | type[float] = int, *, zero: bool = False
+        ) -> Any:
             text = env.get(name)
             if not text:
                 return kind(default)
@@ -50,8 +58,9 @@ class Settings:
                 value = kind(text)
             except ValueError:
                 raise SettingsError(f"{name} must be a number, not {text!r}") from None
-            if value <= 0:
-                raise SettingsError(f"{name} must be more than 0, not {text!r}")
+            if value < 0 or (value == 0 and not zero):
+                least = "0 or more" if zero else "more than 0"
+                raise SettingsError(f"{name} must be {least}, not {text!r}")
             return value
 
         return cls(
@@ -61,5 +70,8 @@ class Settings:
             deal_ttl=number("CARDPROOF_DEAL_TTL", 24 * 3600),
             commitment_ttl=number("CARDPROOF_COMMITMENT_TTL", 3600),
             store_timeout=number("CARDPROOF_STORE_TIMEOUT", 2.0, float),
+            rate_limit=number("CARDPROOF_RATE_LIMIT", 1200, zero=True),
+            rate_window=number("CARDPROOF_RATE_WINDOW", 60),
+            max_games_in_flight=number("CARDPROOF_MAX_GAMES_IN_FLIGHT", 100, zero=True),
             organizers_file=Path(env.get("CARDPROOF_ORGANIZERS_FILE") or DEFAULT_ORGANIZERS_FILE),
         )

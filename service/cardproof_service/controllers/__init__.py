@@ -3,6 +3,7 @@
 from cardproof_service.controllers.deals import CommitmentsController, DealsController
 from cardproof_service.controllers.health import HealthController
 from cardproof_service.controllers.keys import KeysController
+from cardproof_service.controllers.metrics import MetricsController
 from cardproof_service.controllers.pages import PagesController
 from cardproof_service.controllers.scoring import ScoringController
 from cardproof_service.controllers.solve import SolveController
@@ -15,6 +16,7 @@ __all__ = [
     "DealsController",
     "HealthController",
     "KeysController",
+    "MetricsController",
     "PagesController",
     "ScoringController",
     "SolveController",

@@ -19,6 +19,7 @@ from cardproof.models import (
 from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.deals import Deals
+from cardproof_service.limits import client_id
 from cardproof_service.problems import problem_responses
 
 DealIdParameter = Annotated[
@@ -72,6 +73,9 @@ class DealsController(Controller):
             e409="The commitment was used for another deal (`commitment-used`).",
             e422="An option the variant does not take (`unknown-option`), a client seed over "
             "256 UTF-8 bytes (`client-seed-too-long`).",
+            e429="Too many requests (`rate-limited`), or this client holds as many unfinished "
+            "deals as it may (`too-many-games`, `CARDPROOF_MAX_GAMES_IN_FLIGHT`): finish one or "
+            "come back after `Retry-After` seconds, when the oldest expires.",
         ),
         opt={"body": DealRequest, "example": examples.DEAL},
     )
@@ -82,7 +86,9 @@ class DealsController(Controller):
         its receipt says ``committed_before_client_seed: false``.
         """
         body = await read_body(request, DealRequest)
-        return await deals_of(request).create(body, request.headers.get("idempotency-key"))
+        deals = deals_of(request)
+        client = client_id(request.scope, deals.keys.master)
+        return await deals.create(body, request.headers.get("idempotency-key"), client)
 
     @get("/{deal_id:str}", summary="Read a deal", responses=problem_responses(400, 404, 503))
     async def read(self, request: Request[Any, Any, Any], deal_id: DealIdParameter) -> DealState:

@@ -8,7 +8,7 @@ from litestar import Controller, Request, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
 from cardproof.models import Health, Readiness
-from cardproof_service.problems import problem_responses
+from cardproof_service.problems import probe_responses
 from cardproof_service.store import Store, StoreUnavailable
 
 _NOT_READY = ResponseSpec(
@@ -21,7 +21,7 @@ class HealthController(Controller):
 
     tags = ("operations",)
 
-    @get("/healthz", summary="Liveness probe", cache=False, responses=problem_responses())
+    @get("/healthz", summary="Liveness probe", cache=False, responses=probe_responses())
     async def healthz(self) -> Health:
         """Answers while the process is up."""
         return Health(status="ok")
@@ -30,7 +30,7 @@ class HealthController(Controller):
         "/readyz",
         summary="Readiness probe",
         cache=False,
-        responses={**problem_responses(), 503: _NOT_READY},
+        responses={**probe_responses(), 503: _NOT_READY},
     )
     async def readyz(self, request: Request[Any, Any, Any]) -> Response[Readiness]:
         """Ready (200) when every dependency this replica needs answers, else 503."""

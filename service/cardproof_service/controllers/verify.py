@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, post
+from litestar.exceptions import HTTPException
 
+from cardproof.errors import ParseError, RuleError
 from cardproof.models import VerifyRequest, VerifyResult
 from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.controllers.deals import deals_of
+from cardproof_service.metrics import VERIFY_FAILURES
 from cardproof_service.problems import problem_responses
 
 
@@ -49,6 +52,18 @@ class VerifyController(Controller):
         """Replay every move under the variant's rules; an illegal move is a 422 naming it.
 
         A revealed seed pair or a deal id gives a signed receipt; a card order does not.
+        Every refusal counts in ``cardproof_verify_failures`` by its problem code.
         """
-        body = await read_body(request, VerifyRequest)
-        return await deals_of(request).verify(body, request.headers.get("authorization"))
+        try:
+            body = await read_body(request, VerifyRequest)
+            return await deals_of(request).verify(body, request.headers.get("authorization"))
+        except ParseError:
+            VERIFY_FAILURES.labels("unreadable").inc()
+            raise
+        except RuleError as error:
+            VERIFY_FAILURES.labels(error.code).inc()
+            raise
+        except HTTPException as error:  # 404, 409 (with a code), 413, 401, 403
+            code = error.extra.get("code") if isinstance(error.extra, dict) else None
+            VERIFY_FAILURES.labels(str(code or error.status_code)).inc()
+            raise

@@ -1,7 +1,8 @@
 """State behind one small async protocol, with a memory and a Redis backend.
 
 The service processes are stateless: deal logs, used commitments and idempotency
-records, tournament organizers and tournaments live here. Both backends pass one
+records, rate-limit counters, games in flight, tournament organizers and tournaments
+live here. Both backends pass one
 contract test suite.
 """
 
@@ -11,10 +12,12 @@ from cardproof_service.store.base import (
     DealRecord,
     EntryOutcome,
     GameResult,
+    Hits,
     OrganizerRecord,
     Standing,
     Store,
     StoreUnavailable,
+    TooManyGames,
     TournamentRecord,
 )
 from cardproof_service.store.memory import MemoryStore
@@ -25,10 +28,12 @@ __all__ = [
     "DealRecord",
     "EntryOutcome",
     "GameResult",
+    "Hits",
     "MemoryStore",
     "OrganizerRecord",
     "Standing",
     "Store",
     "StoreUnavailable",
+    "TooManyGames",
     "TournamentRecord",
 ]

@@ -11,6 +11,16 @@ class StoreUnavailable(Exception):
     """The store cannot be reached; stateful requests answer 503 and may be retried."""
 
 
+class TooManyGames(Exception):
+    """The deal's owner holds as many unfinished deals as it may; nothing was stored."""
+
+    def __init__(self, limit: int, retry_after: int) -> None:
+        """``retry_after``: seconds until the owner's oldest unfinished deal expires."""
+        super().__init__(f"{limit} games in flight")
+        self.limit = limit
+        self.retry_after = retry_after
+
+
 class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """A deal as stored: what derives its deck, and its log so far.
 
@@ -35,6 +45,9 @@ class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     entrant: str | None = None
     player: str | None = None
     """The entrant's name: the game's result counts for it in the standings."""
+    owner: str | None = None
+    """The client whose games in flight count this deal until it finishes or expires
+    (a keyed hash of its address; ``None`` when no cap is set)."""
 
 
 class OrganizerRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -115,6 +128,14 @@ class Claim(msgspec.Struct, frozen=True):
     ttl: int
 
 
+class Hits(msgspec.Struct, frozen=True):
+    """A client's requests in the current rate-limit window, this one included."""
+
+    count: int
+    reset: int
+    """Seconds until the window ends and the count starts again from 0."""
+
+
 class Store(Protocol):
     """What the service needs from its state, each step atomic."""
 
@@ -124,14 +145,23 @@ class Store(Protocol):
         """Raise :class:`StoreUnavailable` unless the store answers."""
 
     async def create_deal(
-        self, record: DealRecord, ttl: int, commitment: Claim | None = None
+        self,
+        record: DealRecord,
+        ttl: int,
+        commitment: Claim | None = None,
+        max_in_flight: int = 0,
     ) -> bytes | None:
         """Store a new deal (no moves yet; it expires ``ttl`` seconds after its last change).
 
         With ``commitment``, only if that commitment is unclaimed, claiming it in the same
         atomic step: returns ``None`` when the deal was stored, else the first claim (and
-        stores nothing).
+        stores nothing). With a ``record.owner`` and ``max_in_flight`` above 0, only if
+        the owner holds fewer unfinished, unexpired deals, else :class:`TooManyGames` (a
+        claimed commitment is answered first: a retried request gets its deal back).
         """
+
+    async def count_request(self, client: str, window: int) -> Hits:
+        """Count one request of ``client`` in the current ``window``-second window."""
 
     async def get_deal(self, deal_id: str) -> DealRecord | None:
         """The deal with its log, or ``None`` if there is none (or it expired)."""

@@ -19,8 +19,10 @@ from cardproof_service.store.base import (
     DealRecord,
     EntryOutcome,
     GameResult,
+    Hits,
     OrganizerRecord,
     Standing,
+    TooManyGames,
     TournamentRecord,
 )
 
@@ -51,14 +53,22 @@ class MemoryStore:
         """Per tournament: name to [total, finished games]."""
         self._results: dict[tuple[str, str, int], GameResult] = {}
         """Every result recorded, by (tournament, name, round)."""
+        self._in_flight: dict[str, dict[str, float]] = {}
+        """Per owner: its unfinished deals and when each expires."""
+        self._hits: dict[str, tuple[int, int]] = {}
+        """Per client: (rate-limit window number, requests counted in it)."""
 
     async def ping(self) -> None:
         """Always answers."""
 
     async def create_deal(
-        self, record: DealRecord, ttl: int, commitment: Claim | None = None
+        self,
+        record: DealRecord,
+        ttl: int,
+        commitment: Claim | None = None,
+        max_in_flight: int = 0,
     ) -> bytes | None:
-        """Claim the commitment (if any) and store the deal, in one step."""
+        """Claim the commitment (if any), count the owner's game and store the deal."""
         self._created += 1
         if self._created % 1024 == 0:
             self._sweep()
@@ -67,6 +77,14 @@ class MemoryStore:
             first = self._claims.get(commitment.commitment_id)
             if first is not None and first[0] > now:
                 return first[1]
+        if record.owner is not None and max_in_flight > 0:
+            games = self._in_flight.setdefault(record.owner, {})
+            for deal_id in [d for d, expires in games.items() if expires <= now]:
+                del games[deal_id]
+            if len(games) >= max_in_flight:
+                raise TooManyGames(max_in_flight, max(1, round(min(games.values()) - now)))
+            games[record.deal_id] = now + ttl
+        if commitment is not None:
             self._claims[commitment.commitment_id] = (now + commitment.ttl, commitment.claim)
         fresh = msgspec.structs.replace(record, moves=[], finished_at=None, blind=True)
         self._deals[record.deal_id] = (now + ttl, fresh)
@@ -77,6 +95,32 @@ class MemoryStore:
         for table in (self._deals, self._claims):
             for key in [k for k, (expires, _) in table.items() if expires <= now]:
                 del table[key]
+        for owner, games in list(self._in_flight.items()):
+            for deal_id in [d for d, expires in games.items() if expires <= now]:
+                del games[deal_id]
+            if not games:
+                del self._in_flight[owner]
+
+    def _touch(self, record: DealRecord, expires: float) -> None:
+        """Keep an owner's count in step with its deal: finished, it no longer counts."""
+        games = self._in_flight.get(record.owner) if record.owner is not None else None
+        if games is None:
+            return
+        if record.finished_at is not None:
+            games.pop(record.deal_id, None)
+        elif record.deal_id in games:
+            games[record.deal_id] = expires
+
+    async def count_request(self, client: str, window: int) -> Hits:
+        """Count in the client's fixed window (windows start at multiples of ``window``)."""
+        now = int(time.time())
+        number = now // window
+        seen, count = self._hits.get(client, (number, 0))
+        count = count + 1 if seen == number else 1
+        if len(self._hits) >= 65536:  # forget every client of an earlier window
+            self._hits = {c: hit for c, hit in self._hits.items() if hit[0] == number}
+        self._hits[client] = (number, count)
+        return Hits(count, (number + 1) * window - now)
 
     def _live(self, deal_id: str) -> DealRecord | None:
         entry = self._deals.get(deal_id)
@@ -111,7 +155,9 @@ class MemoryStore:
             return Appended("wrong-index", len(record.moves))
         record.moves.append(move)
         record.finished_at = finished_at
-        self._deals[deal_id] = (time.monotonic() + ttl, record)
+        expires = time.monotonic() + ttl
+        self._deals[deal_id] = (expires, record)
+        self._touch(record, expires)
         self._record_result(record, total)
         return Appended("appended", len(record.moves))
 
@@ -133,7 +179,9 @@ class MemoryStore:
         record.moves = list(moves)
         record.finished_at = finished_at
         record.blind = blind
-        self._deals[deal_id] = (time.monotonic() + ttl, record)
+        expires = time.monotonic() + ttl
+        self._deals[deal_id] = (expires, record)
+        self._touch(record, expires)
         self._record_result(record, total)
         return Appended("appended", len(moves))
 

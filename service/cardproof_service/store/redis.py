@@ -8,6 +8,8 @@ expires. Connection failures and timeouts become :class:`StoreUnavailable` (503)
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar, cast
 
@@ -23,9 +25,11 @@ from cardproof_service.store.base import (
     DealRecord,
     EntryOutcome,
     GameResult,
+    Hits,
     OrganizerRecord,
     Standing,
     StoreUnavailable,
+    TooManyGames,
     TournamentRecord,
 )
 
@@ -53,8 +57,25 @@ The tournament keys come from the deal hash (``tk`` tournament, ``tp`` player, `
 round), so the service need not know whether a deal is a tournament's. Results keep
 the log: they outlive the deal, which expires."""
 
+_IN_FLIGHT: Final = """
+local function in_flight(deal, finished, ttl)
+  local owner = redis.call('HGET', deal, 'ow')
+  if not owner then return end
+  if finished then
+    redis.call('ZREM', owner, deal)
+  else
+    redis.call('ZADD', owner, 'XX', tonumber(redis.call('TIME')[1]) + ttl, deal)
+    if redis.call('TTL', owner) < ttl then redis.call('EXPIRE', owner, ttl) end
+  end
+end
+"""
+"""Keep the owner's games in flight (a sorted set: deal key by expiry) in step with a
+deal: a finished one leaves it, a moved one expires later. The owner's key is in the
+deal hash (``ow``)."""
+
 _APPEND: Final = (
     _RECORD_RESULT
+    + _IN_FLIGHT
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
@@ -66,31 +87,55 @@ if n > 0 then moves = redis.call('HGET', KEYS[1], 'moves') .. ' ' .. ARGV[2] end
 redis.call('HSET', KEYS[1], 'moves', moves, 'n', n + 1)
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'fin', ARGV[3]) end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
+in_flight(KEYS[1], ARGV[3] ~= '', tonumber(ARGV[4]))
 if ARGV[3] ~= '' then record_result(KEYS[1], ARGV[5], ARGV[6], ARGV[7], ARGV[3]) end
 return {'appended', n + 1}
 """
 )
 
 _CREATE: Final = """
-if #KEYS == 2 then
+local ttl = tonumber(ARGV[2])
+if ARGV[3] ~= '' then
   local first = redis.call('GET', KEYS[2])
   if first then return first end
-  redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
 end
+if ARGV[8] ~= '' then
+  local now = tonumber(redis.call('TIME')[1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[8]) then
+    local oldest = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+    return {'full', math.max(1, tonumber(oldest[2]) - now)}
+  end
+  redis.call('ZADD', KEYS[3], now + ttl, KEYS[1])
+  if redis.call('TTL', KEYS[3]) < ttl then redis.call('EXPIRE', KEYS[3], ttl) end
+end
+if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4]) end
 redis.call('HSET', KEYS[1], 'fixed', ARGV[1], 'moves', '', 'n', 0, 'blind', 1)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'tk', ARGV[5], 'tp', ARGV[6], 'tn', ARGV[7]) end
-redis.call('EXPIRE', KEYS[1], ARGV[2])
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'ow', KEYS[3]) end
+redis.call('EXPIRE', KEYS[1], ttl)
 return false
 """
+"""A new deal: its commitment claimed once (``KEYS[2]``), counted among its owner's games
+in flight (``KEYS[3]``) within the cap, each only when asked."""
+
+_COUNT_REQUEST: Final = """
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return count
+"""
+"""One more request in a client's window (the counter expires with the window)."""
 
 _SUBMIT: Final = (
     _RECORD_RESULT
+    + _IN_FLIGHT
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
 if n ~= 0 or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then return {'wrong-index', n} end
 redis.call('HSET', KEYS[1], 'moves', ARGV[1], 'n', ARGV[2], 'fin', ARGV[3], 'blind', ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
+in_flight(KEYS[1], true, 0)
 record_result(KEYS[1], ARGV[6], ARGV[7], ARGV[8], ARGV[3])
 return {'appended', tonumber(ARGV[2])}
 """
@@ -140,6 +185,7 @@ class _Fixed(msgspec.Struct, array_like=True):
     round: int | None = None
     entrant: str | None = None
     player: str | None = None
+    owner: str | None = None
 
 
 class _StoredResult(msgspec.Struct):
@@ -157,10 +203,16 @@ class RedisStore:
 
     name = "redis"
 
-    def __init__(self, client: redis.Redis) -> None:
-        """A store over a ``redis.asyncio`` client (see :meth:`from_url`)."""
+    def __init__(self, client: redis.Redis, *, timeout: float = 2.0) -> None:
+        """A store over a ``redis.asyncio`` client (see :meth:`from_url`).
+
+        ``timeout`` bounds each whole call (waiting for a connection, reconnecting,
+        retrying), on top of the client's socket timeouts.
+        """
         self._redis = client
+        self._timeout = timeout
         self._create = client.register_script(_CREATE)
+        self._count_request = client.register_script(_COUNT_REQUEST)
         self._append = client.register_script(_APPEND)
         self._submit = client.register_script(_SUBMIT)
         self._add_organizer = client.register_script(_ADD_ORGANIZER)
@@ -178,12 +230,13 @@ class RedisStore:
         client = redis.Redis.from_url(
             url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=10
         )
-        return cls(client)
+        return cls(client, timeout=timeout)
 
     async def _call(self, step: Callable[[], Awaitable[T]]) -> T:
         try:
-            return await step()
-        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+            async with asyncio.timeout(self._timeout):
+                return await step()
+        except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
             raise StoreUnavailable(f"redis: {error.__class__.__name__}") from error
 
     async def ping(self) -> None:
@@ -191,9 +244,13 @@ class RedisStore:
         await self._call(self._redis.ping)
 
     async def create_deal(
-        self, record: DealRecord, ttl: int, commitment: Claim | None = None
+        self,
+        record: DealRecord,
+        ttl: int,
+        commitment: Claim | None = None,
+        max_in_flight: int = 0,
     ) -> bytes | None:
-        """The create script: claim the commitment (if any) and write the deal atomically."""
+        """The create script: claim, count among the owner's games, write: atomically."""
         fixed = _Fixed(
             record.variant,
             record.options,
@@ -205,19 +262,35 @@ class RedisStore:
             record.round,
             record.entrant,
             record.player,
+            record.owner,
         )
         deal_key = f"{PREFIX}deal:{record.deal_id}"
-        keys = [deal_key]
+        keys = [deal_key, f"{PREFIX}commitment:-", f"{PREFIX}in-flight:-"]
         args: list[EncodableT] = [self._encoder.encode(fixed), ttl, "", 0]
         if commitment is not None:
-            keys.append(f"{PREFIX}commitment:{commitment.commitment_id}")
+            keys[1] = f"{PREFIX}commitment:{commitment.commitment_id}"
             args[2:4] = [commitment.claim, commitment.ttl]
         if record.tournament is not None and record.player is not None and record.round:
             args += [record.tournament, record.player, record.round]
         else:
             args += ["", "", ""]
+        if record.owner is not None and max_in_flight > 0:
+            keys[2] = f"{PREFIX}in-flight:{record.owner}"
+            args.append(max_in_flight)
+        else:
+            args.append("")
         first = await self._call(lambda: self._create(keys=keys, args=args))
+        if isinstance(first, list):  # ['full', seconds until the oldest game expires]
+            raise TooManyGames(max_in_flight, int(first[1]))
         return first if isinstance(first, bytes) else None
+
+    async def count_request(self, client: str, window: int) -> Hits:
+        """The count script on the client's counter for the current window."""
+        now = int(time.time())
+        number = now // window
+        key = f"{PREFIX}rate:{client}:{number}"
+        count = await self._call(lambda: self._count_request(keys=[key], args=[window + 1]))
+        return Hits(int(count), (number + 1) * window - now)
 
     async def get_deal(self, deal_id: str) -> DealRecord | None:
         """The deal and its log, or ``None``."""
@@ -243,6 +316,7 @@ class RedisStore:
             round=fixed.round,
             entrant=fixed.entrant,
             player=fixed.player,
+            owner=fixed.owner,
         )
 
     @staticmethod

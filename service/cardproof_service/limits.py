@@ -1,0 +1,149 @@
+"""Per-client limits: who the client is, and how many requests it may make per window.
+
+A client is its address as the server sees it: uvicorn takes it from
+``X-Forwarded-For`` only for the proxies ``FORWARDED_ALLOW_IPS`` trusts, so a header
+cannot make a new client. The store keeps a keyed hash of the address, never the
+address.
+
+Every request but the probes, ``/metrics`` and the schema counts in the client's fixed
+window (``CARDPROOF_RATE_LIMIT`` requests per ``CARDPROOF_RATE_WINDOW`` seconds, shared
+by every replica through the store). Each answer says where the client stands in
+``RateLimit-Limit``, ``RateLimit-Remaining``, ``RateLimit-Reset`` and
+``RateLimit-Policy``; one over the limit is a 429 problem with ``Retry-After``. If the
+store cannot count, the request goes through uncounted (the limiter does not ask it
+again for a second): a limit must not turn a store outage into an outage of the pure
+endpoints.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from typing import Final
+
+from litestar.datastructures import MutableScopeHeaders
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Scope, Send
+
+from cardproof.receipts import b64url
+from cardproof_service.metrics import RATE_LIMITED
+from cardproof_service.problems import PROBLEM_MEDIA_TYPE, problem_body
+from cardproof_service.settings import Settings
+from cardproof_service.store import Store, StoreUnavailable
+
+UNLIMITED_PATHS: Final = frozenset({"/healthz", "/readyz", "/metrics"})
+"""Paths no limit applies to (and everything under ``/schema``)."""
+STORE_DOWN_PAUSE: Final = 1.0
+"""Seconds the limiter leaves the store alone after it failed to count."""
+log = logging.getLogger("cardproof.limits")
+
+
+def client_id(scope: Scope, master_key: bytes) -> str:
+    """The client's id: a keyed hash of its address (the same on every replica)."""
+    client = scope.get("client")
+    return address_id(client[0] if client else "unknown", master_key)
+
+
+def address_id(address: str, master_key: bytes) -> str:
+    """A keyed hash of a client address: the store never sees the address."""
+    digest = hmac.digest(master_key, b"cardproof-client\0" + address.encode(), "sha256")
+    return b64url(digest[:12])
+
+
+def limited(path: str) -> bool:
+    """Whether requests for ``path`` count against the rate limit."""
+    return path not in UNLIMITED_PATHS and not path.startswith("/schema")
+
+
+class _Refused(Exception):
+    """A request over the limit: its 429 problem answer."""
+
+    def __init__(self, headers: list[tuple[str, str]], detail: str) -> None:
+        self.headers = headers
+        self.detail = detail
+
+    async def send(self, send: Send) -> None:
+        """Send the 429 problem+json answer."""
+        body = problem_body(429, self.detail, type_="/problems/rate-limited", code="rate-limited")
+        headers = [
+            (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+            (b"content-length", str(len(body)).encode()),
+            *((name.encode(), value.encode()) for name, value in self.headers),
+        ]
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": 429,
+            "headers": headers,
+        }
+        await send(start)
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class RateLimiter:
+    """Counts each client's requests in the store and refuses those over the limit."""
+
+    def __init__(self, store: Store, settings: Settings, master_key: bytes) -> None:
+        """A limiter of ``settings.rate_limit`` requests per ``settings.rate_window`` s."""
+        self._store = store
+        self._limit = settings.rate_limit
+        self._window = settings.rate_window
+        self._master_key = master_key
+        self._policy = f"{self._limit};w={self._window}".encode()
+        self._store_down_until = 0.0
+
+    def __call__(self, app: ASGIApp) -> ASGIApp:
+        """ASGI middleware: count, refuse over the limit, add the RateLimit headers."""
+
+        async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != ScopeType.HTTP or not limited(scope["path"]):
+                await app(scope, receive, send)
+                return
+            try:
+                headers = await self._count(scope)
+            except _Refused as refused:  # answered here: it is a middleware, no handler runs
+                await refused.send(send)
+                return
+            if headers is None:
+                await app(scope, receive, send)
+                return
+
+            async def send_with_headers(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    answer = MutableScopeHeaders.from_message(message)
+                    for name, value in headers:
+                        answer.add(name, value)
+                await send(message)
+
+            await app(scope, receive, send_with_headers)
+
+        return middleware
+
+    async def _count(self, scope: Scope) -> list[tuple[str, str]] | None:
+        """The RateLimit headers of this request (429 if it is over); ``None`` uncounted."""
+        if time.monotonic() < self._store_down_until:
+            return None
+        try:
+            hits = await self._store.count_request(client_id(scope, self._master_key), self._window)
+        except StoreUnavailable as error:
+            self._store_down_until = time.monotonic() + STORE_DOWN_PAUSE
+            log.warning("rate limit not counted: %s", error)
+            return None
+        remaining = max(0, self._limit - hits.count)
+        headers = [
+            ("ratelimit-limit", str(self._limit)),
+            ("ratelimit-remaining", str(remaining)),
+            ("ratelimit-reset", str(hits.reset)),
+            ("ratelimit-policy", self._policy.decode()),
+        ]
+        if hits.count > self._limit:
+            RATE_LIMITED.labels("rate").inc()
+            detail = (
+                f"over the limit of {self._limit} requests per {self._window} s for this "
+                f"client: try again in {hits.reset} s"
+            )
+            raise _Refused([*headers, ("retry-after", str(hits.reset))], detail)
+        return headers
+
+
+__all__ = ["RateLimiter", "address_id", "client_id", "limited"]

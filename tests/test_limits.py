@@ -1,0 +1,216 @@
+"""Per-client limits: the rate limit (429, Retry-After, RateLimit headers) and the cap on
+games in flight, in one process, across replicas on Redis, and while Redis is down."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from cardproof import Client
+from cardproof.errors import RateLimitedError
+from cardproof_service import Settings, create_app
+from cardproof_service.limits import address_id
+from cardproof_service.settings import SettingsError
+from cardproof_service.store.redis import RedisStore
+from conftest import TEST_KEYS, served
+from redis_server import private_redis
+
+RATE_HEADERS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy")
+CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
+
+
+@contextmanager
+def limited_app(**settings: Any) -> Iterator[TestClient[Litestar]]:
+    """A test client on an app with the given limits (memory store unless ``store``)."""
+    store = settings.pop("store", None)
+    app = create_app(Settings(warm_up=False, **settings), keys=TEST_KEYS, store=store)
+    with TestClient(app) as client:
+        yield client
+
+
+def metric(client: httpx.Client | TestClient[Litestar], line_start: str) -> float:
+    """The value of the one /metrics sample whose line starts with ``line_start`` (0 if none)."""
+    lines = [x for x in client.get("/metrics").text.splitlines() if x.startswith(line_start)]
+    assert len(lines) <= 1, lines
+    return float(lines[0].rsplit(" ", 1)[1]) if lines else 0.0
+
+
+def test_a_client_over_the_rate_limit_gets_429_with_when_to_come_back() -> None:
+    with limited_app(rate_limit=3, rate_window=3600, max_games_in_flight=0) as client:
+        refused_before = metric(client, 'cardproof_rate_limited_total{reason="rate"}')
+        answers = [client.get("/v1/variants") for _ in range(3)]
+        assert [a.status_code for a in answers] == [200, 200, 200]
+        assert [a.headers["ratelimit-remaining"] for a in answers] == ["2", "1", "0"]
+        for answer in answers:
+            assert answer.headers["ratelimit-limit"] == "3"
+            assert answer.headers["ratelimit-policy"] == "3;w=3600"
+            assert 0 < int(answer.headers["ratelimit-reset"]) <= 3600
+
+        refused = client.post("/v1/score", json={"variant": "poker-squares", "layout": []})
+        assert refused.status_code == 429
+        assert refused.headers["content-type"] == "application/problem+json"
+        assert refused.headers["retry-after"] == refused.headers["ratelimit-reset"]
+        assert refused.headers["ratelimit-remaining"] == "0"
+        assert refused.headers["x-request-id"]  # refusals are logged and traced like the rest
+        problem = refused.json()
+        assert (problem["status"], problem["type"], problem["code"]) == (
+            429,
+            "/problems/rate-limited",
+            "rate-limited",
+        )
+        assert "3 requests per 3600 s" in problem["detail"]
+
+        # probes and metrics are never limited, and say nothing of the limit
+        for path in ("/healthz", "/readyz", "/metrics"):
+            answer = client.get(path)
+            assert answer.status_code == 200, path
+            assert not set(RATE_HEADERS) & set(answer.headers), path
+        assert metric(client, 'cardproof_rate_limited_total{reason="rate"}') == refused_before + 1
+        counted = 'cardproof_http_requests_total{method="POST",route="/v1/score",status="429"}'
+        assert metric(client, counted) >= 1
+
+
+def test_the_limit_starts_again_with_the_next_window() -> None:
+    with limited_app(rate_limit=1, rate_window=1, max_games_in_flight=0) as client:
+        deadline = time.monotonic() + 5
+        while client.get("/v1/variants").status_code != 429:  # two in one window
+            assert time.monotonic() < deadline
+        time.sleep(float(client.get("/v1/variants").headers["retry-after"]) + 0.05)
+        assert client.get("/v1/variants").status_code == 200
+
+
+def test_a_client_is_a_keyed_hash_of_its_address() -> None:
+    def of(host: str, key: bytes = TEST_KEYS.master) -> str:
+        return address_id(host, key)
+
+    assert of("10.0.0.1") == of("10.0.0.1")
+    assert len({of("10.0.0.1"), of("10.0.0.2"), of("::1")}) == 3
+    assert "10.0.0.1" not in of("10.0.0.1")
+    assert of("10.0.0.1") != of("10.0.0.1", bytes(32))  # the master key salts it
+
+
+def test_addresses_behind_a_trusted_proxy_are_separate_clients() -> None:
+    """uvicorn takes the client from X-Forwarded-For of a trusted proxy (127.0.0.1)."""
+    env = {"CARDPROOF_RATE_LIMIT": "2", "CARDPROOF_RATE_WINDOW": "3600"}
+    with served(env=env) as base_url, httpx.Client(base_url=base_url) as client:
+
+        def statuses(address: str) -> list[int]:
+            headers = {"x-forwarded-for": address}
+            return [client.get("/v1/variants", headers=headers).status_code for _ in range(3)]
+
+        assert statuses("203.0.113.7") == [200, 200, 429]
+        assert statuses("203.0.113.8") == [200, 200, 429]
+
+
+def test_replicas_on_one_redis_share_each_clients_count() -> None:
+    with private_redis() as redis:  # a fresh Redis: no earlier count in the window
+        settings: dict[str, Any] = {"rate_limit": 4, "rate_window": 3600}
+        with (
+            limited_app(store=RedisStore.from_url(redis.url), **settings) as first,
+            limited_app(store=RedisStore.from_url(redis.url), **settings) as second,
+        ):
+            # both test clients call from "testclient": one client on two replicas
+            answers = [
+                replica.get("/v1/variants") for replica in (first, second, first, second, first)
+            ]
+            assert [a.status_code for a in answers] == [200, 200, 200, 200, 429]
+            assert [a.headers["ratelimit-remaining"] for a in answers] == ["3", "2", "1", "0", "0"]
+
+
+def test_the_limit_lets_requests_through_while_the_store_is_down() -> None:
+    with private_redis() as redis:
+        store = RedisStore.from_url(redis.url, timeout=0.5)
+        with limited_app(store=store, rate_limit=2, rate_window=3600) as client:
+            assert client.get("/v1/variants").headers["ratelimit-remaining"] == "1"
+            redis.stop()
+            started = time.monotonic()
+            for _ in range(5):  # pure endpoints answer, uncounted, and fast
+                answer = client.get("/v1/variants")
+                assert answer.status_code == 200
+                assert "ratelimit-limit" not in answer.headers
+            assert time.monotonic() - started < 3
+            assert client.post("/v1/deals", json={"variant": "poker-squares"}).status_code == 503
+
+
+def play_out(client: TestClient[Litestar], deal_id: str) -> None:
+    """Play a poker-squares deal to its end, row by row."""
+    for index, cell in enumerate(CELLS):
+        answer = client.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})
+        assert answer.status_code == 200, answer.text
+    assert answer.json()["finished"] is True
+
+
+def test_a_client_holds_at_most_its_cap_of_games_in_flight() -> None:
+    with limited_app(rate_limit=0, max_games_in_flight=2) as client:
+        deal = {"variant": "poker-squares"}
+        first, second = (client.post("/v1/deals", json=deal) for _ in range(2))
+        assert (first.status_code, second.status_code) == (201, 201)
+        commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
+        committed = {**deal, "commitment_id": commitment}
+        refused = client.post("/v1/deals", json=committed, headers={"idempotency-key": "k"})
+        assert refused.status_code == 429
+        problem = refused.json()
+        assert (problem["type"], problem["code"]) == ("/problems/too-many-games", "too-many-games")
+        assert "2 games in flight" in problem["detail"]
+        assert 0 < int(refused.headers["retry-after"]) <= 24 * 3600
+        assert metric(client, 'cardproof_rate_limited_total{reason="games-in-flight"}') >= 1
+
+        play_out(client, first.json()["deal_id"])  # a finished game no longer counts
+        again = client.post("/v1/deals", json=committed, headers={"idempotency-key": "k"})
+        assert again.status_code == 201  # the refused request claimed nothing
+        # a retry of an accepted request gets its deal back, even at the cap
+        retried = client.post("/v1/deals", json=committed, headers={"idempotency-key": "k"})
+        assert retried.status_code == 201
+        assert retried.json()["deal_id"] == again.json()["deal_id"]
+        assert client.post("/v1/deals", json=deal).status_code == 429
+        # pure endpoints do not count against the cap
+        assert client.get("/v1/variants").status_code == 200
+
+
+def test_the_sdk_reports_a_long_wait_as_rate_limited() -> None:
+    app = create_app(
+        Settings(warm_up=False, rate_limit=1, rate_window=3600, max_games_in_flight=0),
+        keys=TEST_KEYS,
+    )
+    with TestClient(app) as http:
+        client = Client(base_url=str(http.base_url), http_client=http, max_retries=2)
+        client.variants()
+        with pytest.raises(RateLimitedError) as refused:
+            client.variants()
+        assert refused.value.status == 429
+        assert refused.value.code == "rate-limited"
+        assert refused.value.retry_after is not None
+        assert refused.value.retry_after > 60  # more than the client waits: final at once
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("CARDPROOF_RATE_LIMIT", "-1", "0 or more"),
+        ("CARDPROOF_RATE_LIMIT", "many", "a number"),
+        ("CARDPROOF_RATE_WINDOW", "0", "more than 0"),
+        ("CARDPROOF_MAX_GAMES_IN_FLIGHT", "-5", "0 or more"),
+    ],
+)
+def test_limit_settings_are_checked(name: str, text: str, message: str) -> None:
+    with pytest.raises(SettingsError, match=f"{name} must be {message}"):
+        Settings.from_env({name: text})
+
+
+def test_limit_settings_default_on_and_turn_off_with_0() -> None:
+    defaults = Settings.from_env({})
+    assert (defaults.rate_limit, defaults.rate_window, defaults.max_games_in_flight) == (
+        1200,
+        60,
+        100,
+    )
+    assert defaults == Settings(organizers_file=defaults.organizers_file)
+    off = Settings.from_env({"CARDPROOF_RATE_LIMIT": "0", "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0"})
+    assert (off.rate_limit, off.max_games_in_flight) == (0, 0)
