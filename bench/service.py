@@ -559,6 +559,8 @@ def cardproof_server(
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARDPROOF_")}
     env.pop("REDIS_URL", None)
     env.update(SERVER_KEYS, CARDPROOF_WARM_UP="1")
+    # one load generator is one client: the per-client limits would measure themselves
+    env.update(CARDPROOF_RATE_LIMIT="0", CARDPROOF_MAX_GAMES_IN_FLIGHT="0")
     if redis_url is not None:
         env["REDIS_URL"] = redis_url
     log = workdir / f"serve-{store}.log"
@@ -617,12 +619,15 @@ def private_redis(workdir: Path) -> Iterator[tuple[str, int]]:
 # --- the app's own cost, without HTTP ------------------------------------------------------
 
 
-def in_process_costs(verify: dict[str, Any], calls: int = 2000) -> tuple[float, float]:
+def in_process_costs(
+    verify: dict[str, Any], calls: int = 2000, *, rate_limited: bool = False
+) -> tuple[float, float]:
     """Microseconds per ``GET /healthz`` and per verify, the app called as ASGI in-process.
 
     No socket and no HTTP parser: what is left is the framework and the request's own
     work (for verify: deriving the deck, replaying, scoring, signing, encoding). Best of
-    3 rounds of ``calls`` each.
+    3 rounds of ``calls`` each. ``rate_limited`` counts every verify in the memory
+    store's rate limiter (with a limit it never reaches), to show what counting costs.
     """
     from cardproof.receipts import SigningKey
     from cardproof_service.app import create_app
@@ -630,7 +635,8 @@ def in_process_costs(verify: dict[str, Any], calls: int = 2000) -> tuple[float, 
     from cardproof_service.settings import Settings
 
     keys = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
-    app = create_app(Settings(warm_up=False), keys=keys)
+    limit = 10**9 if rate_limited else 0
+    app = create_app(Settings(warm_up=False, rate_limit=limit, max_games_in_flight=0), keys=keys)
     logging.getLogger("cardproof.access").setLevel(logging.WARNING)  # as the served runs
     body = msgspec.json.encode(verify)
 
@@ -1117,6 +1123,11 @@ def main() -> None:
         f"in-process, no HTTP (the app called as ASGI, best of 3 x 2,000): healthz "
         f"{healthz_us:.0f} us, verify {verify_us:.0f} us; the verify's own work is "
         f"{verify_us - healthz_us:.0f} us beyond a health check's"
+    )
+    _, limited_us = in_process_costs(verify, rate_limited=True)
+    print(
+        f"  the same verify counted by the per-client rate limit (memory store): "
+        f"{limited_us:.0f} us ({limited_us - verify_us:+.0f} us)"
     )
     print(
         f"load: a separate driver process (asyncio, {args.client} client, one keep-alive "
