@@ -68,6 +68,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/score.py
 	$(BIN)/python bench/variants.py
 	$(BIN)/python bench/service.py
+	$(BIN)/python bench/reliability.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -18,7 +18,7 @@ from cardproof.games import GridView, variant
 from cardproof.receipts import verify_receipt
 from cardproof_service import Settings, create_app
 from cardproof_service.store import Claim, DealRecord, MemoryStore, StoreUnavailable
-from conftest import TEST_KEYS
+from conftest import TEST_KEYS, UNLIMITED
 
 HttpClient = TestClient[Litestar]
 CARD = re.compile(r"\b(?:[2-9TJQKA][CDHS]|JK)\b")
@@ -341,3 +341,32 @@ def test_a_deal_refused_with_503_can_be_asked_for_again() -> None:
         assert refused.status_code == 503
         assert refused.headers["retry-after"] == "1"
         assert client.post("/v1/deals", json=request, headers=headers).status_code == 201
+
+
+class ResentOnce(MemoryStore):
+    """A memory store whose writes of a new deal all happen twice, as when a store client
+    resends a command whose reply was lost."""
+
+    async def create_deal(
+        self,
+        record: DealRecord,
+        ttl: int,
+        commitment: Claim | None = None,
+        max_in_flight: int = 0,
+    ) -> bytes | None:
+        await super().create_deal(record, ttl, commitment, max_in_flight)
+        return await super().create_deal(record, ttl, commitment, max_in_flight)
+
+
+def test_a_deal_whose_write_was_resent_is_still_the_requests_own() -> None:
+    app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS, store=ResentOnce())
+    with TestClient(app) as client:
+        commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
+        request = {"variant": "poker-squares", "commitment_id": commitment}
+        created = client.post("/v1/deals", json=request)  # no Idempotency-Key
+        assert created.status_code == 201, created.text
+        deal_id = created.json()["deal_id"]
+        assert client.get(f"/v1/deals/{deal_id}").json()["committed_before_client_seed"] is True
+        again = client.post("/v1/deals", json=request)  # another request: the claim stands
+        assert again.status_code == 409
+        assert again.json()["code"] == "commitment-used"

@@ -202,6 +202,7 @@ def test_compose_redis_persists_with_aof() -> None:
     command = redis["command"]
     assert command[0] == "redis-server"
     assert command[command.index("--appendonly") + 1] == "yes"
+    assert command[command.index("--appendfsync") + 1] == "always"  # as bench/reliability.py
     volume, _, mount = redis["volumes"][0].partition(":")
     assert mount == "/data"
     assert volume in compose["volumes"]
@@ -398,6 +399,7 @@ def test_redis_statefulset_persists_with_aof() -> None:
     command = container["command"] + container.get("args", [])
     assert command[0] == "redis-server"
     assert command[command.index("--appendonly") + 1] == "yes"
+    assert command[command.index("--appendfsync") + 1] == "always"
     claims = {t["metadata"]["name"] for t in statefulset["spec"]["volumeClaimTemplates"]}
     assert claims
     mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}

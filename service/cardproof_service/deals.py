@@ -217,7 +217,7 @@ class Deals:
             record, self.settings.deal_ttl, claim, self.settings.max_games_in_flight
         )
         if first is not None:
-            return await self._repeat(first, idempotency_key)
+            return await self._repeat(first, idempotency_key, deal_id)
         GAMES_STARTED.labels(cls.id).inc()
         game = self._replay(record)
         self._games.put(deal_id, game)
@@ -264,7 +264,8 @@ class Deals:
             GAMES_STARTED.labels(cls.id).inc()
         else:
             first_deal, first_key = msgspec.msgpack.decode(first, type=tuple[str, str])
-            if idempotency_key and idempotency_key == first_key:  # a retry: the same answer
+            if first_deal == deal_id or (idempotency_key and idempotency_key == first_key):
+                # a retry, or this request's own write resent after a lost reply
                 found = await self.store.get_deal(first_deal)
                 if found is not None:
                     return self._state(found, self._replay(found))
@@ -276,11 +277,18 @@ class Deals:
             )
         return self._state(record, self._replay(record))  # not cached: see play()
 
-    async def _repeat(self, first_claim: bytes, idempotency_key: str | None) -> DealState:
-        """The answer to a deal request on a commitment that is already claimed."""
-        deal_id, first_key = msgspec.msgpack.decode(first_claim, type=tuple[str, str])
-        if idempotency_key and idempotency_key == first_key:
-            record = await self.store.get_deal(deal_id)
+    async def _repeat(
+        self, first_claim: bytes, idempotency_key: str | None, deal_id: str
+    ) -> DealState:
+        """The answer to a deal request on a commitment that is already claimed.
+
+        The claim may be this very request's (``deal_id``): its write was resent after a
+        lost reply. Then, as for a retry with the same ``Idempotency-Key``, the answer is
+        the deal the claim names.
+        """
+        first_deal, first_key = msgspec.msgpack.decode(first_claim, type=tuple[str, str])
+        if first_deal == deal_id or (idempotency_key and idempotency_key == first_key):
+            record = await self.store.get_deal(first_deal)
             if record is not None:
                 return self._state(record, self._replay(record))
         raise conflict("this commitment was used for a deal already", "commitment-used")

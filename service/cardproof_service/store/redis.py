@@ -15,6 +15,8 @@ from typing import Any, Final, TypeVar, cast
 
 import msgspec
 import redis.asyncio as redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
@@ -226,9 +228,20 @@ class RedisStore:
 
     @classmethod
     def from_url(cls, url: str, *, timeout: float = 2.0) -> RedisStore:
-        """A store on ``url``; each call fails as unavailable after ``timeout`` seconds."""
+        """A store on ``url``; each call fails as unavailable after ``timeout`` seconds.
+
+        A command that meets a closed connection is sent once more on a new one: after
+        Redis restarts, every pooled connection fails once, and that must not become a
+        503 once Redis is back. Every write is safe to repeat: scripts check the index
+        or claim they expect, and a deal's second write finds its own claim (deals.py).
+        """
         client = redis.Redis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=10
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            health_check_interval=10,
+            retry=Retry(NoBackoff(), 1),
+            retry_on_error=[RedisConnectionError],
         )
         return cls(client, timeout=timeout)
 
