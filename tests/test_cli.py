@@ -15,7 +15,7 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
-from cardproof.cli import build_parser
+from cardproof.cli import build_parser, serve_options
 from cardproof_service import Settings, create_app
 from cardproof_service.keys import load_keys
 from conftest import TEST_KEYS, served
@@ -56,7 +56,7 @@ def test_parser_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("CARDPROOF_HOST", "CARDPROOF_PORT", "CARDPROOF_WORKERS"):
         monkeypatch.delenv(name, raising=False)
     args = build_parser().parse_args(["serve"])
-    assert (args.host, args.port, args.workers) == ("127.0.0.1", 8000, 1)
+    assert serve_options(args) == ("127.0.0.1", 8000, 1)
     with pytest.raises(SystemExit):
         build_parser().parse_args([])
 
@@ -65,12 +65,13 @@ def test_serve_reads_its_options_from_the_environment(monkeypatch: pytest.Monkey
     monkeypatch.setenv("CARDPROOF_HOST", "0.0.0.0")
     monkeypatch.setenv("CARDPROOF_PORT", "9100")
     monkeypatch.setenv("CARDPROOF_WORKERS", "3")
-    args = build_parser().parse_args(["serve"])
-    assert (args.host, args.port, args.workers) == ("0.0.0.0", 9100, 3)
-    assert build_parser().parse_args(["serve", "--workers", "2"]).workers == 2  # options win
+    assert serve_options(build_parser().parse_args(["serve"])) == ("0.0.0.0", 9100, 3)
+    options = build_parser().parse_args(["serve", "--workers", "2", "--port", "80"])
+    assert serve_options(options) == ("0.0.0.0", 80, 2)  # options win
     monkeypatch.setenv("CARDPROOF_PORT", "eighty")
+    build_parser().parse_args(["verify", "receipt.txt"])  # other commands do not care
     with pytest.raises(SystemExit, match="CARDPROOF_PORT must be an integer"):
-        build_parser()
+        serve_options(build_parser().parse_args(["serve"]))
 
 
 def test_serve_needs_a_worker() -> None:

@@ -12,14 +12,16 @@ import httpx
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
+from redis import Redis
 
 from cardproof import Client
 from cardproof.errors import RateLimitedError
 from cardproof_service import Settings, create_app
 from cardproof_service.limits import address_id
 from cardproof_service.settings import SettingsError
+from cardproof_service.store import Hits, MemoryStore
 from cardproof_service.store.redis import RedisStore
-from conftest import TEST_KEYS, served
+from conftest import TEST_KEYS, free_port, served
 from redis_server import private_redis
 
 RATE_HEADERS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy")
@@ -137,6 +139,56 @@ def test_the_limit_lets_requests_through_while_the_store_is_down() -> None:
                 assert "ratelimit-limit" not in answer.headers
             assert time.monotonic() - started < 3
             assert client.post("/v1/deals", json={"variant": "poker-squares"}).status_code == 503
+
+
+def test_a_frozen_store_does_not_hold_up_the_pure_endpoints() -> None:
+    with private_redis() as redis:
+        store = RedisStore.from_url(redis.url, timeout=2.0)
+        with limited_app(store=store, rate_limit=100, rate_window=3600) as client:
+            assert client.get("/v1/variants").headers["ratelimit-remaining"] == "99"
+            redis.pause()  # connections stay open, nothing answers
+            try:
+                waits = []
+                for _ in range(6):
+                    started = time.monotonic()
+                    assert client.get("/v1/variants").status_code == 200
+                    waits.append(time.monotonic() - started)
+                    time.sleep(0.3)
+                assert max(waits) < 1.0, waits  # a quarter-second count at most, then none
+            finally:
+                redis.resume()
+
+
+class BrokenCounter(MemoryStore):
+    """A store whose counting fails as no store should: a bug, not an outage."""
+
+    async def count_request(self, client: str, window: int) -> Hits:
+        raise RuntimeError("counter broken")
+
+
+def test_any_failure_to_count_lets_the_request_through() -> None:
+    with limited_app(store=BrokenCounter(), rate_limit=1, rate_window=3600) as client:
+        for _ in range(3):
+            answer = client.get("/v1/variants")
+            assert answer.status_code == 200  # answered, not a 500 and not limited
+            assert "ratelimit-limit" not in answer.headers
+
+
+def test_a_redis_refusing_writes_is_unavailable_not_a_bug() -> None:
+    with private_redis() as redis:
+        store = RedisStore.from_url(redis.url, timeout=1.0)
+        with limited_app(store=store, rate_limit=100, rate_window=3600) as client:
+            deal = client.post("/v1/deals", json={"variant": "poker-squares"})
+            assert deal.status_code == 201
+            with Redis.from_url(redis.url) as admin:  # a replica now: it refuses writes
+                admin.replicaof("127.0.0.1", free_port())
+            refused = client.post("/v1/deals", json={"variant": "poker-squares"})
+            assert refused.status_code == 503, refused.text
+            assert refused.headers["retry-after"]
+            assert client.get(f"/v1/deals/{deal.json()['deal_id']}").status_code == 200  # reads
+            assert client.get("/v1/variants").status_code == 200  # the limiter lets it by
+            with Redis.from_url(redis.url) as admin:
+                admin.replicaof("NO", "ONE")
 
 
 def play_out(client: TestClient[Litestar], deal_id: str) -> None:

@@ -66,6 +66,17 @@ def test_requests_are_counted_and_timed_by_route_template(client: TestClient[Lit
     assert not any(deal_id in str(labels) for _, labels in after)  # ids never become labels
 
 
+def test_requests_no_route_takes_are_counted_too(client: TestClient[Litestar]) -> None:
+    before = scrape(client)
+    assert client.get("/no/such/path").status_code == 404
+    assert client.delete("/v1/variants").status_code == 405
+    after = scrape(client)
+    assert delta(before, after, "cardproof_http_requests_total", route="unmatched", method="GET",
+                 status="404") == 1  # fmt: skip
+    assert delta(before, after, "cardproof_http_requests_total", route="unmatched",
+                 method="DELETE", status="405") == 1  # fmt: skip
+
+
 def test_games_started_and_finished_are_counted_by_variant(client: TestClient[Litestar]) -> None:
     before = scrape(client)
     deal_id = client.post("/v1/deals", json={"variant": "poker-squares"}).json()["deal_id"]

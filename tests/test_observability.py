@@ -40,6 +40,8 @@ def test_a_request_id_is_echoed_or_made(client: HttpClient) -> None:
     problem = client.get("/v1/deals/nope")  # errors carry it too
     assert problem.status_code == 404
     assert problem.headers["x-request-id"]
+    unrouted = client.get("/no/such/path", headers={"X-Request-ID": "lost-1"})  # the router's
+    assert (unrouted.status_code, unrouted.headers["x-request-id"]) == (404, "lost-1")
 
 
 def test_each_request_writes_one_json_line_with_its_id(

@@ -543,7 +543,36 @@ async def test_a_tournament_closes_once(store: Store) -> None:
     )
     await store.create_tournament(record)
     assert await store.close_tournament(record.tournament_id, 1_800_000_000) is True
+    assert await store.close_tournament(record.tournament_id, 1_800_000_000) is True  # resent
     assert await store.close_tournament(record.tournament_id, 1_800_000_001) is False
     assert await store.close_tournament(new_id("t"), 1_800_000_000) is False
     closed = await store.get_tournament(record.tournament_id)
     assert closed == msgspec.structs.replace(record, closed_at=1_800_000_000)
+
+
+# --- a write run twice (its reply lost, the command resent) -------------------------
+
+
+async def test_a_write_run_twice_is_recognised_as_its_own(store: Store) -> None:
+    owner = new_id("client")
+    assert await store.create_deal(new_record(owner=owner), TTL, None, 2) is None
+    record = new_record(owner=owner)
+    assert await store.create_deal(record, TTL, None, 2) is None
+    assert await store.create_deal(record, TTL, None, 2) is None  # at the cap: its own deal
+    assert await store.append_move(record.deal_id, 0, "a1", None, TTL) == Appended("appended", 1)
+    assert await store.create_deal(record, TTL) is None  # and it is left as it is
+    found = await store.get_deal(record.deal_id)
+    assert found is not None
+    assert found.moves == ["a1"]
+
+    organizer = new_organizer_record()
+    assert await store.add_organizer(organizer) is True
+    assert await store.add_organizer(organizer) is True
+    other = new_organizer_record(name=organizer.name)  # another id, the same name
+    assert await store.add_organizer(other) is False
+
+    tournament, entrant = new_id("t"), new_id("e")
+    assert await store.add_entrant(tournament, entrant, "Ada", 1) == "added"
+    assert await store.add_entrant(tournament, entrant, "Ada", 1) == "added"
+    assert await store.add_entrant(tournament, new_id("e"), "Ada", None) == "name-taken"
+    assert await store.standings(tournament) == [Standing("Ada", 0, 0)]

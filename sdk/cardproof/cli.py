@@ -34,10 +34,11 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.workers < 1:
+    host, port, workers = serve_options(args)
+    if workers < 1:
         print("cardproof serve: --workers must be 1 or more", file=sys.stderr)
         return 2
-    if args.workers > 1 and not os.environ.get("REDIS_URL"):
+    if workers > 1 and not os.environ.get("REDIS_URL"):
         print(
             "cardproof serve: the memory store lives in one process, so --workers above 1 "
             "needs a shared store: set REDIS_URL",
@@ -47,7 +48,7 @@ def _serve(args: argparse.Namespace) -> int:
     from cardproof_service.observability import logging_config
 
     metrics_dir = None
-    if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # every worker writes its metrics here and /metrics sums them (metrics.py)
         metrics_dir = tempfile.mkdtemp(prefix="cardproof-metrics-")
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
@@ -55,9 +56,9 @@ def _serve(args: argparse.Namespace) -> int:
         uvicorn.run(
             "cardproof_service.app:create_app",
             factory=True,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
+            host=host,
+            port=port,
+            workers=workers,
             log_level=args.log_level,
             log_config=logging_config(args.log_level),
             access_log=False,  # cardproof.access writes one JSON line per request, with its id
@@ -68,15 +69,28 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _env_int(name: str, default: int) -> int:
-    """An integer default for an option from the environment (``default`` if unset)."""
-    text = os.environ.get(name)
-    if not text:
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        raise SystemExit(f"cardproof: {name} must be an integer, not {text!r}") from None
+def serve_options(args: argparse.Namespace) -> tuple[str, int, int]:
+    """Host, port and workers: the options, else ``CARDPROOF_HOST``/``_PORT``/``_WORKERS``.
+
+    Read only by ``serve``, so a bad variable troubles no other command.
+    """
+    env = os.environ
+
+    def number(given: int | None, name: str, default: int) -> int:
+        if given is not None:
+            return given
+        text = env.get(name)
+        try:
+            return int(text) if text else default
+        except ValueError:
+            raise SystemExit(f"cardproof serve: {name} must be an integer, not {text!r}") from None
+
+    host = args.host or env.get("CARDPROOF_HOST") or "127.0.0.1"
+    return (
+        host,
+        number(args.port, "CARDPROOF_PORT", 8000),
+        number(args.workers, "CARDPROOF_WORKERS", 1),
+    )
 
 
 def openapi_document() -> dict[str, object]:
@@ -526,21 +540,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardproof", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the HTTP service")
-    serve.add_argument(
-        "--host",
-        default=os.environ.get("CARDPROOF_HOST") or "127.0.0.1",
-        help="address to bind (default $CARDPROOF_HOST, else 127.0.0.1)",
-    )
-    serve.add_argument(
-        "--port",
-        type=int,
-        default=_env_int("CARDPROOF_PORT", 8000),
-        help="port (default $CARDPROOF_PORT, else 8000)",
-    )
+    serve.add_argument("--host", help="address to bind (default $CARDPROOF_HOST, else 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default $CARDPROOF_PORT, else 8000)")
     serve.add_argument(
         "--workers",
         type=int,
-        default=_env_int("CARDPROOF_WORKERS", 1),
         help="worker processes, each a uvicorn worker on one shared socket; above 1 needs "
         "REDIS_URL (default $CARDPROOF_WORKERS, else 1)",
     )

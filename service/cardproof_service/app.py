@@ -1,7 +1,7 @@
 """The app factory: state, controllers, middleware, problem details, the OpenAPI document.
 
-State is the store (metered) and keys; middleware gives request ids, logs and metrics,
-then the rate limit.
+State is the store (metered) and keys. Around the router: request ids, logs and
+metrics; around each route: the rate limit.
 """
 
 from __future__ import annotations
@@ -71,9 +71,6 @@ def create_app(
     settings = settings or Settings.from_env()
     keys = keys or load_keys()
     store = metered(store or make_store(settings))
-    middleware = [observe_requests]
-    if settings.rate_limit:
-        middleware.append(RateLimiter(store, settings, keys.master))
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -98,7 +95,7 @@ def create_app(
             PagesController,
         ],
         plugins=[problem_details_plugin()],
-        middleware=middleware,
+        middleware=[RateLimiter(store, settings, keys.master)] if settings.rate_limit else [],
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         on_startup=[_warm_up] if settings.warm_up else [],
@@ -114,4 +111,7 @@ def create_app(
         ),
     )
     install_exact_schemas(app)
+    # Around the router, not per route: unknown paths (404) and methods (405) are
+    # counted and logged too.
+    app.asgi_handler = observe_requests(app.asgi_handler)
     return app

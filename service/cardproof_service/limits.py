@@ -5,18 +5,20 @@ A client is its address as the server sees it: uvicorn takes it from
 cannot make a new client. The store keeps a keyed hash of the address, never the
 address.
 
-Every request but the probes, ``/metrics`` and the schema counts in the client's fixed
-window (``CARDPROOF_RATE_LIMIT`` requests per ``CARDPROOF_RATE_WINDOW`` seconds, shared
-by every replica through the store). Each answer says where the client stands in
+Every request for a route but the probes, ``/metrics`` and the schema counts in the
+client's fixed window (``CARDPROOF_RATE_LIMIT`` requests per ``CARDPROOF_RATE_WINDOW``
+seconds, shared by every replica through the store). Each answer says where the client stands in
 ``RateLimit-Limit``, ``RateLimit-Remaining``, ``RateLimit-Reset`` and
 ``RateLimit-Policy``; one over the limit is a 429 problem with ``Retry-After``. If the
-store cannot count, the request goes through uncounted (the limiter does not ask it
-again for a second): a limit must not turn a store outage into an outage of the pure
-endpoints.
+store cannot count within a quarter of a second, or fails in any way, the request goes
+through uncounted and the limiter leaves the store alone for a second (doubling while it
+keeps failing, up to 30 s): a limit must not turn a store outage into an outage of the
+pure endpoints.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import time
@@ -30,12 +32,17 @@ from cardproof.receipts import b64url
 from cardproof_service.metrics import RATE_LIMITED
 from cardproof_service.problems import PROBLEM_MEDIA_TYPE, problem_body
 from cardproof_service.settings import Settings
-from cardproof_service.store import Store, StoreUnavailable
+from cardproof_service.store import Store
 
 UNLIMITED_PATHS: Final = frozenset({"/healthz", "/readyz", "/metrics"})
 """Paths no limit applies to (and everything under ``/schema``)."""
-STORE_DOWN_PAUSE: Final = 1.0
-"""Seconds the limiter leaves the store alone after it failed to count."""
+COUNT_TIMEOUT: Final = 0.25
+"""Seconds a count may take; a slower store is treated as down (a pure request must
+not wait on a frozen store)."""
+FIRST_PAUSE: Final = 1.0
+"""Seconds the limiter leaves the store alone after a failed count; each failure in a
+row doubles it, up to ``LONGEST_PAUSE``."""
+LONGEST_PAUSE: Final = 30.0
 log = logging.getLogger("cardproof.limits")
 
 
@@ -91,6 +98,7 @@ class RateLimiter:
         self._master_key = master_key
         self._policy = f"{self._limit};w={self._window}".encode()
         self._store_down_until = 0.0
+        self._pause = FIRST_PAUSE
 
     def __call__(self, app: ASGIApp) -> ASGIApp:
         """ASGI middleware: count, refuse over the limit, add the RateLimit headers."""
@@ -124,11 +132,16 @@ class RateLimiter:
         if time.monotonic() < self._store_down_until:
             return None
         try:
-            hits = await self._store.count_request(client_id(scope, self._master_key), self._window)
-        except StoreUnavailable as error:
-            self._store_down_until = time.monotonic() + STORE_DOWN_PAUSE
-            log.warning("rate limit not counted: %s", error)
+            async with asyncio.timeout(COUNT_TIMEOUT):
+                hits = await self._store.count_request(
+                    client_id(scope, self._master_key), self._window
+                )
+        except Exception as error:  # any store trouble: let the request through
+            self._store_down_until = time.monotonic() + self._pause
+            log.warning("rate limit not counted for %.0f s: %r", self._pause, error)
+            self._pause = min(self._pause * 2, LONGEST_PAUSE)
             return None
+        self._pause = FIRST_PAUSE
         remaining = max(0, self._limit - hits.count)
         headers = [
             ("ratelimit-limit", str(self._limit)),

@@ -7,7 +7,9 @@ visible ASCII characters), else a fresh one. The response echoes it in
 ``logger``, ``msg`` and the line's fields. A request line holds the method, the path,
 the status and the duration, never a header or a body, so no card, move, seed or key
 reaches a log. The same middleware counts and times the request for ``/metrics``, by
-its route template (``/v1/deals/{deal_id}``), so ids never become labels.
+its route template (``/v1/deals/{deal_id}``, or ``unmatched`` for a path no route
+has), so ids never become labels. It wraps the router, so a 404 or 405 of the router
+is seen too.
 """
 
 from __future__ import annotations

@@ -157,7 +157,8 @@ class Store(Protocol):
         atomic step: returns ``None`` when the deal was stored, else the first claim (and
         stores nothing). With a ``record.owner`` and ``max_in_flight`` above 0, only if
         the owner holds fewer unfinished, unexpired deals, else :class:`TooManyGames` (a
-        claimed commitment is answered first: a retried request gets its deal back).
+        claimed commitment is answered first: a retried request gets its deal back). A
+        deal stored already (the same write again) is left as it is.
         """
 
     async def count_request(self, client: str, window: int) -> Hits:
@@ -193,7 +194,10 @@ class Store(Protocol):
         """Store a whole finished log only if the deal has no move yet (results as above)."""
 
     async def add_organizer(self, record: OrganizerRecord) -> bool:
-        """Store a new organizer; ``False`` (and nothing stored) if its name is taken."""
+        """Store a new organizer; ``False`` (nothing stored) if another has its name.
+
+        The same record again is ``True`` (a resent write).
+        """
 
     async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
         """The organizer with this id, or ``None``."""
@@ -207,7 +211,10 @@ class Store(Protocol):
     async def add_entrant(
         self, tournament_id: str, entrant_id: str, name: str, max_entrants: int | None
     ) -> EntryOutcome:
-        """Enter ``name`` (with a total of 0) unless the name is taken or the field is full."""
+        """Enter ``name`` (with a total of 0) unless the name is taken or the field is full.
+
+        The same name with the same ``entrant_id`` again is ``added`` (a resent write).
+        """
 
     async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
         """The name an entrant entered with, or ``None``."""
@@ -222,7 +229,7 @@ class Store(Protocol):
         """Every finished game's result (in no particular order)."""
 
     async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
-        """Set the tournament's ``closed_at`` if it has none; ``False`` if it had one."""
+        """Set the tournament's ``closed_at`` if it has none; ``False`` if it had another."""
 
     async def close(self) -> None:
         """Release connections."""

@@ -55,8 +55,10 @@ class MemoryStore:
         """Every result recorded, by (tournament, name, round)."""
         self._in_flight: dict[str, dict[str, float]] = {}
         """Per owner: its unfinished deals and when each expires."""
-        self._hits: dict[str, tuple[int, int]] = {}
-        """Per client: (rate-limit window number, requests counted in it)."""
+        self._window = 0
+        """The number of the rate-limit window ``_hits`` counts in."""
+        self._hits: dict[str, int] = {}
+        """Per client: requests counted in the current window."""
 
     async def ping(self) -> None:
         """Always answers."""
@@ -69,6 +71,8 @@ class MemoryStore:
         max_in_flight: int = 0,
     ) -> bytes | None:
         """Claim the commitment (if any), count the owner's game and store the deal."""
+        if self._live(record.deal_id) is not None:
+            return None  # the same deal again
         self._created += 1
         if self._created % 1024 == 0:
             self._sweep()
@@ -115,11 +119,10 @@ class MemoryStore:
         """Count in the client's fixed window (windows start at multiples of ``window``)."""
         now = int(time.time())
         number = now // window
-        seen, count = self._hits.get(client, (number, 0))
-        count = count + 1 if seen == number else 1
-        if len(self._hits) >= 65536:  # forget every client of an earlier window
-            self._hits = {c: hit for c, hit in self._hits.items() if hit[0] == number}
-        self._hits[client] = (number, count)
+        if number != self._window:  # a new window: every count starts again
+            self._window, self._hits = number, {}
+        count = self._hits.get(client, 0) + 1
+        self._hits[client] = count
         return Hits(count, (number + 1) * window - now)
 
     def _live(self, deal_id: str) -> DealRecord | None:
@@ -226,6 +229,8 @@ class MemoryStore:
     async def add_organizer(self, record: OrganizerRecord) -> bool:
         """Add to the file (written whole, then renamed into place) and to memory."""
         organizers = self._read_organizers()
+        if organizers.get(record.organizer_id) == record:
+            return True  # the same organizer again
         if any(known.name == record.name for known in organizers.values()):
             return False
         organizers[record.organizer_id] = record
@@ -258,6 +263,8 @@ class MemoryStore:
         """Enter ``name`` with a total of 0."""
         entrants = self._entrants.setdefault(tournament_id, {})
         totals = self._totals.setdefault(tournament_id, {})
+        if entrants.get(entrant_id) == name:
+            return "added"  # the same entry again
         if name in totals:
             return "name-taken"
         if max_entrants is not None and len(entrants) >= max_entrants:
@@ -287,6 +294,8 @@ class MemoryStore:
     async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
         """Set ``closed_at`` once."""
         record = self._tournaments.get(tournament_id)
+        if record is not None and record.closed_at == closed_at:
+            return True  # the same close again
         if record is None or record.closed_at is not None:
             return False
         self._tournaments[tournament_id] = msgspec.structs.replace(record, closed_at=closed_at)

@@ -18,6 +18,7 @@ import redis.asyncio as redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import MasterDownError, OutOfMemoryError, ReadOnlyError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
@@ -37,6 +38,9 @@ from cardproof_service.store.base import (
 
 T = TypeVar("T")
 PREFIX: Final = "cardproof:"
+_REFUSING: Final = (OutOfMemoryError, ReadOnlyError, MasterDownError)
+"""Error replies of a Redis that is up but cannot take writes (full, a replica, no
+master; also ``MISCONF``: cannot persist): the store is unavailable (503), not a bug."""
 
 _RECORD_RESULT: Final = """
 local function record_result(deal, total, prefix, deal_id, at)
@@ -96,6 +100,7 @@ return {'appended', n + 1}
 )
 
 _CREATE: Final = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
 local ttl = tonumber(ARGV[2])
 if ARGV[3] ~= '' then
   local first = redis.call('GET', KEYS[2])
@@ -119,7 +124,8 @@ redis.call('EXPIRE', KEYS[1], ttl)
 return false
 """
 """A new deal: its commitment claimed once (``KEYS[2]``), counted among its owner's games
-in flight (``KEYS[3]``) within the cap, each only when asked."""
+in flight (``KEYS[3]``) within the cap, each only when asked. A deal that exists
+already is this script's own first run (ids are random): done."""
 
 _COUNT_REQUEST: Final = """
 local count = redis.call('INCR', KEYS[1])
@@ -147,15 +153,21 @@ _CLOSE_TOURNAMENT: Final = """
 local found = redis.call('GET', KEYS[1])
 if not found then return 0 end
 local record = cjson.decode(found)
-if record['closed_at'] then return 0 end
+if record['closed_at'] then
+  if record['closed_at'] == tonumber(ARGV[1]) then return 1 end
+  return 0
+end
 record['closed_at'] = tonumber(ARGV[1])
 redis.call('SET', KEYS[1], cjson.encode(record))
 return 1
 """
-"""Set a tournament's ``closed_at`` once (the record is JSON)."""
+"""Set a tournament's ``closed_at`` once (the record is JSON); the same time again is the
+same close."""
 
 _ENTER: Final = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'name-taken' end
+local known = redis.call('HGET', KEYS[1], ARGV[1])
+if known == ARGV[2] then return 'added' end
+if known then return 'name-taken' end
 if ARGV[3] ~= '' and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 'full' end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
@@ -163,15 +175,20 @@ redis.call('ZADD', KEYS[3], 0, ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], 0)
 return 'added'
 """
-"""Enter a name once (names to ids, ids to names, a 0 total, 0 games), within the limit."""
+"""Enter a name once (names to ids, ids to names, a 0 total, 0 games), within the limit;
+the same name with the same id again is the same entry."""
 
 
 _ADD_ORGANIZER: Final = """
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then
+  if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then return 1 end
+  return 0
+end
 redis.call('SET', KEYS[1], ARGV[3])
 return 1
 """
-"""Claim the name in the names hash, then store the record (neither key expires)."""
+"""Claim the name in the names hash, then store the record (neither key expires); the
+name already claimed by this very id is the same organizer."""
 
 
 class _Fixed(msgspec.Struct, array_like=True):
@@ -232,15 +249,17 @@ class RedisStore:
 
         A command that meets a closed connection is sent once more on a new one: after
         Redis restarts, every pooled connection fails once, and that must not become a
-        503 once Redis is back. Every write is safe to repeat: scripts check the index
-        or claim they expect, and a deal's second write finds its own claim (deals.py).
+        503 once Redis is back. A write may so run twice (when only its reply was lost),
+        and each recognises its own first run: appends check the index, a deal finds
+        itself, an entry its own id, an organizer its own name, a close its own time.
+        A timeout is not resent.
         """
         client = redis.Redis.from_url(
             url,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             health_check_interval=10,
-            retry=Retry(NoBackoff(), 1),
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
             retry_on_error=[RedisConnectionError],
         )
         return cls(client, timeout=timeout)
@@ -251,6 +270,10 @@ class RedisStore:
                 return await step()
         except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
             raise StoreUnavailable(f"redis: {error.__class__.__name__}") from error
+        except ResponseError as error:  # Redis up but refusing writes: down for us too
+            if isinstance(error, _REFUSING) or str(error).startswith("MISCONF"):
+                raise StoreUnavailable(f"redis: {error.__class__.__name__}") from error
+            raise
 
     async def ping(self) -> None:
         """Raise :class:`StoreUnavailable` unless Redis answers."""
