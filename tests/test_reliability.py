@@ -12,8 +12,8 @@ with the outage and the sustained load besides):
   log still replays into its receipt;
 - the schemathesis CLI, every check and phase, against the running server: no failure.
 
-No mock, no fakeredis: without ``redis-server`` on PATH the tests are skipped (or fail
-with ``REQUIRE_REDIS=1``).
+Every Redis here is a real ``redis-server`` process: without one on PATH the tests are
+skipped (or fail with ``REQUIRE_REDIS=1``).
 """
 
 from __future__ import annotations

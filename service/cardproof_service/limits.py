@@ -96,7 +96,7 @@ class RateLimiter:
         self._limit = settings.rate_limit
         self._window = settings.rate_window
         self._master_key = master_key
-        self._policy = f"{self._limit};w={self._window}".encode()
+        self._policy = f"{self._limit};w={self._window}"
         self._store_down_until = 0.0
         self._pause = FIRST_PAUSE
 
@@ -147,7 +147,7 @@ class RateLimiter:
             ("ratelimit-limit", str(self._limit)),
             ("ratelimit-remaining", str(remaining)),
             ("ratelimit-reset", str(hits.reset)),
-            ("ratelimit-policy", self._policy.decode()),
+            ("ratelimit-policy", self._policy),
         ]
         if hits.count > self._limit:
             RATE_LIMITED.labels("rate").inc()
