@@ -45,13 +45,14 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from cardproof_service.metrics import MULTIPROCESS_DIR
     from cardproof_service.observability import logging_config
 
     metrics_dir = None
-    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if workers > 1 and not os.environ.get(MULTIPROCESS_DIR):
         # every worker writes its metrics here and /metrics sums them (metrics.py)
         metrics_dir = tempfile.mkdtemp(prefix="cardproof-metrics-")
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+        os.environ[MULTIPROCESS_DIR] = metrics_dir
     try:
         uvicorn.run(
             "cardproof_service.app:create_app",
