@@ -752,7 +752,7 @@ def check_server(server: Server, verify: dict[str, Any], verify_total: int) -> l
         if answer.status_code != 200 or "receipt" not in answer.json():
             return [f"verify: {answer.status_code} {answer.text[:300]}"]
         try:
-            checked = verify_receipt(answer.json()["receipt"], jwks)
+            checked = verify_receipt(answer.json()["receipt"], jwks, allow=["practice"])
             if not checked.replayed or checked.payload.score.total != verify_total:
                 problems.append("verify: the receipt does not replay to the local score")
         except ReceiptError as error:

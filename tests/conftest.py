@@ -136,5 +136,5 @@ def play_blind(
         if step < len(moves):
             local.play(cls.parse_move(moves[step]))
     jwks = client.get("/.well-known/jwks.json").json()
-    assert verify_receipt(receipt["receipt"], jwks).replayed
+    assert verify_receipt(receipt["receipt"], jwks, allow=["casual"]).replayed  # no commitment
     return receipt, moves

@@ -97,15 +97,36 @@ def test_verify_a_receipt_file_offline(tmp_path: Path) -> None:
     jwks = tmp_path / "jwks.json"
     jwks.write_bytes(msgspec.json.encode(TEST_KEYS.jwks()))
     good = tmp_path / "receipt.txt"
+    casual = tmp_path / "casual.txt"
+    table = {"flush": -5, "full-house": 1000}
     with TestClient(create_app(Settings(warm_up=False), keys=TEST_KEYS)) as client:
-        deal = client.post("/v1/deals", json={"variant": "poker-squares"}).json()
-        for i, cell in enumerate(f"{c}{r}" for r in "12345" for c in "abcde"):
-            client.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": i, "move": cell})
-        receipt = client.get(f"/v1/deals/{deal['deal_id']}/receipt")
+        receipts = []
+        for committed in (True, False):
+            request: dict[str, object] = {"variant": "poker-squares", "options": {"scoring": table}}
+            if committed:
+                request["commitment_id"] = client.post("/v1/commitments", json={}).json()[
+                    "commitment_id"
+                ]
+            deal = client.post("/v1/deals", json=request).json()
+            for i, cell in enumerate(f"{c}{r}" for r in "12345" for c in "abcde"):
+                client.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": i, "move": cell})
+            receipts.append(client.get(f"/v1/deals/{deal['deal_id']}/receipt"))
+    receipt = receipts[0]
     good.write_text(receipt.text)  # the endpoint's JSON works as a receipt file
     result = _cardproof("verify", str(good), "--jwks", str(jwks))
     assert result.returncode == 0, result.stderr
     assert f"score {receipt.json()['payload']['score']['total']}" in result.stdout
+    assert "kind committed-blind" in result.stdout
+    assert "flush -5" in result.stdout  # a custom table is printed in full
+    assert "full-house 1000" in result.stdout
+    assert f"deal {receipt.json()['payload']['deal_id']}" in result.stdout
+    casual.write_text(receipts[1].text)
+    refused = _cardproof("verify", str(casual), "--jwks", str(jwks))
+    assert refused.returncode == 1
+    assert "NOT VERIFIED (kind-not-allowed)" in refused.stdout
+    allowed = _cardproof("verify", str(casual), "--jwks", str(jwks), "--allow-casual")
+    assert allowed.returncode == 0, allowed.stdout
+    assert "kind casual: NOT committed" in allowed.stdout
     token = receipt.json()["receipt"]
     header, payload, signature = token.split(".")
     forged = f"{header}.{payload[:-4]}AAAA.{signature}"
@@ -119,7 +140,10 @@ def test_verify_a_receipt_file_offline(tmp_path: Path) -> None:
 
 def test_verify_fetches_the_key_set_from_a_server(tmp_path: Path, live_server: str) -> None:
     with httpx.Client(base_url=live_server) as http:
-        deal = http.post("/v1/deals", json={"variant": "serpent-patience"}).json()
+        commitment = http.post("/v1/commitments", json={}).json()["commitment_id"]
+        deal = http.post(
+            "/v1/deals", json={"variant": "serpent-patience", "commitment_id": commitment}
+        ).json()
         cards = [deal["view"]["next"], *deal["view"]["later"]]
         moves = http.post("/v1/solve", json={"variant": "serpent-patience", "cards": cards}).json()
         verified = http.post(

@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 from cardproof import AsyncClient, Client, ConflictError, IllegalMoveError, NotFoundError
 from cardproof.deal import seed_hash
 from cardproof.games import GridView, variant
-from cardproof.receipts import verify_receipt
+from cardproof.receipts import ReceiptError, verify_receipt
 from cardproof_service import Settings, create_app
 from cardproof_service.store import Claim, DealRecord, MemoryStore, StoreUnavailable
 from conftest import TEST_KEYS, UNLIMITED
@@ -108,13 +108,20 @@ def test_no_hidden_card_leaves_the_server_before_it_is_due(
 def test_a_commitment_is_used_once_and_retries_get_the_same_deal(client: HttpClient) -> None:
     commitment = client.post("/v1/commitments", json={}).json()
     request = {"variant": "poker-squares", "commitment_id": commitment["commitment_id"]}
-    first = client.post("/v1/deals", json=request, headers={"idempotency-key": "k1"})
+    first = client.post(
+        "/v1/deals", json=request, headers={"idempotency-key": "key-one-0123456789"}
+    )
     assert first.status_code == 201
     assert first.json()["server_seed_hash"] == commitment["server_seed_hash"]
     assert first.json()["committed_before_client_seed"] is True
-    again = client.post("/v1/deals", json=request, headers={"idempotency-key": "k1"})
+    again = client.post(
+        "/v1/deals", json=request, headers={"idempotency-key": "key-one-0123456789"}
+    )
     assert again.json()["deal_id"] == first.json()["deal_id"]
-    other = problem(client.post("/v1/deals", json=request, headers={"idempotency-key": "k2"}), 409)
+    other = problem(
+        client.post("/v1/deals", json=request, headers={"idempotency-key": "key-two-0123456789"}),
+        409,
+    )
     assert other["code"] == "commitment-used"
     assert problem(client.post("/v1/deals", json=request), 409)["code"] == "commitment-used"
 
@@ -177,7 +184,11 @@ def test_after_the_end_moves_are_409(sdk: Client, client: HttpClient) -> None:
     receipt = game.receipt()
     assert receipt.payload.committed_before_client_seed is False
     assert receipt.payload.blind is True
-    assert sdk.verify_receipt(receipt.receipt).replayed
+    assert receipt.payload.kind == "casual"
+    with pytest.raises(ReceiptError) as refused:
+        sdk.verify_receipt(receipt.receipt)  # a casual deal proves the score, not the deck
+    assert refused.value.code == "kind-not-allowed"
+    assert sdk.verify_receipt(receipt.receipt, allow=["casual"]).replayed
 
 
 def test_unknown_and_expired_deals_are_404() -> None:
@@ -208,25 +219,32 @@ def test_sdk_game_handle_and_typed_errors(sdk: Client) -> None:
 
 
 def test_whole_log_on_a_deal_id(client: HttpClient, sdk: Client) -> None:
+    """A hidden deal takes only the log it was played with, once finished: never a new one."""
     deal = client.post("/v1/deals", json={"variant": "poker-squares"}).json()
     log = " ".join(f"{c}{r}" for r in "12345" for c in "abcde")
+    with pytest.raises(ConflictError) as refused:
+        sdk.verify("poker-squares", log, deal_id=deal["deal_id"])
+    assert refused.value.code == "not-the-played-log"
+    state = client.get(f"/v1/deals/{deal['deal_id']}").json()
+    assert (state["next_index"], state["finished"]) == (0, False)  # nothing was played
+
+    for index, move in enumerate(log.split()):
+        client.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": index, "move": move})
     result = sdk.verify("poker-squares", log, deal_id=deal["deal_id"])
     assert result.payload is not None
-    assert result.payload.blind is False  # a hidden variant submitted whole
+    assert (result.payload.blind, result.payload.kind) == (True, "casual")
     assert result.payload.deal_id == deal["deal_id"]
-    again = sdk.verify("poker-squares", log, deal_id=deal["deal_id"])
-    assert again.receipt == result.receipt
+    receipt = client.get(f"/v1/deals/{deal['deal_id']}/receipt").json()
+    assert result.receipt == receipt["receipt"]
     other = log.replace("a1 b1", "b1 a1")
     with pytest.raises(ConflictError):
         sdk.verify("poker-squares", other, deal_id=deal["deal_id"])
-    state = client.get(f"/v1/deals/{deal['deal_id']}").json()
-    assert state["finished"] is True
-    assert state["moves"] == log
 
     played = client.post("/v1/deals", json={"variant": "poker-squares"}).json()["deal_id"]
     client.post(f"/v1/deals/{played}/moves", json={"index": 0, "move": "a1"})
-    with pytest.raises(ConflictError):
-        sdk.verify("poker-squares", log, deal_id=played)
+    with pytest.raises(ConflictError) as unfinished:
+        sdk.verify("poker-squares", "a1", deal_id=played)
+    assert unfinished.value.code == "not-finished"
 
 
 def test_open_variant_submitted_whole_is_blind(client: HttpClient, sdk: Client) -> None:
@@ -246,8 +264,9 @@ def test_whole_log_on_a_revealed_seed_pair(sdk: Client) -> None:
     assert result.payload is not None
     assert result.payload.server_seed_hash == seed_hash(seed)
     assert (result.payload.blind, result.payload.committed_before_client_seed) == (False, False)
+    assert result.payload.kind == "practice"
     assert result.receipt is not None
-    assert sdk.verify_receipt(result.receipt).replayed
+    assert sdk.verify_receipt(result.receipt, allow=["practice"]).replayed
     with pytest.raises(ValueError, match="exactly one"):
         sdk.verify("poker-squares", log, server_seed=seed.hex())
 
@@ -336,7 +355,7 @@ def test_a_deal_refused_with_503_can_be_asked_for_again() -> None:
     with TestClient(app) as client:
         commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
         request = {"variant": "poker-squares", "commitment_id": commitment}
-        headers = {"idempotency-key": "retry-me"}
+        headers = {"idempotency-key": "retry-me-0123456789"}
         refused = client.post("/v1/deals", json=request, headers=headers)
         assert refused.status_code == 503
         assert refused.headers["retry-after"] == "1"

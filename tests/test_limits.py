@@ -206,7 +206,9 @@ def test_a_client_holds_at_most_its_cap_of_games_in_flight() -> None:
         assert (first.status_code, second.status_code) == (201, 201)
         commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
         committed = {**deal, "commitment_id": commitment}
-        refused = client.post("/v1/deals", json=committed, headers={"idempotency-key": "k"})
+        refused = client.post(
+            "/v1/deals", json=committed, headers={"idempotency-key": "key-k-0123456789"}
+        )
         assert refused.status_code == 429
         problem = refused.json()
         assert (problem["type"], problem["code"]) == ("/problems/too-many-games", "too-many-games")
@@ -215,10 +217,14 @@ def test_a_client_holds_at_most_its_cap_of_games_in_flight() -> None:
         assert metric(client, 'cardproof_rate_limited_total{reason="games-in-flight"}') >= 1
 
         play_out(client, first.json()["deal_id"])  # a finished game no longer counts
-        again = client.post("/v1/deals", json=committed, headers={"idempotency-key": "k"})
+        again = client.post(
+            "/v1/deals", json=committed, headers={"idempotency-key": "key-k-0123456789"}
+        )
         assert again.status_code == 201  # the refused request claimed nothing
         # a retry of an accepted request gets its deal back, even at the cap
-        retried = client.post("/v1/deals", json=committed, headers={"idempotency-key": "k"})
+        retried = client.post(
+            "/v1/deals", json=committed, headers={"idempotency-key": "key-k-0123456789"}
+        )
         assert retried.status_code == 201
         assert retried.json()["deal_id"] == again.json()["deal_id"]
         assert client.post("/v1/deals", json=deal).status_code == 429

@@ -77,6 +77,10 @@ def test_requests_no_route_takes_are_counted_too(client: TestClient[Litestar]) -
                  method="DELETE", status="405") == 1  # fmt: skip
 
 
+SNAKE = " ".join(f"{c}{r}" for r in "12345" for c in ("abcde" if r in "135" else "edcba"))
+"""A path through every cell of the grid: a whole serpent-patience game."""
+
+
 def test_games_started_and_finished_are_counted_by_variant(client: TestClient[Litestar]) -> None:
     before = scrape(client)
     deal_id = client.post("/v1/deals", json={"variant": "poker-squares"}).json()["deal_id"]
@@ -87,12 +91,12 @@ def test_games_started_and_finished_are_counted_by_variant(client: TestClient[Li
     play(client, deal_id, CELLS)  # the first 24 again: the same answers, counted once
     after = scrape(client)
     assert delta(middle, after, "cardproof_games_finished_total", variant="poker-squares") == 1
-    # a whole log on an unplayed deal finishes a game too
-    other = client.post("/v1/deals", json={"variant": "poker-squares"}).json()["deal_id"]
-    whole = {"variant": "poker-squares", "deal": {"deal_id": other}, "moves": " ".join(CELLS)}
+    # a whole log on an unplayed open deal finishes a game too
+    other = client.post("/v1/deals", json={"variant": "serpent-patience"}).json()["deal_id"]
+    whole = {"variant": "serpent-patience", "deal": {"deal_id": other}, "moves": SNAKE}
     assert client.post("/v1/verify", json=whole).status_code == 200
     last = scrape(client)
-    assert delta(after, last, "cardproof_games_finished_total", variant="poker-squares") == 1
+    assert delta(after, last, "cardproof_games_finished_total", variant="serpent-patience") == 1
 
 
 def test_verify_failures_are_counted_by_code(client: TestClient[Litestar]) -> None:

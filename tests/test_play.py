@@ -97,7 +97,7 @@ def test_a_scripted_game_runs_to_a_verified_receipt(
     else:
         assert "       a    b    c    d    e" in output
         assert "  5    .    .    .    .    ." in output
-    assert f"illegal move ({taken}): cell {taken} already holds" in output
+    assert f"illegal move ({taken}): cell {taken} is taken" in output
     assert "'zz' is not a move in text form; type ? for help" in output
     assert "q quits" in output  # the help
     token = receipt_of(output)

@@ -28,7 +28,7 @@ def payload(**changes: object) -> ReceiptPayload:
     while not game.is_over():
         game.play(game.legal_moves()[0])
     base = ReceiptPayload(
-        version=1,
+        version=2,
         variant="poker-squares",
         options=msgspec.to_builtins(options),
         deal_id="d_test",
@@ -41,6 +41,7 @@ def payload(**changes: object) -> ReceiptPayload:
         blind=True,
         committed_before_client_seed=True,
         issued_at=1_700_000_000,
+        kind="committed-blind",
     )
     return msgspec.structs.replace(base, **changes)
 

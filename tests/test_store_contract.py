@@ -25,6 +25,7 @@ from cardproof_service.store import (
     DealRecord,
     GameResult,
     MemoryStore,
+    NewEntrant,
     OrganizerRecord,
     Standing,
     Store,
@@ -462,7 +463,6 @@ async def test_a_tournament_round_trips_and_does_not_expire(store: Store) -> Non
         salt="5a" * 16,
         created_at=1_699_000_000,
         entry="invite",
-        invite_code_hash="cd" * 32,
         max_entrants=1000,
     )
     assert await store.get_tournament(record.tournament_id) is None
@@ -473,25 +473,63 @@ async def test_a_tournament_round_trips_and_does_not_expire(store: Store) -> Non
         assert await store._redis.ttl(key) == -1  # kept: tournament results do not expire
 
 
+def entrant(entrant_id: str, name: str, **changes: Any) -> NewEntrant:
+    """An entry of ``name``, keyed by its lower case (the service keys by skeleton)."""
+    return NewEntrant(entrant_id=entrant_id, name=name, key=name.lower(), **changes)
+
+
 async def test_entrants_enter_once_within_the_limit(store: Store) -> None:
     tournament = new_id("t")
-    assert await store.add_entrant(tournament, "e1", "Ada", 2) == "added"
-    assert await store.add_entrant(tournament, "e2", "Ada", 2) == "name-taken"
-    assert await store.add_entrant(tournament, "e3", "Bea ♠", 2) == "added"
-    assert await store.add_entrant(tournament, "e4", "Cy", 2) == "full"
-    assert await store.add_entrant(new_id("t"), "e4", "Cy", None) == "added"  # another one
+    assert (await store.add_entrant(tournament, entrant("e1", "Ada"), 2)).outcome == "added"
+    taken = await store.add_entrant(tournament, entrant("e2", "ADA"), 2)  # the same key
+    assert (taken.outcome, taken.entrant_id, taken.name) == ("name-taken", "e1", "Ada")
+    assert (await store.add_entrant(tournament, entrant("e3", "Bea ♠"), 2)).outcome == "added"
+    assert (await store.add_entrant(tournament, entrant("e4", "Cy"), 2)).outcome == "full"
+    another = await store.add_entrant(new_id("t"), entrant("e4", "Cy"), None)
+    assert another.outcome == "added"
     assert await store.entrant_name(tournament, "e3") == "Bea ♠"
     assert await store.entrant_name(tournament, "e2") is None
-    assert await store.entrant_id(tournament, "Bea ♠") == "e3"
-    assert await store.entrant_id(tournament, "Cy") is None
     lines = sorted(await store.standings(tournament), key=lambda s: s.player)
     assert lines == [Standing("Ada", 0, 0), Standing("Bea ♠", 0, 0)]
 
 
+async def test_invite_codes_enter_once_and_replays_find_their_entry(store: Store) -> None:
+    tournament = new_id("t")
+    assert await store.add_invites(tournament, ["h1", "h2"], 3) is True
+    assert await store.add_invites(tournament, ["h3", "h4"], 3) is False  # past the limit
+    assert await store.invite_known(tournament, "h2")
+    assert not await store.invite_known(tournament, "h3")
+    unknown = await store.add_entrant(tournament, entrant("e1", "Ada", invite="h9"), None)
+    assert unknown.outcome == "bad-invite"
+    first = entrant("e1", "Ada", invite="h1", replay="r1", replay_ttl=60)
+    assert (await store.add_entrant(tournament, first, None)).outcome == "added"
+    used = await store.add_entrant(tournament, entrant("e2", "Bea", invite="h1"), None)
+    assert used.outcome == "invite-used"
+    assert await store.invite_known(tournament, "h1")  # a used code still reads
+    resent = entrant("e9", "Ada", invite="h1", replay="r1", replay_ttl=60)
+    replayed = await store.add_entrant(tournament, resent, None)
+    assert (replayed.outcome, replayed.entrant_id, replayed.name) == ("replayed", "e1", "Ada")
+    twice = await store.add_entrant(tournament, first, None)  # the same write run twice
+    assert (twice.outcome, twice.entrant_id) == ("replayed", "e1")
+    short = entrant("e3", "Cy", invite="h2", replay="r2", replay_ttl=1)
+    assert (await store.add_entrant(tournament, short, None)).outcome == "added"
+    await asyncio.sleep(2.1)  # the replay window passed: the same key is just a second try
+    late = await store.add_entrant(tournament, entrant("e4", "Cy", replay="r2"), None)
+    assert (late.outcome, late.entrant_id) == ("name-taken", "e3")
+
+
+async def test_a_claim_can_be_read_back(store: Store) -> None:
+    record = new_record()
+    claim = Claim(new_id("c"), b"first", 60)
+    assert await store.get_claim(claim.commitment_id) is None
+    assert await store.create_deal(record, TTL, claim) is None
+    assert await store.get_claim(claim.commitment_id) == b"first"
+
+
 async def test_a_finished_tournament_game_enters_the_standings_once(store: Store) -> None:
     tournament = new_id("t")
-    await store.add_entrant(tournament, "e1", "Ada", None)
-    await store.add_entrant(tournament, "e2", "Bea", None)
+    await store.add_entrant(tournament, entrant("e1", "Ada"), None)
+    await store.add_entrant(tournament, entrant("e2", "Bea"), None)
     played = new_record(tournament=tournament, round=1, entrant="e1", player="Ada")
     assert await store.create_deal(played, TTL) is None
     found = await store.get_deal(played.deal_id)
@@ -571,8 +609,9 @@ async def test_a_write_run_twice_is_recognised_as_its_own(store: Store) -> None:
     other = new_organizer_record(name=organizer.name)  # another id, the same name
     assert await store.add_organizer(other) is False
 
-    tournament, entrant = new_id("t"), new_id("e")
-    assert await store.add_entrant(tournament, entrant, "Ada", 1) == "added"
-    assert await store.add_entrant(tournament, entrant, "Ada", 1) == "added"
-    assert await store.add_entrant(tournament, new_id("e"), "Ada", None) == "name-taken"
+    tournament, entrant_id = new_id("t"), new_id("e")
+    assert (await store.add_entrant(tournament, entrant(entrant_id, "Ada"), 1)).outcome == "added"
+    assert (await store.add_entrant(tournament, entrant(entrant_id, "Ada"), 1)).outcome == "added"
+    taken = await store.add_entrant(tournament, entrant(new_id("e"), "Ada"), None)
+    assert taken.outcome == "name-taken"
     assert await store.standings(tournament) == [Standing("Ada", 0, 0)]

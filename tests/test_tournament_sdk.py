@@ -162,7 +162,7 @@ def test_a_wrong_revealed_seed_does_not_verify(organizer: Client) -> None:
         with pytest.raises(ReceiptError, match=words) as error:
             verify_receipt(receipt, jwks, server_seed=wrong)
         assert error.value.code == "seed-mismatch"
-    revealed = organizer.receipt(game.deal_id)  # after the close it carries the seed itself
+    revealed = organizer.receipt(game.deal_id, token=token)  # now it carries the seed itself
     assert revealed.payload.server_seed == closed.rounds[0].server_seed
     assert verify_receipt(revealed.receipt, jwks).replayed
     assert verify_receipt(revealed.receipt, jwks, server_seed=revealed.payload.server_seed).replayed

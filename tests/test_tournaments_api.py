@@ -357,7 +357,18 @@ def test_a_games_moves_take_its_entrants_own_token(client: HttpClient, owner: st
         },
         headers=bearer(bea),
     )
-    assert whole.status_code == 409  # a log is there already: no whole-log play either
+    assert (whole.status_code, whole.json()["code"]) == (403, "other-entrant")  # caller first
+    own = client.post(
+        "/v1/verify",
+        json={
+            "variant": "poker-squares",
+            "options": {"scoring": "british"},
+            "deal": {"deal_id": game["deal_id"]},
+            "moves": " ".join(CELLS),
+        },
+        headers=bearer(ada),
+    )
+    assert (own.status_code, own.json()["code"]) == (409, "not-the-played-log")
     lines = {
         line["name"]: line
         for line in client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
@@ -382,9 +393,10 @@ def test_an_unplayed_game_cannot_be_submitted_whole_by_another(
     stolen = client.post("/v1/verify", json=body, headers=bearer(bea))
     assert (stolen.status_code, stolen.json()["code"]) == (403, "other-entrant")
     assert client.post("/v1/verify", json=body).status_code == 401
-    mine = client.post("/v1/verify", json=body, headers=bearer(ada))
-    assert mine.status_code == 200, mine.text
-    assert mine.json()["payload"]["server_seed"] is None  # a tournament still open
+    mine = client.post("/v1/verify", json=body, headers=bearer(ada))  # hidden: played blind only
+    assert (mine.status_code, mine.json()["code"]) == (409, "not-the-played-log")
+    state = client.get(f"/v1/deals/{opened.json()['deal_id']}", headers=bearer(ada)).json()
+    assert (state["next_index"], state["finished"]) == (0, False)
 
 
 def test_no_move_after_the_close(client: HttpClient, owner: str) -> None:
@@ -416,12 +428,13 @@ def test_a_closed_tournament_reveals_the_seed_of_every_receipt(
     token = enter(client, tid, "Ada").json()["token"]
     game = play_round(client, tid, token, 1, CELLS)
     jwks = client.get("/.well-known/jwks.json").json()
-    during = client.get(f"/v1/deals/{game['deal_id']}/receipt").json()
+    assert client.get(f"/v1/deals/{game['deal_id']}/receipt").status_code == 401
+    during = client.get(f"/v1/deals/{game['deal_id']}/receipt", headers=bearer(token)).json()
     payload = during["payload"]
     assert (payload["server_seed"], payload["tournament"], payload["player"]) == (None, tid, "Ada")
     assert not verify_receipt(during["receipt"], jwks).replayed  # only the signature for now
     time.sleep(max(0.0, closes_in(client, tid)) + 0.1)
-    after = client.get(f"/v1/deals/{game['deal_id']}/receipt").json()
+    after = client.get(f"/v1/deals/{game['deal_id']}/receipt", headers=bearer(token)).json()
     revealed = client.get(f"/v1/tournaments/{tid}").json()["rounds"][0]["server_seed"]
     assert after["payload"]["server_seed"] == revealed
     checked = verify_receipt(after["receipt"], jwks)
@@ -568,20 +581,30 @@ def test_cardproof_verify_checks_an_export_file(
 def test_a_retried_entry_or_round_gets_the_same_answer(client: HttpClient, owner: str) -> None:
     tid = open_tournament(client, owner)["tournament"]["tournament_id"]
     url = f"/v1/tournaments/{tid}/entries"
-    first = client.post(url, json={"name": "Ada"}, headers={"Idempotency-Key": "k-1"})
-    again = client.post(url, json={"name": "Ada"}, headers={"Idempotency-Key": "k-1"})
+    first = client.post(
+        url, json={"name": "Ada"}, headers={"Idempotency-Key": "entry-key-1-0123456789"}
+    )
+    again = client.post(
+        url, json={"name": "Ada"}, headers={"Idempotency-Key": "entry-key-1-0123456789"}
+    )
     assert (first.status_code, again.status_code) == (201, 201)
     assert again.json() == first.json()  # the same entrant, the same token
-    for headers in ({"Idempotency-Key": "k-2"}, {}):
+    for headers in ({"Idempotency-Key": "entry-key-2-0123456789"}, {}):
         other = client.post(url, json={"name": "Ada"}, headers=headers)
         assert (other.status_code, other.json()["code"]) == (409, "name-taken")
     token = first.json()["token"]
     round_url = f"/v1/tournaments/{tid}/rounds/1/deal"
-    opened = client.post(round_url, json={}, headers={**bearer(token), "Idempotency-Key": "r-1"})
-    retried = client.post(round_url, json={}, headers={**bearer(token), "Idempotency-Key": "r-1"})
+    opened = client.post(
+        round_url, json={}, headers={**bearer(token), "Idempotency-Key": "round-key-1-0123456789"}
+    )
+    retried = client.post(
+        round_url, json={}, headers={**bearer(token), "Idempotency-Key": "round-key-1-0123456789"}
+    )
     assert opened.status_code == retried.status_code == 201
     assert retried.json()["deal_id"] == opened.json()["deal_id"]
-    second = client.post(round_url, json={}, headers={**bearer(token), "Idempotency-Key": "r-2"})
+    second = client.post(
+        round_url, json={}, headers={**bearer(token), "Idempotency-Key": "round-key-2-0123456789"}
+    )
     assert (second.status_code, second.json()["code"]) == (409, "round-played")
     lines = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
     assert [line["name"] for line in lines] == ["Ada"]  # entered once

@@ -26,7 +26,13 @@ from cardproof.errors import (
 )
 from cardproof.games import VARIANTS, variant
 from cardproof.hands import TABLES, Category, PointTable, Score
-from cardproof.receipts import ReceiptError, verify_receipt
+from cardproof.receipts import (
+    CommitmentMismatchError,
+    Expected,
+    ReceiptError,
+    ReceiptKind,
+    verify_receipt,
+)
 
 __version__ = "0.1.0"
 
@@ -41,7 +47,9 @@ __all__ = [
     "CardproofError",
     "Category",
     "Client",
+    "CommitmentMismatchError",
     "ConflictError",
+    "Expected",
     "ForbiddenError",
     "Game",
     "IllegalMove",
@@ -52,6 +60,7 @@ __all__ = [
     "PointTable",
     "RateLimitedError",
     "ReceiptError",
+    "ReceiptKind",
     "RuleError",
     "Score",
     "ServerError",

@@ -187,8 +187,32 @@ def _round_reveal(url: str, payload: ReceiptPayload) -> tuple[int, str | None]:
     )
 
 
+_KIND_MEANING: dict[str, str] = {
+    "committed-blind": "a committed deal, each hidden card revealed only once due",
+    "committed-open": "a committed deal of an open variant (every card shown from the start)",
+    "tournament": "a tournament round's game, on a seed committed to at its creation",
+    "casual": "NOT committed: the server chose the seed after the client's (allowed by "
+    "--allow-casual)",
+    "practice": "a seed pair the player chose: proves the arithmetic, not a fair deal "
+    "(allowed by --allow-practice)",
+}
+"""What each receipt kind proves, as ``cardproof verify`` prints it."""
+
+
+def _options_text(options: dict[str, Any]) -> str:
+    """The options as text: a named table by its name, a custom table in full."""
+    parts = []
+    for key, value in options.items():
+        if key == "scoring" and isinstance(value, dict):
+            table = ", ".join(f"{category} {points}" for category, points in value.items())
+            parts.append(f"scoring custom table ({table})")
+        else:
+            parts.append(f"{key} {value}")
+    return "; ".join(parts) or "none"
+
+
 def _verify(args: argparse.Namespace) -> int:
-    from cardproof.receipts import verify_receipt
+    from cardproof.receipts import ReceiptKind, verify_receipt
 
     if (args.tournament is None) == (args.receipt is None):
         print("cardproof verify: give a RECEIPT file or --tournament FILE", file=sys.stderr)
@@ -208,8 +232,13 @@ def _verify(args: argparse.Namespace) -> int:
         return 2
     reveal: tuple[int, str | None] | None = None
     unfetched = False
+    allow: list[ReceiptKind] = []
+    if args.allow_practice:
+        allow.append("practice")
+    if args.allow_casual:
+        allow.append("casual")
     try:
-        verified = verify_receipt(token, jwks)
+        verified = verify_receipt(token, jwks, allow=allow)
         if not verified.replayed and verified.payload.tournament is not None:
             try:
                 reveal = _round_reveal(url, verified.payload)  # a tournament's seed, once closed
@@ -217,12 +246,14 @@ def _verify(args: argparse.Namespace) -> int:
                 print(f"cannot read the tournament's seeds from {url}: {error}", file=sys.stderr)
                 unfetched = True
             if reveal is not None and reveal[1] is not None:
-                verified = verify_receipt(token, jwks, server_seed=reveal[1])
+                verified = verify_receipt(token, jwks, server_seed=reveal[1], allow=allow)
     except ReceiptError as error:
         print(f"NOT VERIFIED ({error.code}): {error.message}")
         return 1
     payload = verified.payload
     print(f"verified: {payload.variant}, score {payload.score.total}, key {verified.kid}")
+    print(f"  kind {payload.kind}: {_KIND_MEANING[payload.kind or 'practice']}")
+    print(f"  options {_options_text(payload.options)}")
     for hand in payload.score.hands:
         cards = " ".join(hand.cards)
         print(f"  {hand.line:<11} {cards:<15} {hand.category:<16} {hand.points:>5}")
@@ -578,6 +609,18 @@ def build_parser() -> argparse.ArgumentParser:
         "end to end: seeds, decks, logs, receipts, standings",
     )
     verify.add_argument("--jwks", help="the key set: a URL or a file (default: the server's)")
+    verify.add_argument(
+        "--allow-practice",
+        action="store_true",
+        help="accept a practice receipt (POST /v1/verify on a seed pair the player chose): "
+        "it proves the score of that log on that deck, not that the deck was fair",
+    )
+    verify.add_argument(
+        "--allow-casual",
+        action="store_true",
+        help="accept a casual deal's receipt (no commitment: the server knew the client "
+        "seed before it chose its own)",
+    )
     verify.add_argument(
         "--url",
         help="the server, for its key set and a tournament receipt's revealed seed "

@@ -66,6 +66,7 @@ from cardproof.models import (
     DealState,
     Entry,
     Health,
+    InviteCodes,
     MoveResult,
     Readiness,
     ReceiptResponse,
@@ -79,7 +80,22 @@ from cardproof.models import (
     VerifyResult,
     View,
 )
-from cardproof.receipts import JWKS, VerifiedReceipt, verify_receipt
+from cardproof.promises import (
+    MoveLike,
+    Played,
+    TournamentPromises,
+    canonical_move,
+    check_deal,
+    check_receipt,
+)
+from cardproof.receipts import (
+    JWKS,
+    CommitmentMismatchError,
+    Expected,
+    ReceiptKind,
+    VerifiedReceipt,
+    verify_receipt,
+)
 from cardproof.tournaments import Settlement
 
 T = TypeVar("T")
@@ -104,8 +120,6 @@ _ERRORS: Final[dict[int, type[APIError]]] = {
 }
 
 CardLike = Card | str
-MoveLike = str | Mapping[str, Any] | msgspec.Struct
-"""A move as text (``"c3"``), as a mapping (``{"row": 2, "col": 2}``) or as an engine move."""
 Options = Mapping[str, Any] | msgspec.Struct | None
 Moment = datetime | str
 """A time: an aware ``datetime``, or RFC 3339 text (``"2025-06-01T18:00:00Z"``)."""
@@ -241,27 +255,31 @@ class _Calls:
 
     @staticmethod
     def open_deal(
-        variant: str, options: Options, commitment_id: str | None, client_seed: str | None
+        variant: str, options: Options, commitment_id: str | None, client_seed: str
     ) -> _Call[DealState]:
         body: dict[str, Any] = {"variant": variant, "options": _json(options or {})}
         if commitment_id is not None:
             body["commitment_id"] = commitment_id
-        body["client_seed"] = client_seed if client_seed is not None else secrets.token_urlsafe(16)
+        body["client_seed"] = client_seed
         return _Call("POST", "/v1/deals", DealState, body)
 
     @staticmethod
-    def read_deal(deal_id: str) -> _Call[DealState]:
-        return _Call("GET", f"/v1/deals/{deal_id}", DealState)
+    def read_deal(deal_id: str, token: str | None) -> _Call[DealState]:
+        authorization = None if token is None else f"Bearer {token}"
+        return _Call("GET", f"/v1/deals/{quote(deal_id, safe='')}", DealState, None, authorization)
 
     @staticmethod
     def play(deal_id: str, index: int, move: MoveLike, token: str | None) -> _Call[MoveResult]:
         body = {"index": index, "move": _json(move)}
         authorization = None if token is None else f"Bearer {token}"
-        return _Call("POST", f"/v1/deals/{deal_id}/moves", MoveResult, body, authorization)
+        path = f"/v1/deals/{quote(deal_id, safe='')}/moves"
+        return _Call("POST", path, MoveResult, body, authorization)
 
     @staticmethod
-    def receipt(deal_id: str) -> _Call[ReceiptResponse]:
-        return _Call("GET", f"/v1/deals/{deal_id}/receipt", ReceiptResponse)
+    def receipt(deal_id: str, token: str | None) -> _Call[ReceiptResponse]:
+        authorization = None if token is None else f"Bearer {token}"
+        path = f"/v1/deals/{quote(deal_id, safe='')}/receipt"
+        return _Call("GET", path, ReceiptResponse, None, authorization)
 
     @staticmethod
     def create_tournament(
@@ -288,9 +306,17 @@ class _Calls:
         return _Call("POST", "/v1/tournaments", TournamentCreated, body)
 
     @staticmethod
-    def tournament(tournament_id: str, invite_code: str | None) -> _Call[Tournament]:
+    def tournament(
+        tournament_id: str, invite_code: str | None, token: str | None = None
+    ) -> _Call[Tournament]:
         path = _tournament_path(tournament_id)
-        return _Call("GET", path, Tournament, invite_code=invite_code)
+        authorization = None if token is None else f"Bearer {token}"
+        return _Call("GET", path, Tournament, None, authorization, invite_code)
+
+    @staticmethod
+    def invite(tournament_id: str, count: int) -> _Call[InviteCodes]:
+        path = _tournament_path(tournament_id, "invites")
+        return _Call("POST", path, InviteCodes, {"count": count})
 
     @staticmethod
     def enter(tournament_id: str, name: str, invite_code: str | None) -> _Call[Entry]:
@@ -470,6 +496,7 @@ class Client:
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client()
+        self._promises = TournamentPromises()
 
     def __enter__(self) -> Client:
         return self
@@ -570,19 +597,29 @@ class Client:
         *,
         client_seed: str | None = None,
         committed: bool = True,
+        commitment: Commitment | None = None,
     ) -> Game:
-        """Open a deal to play move by move.
+        """Open a deal to play move by move, and check it is the one promised.
 
-        Commits first (unless ``committed=False``: a casual deal), then deals with
-        ``client_seed`` (a random one when ``None``).
+        Commits first (or uses ``commitment``, from an earlier :meth:`commit`; with
+        ``committed=False`` and no commitment, a casual deal), then deals with
+        ``client_seed`` (a random one when ``None``). Before any move, the deal must carry
+        the committed ``server_seed_hash``, this client seed, the variant and the options
+        asked for, else :class:`~cardproof.receipts.CommitmentMismatchError`.
         """
-        commitment_id = self.commit().commitment_id if committed else None
-        state = self._send(_Calls.open_deal(variant, options, commitment_id, client_seed))
-        return Game(self, state)
+        if commitment is None and committed:
+            commitment = self.commit()
+        seed = client_seed if client_seed is not None else secrets.token_urlsafe(16)
+        commitment_id = None if commitment is None else commitment.commitment_id
+        state = self._send(_Calls.open_deal(variant, options, commitment_id, seed))
+        check_deal(
+            state, variant_id=variant, options=options, client_seed=seed, commitment=commitment
+        )
+        return Game(self, state, played=_played(state, options))
 
-    def read_deal(self, deal_id: str) -> DealState:
-        """A deal as its player may see it now."""
-        return self._send(_Calls.read_deal(deal_id))
+    def read_deal(self, deal_id: str, *, token: str | None = None) -> DealState:
+        """A deal as its player may see it now (a tournament game's: with its ``token``)."""
+        return self._send(_Calls.read_deal(deal_id, token))
 
     def play(
         self, deal_id: str, index: int, move: MoveLike, *, token: str | None = None
@@ -590,9 +627,12 @@ class Client:
         """Play ``move`` as move ``index`` of a deal (a tournament game's: with its ``token``)."""
         return self._send(_Calls.play(deal_id, index, move, token))
 
-    def receipt(self, deal_id: str) -> ReceiptResponse:
-        """The signed receipt of a finished deal."""
-        return self._send(_Calls.receipt(deal_id))
+    def receipt(self, deal_id: str, *, token: str | None = None) -> ReceiptResponse:
+        """The signed receipt of a finished deal (a tournament game's: with its ``token``).
+
+        Not checked against a game: :meth:`Game.receipt` does that for a game played here.
+        """
+        return self._send(_Calls.receipt(deal_id, token))
 
     def create_tournament(
         self,
@@ -617,23 +657,46 @@ class Client:
         )
         return self._send(call)
 
-    def tournament(self, tournament_id: str, *, invite_code: str | None = None) -> Tournament:
+    def tournament(
+        self, tournament_id: str, *, invite_code: str | None = None, token: str | None = None
+    ) -> Tournament:
         """A tournament: its rounds' seed hashes, and the seeds once it has closed.
 
-        ``invite_code`` reads an invite-only tournament (else the organizer's ``api_key``).
+        An invite-only one is read with ``invite_code``, an entrant's ``token``, or the
+        organizer's ``api_key``. The round hashes must be the ones this client was shown
+        first (at entry), and a revealed seed must hash to its round's, else
+        :class:`~cardproof.receipts.CommitmentMismatchError`.
         """
-        return self._send(_Calls.tournament(tournament_id, invite_code))
+        found = self._send(_Calls.tournament(tournament_id, invite_code, token))
+        self._promises.check_tournament(found)
+        return found
+
+    def create_invites(self, tournament_id: str, count: int = 1) -> list[str]:
+        """``count`` fresh single-use invite codes (the organizer's ``api_key``)."""
+        return self._send(_Calls.invite(tournament_id, count)).codes
 
     def enter(self, tournament_id: str, name: str, *, invite_code: str | None = None) -> Entry:
-        """Enter ``name``; the entry's ``token`` (shown this once) opens its games."""
-        return self._send(_Calls.enter(tournament_id, name, invite_code))
+        """Enter ``name``; the entry's ``token`` (shown this once) opens its games.
+
+        The round seed hashes the entry shows are kept: every round game and the final
+        reveal are checked against them.
+        """
+        entry = self._send(_Calls.enter(tournament_id, name, invite_code))
+        self._promises.keep_entry(entry)
+        return entry
 
     def play_round(self, tournament_id: str, round_number: int, token: str) -> Game:
         """Open the entrant's game on a round (``token`` from :meth:`enter`), to play it.
 
-        Every entrant gets the same cards on a round; the game is played like any deal.
+        Every entrant gets the same cards on a round; the game is played like any deal. It
+        must be dealt from the round's committed seed hash (as shown at entry, or read
+        now) and the tournament's salt.
         """
-        return Game(self, self._send(_Calls.open_round(tournament_id, round_number, token)), token)
+        if self._promises.round_hash(tournament_id, round_number) is None:
+            self.tournament(tournament_id, token=token)
+        state = self._send(_Calls.open_round(tournament_id, round_number, token))
+        self._promises.check_round(tournament_id, round_number, state)
+        return Game(self, state, token, played=_played(state, None, tournament_id))
 
     def standings(self, tournament_id: str, *, invite_code: str | None = None) -> Standings:
         """Every entrant's total over finished games, best first (``invite_code`` as above)."""
@@ -648,16 +711,33 @@ class Client:
         return self._send(_Calls.close_tournament(tournament_id))
 
     def export_tournament(self, tournament_id: str) -> TournamentExport:
-        """A closed tournament's whole record (``cardproof.tournaments.verify_export``)."""
-        return self._send(_Calls.export_tournament(tournament_id))
+        """A closed tournament's whole record (``cardproof.tournaments.verify_export``).
+
+        Its round hashes and revealed seeds are checked as :meth:`tournament` does.
+        """
+        export = self._send(_Calls.export_tournament(tournament_id))
+        self._promises.check_tournament(export.tournament)
+        return export
 
     def jwks(self) -> JWKS:
         """The server's receipt verification keys."""
         return self._send(_Calls.jwks())
 
-    def verify_receipt(self, token: str) -> VerifiedReceipt:
-        """Verify a receipt offline against this server's current key set."""
-        return verify_receipt(token, self.jwks())
+    def verify_receipt(
+        self,
+        token: str,
+        *,
+        server_seed: str | bytes | None = None,
+        allow: Sequence[ReceiptKind] = (),
+        expect: Expected | None = None,
+    ) -> VerifiedReceipt:
+        """Verify a receipt offline against this server's current key set.
+
+        The keywords are :func:`cardproof.verify_receipt`'s.
+        """
+        return verify_receipt(
+            token, self.jwks(), server_seed=server_seed, allow=allow, expect=expect
+        )
 
     def health(self) -> Health:
         """Liveness."""
@@ -668,10 +748,25 @@ class Client:
         return self._send(_Calls.ready())
 
 
-class _GameState:
-    """What a game handle knows: the deal and what is visible now."""
+def _played(state: DealState, options: Options, tournament: str | None = None) -> Played:
+    """What the receipt of the game on ``state``'s deal must say, as far as it is known."""
+    return Played(
+        deal_id=state.deal_id,
+        variant=state.variant,
+        client_seed=state.client_seed,
+        server_seed_hash=state.server_seed_hash,
+        options=options,
+        moves=state.moves.split(),
+        tournament=tournament,
+    )
 
-    def __init__(self, state: DealState, token: str | None = None) -> None:
+
+class _GameState:
+    """What a game handle knows: the deal, what is visible now, and what it played."""
+
+    def __init__(
+        self, state: DealState, token: str | None = None, played: Played | None = None
+    ) -> None:
         self.deal_id = state.deal_id
         self.token = token
         """A tournament game's entrant token: its moves need it."""
@@ -682,32 +777,54 @@ class _GameState:
         self.next_index = state.next_index
         self.finished = state.finished
         self.score: Score | None = state.score
+        self.played = played or _played(state, None)
+        """The log as this handle played it: its receipt is checked against it."""
 
-    def _update(self, result: MoveResult) -> MoveResult:
+    def _update(self, move: MoveLike, result: MoveResult) -> MoveResult:
+        if result.index == len(self.played.moves):
+            self.played.moves.append(canonical_move(self.variant, move, result.index))
         self.visible = result.view
         self.next_index = result.index + 1
         self.finished = result.finished
         self.score = result.score
         return result
 
+    def _checked(self, response: ReceiptResponse) -> ReceiptResponse:
+        check_receipt(response, self.played)
+        if self.score is not None and response.payload.score != self.score:
+            raise CommitmentMismatchError("score", self.score, response.payload.score)
+        return response
+
 
 class Game(_GameState):
     """A deal being played through a :class:`Client`, one move at a time."""
 
-    def __init__(self, client: Client, state: DealState, token: str | None = None) -> None:
+    def __init__(
+        self,
+        client: Client,
+        state: DealState,
+        token: str | None = None,
+        played: Played | None = None,
+    ) -> None:
         """A handle on ``state``'s deal (see :meth:`Client.deal`, :meth:`Client.play_round`)."""
-        super().__init__(state, token)
+        super().__init__(state, token, played)
         self._client = client
 
     def play(self, move: MoveLike) -> MoveResult:
         """Play the next move; a retried request gets the same answer."""
-        return self._update(
-            self._client.play(self.deal_id, self.next_index, move, token=self.token)
-        )
+        result = self._client.play(self.deal_id, self.next_index, move, token=self.token)
+        return self._update(move, result)
 
     def receipt(self) -> ReceiptResponse:
-        """The signed receipt, once the game is over."""
-        return self._client.receipt(self.deal_id)
+        """The signed receipt, once the game is over, checked against the game played.
+
+        Its payload must be its token's, and name this deal, its committed seed hash,
+        client seed, variant, options, log and score; once the seed is revealed, the
+        deck and the score are replayed too. Else
+        :class:`~cardproof.receipts.CommitmentMismatchError` (or
+        :class:`~cardproof.receipts.ReceiptError` for a receipt that does not replay).
+        """
+        return self._checked(self._client.receipt(self.deal_id, token=self.token))
 
 
 class AsyncClient:
@@ -735,6 +852,7 @@ class AsyncClient:
         )
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient()
+        self._promises = TournamentPromises()
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -835,15 +953,22 @@ class AsyncClient:
         *,
         client_seed: str | None = None,
         committed: bool = True,
+        commitment: Commitment | None = None,
     ) -> AsyncGame:
-        """Open a deal to play move by move (see :meth:`Client.deal`)."""
-        commitment_id = (await self.commit()).commitment_id if committed else None
-        state = await self._send(_Calls.open_deal(variant, options, commitment_id, client_seed))
-        return AsyncGame(self, state)
+        """Open a deal to play move by move, checked as :meth:`Client.deal` checks it."""
+        if commitment is None and committed:
+            commitment = await self.commit()
+        seed = client_seed if client_seed is not None else secrets.token_urlsafe(16)
+        commitment_id = None if commitment is None else commitment.commitment_id
+        state = await self._send(_Calls.open_deal(variant, options, commitment_id, seed))
+        check_deal(
+            state, variant_id=variant, options=options, client_seed=seed, commitment=commitment
+        )
+        return AsyncGame(self, state, played=_played(state, options))
 
-    async def read_deal(self, deal_id: str) -> DealState:
-        """A deal as its player may see it now."""
-        return await self._send(_Calls.read_deal(deal_id))
+    async def read_deal(self, deal_id: str, *, token: str | None = None) -> DealState:
+        """A deal as its player may see it now (a tournament game's: with its ``token``)."""
+        return await self._send(_Calls.read_deal(deal_id, token))
 
     async def play(
         self, deal_id: str, index: int, move: MoveLike, *, token: str | None = None
@@ -851,9 +976,9 @@ class AsyncClient:
         """Play ``move`` as move ``index`` of a deal (a tournament game's: with its ``token``)."""
         return await self._send(_Calls.play(deal_id, index, move, token))
 
-    async def receipt(self, deal_id: str) -> ReceiptResponse:
-        """The signed receipt of a finished deal."""
-        return await self._send(_Calls.receipt(deal_id))
+    async def receipt(self, deal_id: str, *, token: str | None = None) -> ReceiptResponse:
+        """The signed receipt of a finished deal (see :meth:`Client.receipt`)."""
+        return await self._send(_Calls.receipt(deal_id, token))
 
     async def create_tournament(
         self,
@@ -873,23 +998,33 @@ class AsyncClient:
         )
         return await self._send(call)
 
-    async def tournament(self, tournament_id: str, *, invite_code: str | None = None) -> Tournament:
-        """A tournament: its rounds' seed hashes, and the seeds once it has closed.
+    async def tournament(
+        self, tournament_id: str, *, invite_code: str | None = None, token: str | None = None
+    ) -> Tournament:
+        """A tournament, checked as :meth:`Client.tournament` checks it."""
+        found = await self._send(_Calls.tournament(tournament_id, invite_code, token))
+        self._promises.check_tournament(found)
+        return found
 
-        ``invite_code`` reads an invite-only tournament (else the organizer's ``api_key``).
-        """
-        return await self._send(_Calls.tournament(tournament_id, invite_code))
+    async def create_invites(self, tournament_id: str, count: int = 1) -> list[str]:
+        """``count`` fresh single-use invite codes (the organizer's ``api_key``)."""
+        return (await self._send(_Calls.invite(tournament_id, count))).codes
 
     async def enter(
         self, tournament_id: str, name: str, *, invite_code: str | None = None
     ) -> Entry:
-        """Enter ``name``; the entry's ``token`` (shown this once) opens its games."""
-        return await self._send(_Calls.enter(tournament_id, name, invite_code))
+        """Enter ``name`` (see :meth:`Client.enter`): the round hashes shown are kept."""
+        entry = await self._send(_Calls.enter(tournament_id, name, invite_code))
+        self._promises.keep_entry(entry)
+        return entry
 
     async def play_round(self, tournament_id: str, round_number: int, token: str) -> AsyncGame:
         """Open the entrant's game on a round (see :meth:`Client.play_round`)."""
+        if self._promises.round_hash(tournament_id, round_number) is None:
+            await self.tournament(tournament_id, token=token)
         state = await self._send(_Calls.open_round(tournament_id, round_number, token))
-        return AsyncGame(self, state, token)
+        self._promises.check_round(tournament_id, round_number, state)
+        return AsyncGame(self, state, token, played=_played(state, None, tournament_id))
 
     async def standings(self, tournament_id: str, *, invite_code: str | None = None) -> Standings:
         """Every entrant's total over finished games, best first (``invite_code`` as above)."""
@@ -904,16 +1039,27 @@ class AsyncClient:
         return await self._send(_Calls.close_tournament(tournament_id))
 
     async def export_tournament(self, tournament_id: str) -> TournamentExport:
-        """A closed tournament's whole record (``cardproof.tournaments.verify_export``)."""
-        return await self._send(_Calls.export_tournament(tournament_id))
+        """A closed tournament's whole record, checked as :meth:`Client.export_tournament`."""
+        export = await self._send(_Calls.export_tournament(tournament_id))
+        self._promises.check_tournament(export.tournament)
+        return export
 
     async def jwks(self) -> JWKS:
         """The server's receipt verification keys."""
         return await self._send(_Calls.jwks())
 
-    async def verify_receipt(self, token: str) -> VerifiedReceipt:
-        """Verify a receipt offline against this server's current key set."""
-        return verify_receipt(token, await self.jwks())
+    async def verify_receipt(
+        self,
+        token: str,
+        *,
+        server_seed: str | bytes | None = None,
+        allow: Sequence[ReceiptKind] = (),
+        expect: Expected | None = None,
+    ) -> VerifiedReceipt:
+        """Verify a receipt offline against this server's key set (as the sync client does)."""
+        return verify_receipt(
+            token, await self.jwks(), server_seed=server_seed, allow=allow, expect=expect
+        )
 
     async def health(self) -> Health:
         """Liveness."""
@@ -927,17 +1073,22 @@ class AsyncClient:
 class AsyncGame(_GameState):
     """A deal being played through an :class:`AsyncClient`."""
 
-    def __init__(self, client: AsyncClient, state: DealState, token: str | None = None) -> None:
+    def __init__(
+        self,
+        client: AsyncClient,
+        state: DealState,
+        token: str | None = None,
+        played: Played | None = None,
+    ) -> None:
         """A handle on ``state``'s deal (see :meth:`AsyncClient.deal`, ``play_round``)."""
-        super().__init__(state, token)
+        super().__init__(state, token, played)
         self._client = client
 
     async def play(self, move: MoveLike) -> MoveResult:
         """Play the next move; a retried request gets the same answer."""
-        return self._update(
-            await self._client.play(self.deal_id, self.next_index, move, token=self.token)
-        )
+        result = await self._client.play(self.deal_id, self.next_index, move, token=self.token)
+        return self._update(move, result)
 
     async def receipt(self) -> ReceiptResponse:
-        """The signed receipt, once the game is over."""
-        return await self._client.receipt(self.deal_id)
+        """The signed receipt, checked as :meth:`Game.receipt` checks it."""
+        return self._checked(await self._client.receipt(self.deal_id, token=self.token))

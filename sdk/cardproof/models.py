@@ -341,14 +341,24 @@ class VariantInfo(Struct):
     deck: str
     options: dict[str, Any]
     tables: dict[str, dict[str, int]]
+    unfinished: str = ""
+    """What a tournament game not finished by the close counts (GAMES.md section 9):
+    the worst score its table allows, so that leaving never beats finishing."""
+
+
+MAX_INVITES_PER_CALL = 1000
+"""Invite codes one request may ask for."""
+MAX_INVITES = 100_000
+"""Invite codes a tournament may have in all (its largest field)."""
 
 
 class TournamentRequest(Struct, forbid_unknown_fields=True):
     """A new tournament: every entrant plays the same ``rounds`` deals of ``variant``.
 
     Times are RFC 3339 with a time zone. ``entry``: ``public`` (anyone may enter and
-    read it) or ``invite`` (entering takes the invite code, shown once in the answer;
-    only its organizer can read it).
+    read it) or ``invite`` (entering takes a single-use invite code: ``invites`` of them
+    are shown once in the answer; its organizer, its entrants and holders of a code read
+    it).
     """
 
     name: Annotated[str, Meta(min_length=1, max_length=100)]
@@ -359,6 +369,9 @@ class TournamentRequest(Struct, forbid_unknown_fields=True):
     options: Options = msgspec.field(default_factory=Options)
     max_entrants: Annotated[int, Meta(ge=1, le=100_000)] | UnsetType = UNSET
     entry: Literal["public", "invite"] = "public"
+    invites: Annotated[int, Meta(ge=0, le=MAX_INVITES_PER_CALL)] | UnsetType = UNSET
+    """For ``entry: "invite"``: how many single-use invite codes to make now (default 1;
+    ``POST /v1/tournaments/{id}/invites`` makes more)."""
 
 
 class RoundCommitment(Struct):
@@ -396,14 +409,35 @@ class Tournament(Struct):
 
 
 class TournamentCreated(Struct):
-    """A new tournament, and its invite code (shown this once) for invite-only entry."""
+    """A new tournament, and its single-use invite codes (shown this once), if invite-only.
+
+    ``invite_code`` is the first of ``invite_codes`` (kept for older clients).
+    """
 
     tournament: Tournament
     invite_code: str | None = None
+    invite_codes: list[str] = msgspec.field(default_factory=list)
+
+
+class InviteRequest(Struct, forbid_unknown_fields=True):
+    """Make ``count`` more single-use invite codes for an invite-only tournament."""
+
+    count: Annotated[int, Meta(ge=1, le=MAX_INVITES_PER_CALL)] = 1
+
+
+class InviteCodes(Struct):
+    """Fresh single-use invite codes, shown this once: each enters one entrant."""
+
+    tournament_id: str
+    codes: list[str]
 
 
 class EntryRequest(Struct, forbid_unknown_fields=True):
-    """Enter a tournament under ``name`` (unique in it); ``invite_code`` for invite-only ones."""
+    """Enter a tournament under ``name``; ``invite_code`` (single-use) for invite-only ones.
+
+    Names are compared case-folded and by their confusable skeleton (Unicode TR39): a name
+    that looks like an entrant's is taken. Invisible and format characters are refused.
+    """
 
     name: Annotated[
         str,
@@ -411,7 +445,8 @@ class EntryRequest(Struct, forbid_unknown_fields=True):
             min_length=1,
             max_length=64,
             pattern="^[^\\x00-\\x1f\\x7f]+(?![\\s\\S])",
-            description="1 to 64 printable characters.",
+            description="1 to 64 printable characters, shown NFKC-normalized with white "
+            "space trimmed and collapsed; no invisible or format characters.",
         ),
     ]
     invite_code: Annotated[str, Meta(min_length=1, max_length=64)] | UnsetType = UNSET
@@ -436,6 +471,11 @@ class Entry(Struct):
     name: str
     token: str
     expires_at: str
+    rounds: list[RoundCommitment] = msgspec.field(default_factory=list)
+    """Every round's committed seed hash, as the entrant was shown them at entry: the
+    SDK holds the tournament to these when it deals and when it reveals its seeds."""
+    salt: str = ""
+    """The tournament's public client seed (every round game's)."""
 
 
 class StandingLine(Struct):

@@ -13,8 +13,10 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Mapping
-from typing import Any, Final
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 
 import msgspec
 from cryptography.exceptions import InvalidSignature
@@ -26,8 +28,35 @@ from cardproof.errors import CardproofError, ParseError, RuleError
 from cardproof.games import replay_log, variant
 from cardproof.hands import Score
 
-RECEIPT_VERSION: Final = 1
+RECEIPT_VERSION: Final = 2
+"""Version 2 added ``kind``; a version 1 receipt cannot say what it proves and is refused."""
 ALG: Final = "Ed25519"
+
+ReceiptKind = Literal["committed-blind", "committed-open", "casual", "practice", "tournament"]
+"""What a receipt proves.
+
+- ``committed-blind``: a committed deal of a hidden variant, each card revealed only
+  once the one before it was placed;
+- ``committed-open``: a committed deal of an open variant (every card shown from the
+  start, so nothing to hide);
+- ``tournament``: a tournament round's game, dealt from a seed committed to when the
+  tournament was created (blind for a hidden variant);
+- ``casual``: a deal opened without a commitment: the server chose its seed after it
+  knew the client seed, so it proves the score, not that the deck was fair;
+- ``practice``: a log replayed on a seed pair the caller chose: it proves the arithmetic
+  only (anyone can search seeds offline for a good deck).
+"""
+RECEIPT_KINDS: Final[tuple[ReceiptKind, ...]] = (
+    "committed-blind",
+    "committed-open",
+    "tournament",
+    "casual",
+    "practice",
+)
+COMMITTED_KINDS: Final[frozenset[ReceiptKind]] = frozenset(
+    {"committed-blind", "committed-open", "tournament"}
+)
+"""The kinds a verifier accepts by default: the deck was fixed before the player chose."""
 
 
 class ReceiptError(CardproofError):
@@ -61,6 +90,8 @@ class ReceiptPayload(msgspec.Struct, frozen=True):
     committed_before_client_seed: bool
     issued_at: int
     """Seconds since the Unix epoch."""
+    kind: ReceiptKind | None = None
+    """What the receipt proves (:data:`ReceiptKind`); ``None`` only in version 1."""
     player: str | None = None
     tournament: str | None = None
 
@@ -87,14 +118,37 @@ def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
+_B64URL: Final = re.compile(r"[A-Za-z0-9_-]*")
+
+
 def b64url_decode(text: str) -> bytes:
-    """Inverse of :func:`b64url`; ``ValueError`` for anything else."""
-    if not isinstance(text, str) or not text.isascii() or "=" in text:
+    r"""Inverse of :func:`b64url`, strictly: only the one canonical spelling decodes.
+
+    Padding, ``+`` and ``/``, white space, and a last character with stray low bits are
+    all ``ValueError``: one value, one text, so nothing signed or issued can be re-spelled.
+
+    >>> b64url_decode("_-8")
+    b'\xff\xef'
+    >>> for text in ("_-9", "/+8", "_-8=", "_-8\n", "_ -8"):
+    ...     try:
+    ...         b64url_decode(text)
+    ...     except ValueError:
+    ...         print("refused", repr(text))
+    refused '_-9'
+    refused '/+8'
+    refused '_-8='
+    refused '_-8\n'
+    refused '_ -8'
+    """
+    if not isinstance(text, str) or not _B64URL.fullmatch(text) or len(text) % 4 == 1:
         raise ValueError("not base64url")
     try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError) as error:
         raise ValueError("not base64url") from error
+    if b64url(raw) != text:  # unused low bits of the last character set: another spelling
+        raise ValueError("not canonical base64url")
+    return raw
 
 
 def thumbprint(public_key: bytes) -> str:
@@ -250,13 +304,123 @@ def _seed_hex(server_seed: str | bytes) -> str:
         raise ReceiptError("seed-mismatch", "the given server seed is not hex") from None
 
 
+class CommitmentMismatchError(ReceiptError):
+    """The server did not keep its word: what it gave differs from what it promised.
+
+    A deal whose seed hash is not the one committed to (the server could have picked
+    the deck after it saw the client seed), another client seed, variant or options, or
+    a receipt for another game. ``field`` names the first difference.
+    """
+
+    def __init__(self, field: str, expected: Any, got: Any) -> None:
+        super().__init__("mismatch", f"{field}: expected {expected!r}, the server gave {got!r}")
+        self.field = field
+        self.expected = expected
+        self.got = got
+
+
+@dataclass(frozen=True, kw_only=True)
+class Expected:
+    """What a receipt must say, where the verifier knows it (``None``: not checked).
+
+    ``options`` are compared as the variant reads them (defaults filled in); a
+    ``"random"`` option matches the value rolled, checked against the seeds once they
+    are revealed. ``moves`` is compared in canonical text form.
+    """
+
+    deal_id: str | None = None
+    server_seed_hash: str | None = None
+    client_seed: str | None = None
+    variant: str | None = None
+    options: Mapping[str, Any] | msgspec.Struct | None = None
+    moves: str | None = None
+    tournament: str | None = None
+    player: str | None = None
+
+
+def options_match(
+    variant_id: str,
+    asked: Mapping[str, Any] | msgspec.Struct | None,
+    given: Mapping[str, Any],
+    *,
+    server_seed: bytes | None = None,
+    client_seed: str | None = None,
+) -> bool:
+    """Whether ``given`` (a deal's or receipt's options) are the ``asked`` options.
+
+    Both are read as the variant reads them, so defaults compare equal to their absence.
+    A ``"random"`` value asked for matches any value given until the seeds are known;
+    with them, it must be the value they roll.
+    """
+    cls = variant(variant_id)
+    try:
+        want = cls.parse_options(asked)
+        got = msgspec.to_builtins(cls.parse_options(given))
+    except RuleError:
+        return False
+    if server_seed is not None:
+        want = cls.resolve_options(want, server_seed, client_seed)
+    wanted = msgspec.to_builtins(want)
+    if wanted == got:
+        return True
+    if server_seed is not None or set(wanted) != set(got):
+        return False
+    return all(
+        w == g or (w == "random" and g != "random")
+        for w, g in zip(
+            (wanted[k] for k in sorted(wanted)), (got[k] for k in sorted(got)), strict=True
+        )
+    )
+
+
+def check_expected(payload: ReceiptPayload, expected: Expected) -> None:
+    """Raise :class:`CommitmentMismatchError` where ``payload`` differs from ``expected``."""
+    plain = (
+        ("deal_id", expected.deal_id, payload.deal_id),
+        ("server_seed_hash", expected.server_seed_hash, payload.server_seed_hash),
+        ("client_seed", expected.client_seed, payload.client_seed),
+        ("variant", expected.variant, payload.variant),
+        ("tournament", expected.tournament, payload.tournament),
+        ("player", expected.player, payload.player),
+    )
+    for name, want, got in plain:
+        if want is not None and want != got:
+            raise CommitmentMismatchError(name, want, got)
+    if expected.options is not None:
+        seed = None if payload.server_seed is None else bytes.fromhex(payload.server_seed)
+        if not options_match(
+            payload.variant,
+            expected.options,
+            payload.options,
+            server_seed=seed,
+            client_seed=payload.client_seed,
+        ):
+            raise CommitmentMismatchError("options", expected.options, payload.options)
+    if expected.moves is not None:
+        cls = variant(payload.variant)
+        try:
+            want_moves = cls.format_log(cls.parse_log(expected.moves))
+        except CardproofError:
+            want_moves = expected.moves
+        if want_moves != payload.moves:
+            raise CommitmentMismatchError("moves", want_moves, payload.moves)
+
+
 def verify_receipt(
     token: str,
     jwks: JWKS | Mapping[str, Any] | str | bytes,
     *,
     server_seed: str | bytes | None = None,
+    allow: Iterable[ReceiptKind] = (),
+    expect: Expected | None = None,
 ) -> VerifiedReceipt:
-    """Verify a receipt offline: the signature, then (if revealed) seed, deck, replay, score.
+    """Verify a receipt offline: signature, kind, what it must say, then seed, deck, replay.
+
+    Only the committed kinds (:data:`COMMITTED_KINDS`) are accepted unless ``allow``
+    names others (``"casual"``, ``"practice"``): those prove the score, not a fair deck.
+    ``expect`` holds what the receipt must say where the caller knows it (the deal id,
+    the committed hash, its client seed, the options, the log); a difference raises
+    :class:`CommitmentMismatchError`.
 
     ``server_seed`` is a seed revealed elsewhere, for a receipt issued before the reveal
     (a tournament's, while it was open, carries ``server_seed: null``; the tournament
@@ -270,6 +434,26 @@ def verify_receipt(
     """
     verified = verify_signature(token, jwks)
     payload = verified.payload
+    if payload.version != RECEIPT_VERSION or payload.kind is None:
+        raise ReceiptError(
+            "bad-version",
+            f"receipt version {payload.version} is not supported (version {RECEIPT_VERSION} "
+            "says what kind of game it proves)",
+        )
+    accepted = COMMITTED_KINDS | frozenset(allow)
+    if payload.kind not in accepted:
+        raise ReceiptError(
+            "kind-not-allowed",
+            f"this is a {payload.kind} receipt: it proves the score, not that the deck was "
+            f"fixed before the player chose; accept it only knowingly (allow={payload.kind!r})",
+        )
+    consistent = {
+        "committed-blind": payload.committed_before_client_seed and payload.blind,
+        "committed-open": payload.committed_before_client_seed,
+        "tournament": payload.committed_before_client_seed and payload.tournament is not None,
+    }
+    if not consistent.get(payload.kind, True):
+        raise ReceiptError("kind-mismatch", f"the receipt says {payload.kind} but not committed")
     if server_seed is not None:
         given = _seed_hex(server_seed)
         if payload.server_seed is not None and payload.server_seed.lower() != given:
@@ -282,6 +466,8 @@ def verify_receipt(
                 "the given server seed does not hash to the receipt's server_seed_hash",
             )
         payload = msgspec.structs.replace(payload, server_seed=given)
+    if expect is not None:
+        check_expected(payload, expect)
     if payload.server_seed is None:
         return verified
     check_payload(payload)

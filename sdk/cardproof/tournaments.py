@@ -60,6 +60,7 @@ __all__ = [
     "settle",
     "settlement",
     "verify_export",
+    "worst_round",
 ]
 
 
@@ -171,6 +172,23 @@ def _round_deal(
     return resolved, tuple(cls.deal_cards(seed, salt, resolved))
 
 
+def worst_round(variant_id: str, options: Mapping[str, Any]) -> int:
+    """What a round not finished by the close counts: the worst score the options allow.
+
+    GAMES.md section 9: an unfinished game (abandoned, a dead end, never opened) counts
+    as the table's lowest points times the number of lines, so leaving never beats
+    finishing. An entrant's total is the sum over every round of its finished game's
+    score, or this.
+
+    >>> worst_round("poker-squares", {"scoring": {"full-house": 5, "flush": -3}})
+    -30
+    >>> worst_round("poker-squares", {}), worst_round("solodrez", {})
+    (0, 0)
+    """
+    cls = variant(variant_id)
+    return cls.worst_total(cls.parse_options(options))
+
+
 def rank(lines: Iterable[tuple[str, int, int]]) -> list[StandingLine]:
     """Standings from (name, total, games finished): best total first, then by name.
 
@@ -250,7 +268,8 @@ def verify_export(
         except ReceiptError as error:
             problems.append(f"{where}: the receipt does not verify: {error}")
         else:
-            if (payload.tournament, payload.player, payload.moves) != (
+            if (payload.kind, payload.tournament, payload.player, payload.moves) != (
+                "tournament",
                 tournament.tournament_id,
                 game.player,
                 game.moves,
@@ -259,7 +278,12 @@ def verify_export(
         line = totals.setdefault(game.player, [0, 0])
         line[0] += total
         line[1] += 1
-    standings = rank((name, total, finished) for name, (total, finished) in totals.items())
+    worst = worst_round(cls.id, tournament.options)
+    rounds = len(tournament.rounds)
+    standings = rank(
+        (name, total + (rounds - finished) * worst, finished)
+        for name, (total, finished) in totals.items()
+    )
     if standings != export.standings:
         problems.append("the standings differ from the ones the games add up to")
     return ExportCheck(games=len(export.games), standings=standings, problems=problems)

@@ -37,11 +37,12 @@ from cardproof.models import (
     check_log_text,
     check_move_text,
 )
-from cardproof.receipts import RECEIPT_VERSION, ReceiptPayload
+from cardproof.receipts import RECEIPT_VERSION, ReceiptKind, ReceiptPayload
 from cardproof.receipts import b64url as _b64url
 from cardproof.receipts import b64url_decode as _b64url_decode
 from cardproof.tournaments import round_deal
 from cardproof_service.entrants import require_entrant
+from cardproof_service.idempotency import REPLAY_WINDOW
 from cardproof_service.keys import Keys
 from cardproof_service.metrics import GAMES_FINISHED, GAMES_STARTED
 from cardproof_service.problems import problem
@@ -152,25 +153,21 @@ class Deals:
         )
 
     def _check_commitment(self, commitment_id: str) -> int:
-        """The expiry of a genuine commitment id; 404 for a forged or expired one."""
+        """The expiry of a genuine commitment id (404 for any other text, a forged one).
+
+        An id has one spelling, the text :meth:`commit` issued: ``c_`` and canonical
+        base64url (:func:`cardproof.receipts.b64url_decode` refuses every other), so one
+        commitment cannot open two deals under two spellings. Expired ids are returned
+        too: the caller decides (a resent request may still get its deal).
+        """
         try:
-            raw = _b64url_decode(commitment_id.removeprefix("c_"))
+            raw = _b64url_decode(commitment_id[2:]) if commitment_id.startswith("c_") else b""
         except ValueError:
             raw = b""
         body, tag = raw[: _NONCE + 8], raw[_NONCE + 8 :]
-        genuine = (
-            commitment_id.startswith("c_")
-            and len(raw) == _NONCE + 8 + _TAG
-            and hmac.compare_digest(tag, self._tag(body))
-        )
-        if not genuine:
+        if len(raw) != _NONCE + 8 + _TAG or not hmac.compare_digest(tag, self._tag(body)):
             raise not_found("no such commitment", "unknown-commitment")
-        expires_at = int.from_bytes(body[_NONCE:], "big")
-        if expires_at <= now():
-            raise not_found(
-                f"the commitment expired at {rfc3339(expires_at)}", "expired-commitment"
-            )
-        return expires_at
+        return int.from_bytes(body[_NONCE:], "big")
 
     # --- deals ----------------------------------------------------------------------
 
@@ -197,8 +194,15 @@ class Deals:
         if isinstance(request.commitment_id, str):
             commitment_id = request.commitment_id
             expires_at = self._check_commitment(commitment_id)
+            if expires_at <= now():  # only a resent request may still get its deal
+                first = await self.store.get_claim(commitment_id) if idempotency_key else None
+                if first is not None:
+                    return await self._repeat(first, idempotency_key, deal_id)
+                raise not_found(
+                    f"the commitment expired at {rfc3339(expires_at)}", "expired-commitment"
+                )
             mark = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
-            claim = Claim(commitment_id, mark, max(1, expires_at - now()))
+            claim = Claim(commitment_id, mark, max(REPLAY_WINDOW, expires_at - now()))
         else:
             commitment_id = self._new_commitment_id(now())
         seed = self.server_seed(commitment_id)
@@ -256,7 +260,7 @@ class Deals:
             entrant=entrant_id,
             player=player,
         )
-        ttl = max(self.settings.deal_ttl, tournament.closes_at - now() + self.settings.deal_ttl)
+        ttl = self.tournament_ttl(tournament)
         claim_id = f"{tournament.tournament_id}:{entrant_id}:round-{round_number}"
         mark = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
         first = await self.store.create_deal(record, ttl, Claim(claim_id, mark, ttl))
@@ -276,6 +280,13 @@ class Deals:
                 deal_id=first_deal,
             )
         return self._state(record, self._replay(record))  # not cached: see play()
+
+    def tournament_ttl(self, tournament: TournamentRecord) -> int:
+        """Seconds a tournament's games are kept from now: its close plus the retention.
+
+        Never the deal TTL: a game paused for days while its tournament is open stays.
+        """
+        return max(1, tournament.closes_at + self.settings.tournament_retention - now())
 
     async def _repeat(
         self, first_claim: bytes, idempotency_key: str | None, deal_id: str
@@ -323,9 +334,10 @@ class Deals:
             score=game.score() if game.is_complete() else None,
         )
 
-    async def state(self, deal_id: str) -> DealState:
-        """The deal as its player may see it now."""
+    async def state(self, deal_id: str, authorization: str | None = None) -> DealState:
+        """The deal as its player may see it now (a tournament game: for its entrant only)."""
         record = await self._record(deal_id)
+        self._check_reader(record, authorization)
         return self._state(record, self._replay(record))
 
     @staticmethod
@@ -373,20 +385,41 @@ class Deals:
             self._games.pop(deal_id)
         return await self._play_slowly(deal_id, request, authorization)
 
-    async def _check_entrant(self, record: DealRecord, authorization: str | None) -> None:
-        """For a tournament game: the entrant's own token, and the tournament still open."""
+    def _check_reader(self, record: DealRecord, authorization: str | None) -> None:
+        """A tournament game is read (its view, its receipt) with its entrant's token only.
+
+        401/403 as :func:`require_entrant` says, before anything about the game is read;
+        the token may have expired (the tournament closed): reading stays the entrant's.
+        """
+        if record.tournament is not None:
+            require_entrant(
+                self.keys.master,
+                authorization,
+                record.tournament,
+                now(),
+                record.entrant,
+                allow_expired=True,
+            )
+
+    async def _check_entrant(self, record: DealRecord, authorization: str | None) -> int:
+        """Who may move: for a tournament game, its entrant, while the tournament is open.
+
+        Returns the seconds the deal is kept after this change: the deal TTL, or for a
+        tournament game its tournament's lifetime (:meth:`tournament_ttl`).
+        """
         if record.tournament is None:
-            return
+            return self.settings.deal_ttl
         require_entrant(self.keys.master, authorization, record.tournament, now(), record.entrant)
         tournament = await self.store.get_tournament(record.tournament)
         if tournament is None or tournament_closed(tournament):
             raise conflict("the tournament is closed: its games are over", "closed")
+        return self.tournament_ttl(tournament)
 
     async def _play_slowly(
         self, deal_id: str, request: MoveRequest, authorization: str | None
     ) -> MoveResult:
         record = await self._record(deal_id)
-        await self._check_entrant(record, authorization)
+        ttl = await self._check_entrant(record, authorization)
         cls = variant(record.variant)
         index = request.index
         move = self._read_move(cls, request)
@@ -413,7 +446,7 @@ class Deals:
             game.play(move)  # an illegal move raises with move_index == index
             finished_at = now() if game.is_over() else None
             outcome = await self.store.append_move(
-                deal_id, index, text, finished_at, self.settings.deal_ttl, final_total(game)
+                deal_id, index, text, finished_at, ttl, final_total(game)
             )
             if outcome.outcome == "appended":
                 if game.is_over():
@@ -437,6 +470,16 @@ class Deals:
 
     # --- receipts -------------------------------------------------------------------
 
+    def _kind(self, record: DealRecord) -> ReceiptKind:
+        """What a receipt of this deal proves (see :data:`cardproof.receipts.ReceiptKind`)."""
+        if record.tournament is not None:
+            return "tournament"
+        if not record.committed:
+            return "casual"
+        cls = variant(record.variant)
+        hidden = cls.information_of(cls.parse_options(record.options)) == "hidden"
+        return "committed-blind" if hidden and record.blind else "committed-open"
+
     async def _payload(self, record: DealRecord, game: Game[Any, Any]) -> ReceiptPayload:
         """A finished deal's receipt content; a tournament's seed stays hidden until it closes."""
         reveal = True
@@ -448,6 +491,7 @@ class Deals:
             self.server_seed(record.commitment_id),
             record.client_seed,
             deal_id=record.deal_id,
+            kind=self._kind(record),
             blind=record.blind,
             committed=record.committed,
             issued_at=record.finished_at or now(),
@@ -456,9 +500,10 @@ class Deals:
             tournament=record.tournament,
         )
 
-    async def receipt(self, deal_id: str) -> ReceiptResponse:
-        """The signed receipt of a finished deal (the same token every time)."""
+    async def receipt(self, deal_id: str, authorization: str | None = None) -> ReceiptResponse:
+        """The signed receipt of a finished deal (a tournament game's: for its entrant)."""
         record = await self._record(deal_id)
+        self._check_reader(record, authorization)
         if record.finished_at is None:
             raise conflict(
                 f"the game is not over: the next move is {len(record.moves)}", "not-finished"
@@ -490,13 +535,21 @@ class Deals:
         return self._verify_seeds(request, deal, moves)
 
     def _verify_seeds(self, request: VerifyRequest, deal: DealSpec, moves: Any) -> VerifyResult:
+        """A seed pair the caller chose: signed as ``practice`` (it proves the arithmetic)."""
         cls = variant(request.variant)
         seed = bytes.fromhex(str(deal.server_seed))
         client_seed = str(deal.client_seed)
         options = cls.resolve_options(cls.parse_options(request.options), seed, client_seed)
         game = replay_log(cls.id, cls.deal_cards(seed, client_seed, options), options, moves)
         payload = receipt_payload(
-            game, seed, client_seed, deal_id=None, blind=False, committed=False, issued_at=now()
+            game,
+            seed,
+            client_seed,
+            deal_id=None,
+            kind="practice",
+            blind=False,
+            committed=False,
+            issued_at=now(),
         )
         return self._verified(payload)
 
@@ -513,38 +566,72 @@ class Deals:
     async def _verify_deal(
         self, request: VerifyRequest, deal_id: str, moves: Any, authorization: str | None
     ) -> VerifyResult:
+        """A whole log on a stored deal: the caller first, then never a card oracle.
+
+        A tournament game takes its entrant's token before anything else is looked at.
+        A hidden deal (and any deal already played) accepts only the log it was played
+        with, once finished: any other log is a 409, refused without replaying it, so no
+        log can probe the deck. An unplayed open deal takes a whole log as its game.
+        """
         record = await self._record(deal_id)
+        self._check_reader(record, authorization)
         cls = variant(record.variant)
         if cls.id != request.variant:
             raise RuleError(
                 "variant-mismatch", f"deal {deal_id} is a {cls.id} deal", field="variant"
             )
-        seed = self.server_seed(record.commitment_id)
-        options = cls.resolve_options(cls.parse_options(request.options), seed, record.client_seed)
-        if msgspec.to_builtins(options) != record.options:
+        options = cls.parse_options(record.options)
+        if msgspec.to_builtins(self._asked_options(cls, request, record)) != record.options:
             raise RuleError(
                 "options-mismatch", "the options differ from the deal's", field="options"
             )
+        hidden = cls.information_of(options) == "hidden"
+        if hidden or record.moves:
+            texts = _canonical_log(cls, moves)  # read without the deck: nothing is replayed
+            if texts != record.moves:
+                raise conflict(
+                    "this log is not the one this deal was played with (a deal with hidden "
+                    "cards takes only its played log, so no log can reveal a card)",
+                    "not-the-played-log",
+                )
+            if record.finished_at is None:
+                raise conflict(
+                    f"the game is not over: the next move is {len(record.moves)}", "not-finished"
+                )
+            game = self._replay(record)
+            game.score()  # raises 'incomplete' for a dead end
+            return self._verified(await self._payload(record, game))
+        ttl = await self._check_entrant(record, authorization)  # a whole log plays the game
         game = replay_log(cls.id, self._cards_of(record), options, moves)
         game.score()  # raises 'incomplete' for a short log
         texts = game.log_text().split()
-        if record.moves:
-            if record.finished_at is None or record.moves != texts:
-                raise conflict("this deal is being or was played with another log", "deal-played")
-        else:
-            await self._check_entrant(record, authorization)  # a whole log plays the game
-            blind = cls.information_of(options) == "open"
-            outcome: Appended = await self.store.submit_log(
-                deal_id, texts, now(), blind, self.settings.deal_ttl, final_total(game)
-            )
-            if outcome.outcome == "missing":
-                raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
-            if outcome.outcome == "appended":
-                GAMES_FINISHED.labels(cls.id).inc()
-            record = await self._record(deal_id)
-            if record.moves != texts:
-                raise conflict("this deal was played with another log", "deal-played")
+        outcome: Appended = await self.store.submit_log(
+            deal_id, texts, now(), True, ttl, final_total(game)
+        )
+        if outcome.outcome == "missing":
+            raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
+        if outcome.outcome == "appended":
+            GAMES_FINISHED.labels(cls.id).inc()
+        record = await self._record(deal_id)
+        if record.moves != texts:
+            raise conflict("this deal was played with another log meanwhile", "not-the-played-log")
         return self._verified(await self._payload(record, game))
+
+    def _asked_options(
+        self, cls: type[Game[Any, Any]], request: VerifyRequest, record: DealRecord
+    ) -> Any:
+        """The options a verify request names, resolved on the deal's seeds."""
+        seed = self.server_seed(record.commitment_id)
+        return cls.resolve_options(cls.parse_options(request.options), seed, record.client_seed)
+
+
+def _canonical_log(cls: type[Game[Any, Any]], moves: str | list[MoveObject]) -> list[str]:
+    """A submitted log's moves in canonical text, read by the variant alone (no deck)."""
+    if isinstance(moves, str):
+        parsed = cls.parse_log(moves)
+    else:
+        parsed = [cls.move_from_object(obj, i) for i, obj in enumerate(moves)]
+    return [cls.move_text(move) for move in parsed]
 
 
 def receipt_payload(
@@ -553,6 +640,7 @@ def receipt_payload(
     client_seed: str,
     *,
     deal_id: str | None,
+    kind: ReceiptKind,
     blind: bool,
     committed: bool,
     issued_at: int,
@@ -578,6 +666,7 @@ def receipt_payload(
         blind=blind,
         committed_before_client_seed=committed,
         issued_at=issued_at,
+        kind=kind,
         player=player,
         tournament=tournament,
     )

@@ -41,11 +41,14 @@ def require_entrant(
     tournament_id: str,
     now: int,
     entrant_id: str | None = None,
+    *,
+    allow_expired: bool = False,
 ) -> EntrantToken:
     """The token an ``Authorization: Bearer cpe_...`` header carries, checked.
 
-    401 for none, a malformed or forged one, or one that expired; 403 for a token of
-    another tournament or, when ``entrant_id`` is given, of another entrant.
+    401 for none, a malformed or forged one, or one that expired (unless
+    ``allow_expired``: reading a game stays its entrant's after the close); 403 for a
+    token of another tournament or, when ``entrant_id`` is given, of another entrant.
     """
     scheme, _, token = (authorization or "").partition(" ")
     token = token.strip()
@@ -64,7 +67,7 @@ def require_entrant(
             type_="/problems/forbidden",
             code="other-tournament",
         )
-    if found.expires <= now:
+    if found.expires <= now and not allow_expired:
         raise unauthorized(
             "this entrant token has expired: the tournament is closed", "cardproof entrants"
         )

@@ -106,6 +106,7 @@ def install_exact_schemas(app: Litestar) -> None:
         known[name] = RawSchema(raw=clean_descriptions(schema))
     components.schemas = dict(sorted(known.items()))
     spec.components = components
+    _optional_headers_as_strings(spec.paths or {})
     for (path, method), (body_type, example) in bodies.items():
         operation = getattr(spec.paths[path] if spec.paths else None, method, None)
         if isinstance(operation, Operation):
@@ -118,3 +119,26 @@ def install_exact_schemas(app: Litestar) -> None:
                 },
                 required=True,
             )
+
+
+def _optional_headers_as_strings(paths: Any) -> None:
+    """An optional header is a string that may be left out, not ``string | null``.
+
+    Litestar states ``str | None`` header parameters as ``oneOf: [string, null]``, but a
+    header cannot be JSON null: left as it is, a client (schemathesis, say) sends the text
+    ``null``. The parameter is ``required: false``; its schema is the string's.
+    """
+    for item in paths.values():
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(item, method, None)
+            for parameter in getattr(operation, "parameters", None) or ():
+                schema = getattr(parameter, "schema", None)
+                if getattr(parameter, "param_in", None) != "header" or not isinstance(
+                    schema, Schema
+                ):
+                    continue
+                if schema.one_of and any(
+                    isinstance(branch, Schema) and branch.type == "null" for branch in schema.one_of
+                ):
+                    schema.one_of = None
+                    schema.type = "string"  # type: ignore[assignment]

@@ -25,6 +25,7 @@ from litestar.plugins.problem_details import (
 
 from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.models import Problem
+from cardproof_service.idempotency import KEY_RULE
 from cardproof_service.metrics import RATE_LIMITED
 from cardproof_service.store.base import StoreUnavailable, TooManyGames
 
@@ -106,9 +107,11 @@ def from_http_exception(error: HTTPException) -> ProblemDetailsException:
     if isinstance(error, ProblemDetailsException):
         return error
     if isinstance(error, ValidationException) and isinstance(error.extra, list) and error.extra:
-        first = error.extra[0]  # a path or query parameter that does not fit its schema
+        first = error.extra[0]  # a path, query or header parameter that does not fit
         field = str(first.get("key", "")) or None
         message = str(first.get("message", "invalid value"))
+        if field == "idempotency_key":
+            field, message = "Idempotency-Key", KEY_RULE
         return from_parse_error(
             ParseError(f"{field}: {message}" if field else message, field=field)
         )

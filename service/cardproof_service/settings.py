@@ -31,6 +31,9 @@ class Settings:
     """``CARDPROOF_DEAL_TTL``: seconds a deal is kept after its last move."""
     commitment_ttl: int = 3600
     """``CARDPROOF_COMMITMENT_TTL``: seconds a commitment can be used for a deal."""
+    tournament_retention: int = 365 * 24 * 3600
+    """``CARDPROOF_TOURNAMENT_RETENTION``: seconds a tournament's games are kept after its
+    closing time (they never expire while it is open, whatever the deal TTL)."""
     store_timeout: float = 2.0
     """``CARDPROOF_STORE_TIMEOUT``: seconds one store call may take before it counts as down."""
     rate_limit: int = 1200
@@ -69,6 +72,7 @@ class Settings:
             redis_url=env.get("REDIS_URL") or None,
             deal_ttl=number("CARDPROOF_DEAL_TTL", 24 * 3600),
             commitment_ttl=number("CARDPROOF_COMMITMENT_TTL", 3600),
+            tournament_retention=number("CARDPROOF_TOURNAMENT_RETENTION", 365 * 24 * 3600),
             store_timeout=number("CARDPROOF_STORE_TIMEOUT", 2.0, float),
             rate_limit=number("CARDPROOF_RATE_LIMIT", 1200, zero=True),
             rate_window=number("CARDPROOF_RATE_WINDOW", 60),

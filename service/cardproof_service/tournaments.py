@@ -28,10 +28,13 @@ from cardproof.errors import RuleError
 from cardproof.games import replay_log, variant
 from cardproof.models import (
     EXPORT_FORMAT,
+    MAX_INVITES,
     DealState,
     Entry,
     EntryRequest,
     ExportedGame,
+    InviteCodes,
+    InviteRequest,
     RoundCommitment,
     Standings,
     Tournament,
@@ -39,7 +42,7 @@ from cardproof.models import (
     TournamentExport,
     TournamentRequest,
 )
-from cardproof.tournaments import Settlement, rank, round_deal, settlement
+from cardproof.tournaments import Settlement, rank, round_deal, settlement, worst_round
 from cardproof_service.deals import (
     Deals,
     conflict,
@@ -49,17 +52,21 @@ from cardproof_service.deals import (
     rfc3339,
     tournament_closed,
 )
+from cardproof_service.entrants import PREFIX as ENTRANT_PREFIX
 from cardproof_service.entrants import make_token, require_entrant
+from cardproof_service.idempotency import REPLAY_WINDOW
+from cardproof_service.names import display_name, name_key
 from cardproof_service.organizers import authenticate
 from cardproof_service.problems import problem, unauthorized
-from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
+from cardproof_service.store import NewEntrant, OrganizerRecord, Store, TournamentRecord
 
 
 class Access(NamedTuple):
-    """Who asks to read a tournament: an organizer's ``Authorization`` and/or an invite code.
+    """Who asks to read a tournament: an ``Authorization`` and/or an invite code.
 
-    An invite-only tournament is read by its organizer, or by anyone holding its invite
-    code (its entrants: they need its seeds, once it has closed, to replay their receipts).
+    An invite-only tournament is read by its organizer (``Bearer cpo_...``), its entrants
+    (``Bearer cpe_...``: they need its seeds, once it has closed, to replay their
+    receipts) and anyone holding one of its invite codes.
     """
 
     authorization: str | None = None
@@ -99,7 +106,13 @@ class Tournaments:
                 f"closes_at is in the past (now is {rfc3339(current)})",
                 field="closes_at",
             )
-        invite_code = secrets.token_urlsafe(12) if request.entry == "invite" else None
+        invites = request.invites if isinstance(request.invites, int) else None
+        if request.entry == "public" and invites:
+            raise RuleError(
+                "invites-need-invite-entry",
+                'invite codes are for entry: "invite" tournaments',
+                field="invites",
+            )
         record = TournamentRecord(
             tournament_id="t_" + secrets.token_hex(10),
             organizer_id=organizer.organizer_id,
@@ -112,11 +125,40 @@ class Tournaments:
             salt=secrets.token_hex(16),
             created_at=current,
             entry=request.entry,
-            invite_code_hash=None if invite_code is None else invite_hash(invite_code),
             max_entrants=request.max_entrants if isinstance(request.max_entrants, int) else None,
         )
         await self.store.create_tournament(record)
-        return TournamentCreated(self.view(record, organizer), invite_code)
+        codes: list[str] = []
+        if request.entry == "invite":
+            codes = await self._new_invites(record, 1 if invites is None else invites)
+        return TournamentCreated(
+            self.view(record, organizer), codes[0] if codes else None, invite_codes=codes
+        )
+
+    async def _new_invites(self, record: TournamentRecord, count: int) -> list[str]:
+        """``count`` fresh single-use invite codes, stored by hash (409 past the cap)."""
+        codes = [secrets.token_urlsafe(12) for _ in range(count)]
+        limit = min(MAX_INVITES, 2 * (record.max_entrants or MAX_INVITES // 2))
+        if not await self.store.add_invites(
+            record.tournament_id, [invite_hash(code) for code in codes], limit
+        ):
+            raise conflict(
+                f"a tournament has at most {limit} invite codes (twice its max_entrants)",
+                "too-many-invites",
+            )
+        return codes
+
+    async def invite(
+        self, tournament_id: str, request: InviteRequest, authorization: str | None
+    ) -> InviteCodes:
+        """More single-use invite codes, for the organizer of an invite-only tournament."""
+        record = await self._record(tournament_id)
+        await self._owner(record, authorization, "only its organizer invites:")
+        if record.entry != "invite":
+            raise conflict("this tournament is public: anyone may enter", "not-invite-only")
+        if tournament_closed(record):
+            raise conflict("the tournament is closed", "closed")
+        return InviteCodes(tournament_id, await self._new_invites(record, request.count))
 
     async def _record(self, tournament_id: str) -> TournamentRecord:
         record = await self.store.get_tournament(tournament_id)
@@ -131,12 +173,26 @@ class Tournaments:
         too: its entrants need its seeds, once it has closed, to replay their receipts.
         """
         record = await self._record(tournament_id)
-        if record.entry == "public" or _invited(record, access.invite_code):
+        if record.entry == "public" or await self._invited_reader(record, access):
             owner = await self.store.get_organizer(record.organizer_id)
         else:
-            why = "it is invite-only (its invite code reads it too), and"
+            why = "it is invite-only (its entrants and invite codes read it too), and"
             owner = await self._owner(record, access.authorization, why)
         return self.view(record, owner)
+
+    async def _invited_reader(self, record: TournamentRecord, access: Access) -> bool:
+        """Whether the caller holds one of the tournament's invite codes or entrant tokens."""
+        scheme, _, credential = (access.authorization or "").partition(" ")
+        if scheme.lower() == "bearer" and credential.strip().startswith(ENTRANT_PREFIX):
+            master = self.deals.keys.master
+            require_entrant(
+                master, access.authorization, record.tournament_id, now(), allow_expired=True
+            )
+            return True
+        code = access.invite_code
+        return code is not None and await self.store.invite_known(
+            record.tournament_id, invite_hash(code)
+        )
 
     async def _owner(
         self, record: TournamentRecord, authorization: str | None, why: str
@@ -193,52 +249,81 @@ class Tournaments:
             raise unauthorized("this entrant is not known", "cardproof entrants")
         return token.entrant_id, name
 
-    def _entrant_id(self, tournament_id: str, name: str, idempotency_key: str | None) -> str:
-        """A fresh entrant id; with an ``Idempotency-Key``, the same one for the same request.
-
-        A retried entry (same name, same key) thus finds its own id already entered and
-        gets the same answer, token included, instead of ``name-taken``.
-        """
-        if not idempotency_key:
-            return secrets.token_hex(8)
-        message = "\0".join(("cardproof-entry", tournament_id, name, idempotency_key))
-        return hmac.digest(self.deals.keys.master, message.encode(), "sha256")[:8].hex()
-
     async def enter(
         self, tournament_id: str, request: EntryRequest, idempotency_key: str | None = None
     ) -> Entry:
-        """Enter ``request.name``: while entry is open, once per name, within the limit."""
+        """Enter ``request.name``: while entry is open, once per name, within the limit.
+
+        Names are compared by :func:`~cardproof_service.names.name_key` (case-folded,
+        confusable skeleton): a look-alike of an entrant's name is taken. An invite-only
+        tournament takes a single-use code. A request resent with the same
+        ``Idempotency-Key`` within 24 hours gets the same entry (and token).
+        """
         record = await self._record(tournament_id)
         _require_open(record)
-        if record.invite_code_hash is not None:
-            code = request.invite_code if isinstance(request.invite_code, str) else None
-            if not _invited(record, code):
-                raise problem(
-                    403,
-                    "this tournament is invite-only: a right invite_code is needed",
-                    type_="/problems/forbidden",
-                    code="bad-invite-code",
-                )
-        entrant_id = self._entrant_id(tournament_id, request.name, idempotency_key)
-        outcome = await self.store.add_entrant(
-            tournament_id, entrant_id, request.name, record.max_entrants
+        name = display_name(request.name)
+        code = request.invite_code if isinstance(request.invite_code, str) else None
+        if record.entry == "invite" and code is None:
+            raise problem(
+                403,
+                "this tournament is invite-only: an invite_code is needed",
+                type_="/problems/forbidden",
+                code="bad-invite-code",
+            )
+        replay = None
+        if idempotency_key is not None:
+            message = "\0".join(("cardproof-entry-replay", tournament_id, idempotency_key))
+            replay = hashlib.sha256(message.encode()).hexdigest()
+        entrant = NewEntrant(
+            entrant_id=secrets.token_hex(8),
+            name=name,
+            key=name_key(name),
+            invite=invite_hash(code) if record.entry == "invite" and code else None,
+            replay=replay,
+            replay_ttl=REPLAY_WINDOW,
         )
-        if outcome == "name-taken":
-            first = await self.store.entrant_id(tournament_id, request.name)
-            if (
-                idempotency_key is None
-                or first is None
-                or not hmac.compare_digest(first, entrant_id)
-            ):
-                raise conflict(f"{request.name!r} has entered already", "name-taken")
-        if outcome == "full":
+        result = await self.store.add_entrant(tournament_id, entrant, record.max_entrants)
+        if result.outcome == "replayed":
+            if name_key(result.name) != entrant.key:
+                raise problem(
+                    422,
+                    "this Idempotency-Key was used for another entry: send a fresh one",
+                    type_="/problems/rule-error",
+                    code="idempotency-key-reused",
+                    field="Idempotency-Key",
+                )
+            return self._entry(record, result.entrant_id, result.name)
+        if result.outcome in {"bad-invite", "invite-used"}:
+            used = result.outcome == "invite-used"
+            raise problem(
+                403,
+                "this invite code has entered someone already: each code enters once"
+                if used
+                else "this is not an invite code of this tournament",
+                type_="/problems/forbidden",
+                code="invite-used" if used else "bad-invite-code",
+            )
+        if result.outcome == "name-taken":
+            clash = result.name
+            looks = "" if clash == name else f" (it looks like {clash!r}, who has entered)"
+            raise conflict(
+                f"the name {name!r} is taken{looks}", "name-taken", taken_by=clash or None
+            )
+        if result.outcome == "full":
             raise conflict(f"the tournament is full ({record.max_entrants} entrants)", "full")
+        return self._entry(record, entrant.entrant_id, name)
+
+    def _entry(self, record: TournamentRecord, entrant_id: str, name: str) -> Entry:
+        """The answer to an entry: the token, and the round hashes the entrant holds us to."""
+        view = self.view(record, None)
         return Entry(
-            tournament_id=tournament_id,
+            tournament_id=record.tournament_id,
             entrant_id=entrant_id,
-            name=request.name,
+            name=name,
             token=self.entrant_token(record, entrant_id),
             expires_at=rfc3339(record.closes_at),
+            rounds=[RoundCommitment(r.round, r.server_seed_hash, None) for r in view.rounds],
+            salt=record.salt,
         )
 
     async def open_round(
@@ -272,7 +357,11 @@ class Tournaments:
         """Totals of finished games, best first; a shared rank for equal totals."""
         record = await self._readable(tournament_id, access)
         lines = await self.store.standings(tournament_id)
-        ranked = rank((line.player, line.total, line.finished) for line in lines)
+        worst = worst_round(record.variant, record.options)
+        ranked = rank(
+            (line.player, line.total + (record.rounds - line.finished) * worst, line.finished)
+            for line in lines
+        )
         return Standings(tournament_id, _status(record), record.rounds, ranked)
 
     async def settlement(self, tournament_id: str, access: Access) -> Settlement:
@@ -312,6 +401,7 @@ class Tournaments:
                 seed,
                 record.salt,
                 deal_id=result.deal_id,
+                kind="tournament",
                 blind=result.blind,
                 committed=True,
                 issued_at=result.finished_at,
@@ -343,13 +433,6 @@ class Tournaments:
         if record.entry != "public":
             await self.read(tournament_id, access)
         return record
-
-
-def _invited(record: TournamentRecord, code: str | None) -> bool:
-    """Whether ``code`` is the tournament's invite code (compared in constant time)."""
-    if record.invite_code_hash is None or code is None:
-        return False
-    return hmac.compare_digest(invite_hash(code), record.invite_code_hash)
 
 
 def _status(record: TournamentRecord) -> Any:

@@ -81,6 +81,21 @@ class Game(ABC, Generic[M, O]):
         cls.check_cards(cards, locate=lambda i: f"{field}[{i}]")
         return cls(cards, cls.parse_options(options))
 
+    unfinished_rule: ClassVar[str] = (
+        "0: no line of this variant scores below 0, so an unfinished game counts 0"
+    )
+    """What an unfinished tournament game counts (:meth:`worst_total`), in words."""
+
+    @classmethod
+    def worst_total(cls, options: O) -> int:
+        """The worst score these options allow: what an unfinished tournament game counts.
+
+        GAMES.md section 9: a game not finished by the close (abandoned, a dead end)
+        counts as the table's lowest points times the number of lines, so leaving never
+        beats finishing. Variants whose lines never score below 0 count 0.
+        """
+        return 0
+
     @classmethod
     def information_of(cls, options: O) -> Information:
         """Whether a deal with these options is open or hidden (for most: always the same)."""

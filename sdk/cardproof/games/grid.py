@@ -22,7 +22,7 @@ import msgspec
 from cardproof.cards import Card
 from cardproof.errors import ParseError, RuleError
 from cardproof.games.base import Game
-from cardproof.hands import CustomTable, PointTable, Score, TableName, score_lines
+from cardproof.hands import Category, CustomTable, PointTable, Score, TableName, score_lines
 
 SIZE: Final = 5
 COLUMN_LETTERS: Final = "abcde"
@@ -155,6 +155,33 @@ class GridGame(Game[M, O]):
         diagonals = bool(getattr(options, "diagonals", False))
         return score_grid(cells, cast(_Tabled, options).table, diagonals=diagonals)
 
+    unfinished_rule: ClassVar[str] = (
+        "the table's lowest points (over the hands a 52-card deck can make) times the "
+        "number of lines scored: 10, or 12 with the diagonals"
+    )
+
+    @classmethod
+    def worst_total(cls, options: O) -> int:
+        """The table's lowest points times the lines scored (GAMES.md section 9).
+
+        Five of a kind is left out: a 52-card deck cannot make it.
+
+        >>> from cardproof.games import variant
+        >>> squares = variant("poker-squares")
+        >>> squares.worst_total(squares.parse_options({"scoring": {"flush": -7}}))
+        -70
+        >>> options = {"scoring": {"flush": -7}, "diagonals": True}
+        >>> squares.worst_total(squares.parse_options(options))
+        -84
+        >>> squares.worst_total(squares.parse_options({}))
+        0
+        """
+        points = cast(_Tabled, options).table.points[: Category.FIVE_OF_A_KIND]
+        lines = len(DIAGONAL_LINES) + len(ROW_AND_COLUMN_LINES)
+        if not getattr(options, "diagonals", False):
+            lines = len(ROW_AND_COLUMN_LINES)
+        return min(points) * lines
+
     def is_complete(self) -> bool:
         """All 25 cards placed."""
         return len(self._moves) == SIZE * SIZE
@@ -194,7 +221,7 @@ class GridPlacementGame(GridGame[Cell, TableOption]):
         cell = row * SIZE + col
         held = self.cells[cell]
         if held is not None:
-            return "cell-taken", f"cell {move.text} already holds {held}"
+            return "cell-taken", f"cell {move.text} is taken"
         placed = len(self._moves)
         if placed >= len(self.cards):
             return "game-over", "every card is placed"

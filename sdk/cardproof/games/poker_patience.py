@@ -110,7 +110,7 @@ class PokerPatience(GridGame[Offset, PokerPatienceOptions]):
             return None
         held = self.placed.get((move.row, move.col))
         if held is not None:
-            return "cell-taken", f"cell {move.text} already holds {held}"
+            return "cell-taken", f"cell {move.text} is taken"
         if not any((move.row + dr, move.col + dc) in self.placed for dr, dc in _NEIGHBOURS):
             return "not-adjacent", f"{move.text} touches no card laid so far"
         for name, span, value in (("rows", self.rows, move.row), ("columns", self.cols, move.col)):

@@ -11,7 +11,7 @@ columns (and, with ``diagonals``, the 2 long diagonals) are scored.
 >>> game.play(Cell.parse("c3"))
 Traceback (most recent call last):
 ...
-cardproof.errors.IllegalMove: move 1 (c3): cell c3 already holds 2C
+cardproof.errors.IllegalMove: move 1 (c3): cell c3 is taken
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from cardproof.models import (
 from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.deals import Deals
+from cardproof_service.idempotency import IdempotencyKey
 from cardproof_service.limits import client_id
 from cardproof_service.problems import problem_responses
 
@@ -79,21 +80,38 @@ class DealsController(Controller):
         ),
         opt={"body": DealRequest, "example": examples.DEAL},
     )
-    async def create(self, request: Request[Any, Any, Any]) -> DealState:
+    async def create(
+        self, request: Request[Any, Any, Any], idempotency_key: IdempotencyKey = None
+    ) -> DealState:
         """Deal from a commitment (claimed once) and a client seed.
 
         The view shows only what is due now. Without a commitment the deal is casual and
-        its receipt says ``committed_before_client_seed: false``.
+        its receipt says ``committed_before_client_seed: false``. A request resent with
+        the same ``Idempotency-Key`` gets the same deal, for 24 hours.
         """
         body = await read_body(request, DealRequest)
         deals = deals_of(request)
         client = client_id(request.scope, deals.keys.master)
-        return await deals.create(body, request.headers.get("idempotency-key"), client)
+        return await deals.create(body, idempotency_key, client)
 
-    @get("/{deal_id:str}", summary="Read a deal", responses=problem_responses(400, 404, 503))
+    @get(
+        "/{deal_id:str}",
+        summary="Read a deal",
+        responses=problem_responses(
+            400,
+            401,
+            403,
+            404,
+            503,
+            e401="A tournament game without its entrant's token (`Authorization: Bearer "
+            "cpe_...`), or with a forged one.",
+            e403="A tournament game with another entrant's token (`other-entrant`).",
+        ),
+    )
     async def read(self, request: Request[Any, Any, Any], deal_id: DealIdParameter) -> DealState:
-        """The deal as its player may see it now."""
-        return await deals_of(request).state(deal_id)
+        """The deal as its player may see it now; a tournament game only for its entrant."""
+        authorization = request.headers.get("authorization")
+        return await deals_of(request).state(deal_id, authorization)
 
     @post(
         "/{deal_id:str}/moves",
@@ -136,10 +154,14 @@ class DealsController(Controller):
         summary="The signed receipt of a finished deal",
         responses=problem_responses(
             400,
+            401,
+            403,
             404,
             409,
             422,
             503,
+            e401="A tournament game without its entrant's token, or with a forged one.",
+            e403="A tournament game with another entrant's token (`other-entrant`).",
             e409="The game is not over yet (`not-finished`).",
             e422="The game ended at a dead end and is not scored (`incomplete`).",
         ),
@@ -147,5 +169,10 @@ class DealsController(Controller):
     async def receipt(
         self, request: Request[Any, Any, Any], deal_id: DealIdParameter
     ) -> ReceiptResponse:
-        """The compact JWS and its payload; the server seed is revealed in it."""
-        return await deals_of(request).receipt(deal_id)
+        """The compact JWS and its payload; the server seed is revealed in it.
+
+        Its ``kind`` says what it proves; a tournament game's receipt is its entrant's,
+        and carries the seed once the tournament has closed.
+        """
+        authorization = request.headers.get("authorization")
+        return await deals_of(request).receipt(deal_id, authorization)

@@ -12,6 +12,8 @@ from cardproof.models import (
     DealState,
     Entry,
     EntryRequest,
+    InviteCodes,
+    InviteRequest,
     RoundDealRequest,
     Standings,
     Tournament,
@@ -22,6 +24,7 @@ from cardproof.models import (
 from cardproof.tournaments import Settlement
 from cardproof_service import examples
 from cardproof_service.bodies import read_body
+from cardproof_service.idempotency import IdempotencyKey
 from cardproof_service.organizers import authenticate
 from cardproof_service.problems import problem_responses
 from cardproof_service.tournaments import Access, Tournaments
@@ -31,8 +34,8 @@ TournamentIdParameter = Annotated[
 ]
 RoundParameter = Annotated[int, Parameter(description="The round, from 1.", ge=1, le=50)]
 _READ_ERRORS = {
-    "e401": "An invite-only tournament is read with its organizer's key (or its invite "
-    "code in `X-Invite-Code`).",
+    "e401": "An invite-only tournament is read with its organizer's key, an entrant's token "
+    "(`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`).",
     "e403": "An invite-only tournament of another organizer (`not-your-tournament`).",
     "e404": "No such tournament (`unknown-tournament`).",
 }
@@ -102,24 +105,64 @@ class TournamentsController(Controller):
             404,
             409,
             413,
+            422,
             503,
-            e403="An invite-only tournament without its invite code (`bad-invite-code`).",
+            e400="The body cannot be read, or the `Idempotency-Key` is not 16 to 200 visible "
+            "ASCII characters.",
+            e403="An invite-only tournament without one of its invite codes "
+            "(`bad-invite-code`), or with a code that entered someone already (`invite-used`).",
             e404="No such tournament (`unknown-tournament`).",
-            e409="The name has entered already (`name-taken`), the tournament is full "
-            "(`full`), not open yet (`not-open`) or closed (`closed`).",
+            e409="The name, or one that looks like it, has entered already (`name-taken`, "
+            "with `taken_by`), the tournament is full (`full`), not open yet (`not-open`) or "
+            "closed (`closed`).",
+            e422="A name with an invisible or format character (`invisible-character`), or "
+            "none visible (`empty-name`); an `Idempotency-Key` used for another entry "
+            "(`idempotency-key-reused`).",
         ),
         opt={"body": EntryRequest, "example": {"name": "Ada"}},
     )
     async def enter(
-        self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
+        self,
+        request: Request[Any, Any, Any],
+        tournament_id: TournamentIdParameter,
+        idempotency_key: IdempotencyKey = None,
     ) -> Entry:
         """An entrant's token: it opens the entrant's game on each round and plays it.
 
-        A request resent with the same ``Idempotency-Key`` gets the same entry (and token).
+        The answer also shows every round's committed seed hash: the entrant holds the
+        tournament to them. A request resent with the same ``Idempotency-Key`` within 24
+        hours gets the same entry (and token).
         """
         body = await read_body(request, EntryRequest)
-        key = request.headers.get("idempotency-key")
-        return await tournaments_of(request).enter(tournament_id, body, key)
+        return await tournaments_of(request).enter(tournament_id, body, idempotency_key)
+
+    @post(
+        "/{tournament_id:str}/invites",
+        status_code=201,
+        summary="Make single-use invite codes (organizers)",
+        responses=problem_responses(
+            400,
+            401,
+            403,
+            404,
+            409,
+            413,
+            503,
+            e403="Another organizer's tournament (`not-your-tournament`).",
+            e404="No such tournament (`unknown-tournament`).",
+            e409="A public tournament (`not-invite-only`), a closed one (`closed`), or more "
+            "codes than it may have (`too-many-invites`: twice its `max_entrants`, at most "
+            "100,000).",
+        ),
+        opt={"body": InviteRequest, "example": {"count": 10}},
+    )
+    async def invite(
+        self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
+    ) -> InviteCodes:
+        """``count`` fresh invite codes, shown this once; each enters one entrant."""
+        body = await read_body(request, InviteRequest)
+        authorization = request.headers.get("authorization")
+        return await tournaments_of(request).invite(tournament_id, body, authorization)
 
     @post(
         "/{tournament_id:str}/rounds/{round_number:int}/deal",
@@ -147,6 +190,7 @@ class TournamentsController(Controller):
         request: Request[Any, Any, Any],
         tournament_id: TournamentIdParameter,
         round_number: RoundParameter,
+        idempotency_key: IdempotencyKey = None,
     ) -> DealState:
         """The entrant's game on ``round_number``, dealt the same cards as every entrant's.
 
@@ -156,9 +200,8 @@ class TournamentsController(Controller):
         """
         await read_body(request, RoundDealRequest)
         authorization = request.headers.get("authorization")
-        key = request.headers.get("idempotency-key")
         return await tournaments_of(request).open_round(
-            tournament_id, round_number, authorization, key
+            tournament_id, round_number, authorization, idempotency_key
         )
 
     @get(

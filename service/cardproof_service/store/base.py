@@ -117,7 +117,38 @@ class GameResult(msgspec.Struct, frozen=True):
     blind: bool
 
 
-EntryOutcome = Literal["added", "name-taken", "full"]
+EntryOutcome = Literal["added", "replayed", "name-taken", "full", "bad-invite", "invite-used"]
+
+
+class NewEntrant(msgspec.Struct, frozen=True):
+    """An entry to make: who, under which name, with which invite and replay key.
+
+    ``key`` is what names are compared by (:func:`cardproof_service.names.name_key`):
+    one entrant per key. ``invite`` is the hash of a single-use invite code (invite-only
+    tournaments); ``replay`` the hash of the request's ``Idempotency-Key``, remembered for
+    ``replay_ttl`` seconds so that a resent entry gets the same entrant.
+    """
+
+    entrant_id: str
+    name: str
+    key: str
+    invite: str | None = None
+    replay: str | None = None
+    replay_ttl: int = 0
+
+
+class EntryResult(msgspec.Struct, frozen=True):
+    """What an entry did.
+
+    ``added`` (this ``entrant_id`` entered, or had entered by this very write);
+    ``replayed`` (the replay key named an earlier entry: ``entrant_id`` and ``name`` are
+    that entry's); ``name-taken`` (``name`` is the entrant whose key clashes); ``full``;
+    ``bad-invite`` (no such code); ``invite-used`` (the code entered someone else).
+    """
+
+    outcome: EntryOutcome
+    entrant_id: str = ""
+    name: str = ""
 
 
 class Claim(msgspec.Struct, frozen=True):
@@ -160,6 +191,9 @@ class Store(Protocol):
         claimed commitment is answered first: a retried request gets its deal back). A
         deal stored already (the same write again) is left as it is.
         """
+
+    async def get_claim(self, commitment_id: str) -> bytes | None:
+        """What the deal that claimed this commitment recorded, or ``None`` (unclaimed)."""
 
     async def count_request(self, client: str, window: int) -> Hits:
         """Count one request of ``client`` in the current ``window``-second window."""
@@ -209,18 +243,24 @@ class Store(Protocol):
         """The tournament with this id, or ``None``."""
 
     async def add_entrant(
-        self, tournament_id: str, entrant_id: str, name: str, max_entrants: int | None
-    ) -> EntryOutcome:
-        """Enter ``name`` (with a total of 0) unless the name is taken or the field is full.
+        self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
+    ) -> EntryResult:
+        """Enter ``entrant`` (0 total, 0 games) in one atomic step, unless refused.
 
-        The same name with the same ``entrant_id`` again is ``added`` (a resent write).
+        In this order: a known replay key answers its first entry; a given invite code
+        must exist and be unused (or used by this very entrant); the name's key must be
+        free; the field must have room. Entering marks the invite used by this entrant.
+        The same entrant again (a resent write) is ``added``.
         """
+
+    async def add_invites(self, tournament_id: str, hashes: list[str], limit: int) -> bool:
+        """Store unused invite codes (by hash); ``False`` (nothing stored) past ``limit``."""
+
+    async def invite_known(self, tournament_id: str, code_hash: str) -> bool:
+        """Whether the tournament issued this invite code (used or not)."""
 
     async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
         """The name an entrant entered with, or ``None``."""
-
-    async def entrant_id(self, tournament_id: str, name: str) -> str | None:
-        """The id of the entrant who entered as ``name``, or ``None``."""
 
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Every entrant's total and finished games (in no particular order)."""

@@ -17,9 +17,10 @@ from cardproof_service.store.base import (
     Appended,
     Claim,
     DealRecord,
-    EntryOutcome,
+    EntryResult,
     GameResult,
     Hits,
+    NewEntrant,
     OrganizerRecord,
     Standing,
     TooManyGames,
@@ -49,6 +50,12 @@ class MemoryStore:
         self._tournaments: dict[str, TournamentRecord] = {}
         self._entrants: dict[str, dict[str, str]] = {}
         """Per tournament: entrant id to name."""
+        self._entrant_keys: dict[str, dict[str, str]] = {}
+        """Per tournament: name key (confusable skeleton) to entrant id."""
+        self._invites: dict[str, dict[str, str]] = {}
+        """Per tournament: invite code hash to the entrant who used it ('' unused)."""
+        self._replays: dict[tuple[str, str], tuple[float, str]] = {}
+        """(tournament, replay key hash) to (expiry, entrant id): resent entries."""
         self._totals: dict[str, dict[str, list[int]]] = {}
         """Per tournament: name to [total, finished games]."""
         self._results: dict[tuple[str, str, int], GameResult] = {}
@@ -94,11 +101,18 @@ class MemoryStore:
         self._deals[record.deal_id] = (now + ttl, fresh)
         return None
 
+    async def get_claim(self, commitment_id: str) -> bytes | None:
+        """The claim, while it is kept."""
+        found = self._claims.get(commitment_id)
+        return found[1] if found is not None and found[0] > time.monotonic() else None
+
     def _sweep(self) -> None:
         now = time.monotonic()
         for table in (self._deals, self._claims):
             for key in [k for k, (expires, _) in table.items() if expires <= now]:
                 del table[key]
+        for replay in [k for k, (expires, _) in self._replays.items() if expires <= now]:
+            del self._replays[replay]
         for owner, games in list(self._in_flight.items()):
             for deal_id in [d for d, expires in games.items() if expires <= now]:
                 del games[deal_id]
@@ -258,29 +272,57 @@ class MemoryStore:
         return self._tournaments.get(tournament_id)
 
     async def add_entrant(
-        self, tournament_id: str, entrant_id: str, name: str, max_entrants: int | None
-    ) -> EntryOutcome:
-        """Enter ``name`` with a total of 0."""
+        self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
+    ) -> EntryResult:
+        """Enter ``entrant``: the checks of the protocol, in its order, then the entry."""
+        now = time.monotonic()
         entrants = self._entrants.setdefault(tournament_id, {})
+        keys = self._entrant_keys.setdefault(tournament_id, {})
         totals = self._totals.setdefault(tournament_id, {})
-        if entrants.get(entrant_id) == name:
-            return "added"  # the same entry again
-        if name in totals:
-            return "name-taken"
+        invites = self._invites.setdefault(tournament_id, {})
+        replay = (tournament_id, entrant.replay) if entrant.replay else None
+        if replay is not None:
+            first = self._replays.get(replay)
+            if first is not None and first[0] > now:
+                return EntryResult("replayed", first[1], entrants.get(first[1], ""))
+        known = keys.get(entrant.key)
+        if known == entrant.entrant_id:
+            return EntryResult("added", entrant.entrant_id, entrant.name)  # the same entry
+        if entrant.invite is not None:
+            used = invites.get(entrant.invite)
+            if used is None:
+                return EntryResult("bad-invite")
+            if used and used != entrant.entrant_id:
+                return EntryResult("invite-used")
+        if known is not None:
+            return EntryResult("name-taken", known, entrants.get(known, ""))
         if max_entrants is not None and len(entrants) >= max_entrants:
-            return "full"
-        entrants[entrant_id] = name
-        totals[name] = [0, 0]
-        return "added"
+            return EntryResult("full")
+        entrants[entrant.entrant_id] = entrant.name
+        keys[entrant.key] = entrant.entrant_id
+        totals[entrant.name] = [0, 0]
+        if entrant.invite is not None:
+            invites[entrant.invite] = entrant.entrant_id
+        if replay is not None:
+            self._replays[replay] = (now + entrant.replay_ttl, entrant.entrant_id)
+        return EntryResult("added", entrant.entrant_id, entrant.name)
+
+    async def add_invites(self, tournament_id: str, hashes: list[str], limit: int) -> bool:
+        """Add unused codes, within ``limit`` codes in all."""
+        invites = self._invites.setdefault(tournament_id, {})
+        if len(invites) + len(hashes) > limit:
+            return False
+        for code_hash in hashes:
+            invites.setdefault(code_hash, "")
+        return True
+
+    async def invite_known(self, tournament_id: str, code_hash: str) -> bool:
+        """Whether the code was issued."""
+        return code_hash in self._invites.get(tournament_id, {})
 
     async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
         """The entrant's name, or ``None``."""
         return self._entrants.get(tournament_id, {}).get(entrant_id)
-
-    async def entrant_id(self, tournament_id: str, name: str) -> str | None:
-        """The id of the entrant named ``name``, or ``None``."""
-        entrants = self._entrants.get(tournament_id, {})
-        return next((eid for eid, known in entrants.items() if known == name), None)
 
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Every entrant's line."""

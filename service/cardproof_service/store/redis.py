@@ -27,8 +27,10 @@ from cardproof_service.store.base import (
     Claim,
     DealRecord,
     EntryOutcome,
+    EntryResult,
     GameResult,
     Hits,
+    NewEntrant,
     OrganizerRecord,
     Standing,
     StoreUnavailable,
@@ -165,18 +167,39 @@ return 1
 same close."""
 
 _ENTER: Final = """
+if ARGV[6] ~= '' then
+  local first = redis.call('GET', KEYS[6])
+  if first then return {'replayed', first, redis.call('HGET', KEYS[2], first) or ''} end
+end
 local known = redis.call('HGET', KEYS[1], ARGV[1])
-if known == ARGV[2] then return 'added' end
-if known then return 'name-taken' end
-if ARGV[3] ~= '' and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 'full' end
+if known == ARGV[2] then return {'added', ARGV[2], ARGV[3]} end
+if ARGV[5] ~= '' then
+  local used = redis.call('HGET', KEYS[5], ARGV[5])
+  if not used then return {'bad-invite', '', ''} end
+  if used ~= '' and used ~= ARGV[2] then return {'invite-used', '', ''} end
+end
+if known then return {'name-taken', known, redis.call('HGET', KEYS[2], known) or ''} end
+if ARGV[4] ~= '' and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then
+  return {'full', '', ''}
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[3], 0, ARGV[1])
-redis.call('HSET', KEYS[4], ARGV[1], 0)
-return 'added'
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[3], 0, ARGV[3])
+redis.call('HSET', KEYS[4], ARGV[3], 0)
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[5], ARGV[5], ARGV[2]) end
+if ARGV[6] ~= '' then redis.call('SET', KEYS[6], ARGV[2], 'EX', ARGV[6]) end
+return {'added', ARGV[2], ARGV[3]}
 """
-"""Enter a name once (names to ids, ids to names, a 0 total, 0 games), within the limit;
-the same name with the same id again is the same entry."""
+"""Enter once (name keys to ids, ids to names, a 0 total, 0 games) in the protocol's order:
+a replay key answers its first entry; an invite code must be issued and unused; the
+name's key free; room in the field. The same entrant again is the same entry."""
+
+_ADD_INVITES: Final = """
+if redis.call('HLEN', KEYS[1]) + #ARGV - 1 > tonumber(ARGV[1]) then return 0 end
+for i = 2, #ARGV do redis.call('HSETNX', KEYS[1], ARGV[i], '') end
+return 1
+"""
+"""Unused invite codes (by hash), within the limit on codes in all."""
 
 
 _ADD_ORGANIZER: Final = """
@@ -236,6 +259,7 @@ class RedisStore:
         self._submit = client.register_script(_SUBMIT)
         self._add_organizer = client.register_script(_ADD_ORGANIZER)
         self._enter = client.register_script(_ENTER)
+        self._add_invites = client.register_script(_ADD_INVITES)
         self._close_tournament = client.register_script(_CLOSE_TOURNAMENT)
         self._result_decoder = msgspec.json.Decoder(_StoredResult)
         self._organizer_decoder = msgspec.json.Decoder(OrganizerRecord)
@@ -319,6 +343,12 @@ class RedisStore:
         if isinstance(first, list):  # ['full', seconds until the oldest game expires]
             raise TooManyGames(max_in_flight, int(first[1]))
         return first if isinstance(first, bytes) else None
+
+    async def get_claim(self, commitment_id: str) -> bytes | None:
+        """The commitment's claim key, or ``None``."""
+        key = f"{PREFIX}commitment:{commitment_id}"
+        found = await self._call(lambda: self._redis.get(key))
+        return cast(bytes | None, found)
 
     async def count_request(self, client: str, window: int) -> Hits:
         """The count script on the client's counter for the current window."""
@@ -423,25 +453,49 @@ class RedisStore:
         return None if found is None else self._tournament_decoder.decode(found)
 
     async def add_entrant(
-        self, tournament_id: str, entrant_id: str, name: str, max_entrants: int | None
-    ) -> EntryOutcome:
-        """The enter script: a name once, within the limit."""
+        self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
+    ) -> EntryResult:
+        """The enter script: every check and the entry in one step."""
         base = f"{PREFIX}tournament:{tournament_id}"
-        keys = [f"{base}:entrants", f"{base}:entrant-ids", f"{base}:totals", f"{base}:finished"]
-        args: list[EncodableT] = [name, entrant_id, "" if max_entrants is None else max_entrants]
-        outcome = await self._call(lambda: self._enter(keys=keys, args=args))
-        return cast(EntryOutcome, outcome.decode() if isinstance(outcome, bytes) else outcome)
+        replay = f"{base}:entry-replay:{entrant.replay or '-'}"
+        keys = [
+            f"{base}:entrant-keys",
+            f"{base}:entrant-ids",
+            f"{base}:totals",
+            f"{base}:finished",
+            f"{base}:invites",
+            replay,
+        ]
+        args: list[EncodableT] = [
+            entrant.key,
+            entrant.entrant_id,
+            entrant.name,
+            "" if max_entrants is None else max_entrants,
+            entrant.invite or "",
+            entrant.replay_ttl if entrant.replay else "",
+        ]
+        reply = await self._call(lambda: self._enter(keys=keys, args=args))
+        outcome, entrant_id, name = (
+            part.decode() if isinstance(part, bytes) else str(part) for part in reply
+        )
+        return EntryResult(cast(EntryOutcome, outcome), entrant_id, name)
+
+    async def add_invites(self, tournament_id: str, hashes: list[str], limit: int) -> bool:
+        """The add-invites script."""
+        key = f"{PREFIX}tournament:{tournament_id}:invites"
+        args: list[EncodableT] = [limit, *hashes]
+        added = await self._call(lambda: self._add_invites(keys=[key], args=args))
+        return bool(added)
+
+    async def invite_known(self, tournament_id: str, code_hash: str) -> bool:
+        """``HEXISTS`` on the invites hash."""
+        key = f"{PREFIX}tournament:{tournament_id}:invites"
+        return bool(await self._call(lambda: self._redis.hexists(key, code_hash)))
 
     async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
         """The entrant's name, or ``None``."""
         key = f"{PREFIX}tournament:{tournament_id}:entrant-ids"
         found = await self._call(lambda: self._redis.hget(key, entrant_id))
-        return None if found is None else cast(bytes, found).decode()
-
-    async def entrant_id(self, tournament_id: str, name: str) -> str | None:
-        """The id of the entrant named ``name``, or ``None``."""
-        key = f"{PREFIX}tournament:{tournament_id}:entrants"
-        found = await self._call(lambda: self._redis.hget(key, name))
         return None if found is None else cast(bytes, found).decode()
 
     async def standings(self, tournament_id: str) -> list[Standing]:

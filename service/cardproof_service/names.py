@@ -1,0 +1,71 @@
+"""Entrant names: one spelling per person, no invisible characters, no look-alikes.
+
+A name is shown as it was given, once normalized (NFKC, white space trimmed and runs of
+it collapsed to one space); it is compared by its key: the case-folded name's confusable
+skeleton (Unicode TR39, by the ``disarm`` library), so ``Alice``, ``ALICE``, ``аlice``
+with a Cyrillic ``а`` and ``ａｌｉｃｅ`` are all the name ``alice`` took. Invisible and
+format characters (zero-width spaces, bidi controls, soft hyphens, variation selectors,
+fillers) are refused rather than dropped: a name should look like what it is.
+
+>>> display_name("  Ada   Lovelace ")
+'Ada Lovelace'
+>>> name_key("ALICE") == name_key("аlice") == name_key("ａｌｉｃｅ") == name_key("alice")
+True
+>>> name_key("bob") == name_key("alice")
+False
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Final
+
+from disarm import skeleton_key
+
+from cardproof.errors import RuleError
+
+_REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Controls, format characters (zero-width, bidi), surrogates, private use, unassigned,
+line and paragraph separators."""
+_INVISIBLE: Final = frozenset(
+    (
+        *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180E, 0x180F),
+        *(0x2800, 0x3164, 0xFFA0),
+        *range(0xFE00, 0xFE10),
+        *range(0xE0100, 0xE01F0),
+    )
+)
+"""Default-ignorable or blank characters outside those categories: the combining grapheme
+joiner, Hangul and Mongolian fillers, the braille blank, variation selectors."""
+_SPACES: Final = re.compile(r"\s+")
+MAX_NAME_LENGTH: Final = 64
+
+
+def display_name(text: str) -> str:
+    """``text`` as it is shown: NFKC, white space trimmed and collapsed (422 if unusable)."""
+    for position, char in enumerate(text):
+        if unicodedata.category(char) in _REFUSED_CATEGORIES or ord(char) in _INVISIBLE:
+            raise RuleError(
+                "invisible-character",
+                f"name: character {position} (U+{ord(char):04X}) is invisible or a format "
+                "character; a name shows every character it has",
+                field="name",
+            )
+    name = _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+    if not name:
+        raise RuleError("empty-name", "name: a name needs a visible character", field="name")
+    if len(name) > MAX_NAME_LENGTH:
+        raise RuleError(
+            "name-too-long", f"name: at most {MAX_NAME_LENGTH} characters", field="name"
+        )
+    return name
+
+
+def name_key(name: str) -> str:
+    """What names are compared by: the TR39 confusable skeleton of the case-folded name."""
+    folded = unicodedata.normalize("NFKC", name.casefold())
+    return skeleton_key(folded, digit_policy="tr39")
+
+
+__all__ = ["MAX_NAME_LENGTH", "display_name", "name_key"]

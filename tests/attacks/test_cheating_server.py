@@ -1,0 +1,253 @@
+"""A cheating server: the SDK holds it to what it committed to and was asked.
+
+The server here is the real app behind a proxy that cheats the way a server could:
+it swaps the commitment once it has seen the client seed (so it picks the deck), deals
+with another client seed or other options, answers with a receipt of another game or a
+payload that is not its token's, or reveals a tournament seed that is not the one it
+committed to. The SDK must notice each before a move is played, or before it hands a
+receipt or a reveal back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from attack_kit import CELLS, HttpClient, moment, organizer_key
+from cardproof import AsyncClient, Client, CommitmentMismatchError
+from cardproof_service import Settings, create_app
+from conftest import TEST_KEYS, UNLIMITED
+
+Cheat = Callable[[httpx.Request, HttpClient], httpx.Response | None]
+"""Given a request and the honest server, a forged answer (``None``: answer honestly)."""
+
+
+@pytest.fixture(scope="module")
+def app() -> Litestar:
+    return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
+
+
+@pytest.fixture(scope="module")
+def server(app: Litestar) -> Iterator[HttpClient]:
+    with TestClient(app=app) as test_client:
+        yield test_client
+
+
+def forward(
+    request: httpx.Request, server: HttpClient, body: bytes | None = None
+) -> httpx.Response:
+    """The honest server's answer to ``request`` (with ``body`` in place of its own)."""
+    headers = {
+        k: v for k, v in request.headers.items() if k.lower() not in {"host", "content-length"}
+    }
+    answer = server.request(
+        request.method,
+        request.url.path,
+        content=request.content if body is None else body,
+        headers=headers,
+    )
+    return httpx.Response(answer.status_code, headers=answer.headers, content=answer.content)
+
+
+class Proxy:
+    """A transport in front of the real app that cheats where ``cheat`` says."""
+
+    def __init__(self, server: HttpClient, cheat: Cheat) -> None:
+        self.server = server
+        self.cheat = cheat
+        self.seen: list[str] = []
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        self.seen.append(f"{request.method} {request.url.path}")
+        forged = self.cheat(request, self.server)
+        return forged if forged is not None else forward(request, self.server)
+
+    def client(self, **settings: Any) -> Client:
+        http = httpx.Client(transport=httpx.MockTransport(self.handle), base_url="http://cheat")
+        return Client(base_url="http://cheat", http_client=http, max_retries=0, **settings)
+
+    def moves_played(self) -> int:
+        return sum(1 for line in self.seen if line.endswith("/moves"))
+
+
+def swap_commitment(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
+    """Having seen the client seed, deal it on a fresh commitment: the server picks the deck."""
+    if request.method == "POST" and request.url.path == "/v1/deals":
+        body = json.loads(request.content)
+        body["commitment_id"] = server.post("/v1/commitments", json={}).json()["commitment_id"]
+        return forward(request, server, json.dumps(body).encode())
+    return None
+
+
+def rewrite_deal(**changes: Any) -> Cheat:
+    def cheat(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
+        if request.method == "POST" and request.url.path == "/v1/deals":
+            body = {**json.loads(request.content), **changes}
+            return forward(request, server, json.dumps(body).encode())
+        return None
+
+    return cheat
+
+
+def drop_commitment(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
+    """Deal casually, as if no commitment had been given: the server picks the seed."""
+    if request.method == "POST" and request.url.path == "/v1/deals":
+        body = json.loads(request.content)
+        body.pop("commitment_id", None)
+        return forward(request, server, json.dumps(body).encode())
+    return None
+
+
+@pytest.mark.parametrize(
+    ("cheat", "field"),
+    [
+        (swap_commitment, "server_seed_hash"),
+        (rewrite_deal(client_seed="the server's choice"), "client_seed"),
+        (rewrite_deal(options={"scoring": "american"}), "options"),
+        (rewrite_deal(variant="serpent-patience"), "variant"),
+        (drop_commitment, "server_seed_hash"),
+    ],
+)
+def test_a_deal_that_is_not_the_one_promised_is_refused_before_any_move(
+    server: HttpClient, cheat: Cheat, field: str
+) -> None:
+    proxy = Proxy(server, cheat)
+    with proxy.client() as client, pytest.raises(CommitmentMismatchError) as caught:
+        client.deal("poker-squares", {"scoring": "british"}, client_seed="my seed")
+    assert caught.value.field == field
+    assert proxy.moves_played() == 0
+
+
+def test_a_deal_on_an_earlier_commitment_is_held_to_it(server: HttpClient) -> None:
+    proxy = Proxy(server, swap_commitment)
+    with proxy.client() as client:
+        commitment = client.commit()
+        with pytest.raises(CommitmentMismatchError):
+            client.deal("poker-squares", commitment=commitment)
+    honest = Proxy(server, lambda request, server: None)
+    with honest.client() as client:
+        commitment = client.commit()
+        game = client.deal("poker-squares", commitment=commitment)
+        assert game.state.server_seed_hash == commitment.server_seed_hash
+
+
+async def test_the_async_client_refuses_a_swapped_commitment(server: HttpClient) -> None:
+    proxy = Proxy(server, swap_commitment)
+
+    async def handle(request: httpx.Request) -> httpx.Response:
+        await request.aread()
+        return proxy.handle(request)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handle), base_url="http://cheat")
+    async with AsyncClient(base_url="http://cheat", http_client=http, max_retries=0) as client:
+        with pytest.raises(CommitmentMismatchError):
+            await client.deal("poker-squares", client_seed="mine")
+    assert proxy.moves_played() == 0
+
+
+def receipt_cheat(forge: Callable[[dict[str, Any], HttpClient], dict[str, Any]]) -> Cheat:
+    def cheat(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
+        if request.method == "GET" and request.url.path.endswith("/receipt"):
+            honest = forward(request, server)
+            return httpx.Response(200, json=forge(honest.json(), server))
+        return None
+
+    return cheat
+
+
+def another_games_receipt(receipt: dict[str, Any], server: HttpClient) -> dict[str, Any]:
+    """A receipt of a game the server played itself, scoring better."""
+    commitment = server.post("/v1/commitments", json={}).json()["commitment_id"]
+    deal = server.post(
+        "/v1/deals",
+        json={
+            "variant": "poker-squares",
+            "commitment_id": commitment,
+            "client_seed": receipt["payload"]["client_seed"],
+        },
+    ).json()
+    for index, cell in enumerate(CELLS):
+        server.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": index, "move": cell})
+    other: dict[str, Any] = server.get(f"/v1/deals/{deal['deal_id']}/receipt").json()
+    return other
+
+
+def other_payload(receipt: dict[str, Any], server: HttpClient) -> dict[str, Any]:
+    """The token as signed, beside a payload that says something else."""
+    payload = {**receipt["payload"], "score": {**receipt["payload"]["score"], "total": 999}}
+    return {"receipt": receipt["receipt"], "payload": payload}
+
+
+@pytest.mark.parametrize("forge", [another_games_receipt, other_payload])
+def test_a_receipt_for_another_game_is_refused(
+    server: HttpClient, forge: Callable[[dict[str, Any], HttpClient], dict[str, Any]]
+) -> None:
+    proxy = Proxy(server, receipt_cheat(forge))
+    with proxy.client() as client:
+        game = client.deal("poker-squares", client_seed="mine")
+        for cell in reversed(CELLS):
+            game.play(cell)
+        with pytest.raises(CommitmentMismatchError):
+            game.receipt()
+    honest = Proxy(server, lambda request, server: None)
+    with honest.client() as client:
+        game = client.deal("poker-squares")
+        for cell in CELLS:
+            game.play(cell)
+        assert game.receipt().payload.moves == " ".join(CELLS)  # the honest one passes
+
+
+def test_a_tournament_reveal_or_round_not_as_committed_is_refused(
+    app: Litestar, server: HttpClient
+) -> None:
+    owner = organizer_key(app, "Cheat Club")
+    created = server.post(
+        "/v1/tournaments",
+        json={
+            "name": "Rigged",
+            "variant": "poker-squares",
+            "rounds": 2,
+            "opens_at": moment(-1),
+            "closes_at": moment(5),
+        },
+        headers={"Authorization": owner},
+    ).json()
+    tid = created["tournament"]["tournament_id"]
+
+    def lie_about_rounds(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
+        if request.method == "GET" and request.url.path == f"/v1/tournaments/{tid}":
+            honest = forward(request, server).json()
+            for entry in honest["rounds"]:
+                entry["server_seed_hash"] = "ab" * 32  # not what the entry showed
+            return httpx.Response(200, json=honest)
+        return None
+
+    with Proxy(server, lie_about_rounds).client() as client:
+        token = client.enter(tid, "Ada").token
+        with pytest.raises(CommitmentMismatchError):
+            client.tournament(tid)
+
+    def deal_round_two(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
+        if request.url.path.endswith("/rounds/1/deal"):
+            return forward(
+                httpx.Request(
+                    "POST",
+                    str(request.url).replace("/1/", "/2/"),
+                    headers=request.headers,
+                    content=request.content,
+                ),
+                server,
+            )
+        return None
+
+    with Proxy(server, deal_round_two).client() as client:
+        bea = client.enter(tid, "Bea").token
+        with pytest.raises(CommitmentMismatchError):
+            client.play_round(tid, 1, bea)
+    assert token
