@@ -422,12 +422,24 @@ def _tournament_create(client: Client, args: argparse.Namespace) -> int:
         closes_at=args.closes,
         options=args.options,
         max_entrants=args.max_entrants,
-        entry="invite" if args.invite else "public",
+        entry="invite" if args.invite or args.invites else "public",
+        invites=args.invites,
     )
     _print_tournament(created.tournament)
-    if created.invite_code is not None:
-        print(f"invite code {created.invite_code}")
-        print("# the invite code is shown this once: entrants need it", file=sys.stderr)
+    _print_invites(created.invite_codes)
+    return 0
+
+
+def _print_invites(codes: list[str]) -> None:
+    """Invite codes, one a line (shown this once)."""
+    for code in codes:
+        print(f"invite code {code}")
+    if codes:
+        print("# invite codes are shown this once; each enters one entrant", file=sys.stderr)
+
+
+def _tournament_invites(client: Client, args: argparse.Namespace) -> int:
+    _print_invites(client.create_invites(args.id, args.count))
     return 0
 
 
@@ -479,7 +491,7 @@ def _tournament_export(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-_ORGANIZER_ONLY = frozenset({"create", "close"})
+_ORGANIZER_ONLY = frozenset({"create", "close", "invites"})
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -513,7 +525,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _add_tournament_parser(commands: Any) -> None:
-    """``cardproof tournament create|show|standings|close|export``, for organizers."""
+    """``cardproof tournament create|invites|show|standings|close|export``, for organizers."""
     server = argparse.ArgumentParser(add_help=False)
     server.add_argument("--url", default=DEFAULT_BASE_URL, help=f"the server ({DEFAULT_BASE_URL})")
     server.add_argument(
@@ -544,9 +556,23 @@ def _add_tournament_parser(commands: Any) -> None:
     create.add_argument("--options", type=_json_object, metavar="JSON", help="variant options")
     create.add_argument("--max-entrants", type=int, metavar="N")
     create.add_argument(
-        "--invite", action="store_true", help="invite-only entry (prints the invite code once)"
+        "--invite", action="store_true", help="invite-only entry (prints one invite code once)"
+    )
+    create.add_argument(
+        "--invites",
+        type=int,
+        metavar="N",
+        help="invite-only entry with N single-use invite codes (printed once)",
     )
     create.set_defaults(action=_tournament_create)
+    invites = sub.add_parser(
+        "invites",
+        parents=[server],
+        help="make more single-use invite codes for an invite-only tournament",
+    )
+    invites.add_argument("id", help="the tournament id")
+    invites.add_argument("--count", type=int, default=1, help="how many codes (1 to 1000)")
+    invites.set_defaults(action=_tournament_invites)
     for name, action, text in (
         (
             "show",

@@ -291,6 +291,7 @@ class _Calls:
         options: Options,
         max_entrants: int | None,
         entry: Literal["public", "invite"],
+        invites: int | None = None,
     ) -> _Call[TournamentCreated]:
         body: dict[str, Any] = {
             "name": name,
@@ -303,6 +304,8 @@ class _Calls:
         }
         if max_entrants is not None:
             body["max_entrants"] = max_entrants
+        if invites is not None:
+            body["invites"] = invites
         return _Call("POST", "/v1/tournaments", TournamentCreated, body)
 
     @staticmethod
@@ -645,15 +648,17 @@ class Client:
         options: Options = None,
         max_entrants: int | None = None,
         entry: Literal["public", "invite"] = "public",
+        invites: int | None = None,
     ) -> TournamentCreated:
         """Create a tournament as the organizer whose key is this client's ``api_key``.
 
         The server commits to every round's seed now (the answer shows the hashes) and
-        reveals the seeds at the close. ``entry="invite"``: the answer carries the invite
-        code, this once. Times are aware datetimes or RFC 3339 text.
+        reveals the seeds at the close. ``entry="invite"``: the answer carries
+        ``invites`` single-use invite codes (default 1), this once
+        (:meth:`create_invites` makes more). Times are aware datetimes or RFC 3339 text.
         """
         call = _Calls.create_tournament(
-            name, variant, rounds, opens_at, closes_at, options, max_entrants, entry
+            name, variant, rounds, opens_at, closes_at, options, max_entrants, entry, invites
         )
         return self._send(call)
 
@@ -991,10 +996,11 @@ class AsyncClient:
         options: Options = None,
         max_entrants: int | None = None,
         entry: Literal["public", "invite"] = "public",
+        invites: int | None = None,
     ) -> TournamentCreated:
         """Create a tournament as this client's organizer (see :meth:`Client.create_tournament`)."""
         call = _Calls.create_tournament(
-            name, variant, rounds, opens_at, closes_at, options, max_entrants, entry
+            name, variant, rounds, opens_at, closes_at, options, max_entrants, entry, invites
         )
         return await self._send(call)
 

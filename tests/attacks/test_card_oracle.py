@@ -300,3 +300,24 @@ def test_no_answer_names_an_unseen_card_of_a_tournament_game(
     attack(app, stranger, [{}, bearer(bea), forged])
     for _, status, text in stranger.answers:
         assert status in {400, 401, 403, 404, 405}, text  # turned away before any rule
+
+
+@pytest.mark.parametrize(
+    ("variant_id", "first", "again"),
+    [
+        ("poker-squares", "c3", "c3"),
+        ("poker-patience", "0,0", "0,0"),
+    ],
+)
+def test_an_illegal_move_names_its_cell_not_the_card_there(
+    variant_id: str, first: str, again: str
+) -> None:
+    cls = variant(variant_id)
+    game = cls.new(STANDARD_DECK)
+    game.play(cls.parse_move(first))
+    game.play(cls.parse_move("b1" if variant_id == "poker-squares" else "0,1"))
+    with pytest.raises(Exception) as refused:  # noqa: PT011 - the engine's IllegalMove
+        game.play(cls.parse_move(again))
+    words = card_words(str(refused.value))
+    assert "taken" in str(refused.value)
+    assert not words & {card.text for card in STANDARD_DECK}

@@ -1,0 +1,190 @@
+"""Second identities: weak replay keys, look-alike names, shared invite codes.
+
+A player with a second entry sees a hidden deal before playing it with the first. So an
+``Idempotency-Key`` is no password (a short one could be guessed and would replay
+someone's entry, token included), a name that looks like an entrant's is taken, and an
+invite code enters one person once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+import cardproof_service.tournaments as tournaments_module
+from attack_kit import HttpClient, bearer, enter, open_tournament, organizer_key
+from cardproof_service import Settings, create_app
+from conftest import TEST_KEYS, UNLIMITED
+
+WEAK_KEYS: list[str | bytes] = [
+    "1",
+    "k",
+    "alice-key",
+    "x" * 15,
+    "a key with spaces!",
+    "clé-0123456789abcdef".encode(),
+    "k" * 201,
+]
+"""Keys an attacker could guess, or that are not visible ASCII."""
+
+
+@pytest.fixture(scope="module")
+def app() -> Litestar:
+    return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
+
+
+@pytest.fixture(scope="module")
+def client(app: Litestar) -> Iterator[HttpClient]:
+    with TestClient(app=app) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+def owner(app: Litestar) -> str:
+    return organizer_key(app, "Entries Club")
+
+
+def test_a_weak_idempotency_key_is_refused_everywhere(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    token = enter(client, tid, "Ada").json()["token"]
+    requests: list[tuple[str, dict[str, Any], dict[str, str]]] = [
+        ("/v1/deals", {"variant": "poker-squares"}, {}),
+        (f"/v1/tournaments/{tid}/entries", {"name": "Bea"}, {}),
+        (f"/v1/tournaments/{tid}/rounds/1/deal", {}, bearer(token)),
+    ]
+    for path, body, headers in requests:
+        for key in WEAK_KEYS:
+            raw = key if isinstance(key, bytes) else key.encode()
+            sent = [*((k.encode(), v.encode()) for k, v in headers.items())]
+            answer = client.post(path, json=body, headers=[*sent, (b"Idempotency-Key", raw)])
+            assert answer.status_code == 400, (path, key, answer.text)
+            assert answer.json()["field"] == "Idempotency-Key"
+            assert "16 to 200 visible ASCII" in answer.json()["detail"]
+    assert "Bea" not in {line["name"] for line in standings(client, tid)}
+    good = {"Idempotency-Key": "0123456789abcdef"}  # sixteen characters: fine
+    assert (
+        client.post("/v1/deals", json={"variant": "poker-squares"}, headers=good).status_code == 201
+    )
+
+
+def standings(client: HttpClient, tid: str) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    return lines
+
+
+def test_an_entry_replay_is_honoured_for_its_window_only(
+    client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    key = {"Idempotency-Key": "b2d0c9f4-6a1e-4c55-9d0e-3f3f6b2a7e10"}
+    first = client.post(f"/v1/tournaments/{tid}/entries", json={"name": "alice"}, headers=key)
+    again = client.post(f"/v1/tournaments/{tid}/entries", json={"name": "alice"}, headers=key)
+    assert first.status_code == again.status_code == 201
+    assert again.json()["token"] == first.json()["token"]
+    other = client.post(f"/v1/tournaments/{tid}/entries", json={"name": "mallory"}, headers=key)
+    assert (other.status_code, other.json()["code"]) == (422, "idempotency-key-reused")
+    stranger = {"Idempotency-Key": "c0ffee00-0000-4000-8000-000000000000"}
+    guessed = client.post(
+        f"/v1/tournaments/{tid}/entries", json={"name": "alice"}, headers=stranger
+    )
+    assert (guessed.status_code, guessed.json()["code"]) == (409, "name-taken")
+    assert "token" not in guessed.text
+
+    monkeypatch.setattr(tournaments_module, "REPLAY_WINDOW", 1)
+    late_key = {"Idempotency-Key": "d1e2f3a4-0000-4000-8000-000000000001"}
+    made = client.post(f"/v1/tournaments/{tid}/entries", json={"name": "bob"}, headers=late_key)
+    assert made.status_code == 201
+    time.sleep(2.1)  # the replay window (here 1 s; 24 hours by default) has passed
+    late = client.post(f"/v1/tournaments/{tid}/entries", json={"name": "bob"}, headers=late_key)
+    assert (late.status_code, late.json()["code"]) == (409, "name-taken")
+    assert "token" not in late.text
+
+
+LOOK_ALIKES = [
+    "Alice",
+    "ALICE",
+    "alice ",
+    " alice",
+    "\u0430lice",  # Cyrillic a
+    "ａｌｉｃｅ",  # full width
+    "al\u0456ce",  # Ukrainian i
+    "a1ice",  # digit one for l
+]
+
+
+def test_a_look_alike_name_is_taken(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    assert enter(client, tid, "alice").status_code == 201
+    for name in LOOK_ALIKES:
+        taken = enter(client, tid, name)
+        assert (taken.status_code, taken.json()["code"]) == (409, "name-taken"), name
+        assert taken.json()["taken_by"] == "alice"
+    for name in ("alice\u200b", "al\u200dice", "\u202ealice", "ali\u00adce", "alice\ufe0f"):
+        hidden = enter(client, tid, name)
+        assert (hidden.status_code, hidden.json()["code"]) == (422, "invisible-character"), name
+    assert (enter(client, tid, "   ").status_code, enter(client, tid, "   ").json()["code"]) == (
+        422,
+        "empty-name",
+    )
+    spaced = enter(client, tid, "  Bob   Smith ")
+    assert (spaced.status_code, spaced.json()["name"]) == (201, "Bob Smith")
+    assert enter(client, tid, "bob smith").status_code == 409
+    assert enter(client, tid, "alicia").status_code == 201  # a different name stays free
+    assert sorted(line["name"] for line in standings(client, tid)) == [
+        "Bob Smith",
+        "alice",
+        "alicia",
+    ]
+
+
+def test_an_invite_code_enters_one_person_once(
+    client: HttpClient, owner: str, app: Litestar
+) -> None:
+    created = open_tournament(client, owner, entry="invite", invites=2)
+    tid = created["tournament"]["tournament_id"]
+    codes = created["invite_codes"]
+    assert len(set(codes)) == 2
+    assert created["invite_code"] == codes[0]
+    assert enter(client, tid, "Ada").json()["code"] == "bad-invite-code"
+    assert enter(client, tid, "Ada", invite_code="not-a-code").json()["code"] == "bad-invite-code"
+    assert enter(client, tid, "Ada", invite_code=codes[0]).status_code == 201
+    again = enter(client, tid, "Ada's second self", invite_code=codes[0])
+    assert (again.status_code, again.json()["code"]) == (403, "invite-used")
+    assert enter(client, tid, "Bea", invite_code=codes[1]).status_code == 201
+    more = client.post(
+        f"/v1/tournaments/{tid}/invites", json={"count": 3}, headers={"Authorization": owner}
+    )
+    assert more.status_code == 201, more.text
+    fresh = more.json()["codes"]
+    assert len(fresh) == 3
+    assert enter(client, tid, "Cy", invite_code=fresh[0]).status_code == 201
+    rival = organizer_key(app, "Rival Entries Club")
+    stolen = client.post(
+        f"/v1/tournaments/{tid}/invites", json={"count": 1}, headers={"Authorization": rival}
+    )
+    assert stolen.status_code == 403
+    assert client.post(f"/v1/tournaments/{tid}/invites", json={"count": 1}).status_code == 401
+    for code in (codes[0], fresh[2]):  # a code reads the tournament, used or not
+        assert (
+            client.get(f"/v1/tournaments/{tid}", headers={"X-Invite-Code": code}).status_code == 200
+        )
+    assert (
+        client.get(f"/v1/tournaments/{tid}", headers={"X-Invite-Code": "guess"}).status_code == 401
+    )
+    public = open_tournament(client, owner)["tournament"]["tournament_id"]
+    refused = client.post(
+        f"/v1/tournaments/{public}/invites", json={"count": 1}, headers={"Authorization": owner}
+    )
+    assert (refused.status_code, refused.json()["code"]) == (409, "not-invite-only")
+    capped = open_tournament(client, owner, entry="invite", invites=4, max_entrants=2)
+    over = client.post(
+        f"/v1/tournaments/{capped['tournament']['tournament_id']}/invites",
+        json={"count": 1},
+        headers={"Authorization": owner},
+    )
+    assert (over.status_code, over.json()["code"]) == (409, "too-many-invites")
