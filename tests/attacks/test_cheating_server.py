@@ -251,3 +251,18 @@ def test_a_tournament_reveal_or_round_not_as_committed_is_refused(
         with pytest.raises(CommitmentMismatchError):
             client.play_round(tid, 1, bea)
     assert token
+
+    def reveal_another_seed(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
+        if request.method == "GET" and request.url.path == f"/v1/tournaments/{tid}":
+            honest = forward(request, server).json()
+            honest["rounds"][0]["server_seed"] = "00" * 32  # not the seed of the hash
+            return httpx.Response(200, json=honest)
+        return None
+
+    server.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    with Proxy(server, reveal_another_seed).client() as client:
+        with pytest.raises(CommitmentMismatchError) as caught:
+            client.tournament(tid)
+        assert caught.value.field == "rounds[1].server_seed"
+    with Proxy(server, lambda request, server: None).client() as client:
+        assert all(entry.server_seed for entry in client.tournament(tid).rounds)
