@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -22,6 +23,8 @@ from cardproof.games import variant
 from cardproof.receipts import SigningKey, verify_receipt
 from cardproof_service import Settings, create_app
 from cardproof_service.keys import Keys
+from cardproof_service.organizers import new_organizer
+from cardproof_service.store import Store
 
 TEST_KEYS = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
 """Fixed keys for in-process apps (no key file is written)."""
@@ -34,6 +37,20 @@ requests (tests/test_limits.py checks the limits)."""
 def app() -> Litestar:
     """The app as `make run` builds it (memory store), without the warm-up thread or limits."""
     return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
+
+
+def organizer_key(app: Litestar, name: str) -> str:
+    """A fresh organizer in the app's store, and its key as an Authorization header."""
+    key, record = new_organizer(name)
+    store: Store = app.state.store
+    assert asyncio.run(store.add_organizer(record))
+    return f"Bearer {key}"
+
+
+@pytest.fixture(scope="session")
+def owner(app: Litestar) -> str:
+    """An organizer of the session's app, as an Authorization header."""
+    return organizer_key(app, "Owner Club")
 
 
 @pytest.fixture

@@ -31,8 +31,8 @@ from cardproof_service.deals import Deals
 from cardproof_service.pages import render
 from cardproof_service.store import GameResult
 from cardproof_service.tournaments import round_commitment_id
-from conftest import served
-from test_tournaments_api import CELLS, new_tournament, open_tournament, organizer_key
+from conftest import organizer_key, served
+from test_tournaments_api import CELLS, new_tournament, open_tournament
 
 HttpClient = TestClient[Litestar]
 

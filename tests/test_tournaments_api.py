@@ -25,18 +25,10 @@ from cardproof_service.organizers import new_organizer
 from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
 from cardproof_service.store.redis import RedisStore
 from cardproof_service.tournaments import round_commitment_id
-from conftest import TEST_KEYS
+from conftest import TEST_KEYS, organizer_key
 from redis_server import redis_url_or_skip
 
 HttpClient = TestClient[Litestar]
-
-
-def organizer_key(app: Litestar, name: str) -> str:
-    """A fresh organizer in the app's store, and its key as an Authorization header."""
-    key, record = new_organizer(name)
-    store: Store = app.state.store
-    assert asyncio.run(store.add_organizer(record))
-    return f"Bearer {key}"
 
 
 def moment(hours: float) -> str:
@@ -54,11 +46,6 @@ def new_tournament(**changes: Any) -> dict[str, Any]:
         "closes_at": moment(24),
         **changes,
     }
-
-
-@pytest.fixture(scope="module")
-def owner(app: Litestar) -> str:
-    return organizer_key(app, "Owner Club")
 
 
 @pytest.fixture(scope="module")

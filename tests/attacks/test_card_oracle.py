@@ -10,20 +10,16 @@ name one, none may be a 500, and no probe may change the deal.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 import pytest
 from litestar import Litestar
-from litestar.testing import TestClient
 
-from attack_kit import HttpClient, bearer, card_words, enter, leaks, open_tournament, organizer_key
+from attack_kit import HttpClient, bearer, card_words, enter, leaks, open_tournament
 from cardproof.cards import JOKER, STANDARD_DECK, Card
 from cardproof.games import VARIANTS, Game, variant
-from cardproof_service import Settings, create_app
 from cardproof_service.deals import Deals
-from conftest import TEST_KEYS, UNLIMITED
 
 HIDDEN_DEALS: list[tuple[str, dict[str, Any]]] = [
     ("poker-squares", {}),
@@ -54,17 +50,6 @@ OTHER_SHAPES: list[Any] = [
     {},
 ]
 """A move of each variant's shape, and some that fit none."""
-
-
-@pytest.fixture(scope="module")
-def app() -> Litestar:
-    return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
-
-
-@pytest.fixture(scope="module")
-def client(app: Litestar) -> Iterator[HttpClient]:
-    with TestClient(app=app) as test_client:
-        yield test_client
 
 
 def deck_of(app: Litestar, deal_id: str) -> tuple[type[Game[Any, Any]], Game[Any, Any]]:
@@ -268,11 +253,6 @@ def test_no_answer_names_an_unseen_card_of_a_plain_deal(
     probe = open_plain(client, variant_id, options)
     play_honestly(app, probe, moves_played)
     attack(app, probe, [{}, {"Authorization": "Bearer cpe_forged.x.1.y"}])
-
-
-@pytest.fixture(scope="module")
-def owner(app: Litestar) -> str:
-    return organizer_key(app, "Oracle Club")
 
 
 @pytest.mark.parametrize(("variant_id", "options"), HIDDEN_DEALS[::2])

@@ -11,32 +11,24 @@ receipt or a reveal back.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 from litestar import Litestar
-from litestar.testing import TestClient
 
 from attack_kit import CELLS, HttpClient, moment, organizer_key
 from cardproof import AsyncClient, Client, CommitmentMismatchError
-from cardproof_service import Settings, create_app
-from conftest import TEST_KEYS, UNLIMITED
 
 Cheat = Callable[[httpx.Request, HttpClient], httpx.Response | None]
 """Given a request and the honest server, a forged answer (``None``: answer honestly)."""
 
 
-@pytest.fixture(scope="module")
-def app() -> Litestar:
-    return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
-
-
-@pytest.fixture(scope="module")
-def server(app: Litestar) -> Iterator[HttpClient]:
-    with TestClient(app=app) as test_client:
-        yield test_client
+@pytest.fixture
+def server(client: HttpClient) -> HttpClient:
+    """The honest server the proxy stands in front of."""
+    return client
 
 
 def forward(

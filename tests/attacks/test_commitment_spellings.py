@@ -8,23 +8,8 @@ could pick the best deck. Every other spelling is now an unknown commitment.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
-
 from attack_kit import HttpClient
 from cardproof.receipts import b64url, b64url_decode
-from cardproof_service import Settings, create_app
-from conftest import TEST_KEYS, UNLIMITED
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[HttpClient]:
-    app: Litestar = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
-    with TestClient(app=app) as test_client:
-        yield test_client
 
 
 def respellings(commitment_id: str) -> set[str]:

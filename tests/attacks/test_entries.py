@@ -9,17 +9,13 @@ invite code enters one person once.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from litestar import Litestar
-from litestar.testing import TestClient
 
 import cardproof_service.tournaments as tournaments_module
 from attack_kit import HttpClient, bearer, enter, open_tournament, organizer_key
-from cardproof_service import Settings, create_app
-from conftest import TEST_KEYS, UNLIMITED
 
 WEAK_KEYS: list[str | bytes] = [
     "1",
@@ -31,22 +27,6 @@ WEAK_KEYS: list[str | bytes] = [
     "k" * 201,
 ]
 """Keys an attacker could guess, or that are not visible ASCII."""
-
-
-@pytest.fixture(scope="module")
-def app() -> Litestar:
-    return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
-
-
-@pytest.fixture(scope="module")
-def client(app: Litestar) -> Iterator[HttpClient]:
-    with TestClient(app=app) as test_client:
-        yield test_client
-
-
-@pytest.fixture(scope="module")
-def owner(app: Litestar) -> str:
-    return organizer_key(app, "Entries Club")
 
 
 def test_a_weak_idempotency_key_is_refused_everywhere(client: HttpClient, owner: str) -> None:

@@ -9,19 +9,13 @@ export's offline check.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import msgspec
-import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from attack_kit import CELLS, HttpClient, bearer, enter, open_tournament, organizer_key
+from attack_kit import CELLS, HttpClient, bearer, enter, open_tournament
 from cardproof.models import TournamentExport
 from cardproof.tournaments import settle, verify_export, worst_round
-from cardproof_service import Settings, create_app
-from conftest import TEST_KEYS, UNLIMITED
 
 NEGATIVE = {
     "high-card": -20,
@@ -33,22 +27,6 @@ NEGATIVE = {
     "full-house": 0,
 }
 """A table where every finished game loses points."""
-
-
-@pytest.fixture(scope="module")
-def app() -> Litestar:
-    return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
-
-
-@pytest.fixture(scope="module")
-def client(app: Litestar) -> Iterator[HttpClient]:
-    with TestClient(app=app) as test_client:
-        yield test_client
-
-
-@pytest.fixture(scope="module")
-def owner(app: Litestar) -> str:
-    return organizer_key(app, "Leavers Club")
 
 
 def play(client: HttpClient, tid: str, token: str, round_number: int, cells: list[str]) -> Any:

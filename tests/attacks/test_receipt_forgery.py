@@ -13,30 +13,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
 from attack_kit import CELLS, HttpClient
 from cardproof.receipts import ReceiptError, decode_receipt, verify_receipt
-from cardproof_service import Settings, create_app
-from conftest import TEST_KEYS, UNLIMITED
+from conftest import TEST_KEYS
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[HttpClient]:
-    app: Litestar = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
-    with TestClient(app=app) as test_client:
-        yield test_client
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture
 def jwks(client: HttpClient) -> dict[str, object]:
     found: dict[str, object] = client.get("/.well-known/jwks.json").json()
     return found

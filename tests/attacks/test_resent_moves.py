@@ -9,29 +9,13 @@ the first answer, byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from litestar import Litestar
-from litestar.testing import TestClient
 
 from attack_kit import HttpClient, bearer, enter, open_tournament, organizer_key
 from cardproof.games import variant
-from cardproof_service import Settings, create_app
-from conftest import TEST_KEYS, UNLIMITED
-
-
-@pytest.fixture(scope="module")
-def app() -> Litestar:
-    return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
-
-
-@pytest.fixture(scope="module")
-def client(app: Litestar) -> Iterator[HttpClient]:
-    with TestClient(app=app) as test_client:
-        yield test_client
-
 
 FIRST_MOVES = {
     "poker-squares": ["a1", "b1", "c1", "d1", "e1", "a2"],
