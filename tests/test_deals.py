@@ -191,6 +191,24 @@ def test_after_the_end_moves_are_409(sdk: Client, client: HttpClient) -> None:
     assert sdk.verify_receipt(receipt.receipt, allow=["casual"]).replayed
 
 
+def test_a_resent_deal_request_gets_its_deal_after_the_commitment_expired() -> None:
+    quick = create_app(Settings(warm_up=False, commitment_ttl=1, **UNLIMITED), keys=TEST_KEYS)
+    with TestClient(quick) as client:
+        commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
+        request = {"variant": "poker-squares", "commitment_id": commitment}
+        key = {"idempotency-key": "7d3f0c1e-2b4a-4e5f-9a8b-0c1d2e3f4a5b"}
+        first = client.post("/v1/deals", json=request, headers=key)
+        assert first.status_code == 201
+        time.sleep(2.1)  # the commitment expired; the replay window (24 hours) has not
+        again = client.post("/v1/deals", json=request, headers=key)
+        assert (again.status_code, again.json()["deal_id"]) == (201, first.json()["deal_id"])
+        other = {"idempotency-key": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"}
+        used = problem(client.post("/v1/deals", json=request, headers=other), 409)
+        assert used["code"] == "commitment-used"
+        late = problem(client.post("/v1/deals", json=request), 404)
+        assert late["code"] == "expired-commitment"
+
+
 def test_unknown_and_expired_deals_are_404() -> None:
     quick = create_app(Settings(warm_up=False, deal_ttl=1), keys=TEST_KEYS)
     with TestClient(quick) as client:

@@ -37,9 +37,9 @@ def variant_infos() -> list[VariantInfo]:
             deck=cls.deck_type,
             options=options_schema(cls.options_type),
             tables={name: table.as_mapping() for name, table in TABLES.items()},
-            unfinished="In a tournament, a game not finished by the close (abandoned, a dead "
-            "end, never opened) counts as the worst score its options allow: "
-            f"{cls.unfinished_rule}.",
+            unfinished="Decision (GAMES.md section 9): in a tournament, a game not finished by "
+            "the close (abandoned, a dead end, never opened) counts as the worst score its "
+            f"options allow, so that leaving never beats finishing: {cls.unfinished_rule}.",
         )
         for cls in VARIANTS.values()
     ]
