@@ -3,6 +3,7 @@ games in flight, in one process, across replicas on Redis, and while Redis is do
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +17,7 @@ from redis import Redis
 
 from cardproof import Client
 from cardproof.errors import RateLimitedError
-from cardproof_service import Settings, create_app
+from cardproof_service import Settings, create_app, limits
 from cardproof_service.limits import address_id
 from cardproof_service.settings import SettingsError
 from cardproof_service.store import Hits, MemoryStore
@@ -96,6 +97,75 @@ def test_a_client_is_a_keyed_hash_of_its_address() -> None:
     assert len({of("10.0.0.1"), of("10.0.0.2"), of("::1")}) == 3
     assert "10.0.0.1" not in of("10.0.0.1")
     assert of("10.0.0.1") != of("10.0.0.1", bytes(32))  # the master key salts it
+
+
+def test_an_ipv6_client_is_its_slash_64() -> None:
+    def of(host: str) -> str:
+        return address_id(host, TEST_KEYS.master)
+
+    assert of("2001:db8:1:2::1") == of("2001:db8:1:2:ffff:ffff:ffff:ffff") == of("2001:DB8:1:2::9")
+    assert of("2001:db8:1:2::1") != of("2001:db8:1:3::1")  # the next /64 is another client
+    assert of("::ffff:203.0.113.7") == of("203.0.113.7")
+    assert of("203.0.113.7") != of("203.0.113.8")
+
+
+def test_one_ipv6_network_shares_one_limit_and_an_untrusted_proxy_is_ignored() -> None:
+    env = {"CARDPROOF_RATE_LIMIT": "3", "CARDPROOF_RATE_WINDOW": "3600"}
+    with served(env=env) as base_url, httpx.Client(base_url=base_url) as client:
+        hosts = [f"2001:db8:7:7:{n:x}::1" for n in range(1, 5)]  # four addresses, one /64
+        statuses = [
+            client.get("/v1/variants", headers={"x-forwarded-for": host}).status_code
+            for host in hosts
+        ]
+        assert statuses == [200, 200, 200, 429]
+        other = client.get("/v1/variants", headers={"x-forwarded-for": "2001:db8:7:8::1"})
+        assert other.status_code == 200
+    untrusted = {**env, "FORWARDED_ALLOW_IPS": "192.0.2.1"}  # the test's 127.0.0.1 is no proxy
+    with served(env=untrusted) as base_url, httpx.Client(base_url=base_url) as client:
+        statuses = [
+            client.get("/v1/variants", headers={"x-forwarded-for": f"203.0.113.{n}"}).status_code
+            for n in range(1, 5)
+        ]
+        assert statuses == [200, 200, 200, 429]  # every header ignored: one client, 127.0.0.1
+
+
+def test_the_pause_after_a_failing_store_doubles_up_to_30_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr(limits.time, "monotonic", lambda: clock[0])
+    store = CountingBrokenCounter()
+    limiter = limits.RateLimiter(store, Settings(rate_limit=5, rate_window=60), TEST_KEYS.master)
+    scope: Any = {"type": "http", "path": "/v1/variants", "client": ("192.0.2.1", 1)}
+    pauses = []
+    for _ in range(8):
+        assert asyncio.run(limiter._count(scope)) is None  # uncounted, let through
+        calls = store.calls
+        clock[0] += 0.5
+        assert asyncio.run(limiter._count(scope)) is None
+        assert store.calls == calls  # inside the pause: the store is left alone
+        pause = limiter._store_down_until - (clock[0] - 0.5)
+        pauses.append(round(pause, 3))
+        clock[0] += pause  # the pause is over: the next count tries the store again
+    assert pauses == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0]
+    store.broken = False
+    assert asyncio.run(limiter._count(scope)) is not None  # counted again
+    assert limiter._pause == limits.FIRST_PAUSE  # and the next failure pauses 1 s again
+
+
+class CountingBrokenCounter(MemoryStore):
+    """A store whose counter fails while ``broken``, counting the calls it gets."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+        self.broken = True
+
+    async def count_request(self, client: str, window: int) -> Hits:
+        self.calls += 1
+        if self.broken:
+            raise RuntimeError("counter broken")
+        return await super().count_request(client, window)
 
 
 def test_addresses_behind_a_trusted_proxy_are_separate_clients() -> None:

@@ -1,8 +1,8 @@
 """Per-client limits: who the client is, and how many requests it may make per window.
 
-A client is its address as the server sees it: uvicorn takes it from
-``X-Forwarded-For`` only for the proxies ``FORWARDED_ALLOW_IPS`` trusts, so a header
-cannot make a new client. The store keeps a keyed hash of the address, never the
+A client is its address as the server sees it (an IPv6 client: its /64): uvicorn takes
+it from ``X-Forwarded-For`` only for the proxies ``FORWARDED_ALLOW_IPS`` trusts, so a
+header cannot make a new client. The store keeps a keyed hash of the address, never the
 address.
 
 Every request for a route but the probes, ``/metrics`` and the schema counts in the
@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import logging
 import time
+from functools import lru_cache
 from typing import Final
 
 from litestar.datastructures import MutableScopeHeaders
@@ -53,9 +55,35 @@ def client_id(scope: Scope, master_key: bytes) -> str:
 
 
 def address_id(address: str, master_key: bytes) -> str:
-    """A keyed hash of a client address: the store never sees the address."""
-    digest = hmac.digest(master_key, b"cardproof-client\0" + address.encode(), "sha256")
+    """A keyed hash of a client's network (:func:`client_network`): never the address."""
+    network = client_network(address)
+    digest = hmac.digest(master_key, b"cardproof-client\0" + network.encode(), "sha256")
     return b64url(digest[:12])
+
+
+@lru_cache(maxsize=8192)
+def client_network(address: str) -> str:
+    """What one client is: an IPv4 address, or an IPv6 address's /64.
+
+    An IPv6 subscriber usually holds a whole /64 and can send from any of its 2**64
+    addresses, so counting per address would not limit anyone. An IPv4 address mapped
+    into IPv6 is that IPv4 address; a text that is no address (a Unix socket, a test
+    client's name) stays as it is.
+
+    >>> client_network("2001:db8:1:2:aaaa::1"), client_network("::ffff:192.0.2.7")
+    ('2001:db8:1:2::/64', '192.0.2.7')
+    >>> client_network("192.0.2.7"), client_network("testclient")
+    ('192.0.2.7', 'testclient')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+    return str(ip)
 
 
 def limited(path: str) -> bool:
@@ -159,4 +187,4 @@ class RateLimiter:
         return headers
 
 
-__all__ = ["RateLimiter", "address_id", "client_id", "limited"]
+__all__ = ["RateLimiter", "address_id", "client_id", "client_network", "limited"]
