@@ -133,7 +133,7 @@ def test_the_pause_after_a_failing_store_doubles_up_to_30_seconds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     clock = [1000.0]
-    monkeypatch.setattr(limits.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])  # the clock the limiter reads
     store = CountingBrokenCounter()
     limiter = limits.RateLimiter(store, Settings(rate_limit=5, rate_window=60), TEST_KEYS.master)
     scope: Any = {"type": "http", "path": "/v1/variants", "client": ("192.0.2.1", 1)}
