@@ -12,8 +12,9 @@ time, moves per second, move latency p50/p99/max, errors.
 Then, with every game finished: ``--samples`` sequential ``GET .../standings`` (every
 entrant, ranked) beside as many ``GET /v1/tournaments/{id}`` (one small record: the
 peer, the cheapest read of the same tournament) in alternation, p50/p99 of each and the
-ratio; one ``GET .../settlement`` (the pairwise list is quadratic: about 500,000
-payments for 1,000 entrants); the close; the export (every game's log and a fresh
+ratio; one ``GET .../settlement`` (nets and standings: linear in the entrants) and its
+first page of payments (the whole pairwise list is quadratic, about 500,000 payments for
+1,000 entrants, so it comes 1,000 a page); the close; the export (every game's log and a fresh
 signed receipt) and, offline, ``cardproof.tournaments.verify_export`` on it (every
 deck, log and receipt re-checked; it must find no problem).
 
@@ -228,8 +229,16 @@ def main() -> None:
             settlement = client.get(f"/v1/tournaments/{tid}/settlement")
             settled = time.perf_counter() - start
             print(
-                f"GET settlement: {settled * 1e3:.0f} ms, {len(settlement.content) / 1e6:.1f} MB, "
-                f"{len(settlement.json()['payments']):,} payments"
+                f"GET settlement (nets and standings): {settled * 1e3:.1f} ms, "
+                f"{len(settlement.content) / 1e3:.0f} KB for {len(settlement.json()['nets']):,} "
+                "entrants"
+            )
+            start = time.perf_counter()
+            page = client.get(f"/v1/tournaments/{tid}/settlement?payments=true")
+            paged = time.perf_counter() - start
+            print(
+                f"GET settlement?payments=true (first page): {paged * 1e3:.1f} ms, "
+                f"{len(page.content) / 1e3:.0f} KB, {len(page.json()['payments']):,} payments"
             )
             close = client.post(
                 f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": f"Bearer {key}"}

@@ -256,8 +256,13 @@ def test_entrants_get_the_same_cards_and_standings_count_finished_games(
     assert lines["Bea"]["rank"] == 1  # a tie shares the rank
     assert lines["Cy"] == {"rank": 3, "name": "Cy", "total": 0, "games_finished": 0}
     assert [line["name"] for line in standings["entrants"]] == ["Ada", "Bea", "Cy"]
-    settled = client.get(f"/v1/tournaments/{tid}/settlement").json()
+    nets_only = client.get(f"/v1/tournaments/{tid}/settlement").json()
+    assert nets_only["nets"] == {"Ada": total, "Bea": total, "Cy": -2 * total}
+    assert nets_only["payments"] == []  # payments come on request
+    assert nets_only["standings"] == standings["entrants"]
+    settled = client.get(f"/v1/tournaments/{tid}/settlement?payments=true").json()
     assert settled["nets"] == {"Ada": total, "Bea": total, "Cy": -2 * total}
+    assert settled["next_cursor"] is None
     assert {(p["payer"], p["payee"], p["amount"]) for p in settled["payments"]} == {
         ("Cy", "Ada", total),
         ("Cy", "Bea", total),

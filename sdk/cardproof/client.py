@@ -35,12 +35,12 @@ import random
 import secrets
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Final, Generic, Literal, TypeVar, overload
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import httpx
 import msgspec
@@ -96,7 +96,7 @@ from cardproof.receipts import (
     VerifiedReceipt,
     verify_receipt,
 )
-from cardproof.tournaments import Settlement
+from cardproof.tournaments import Payment, SettlementPage
 
 T = TypeVar("T")
 
@@ -339,8 +339,14 @@ class _Calls:
         return _Call("GET", path, Standings, invite_code=invite_code)
 
     @staticmethod
-    def settlement(tournament_id: str) -> _Call[Settlement]:
-        return _Call("GET", _tournament_path(tournament_id, "settlement"), Settlement)
+    def settlement(
+        tournament_id: str, invite_code: str | None, payments: bool, cursor: str | None
+    ) -> _Call[SettlementPage]:
+        query = urlencode(
+            {"payments": "true", **({"cursor": cursor} if cursor else {})} if payments else {}
+        )
+        path = _tournament_path(tournament_id, "settlement") + (f"?{query}" if query else "")
+        return _Call("GET", path, SettlementPage, invite_code=invite_code)
 
     @staticmethod
     def close_tournament(tournament_id: str) -> _Call[Tournament]:
@@ -707,9 +713,34 @@ class Client:
         """Every entrant's total over finished games, best first (``invite_code`` as above)."""
         return self._send(_Calls.standings(tournament_id, invite_code))
 
-    def settlement(self, tournament_id: str) -> Settlement:
-        """The pairwise settlement of the standings (``cardproof.tournaments.settle``)."""
-        return self._send(_Calls.settlement(tournament_id))
+    def settlement(
+        self,
+        tournament_id: str,
+        *,
+        payments: bool = False,
+        cursor: str | None = None,
+        invite_code: str | None = None,
+    ) -> SettlementPage:
+        """The settlement of the standings: every net (``cardproof.tournaments.settle``).
+
+        With ``payments=True``, also one page of the pairwise payments (from ``cursor``,
+        the ``next_cursor`` of the page before); :meth:`all_payments` reads every page.
+        """
+        return self._send(_Calls.settlement(tournament_id, invite_code, payments, cursor))
+
+    def all_payments(
+        self, tournament_id: str, *, invite_code: str | None = None
+    ) -> Iterator[Payment]:
+        """Every pairwise payment of the settlement, page after page (one per pair)."""
+        cursor = None
+        while True:
+            page = self.settlement(
+                tournament_id, payments=True, cursor=cursor, invite_code=invite_code
+            )
+            yield from page.payments
+            cursor = page.next_cursor
+            if cursor is None:
+                return
 
     def close_tournament(self, tournament_id: str) -> Tournament:
         """Close the tournament now (its organizer); the answer reveals the round seeds."""
@@ -1036,9 +1067,31 @@ class AsyncClient:
         """Every entrant's total over finished games, best first (``invite_code`` as above)."""
         return await self._send(_Calls.standings(tournament_id, invite_code))
 
-    async def settlement(self, tournament_id: str) -> Settlement:
-        """The pairwise settlement of the standings (``cardproof.tournaments.settle``)."""
-        return await self._send(_Calls.settlement(tournament_id))
+    async def settlement(
+        self,
+        tournament_id: str,
+        *,
+        payments: bool = False,
+        cursor: str | None = None,
+        invite_code: str | None = None,
+    ) -> SettlementPage:
+        """The settlement of the standings (see :meth:`Client.settlement`)."""
+        return await self._send(_Calls.settlement(tournament_id, invite_code, payments, cursor))
+
+    async def all_payments(
+        self, tournament_id: str, *, invite_code: str | None = None
+    ) -> AsyncIterator[Payment]:
+        """Every pairwise payment of the settlement, page after page."""
+        cursor = None
+        while True:
+            page = await self.settlement(
+                tournament_id, payments=True, cursor=cursor, invite_code=invite_code
+            )
+            for payment in page.payments:
+                yield payment
+            cursor = page.next_cursor
+            if cursor is None:
+                return
 
     async def close_tournament(self, tournament_id: str) -> Tournament:
         """Close the tournament now (its organizer); the answer reveals the round seeds."""

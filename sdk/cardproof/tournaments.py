@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -51,10 +51,13 @@ from cardproof.models import EXPORT_FORMAT, StandingLine, TournamentExport
 from cardproof.receipts import JWKS, ReceiptError, verify_receipt
 
 __all__ = [
+    "MAX_PAGE",
     "ExportCheck",
     "Payment",
     "Settlement",
+    "SettlementPage",
     "payments",
+    "payments_page",
     "rank",
     "round_deal",
     "settle",
@@ -118,6 +121,71 @@ def _payments(items: list[tuple[str, int]]) -> list[Payment]:
         for (payee, high), start in zip(ranked, below, strict=True)
         for payer, low in ranked[start:]
     ]
+
+
+MAX_PAGE: Final = 1000
+"""The most payments one page of ``GET .../settlement?payments=true`` holds."""
+
+
+class SettlementPage(msgspec.Struct, frozen=True):
+    """A tournament's settlement as the service answers it: nets, standings, a page of payments.
+
+    ``nets`` and ``standings`` are always there (linear in the entrants); ``payments``
+    only when asked for (``?payments=true``), at most :data:`MAX_PAGE` a page in the
+    order :func:`payments` documents, and ``next_cursor`` asks for the next page
+    (``null`` after the last). ``payments`` is the field a whole :class:`Settlement` has.
+    """
+
+    tournament_id: str
+    status: Literal["scheduled", "open", "closed"]
+    nets: dict[str, int]
+    standings: list[StandingLine]
+    payments: list[Payment] = msgspec.field(default_factory=list)
+    next_cursor: str | None = None
+
+
+def payments_page(
+    scores: Mapping[str, int], cursor: str | None = None, limit: int = MAX_PAGE
+) -> tuple[list[Payment], str | None]:
+    """One page of :func:`payments`, from ``cursor`` (``None``: the first), and the next cursor.
+
+    The pairs are generated from the sorted scores as the page is read: a page costs
+    ``O(n log n + limit)``, never the ``n * (n - 1) / 2`` of the whole list. A cursor is
+    ``"<payee>.<payer>"``, places in that order; a malformed one is a ``ValueError``.
+
+    >>> page, after = payments_page({"ann": 10, "bob": 7, "cy": 5}, limit=2)
+    >>> [(p.payer, p.payee) for p in page], after
+    ([('bob', 'ann'), ('cy', 'ann')], '1.2')
+    >>> payments_page({"ann": 10, "bob": 7, "cy": 5}, after)
+    ([Payment(payer='cy', payee='bob', amount=2)], None)
+    """
+    ranked = sorted(_checked(scores), key=lambda item: (-item[1], item[0]))
+    payee, payer = _read_cursor(cursor, len(ranked))
+    found: list[Payment] = []
+    first_below = 0
+    for i in range(len(ranked)):  # first_below: the first place scoring less than place i
+        if i >= first_below:
+            first_below = i + 1
+            while first_below < len(ranked) and ranked[first_below][1] == ranked[i][1]:
+                first_below += 1
+        if i < payee:
+            continue
+        name, high = ranked[i]
+        start = max(first_below, payer if i == payee else 0)
+        for j in range(start, len(ranked)):
+            if len(found) == limit:
+                return found, f"{i}.{j}"
+            found.append(Payment(ranked[j][0], name, high - ranked[j][1]))
+    return found, None
+
+
+def _read_cursor(cursor: str | None, size: int) -> tuple[int, int]:
+    if cursor is None:
+        return 0, 0
+    payee, dot, payer = cursor.partition(".")
+    if not (dot and payee.isdigit() and payer.isdigit() and len(cursor) <= 24):
+        raise ValueError(f"{cursor[:40]!r} is not a settlement cursor")
+    return min(int(payee), size), int(payer)
 
 
 def settle(scores: Mapping[str, int]) -> dict[str, int]:

@@ -18,13 +18,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import msgspec
 
 from cardproof.deal import ALGORITHM, seed_hash
-from cardproof.errors import RuleError
+from cardproof.errors import ParseError, RuleError
 from cardproof.games import replay_log, variant
 from cardproof.models import (
     EXPORT_FORMAT,
@@ -42,7 +43,16 @@ from cardproof.models import (
     TournamentExport,
     TournamentRequest,
 )
-from cardproof.tournaments import Settlement, rank, round_deal, settlement, worst_round
+from cardproof.tournaments import (
+    MAX_PAGE,
+    Payment,
+    SettlementPage,
+    payments_page,
+    rank,
+    round_deal,
+    settle,
+    worst_round,
+)
 from cardproof_service.deals import (
     Deals,
     conflict,
@@ -83,12 +93,21 @@ def invite_hash(code: str) -> str:
     return hashlib.sha256(b"cardproof-invite\0" + code.encode()).hexdigest()
 
 
+CLOSED_KEPT = 256
+"""Closed tournaments whose standings a process keeps (they cannot change)."""
+SETTLED_AFTER = 10
+"""Seconds after its close from which a tournament's standings are kept: a move that was
+checked just before the close may still be recording its result."""
+
+
 @dataclass
 class Tournaments:
     """Tournaments over a store; one per app. Seeds come from the deals service's key."""
 
     store: Store
     deals: Deals
+    _closed: OrderedDict[str, Standings] = field(default_factory=OrderedDict)
+    """Standings of closed tournaments, least recently read first."""
 
     async def create(
         self, organizer: OrganizerRecord, request: TournamentRequest
@@ -105,6 +124,14 @@ class Tournaments:
                 "closes-in-past",
                 f"closes_at is in the past (now is {rfc3339(current)})",
                 field="closes_at",
+            )
+        settings = self.deals.settings
+        asked = request.max_entrants if isinstance(request.max_entrants, int) else None
+        if asked is not None and asked > settings.max_entrants:
+            raise RuleError(
+                "too-many-entrants",
+                f"max_entrants is at most {settings.max_entrants} on this service",
+                field="max_entrants",
             )
         invites = request.invites if isinstance(request.invites, int) else None
         if request.entry == "public" and invites:
@@ -125,7 +152,9 @@ class Tournaments:
             salt=secrets.token_hex(16),
             created_at=current,
             entry=request.entry,
-            max_entrants=request.max_entrants if isinstance(request.max_entrants, int) else None,
+            max_entrants=min(settings.default_max_entrants, settings.max_entrants)
+            if asked is None
+            else asked,
         )
         await self.store.create_tournament(record)
         codes: list[str] = []
@@ -354,8 +383,26 @@ class Tournaments:
     # --- standings --------------------------------------------------------------------
 
     async def standings(self, tournament_id: str, access: Access) -> Standings:
-        """Totals of finished games, best first; a shared rank for equal totals."""
+        """Totals of finished games, best first; a shared rank for equal totals.
+
+        A closed tournament's standings never change: they are kept (a few hundred
+        tournaments at most) and read from the store once.
+        """
         record = await self._readable(tournament_id, access)
+        kept = self._closed.get(tournament_id)
+        if kept is not None:
+            self._closed.move_to_end(tournament_id)
+            return kept
+        standings = await self._standings(record)
+        closed_at = record.closed_at if record.closed_at is not None else record.closes_at
+        if standings.status == "closed" and now() - closed_at > SETTLED_AFTER:
+            self._closed[tournament_id] = standings
+            if len(self._closed) > CLOSED_KEPT:
+                self._closed.popitem(last=False)
+        return standings
+
+    async def _standings(self, record: TournamentRecord) -> Standings:
+        tournament_id = record.tournament_id
         lines = await self.store.standings(tournament_id)
         worst = worst_round(record.variant, record.options)
         ranked = rank(
@@ -364,10 +411,37 @@ class Tournaments:
         )
         return Standings(tournament_id, _status(record), record.rounds, ranked)
 
-    async def settlement(self, tournament_id: str, access: Access) -> Settlement:
-        """The pairwise settlement of the standings' totals."""
+    async def settlement(
+        self,
+        tournament_id: str,
+        access: Access,
+        *,
+        payments: bool = False,
+        cursor: str | None = None,
+        limit: int = MAX_PAGE,
+    ) -> SettlementPage:
+        """The settlement of the standings: nets (linear), and a page of payments if asked.
+
+        The pairwise payments are quadratic in the entrants, so they come only on request,
+        a page at a time, generated from the sorted totals (:func:`payments_page`).
+        """
         standings = await self.standings(tournament_id, access)
-        return settlement({line.name: line.total for line in standings.entrants})
+        scores = {line.name: line.total for line in standings.entrants}
+        page: list[Payment] = []
+        after = None
+        if payments:
+            try:
+                page, after = payments_page(scores, cursor, limit)
+            except ValueError as error:
+                raise ParseError(f"cursor: {error}", field="cursor") from None
+        return SettlementPage(
+            tournament_id=tournament_id,
+            status=standings.status,
+            nets=settle(scores),
+            standings=standings.entrants,
+            payments=page,
+            next_cursor=after,
+        )
 
     # --- closing and the record ---------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get, post
-from litestar.params import Parameter
+from litestar.params import Parameter, QueryParameter
 
 from cardproof.models import (
     CloseRequest,
@@ -21,7 +21,7 @@ from cardproof.models import (
     TournamentExport,
     TournamentRequest,
 )
-from cardproof.tournaments import Settlement
+from cardproof.tournaments import MAX_PAGE, SettlementPage
 from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.idempotency import IdempotencyKey
@@ -69,7 +69,8 @@ class TournamentsController(Controller):
             413,
             422,
             503,
-            e422="A variant option it does not take (`unknown-option`), `closes_at` not after "
+            e422="A variant option it does not take (`unknown-option`), `max_entrants` over the "
+            "service's ceiling (`too-many-entrants`), `closes_at` not after "
             "`opens_at` (`bad-window`) or already past (`closes-in-past`).",
         ),
         opt={"body": TournamentRequest, "example": examples.TOURNAMENT},
@@ -217,18 +218,51 @@ class TournamentsController(Controller):
 
     @get(
         "/{tournament_id:str}/settlement",
-        summary="The pairwise settlement of the standings",
-        responses=problem_responses(400, 401, 403, 404, 503, **_READ_ERRORS),
+        summary="The settlement of the standings: nets, and the pairwise payments by page",
+        responses=problem_responses(
+            400,
+            401,
+            403,
+            404,
+            503,
+            e400="A malformed `cursor` or `limit`.",
+            **{k: v for k, v in _READ_ERRORS.items() if k != "e400"},
+        ),
     )
     async def settlement(
-        self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
-    ) -> Settlement:
-        """Every entrant pays every higher scorer the difference: nets, and each payment.
+        self,
+        request: Request[Any, Any, Any],
+        tournament_id: TournamentIdParameter,
+        payments: Annotated[
+            bool,
+            QueryParameter(
+                name="payments",
+                description="Also list the pairwise payments, a page at a time.",
+            ),
+        ] = False,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                name="cursor",
+                max_length=24,
+                description="Where the page starts: the `next_cursor` of the page before.",
+            ),
+        ] = None,
+        limit: Annotated[
+            int,
+            QueryParameter(name="limit", ge=1, le=MAX_PAGE, description="Payments a page holds."),
+        ] = MAX_PAGE,
+    ) -> SettlementPage:
+        """Every entrant pays every higher scorer the difference: the nets and standings.
 
         A net is the number of entrants times the entrant's total, less the sum of all
-        totals (the SDK's ``cardproof.tournaments.settle`` computes the same).
+        totals (the SDK's ``cardproof.tournaments.settle`` computes the same), so the
+        answer grows with the entrants. The payments themselves are one per pair, so they
+        come only with ``payments=true``, at most 1,000 a page: follow ``next_cursor``.
         """
-        return await tournaments_of(request).settlement(tournament_id, access_of(request))
+        return await tournaments_of(request).settlement(
+            tournament_id, access_of(request), payments=payments, cursor=cursor, limit=limit
+        )
 
     @post(
         "/{tournament_id:str}/close",
