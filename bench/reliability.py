@@ -89,6 +89,7 @@ SERVER_ENV: dict[str, str] = {
     "CARDPROOF_WARM_UP": "0",
     "CARDPROOF_RATE_LIMIT": "0",
     "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0",
+    "CARDPROOF_DAILY_DEAL_QUOTA": "0",
 }
 """The environment of every server: fixed keys, no warm-up, no throttling of the load."""
 
@@ -1547,7 +1548,8 @@ def main() -> int:
     )
     print(
         "set-up: a private redis-server (AOF) and `cardproof serve --workers 2` on it, fixed "
-        "keys, CARDPROOF_RATE_LIMIT=0, CARDPROOF_MAX_GAMES_IN_FLIGHT=0, CARDPROOF_WARM_UP=0; "
+        "keys, CARDPROOF_RATE_LIMIT=0, CARDPROOF_MAX_GAMES_IN_FLIGHT=0, "
+        "CARDPROOF_DAILY_DEAL_QUOTA=0, CARDPROOF_WARM_UP=0; "
         "the load driver in this process (asyncio, one httpx.AsyncClient per user); loopback; "
         "latency percentiles nearest-rank over 2xx answers"
     )

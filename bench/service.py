@@ -560,7 +560,9 @@ def cardproof_server(
     env.pop("REDIS_URL", None)
     env.update(SERVER_KEYS, CARDPROOF_WARM_UP="1")
     # one load generator is one client: the per-client limits would measure themselves
-    env.update(CARDPROOF_RATE_LIMIT="0", CARDPROOF_MAX_GAMES_IN_FLIGHT="0")
+    env.update(
+        CARDPROOF_RATE_LIMIT="0", CARDPROOF_MAX_GAMES_IN_FLIGHT="0", CARDPROOF_DAILY_DEAL_QUOTA="0"
+    )
     if redis_url is not None:
         env["REDIS_URL"] = redis_url
     log = workdir / f"serve-{store}.log"
@@ -636,7 +638,10 @@ def in_process_costs(
 
     keys = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
     limit = 10**9 if rate_limited else 0
-    app = create_app(Settings(warm_up=False, rate_limit=limit, max_games_in_flight=0), keys=keys)
+    app = create_app(
+        Settings(warm_up=False, rate_limit=limit, max_games_in_flight=0, daily_deal_quota=0),
+        keys=keys,
+    )
     logging.getLogger("cardproof.access").setLevel(logging.WARNING)  # as the served runs
     body = msgspec.json.encode(verify)
 

@@ -28,7 +28,7 @@ from cardproof_service.store import Store
 
 TEST_KEYS = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
 """Fixed keys for in-process apps (no key file is written)."""
-UNLIMITED: dict[str, Any] = {"rate_limit": 0, "max_games_in_flight": 0}
+UNLIMITED: dict[str, Any] = {"rate_limit": 0, "max_games_in_flight": 0, "daily_deal_quota": 0}
 """Settings without the per-client limits: a test suite is one client making thousands of
 requests (tests/test_limits.py checks the limits)."""
 
@@ -72,7 +72,11 @@ SERVER_KEYS = {
     "CARDPROOF_SIGNING_KEY": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
 }
 """The same fixed keys for server processes, through the environment."""
-UNLIMITED_ENV = {"CARDPROOF_RATE_LIMIT": "0", "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0"}
+UNLIMITED_ENV = {
+    "CARDPROOF_RATE_LIMIT": "0",
+    "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0",
+    "CARDPROOF_DAILY_DEAL_QUOTA": "0",
+}
 """``UNLIMITED`` for server processes (a test's own ``env`` may set limits again)."""
 
 

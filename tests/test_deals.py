@@ -17,7 +17,13 @@ from cardproof.deal import seed_hash
 from cardproof.games import GridView, variant
 from cardproof.receipts import ReceiptError, verify_receipt
 from cardproof_service import Settings, create_app
-from cardproof_service.store import Claim, DealRecord, MemoryStore, StoreUnavailable
+from cardproof_service.store import (
+    Claim,
+    DailyQuota,
+    DealRecord,
+    MemoryStore,
+    StoreUnavailable,
+)
 from conftest import TEST_KEYS, UNLIMITED
 
 HttpClient = TestClient[Litestar]
@@ -361,11 +367,12 @@ class FailingOnce(MemoryStore):
         ttl: int,
         commitment: Claim | None = None,
         max_in_flight: int = 0,
+        quota: DailyQuota | None = None,
     ) -> bytes | None:
         if not self.failed:
             self.failed = True
             raise StoreUnavailable("redis: ConnectionError")
-        return await super().create_deal(record, ttl, commitment, max_in_flight)
+        return await super().create_deal(record, ttl, commitment, max_in_flight, quota)
 
 
 def test_a_deal_refused_with_503_can_be_asked_for_again() -> None:
@@ -390,9 +397,10 @@ class ResentOnce(MemoryStore):
         ttl: int,
         commitment: Claim | None = None,
         max_in_flight: int = 0,
+        quota: DailyQuota | None = None,
     ) -> bytes | None:
-        await super().create_deal(record, ttl, commitment, max_in_flight)
-        return await super().create_deal(record, ttl, commitment, max_in_flight)
+        await super().create_deal(record, ttl, commitment, max_in_flight, quota)
+        return await super().create_deal(record, ttl, commitment, max_in_flight, quota)
 
 
 def test_a_deal_whose_write_was_resent_is_still_the_requests_own() -> None:

@@ -302,6 +302,34 @@ def test_a_client_holds_at_most_its_cap_of_games_in_flight() -> None:
         assert client.get("/v1/variants").status_code == 200
 
 
+def test_a_client_opens_at_most_its_daily_quota_of_deals() -> None:
+    with limited_app(rate_limit=0, max_games_in_flight=0, daily_deal_quota=3) as client:
+        for _ in range(3):
+            assert client.post("/v1/deals", json={"variant": "poker-squares"}).status_code == 201
+        refused = client.post("/v1/deals", json={"variant": "poker-squares"})
+        assert refused.status_code == 429
+        assert refused.json()["code"] == "daily-quota"
+        day_left = 86_400 - int(time.time()) % 86_400
+        assert abs(int(refused.headers["retry-after"]) - day_left) <= 2
+        assert metric(client, 'cardproof_rate_limited_total{reason="daily-quota"}') >= 1
+        assert (
+            client.post(
+                "/v1/score",
+                json={
+                    "variant": "poker-squares",
+                    "layout": [
+                        ["AH", "KH", "QH", "JH", "TH"],
+                        ["9C", "9D", "9H", "9S", "2C"],
+                        ["3D", "3S", "3H", "4C", "4D"],
+                        ["4S", "5S", "6H", "7C", "8D"],
+                        ["2D", "7D", "JD", "KD", "AD"],
+                    ],
+                },
+            ).status_code
+            == 200
+        )  # only deals count
+
+
 def test_the_sdk_reports_a_long_wait_as_rate_limited() -> None:
     app = create_app(
         Settings(warm_up=False, rate_limit=1, rate_window=3600, max_games_in_flight=0),

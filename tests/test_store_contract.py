@@ -22,11 +22,13 @@ import redis
 from cardproof_service.store import (
     Appended,
     Claim,
+    DailyQuota,
     DealRecord,
     GameResult,
     MemoryStore,
     NewEntrant,
     OrganizerRecord,
+    OverDailyQuota,
     Standing,
     Store,
     StoreUnavailable,
@@ -516,6 +518,26 @@ async def test_invite_codes_enter_once_and_replays_find_their_entry(store: Store
     await asyncio.sleep(2.1)  # the replay window passed: the same key is just a second try
     late = await store.add_entrant(tournament, entrant("e4", "Cy", replay="r2"), None)
     assert (late.outcome, late.entrant_id) == ("name-taken", "e3")
+
+
+async def test_a_client_opens_at_most_its_quota_of_deals_a_day(store: Store) -> None:
+    client = new_id("client")
+    today = DailyQuota(client, 2, 20_000, 600)
+    assert await store.create_deal(new_record(), TTL, quota=today) is None
+    assert await store.create_deal(new_record(), TTL, quota=today) is None
+    refused = new_record()
+    with pytest.raises(OverDailyQuota) as over:
+        await store.create_deal(refused, TTL, quota=today)
+    assert (over.value.limit, over.value.retry_after) == (2, 600)
+    assert await store.get_deal(refused.deal_id) is None  # nothing stored
+    other = DailyQuota(new_id("client"), 2, 20_000, 600)
+    assert await store.create_deal(new_record(), TTL, quota=other) is None  # per client
+    tomorrow = DailyQuota(client, 2, 20_001, 86_400)
+    assert await store.create_deal(new_record(), TTL, quota=tomorrow) is None  # per day
+    claim = Claim(new_id("c"), b"first", 60)
+    assert await store.create_deal(new_record(), TTL, claim, quota=tomorrow) is None
+    again = DailyQuota(client, 1, 20_001, 86_400)  # full now: a retry still finds its claim
+    assert await store.create_deal(new_record(), TTL, claim, quota=again) == b"first"
 
 
 async def test_a_claim_can_be_read_back(store: Store) -> None:

@@ -47,7 +47,14 @@ from cardproof_service.keys import Keys
 from cardproof_service.metrics import GAMES_FINISHED, GAMES_STARTED
 from cardproof_service.problems import problem
 from cardproof_service.settings import Settings
-from cardproof_service.store import Appended, Claim, DealRecord, Store, TournamentRecord
+from cardproof_service.store import (
+    Appended,
+    Claim,
+    DailyQuota,
+    DealRecord,
+    Store,
+    TournamentRecord,
+)
 
 _DEAL_FORMS = (
     frozenset({"cards"}),
@@ -56,6 +63,7 @@ _DEAL_FORMS = (
 )
 _NONCE = 16
 _TAG = 12
+DAY = 24 * 3600
 
 
 def now() -> int:
@@ -178,8 +186,9 @@ class Deals:
 
         A request resent with the same ``Idempotency-Key`` gets the deal the first one
         opened; any other second use of the commitment is a 409. The deal counts among
-        ``client``'s games in flight until it finishes or expires; over the cap
-        (``max_games_in_flight``) nothing is stored and the answer is a 429.
+        ``client``'s games in flight until it finishes or expires, and among its deals
+        of the day (UTC); over the cap (``max_games_in_flight``) or the quota
+        (``daily_deal_quota``) nothing is stored and the answer is a 429.
         """
         cls = variant(request.variant)
         client_seed = request.client_seed or _b64url(secrets.token_bytes(16))
@@ -218,7 +227,11 @@ class Deals:
             owner=client if self.settings.max_games_in_flight else None,
         )
         first = await self.store.create_deal(
-            record, self.settings.deal_ttl, claim, self.settings.max_games_in_flight
+            record,
+            self.settings.deal_ttl,
+            claim,
+            self.settings.max_games_in_flight,
+            self._quota(client),
         )
         if first is not None:
             return await self._repeat(first, idempotency_key, deal_id)
@@ -226,6 +239,14 @@ class Deals:
         game = self._replay(record)
         self._games.put(deal_id, game)
         return self._state(record, game)
+
+    def _quota(self, client: str | None) -> DailyQuota | None:
+        """Today's quota of deals for ``client`` (``None``: no quota, or no client known)."""
+        limit = self.settings.daily_deal_quota
+        if not limit or client is None:
+            return None
+        current = now()
+        return DailyQuota(client, limit, current // DAY, DAY - current % DAY)
 
     async def create_round_game(
         self,

@@ -72,7 +72,7 @@ STORE_ERRORS: Final = Counter(
 )
 RATE_LIMITED: Final = Counter(
     "cardproof_rate_limited",
-    "Requests refused with 429, by reason (`rate`, `games-in-flight`).",
+    "Requests refused with 429, by reason (`rate`, `games-in-flight`, `daily-quota`).",
     ["reason"],
 )
 

@@ -27,7 +27,7 @@ from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.models import Problem
 from cardproof_service.idempotency import KEY_RULE
 from cardproof_service.metrics import RATE_LIMITED
-from cardproof_service.store.base import StoreUnavailable, TooManyGames
+from cardproof_service.store.base import OverDailyQuota, StoreUnavailable, TooManyGames
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 RETRY_AFTER_SECONDS = 1
@@ -153,6 +153,20 @@ def from_too_many_games(error: TooManyGames) -> ProblemDetailsException:
     return refused
 
 
+def from_over_daily_quota(error: OverDailyQuota) -> ProblemDetailsException:
+    """429: the client opened its quota of deals today; nothing was stored."""
+    RATE_LIMITED.labels("daily-quota").inc()
+    refused = problem(
+        429,
+        f"this client has opened {error.limit} deals today (UTC), the most it may: the "
+        f"quota starts again in {error.retry_after} s",
+        type_="/problems/daily-quota",
+        code="daily-quota",
+    )
+    refused.headers = {"retry-after": str(error.retry_after)}
+    return refused
+
+
 def from_unexpected(error: Exception) -> ProblemDetailsException:
     """500 for a bug: logged here, never described to the client."""
     log.error("unhandled error", exc_info=error)
@@ -185,6 +199,7 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
                 HTTPException: from_http_exception,
                 StoreUnavailable: from_store_unavailable,
                 TooManyGames: from_too_many_games,
+                OverDailyQuota: from_over_daily_quota,
                 Exception: from_unexpected,
             },
         )

@@ -42,6 +42,8 @@ class Settings:
     """``CARDPROOF_RATE_WINDOW``: the rate limit's window, in seconds."""
     max_games_in_flight: int = 100
     """``CARDPROOF_MAX_GAMES_IN_FLIGHT``: unfinished deals a client may hold (0: no cap)."""
+    daily_deal_quota: int = 2000
+    """``CARDPROOF_DAILY_DEAL_QUOTA``: deals a client may open a day, UTC (0: no quota)."""
     default_max_entrants: int = 10_000
     """``CARDPROOF_DEFAULT_MAX_ENTRANTS``: a tournament's field when it names none."""
     max_entrants: int = 100_000
@@ -81,6 +83,7 @@ class Settings:
             rate_limit=number("CARDPROOF_RATE_LIMIT", 1200, zero=True),
             rate_window=number("CARDPROOF_RATE_WINDOW", 60),
             max_games_in_flight=number("CARDPROOF_MAX_GAMES_IN_FLIGHT", 100, zero=True),
+            daily_deal_quota=number("CARDPROOF_DAILY_DEAL_QUOTA", 2000, zero=True),
             default_max_entrants=number("CARDPROOF_DEFAULT_MAX_ENTRANTS", 10_000),
             max_entrants=number("CARDPROOF_MAX_ENTRANTS", 100_000),
             organizers_file=Path(env.get("CARDPROOF_ORGANIZERS_FILE") or DEFAULT_ORGANIZERS_FILE),

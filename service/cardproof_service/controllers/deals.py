@@ -74,9 +74,11 @@ class DealsController(Controller):
             e409="The commitment was used for another deal (`commitment-used`).",
             e422="An option the variant does not take (`unknown-option`), a client seed over "
             "256 UTF-8 bytes (`client-seed-too-long`).",
-            e429="Too many requests (`rate-limited`), or this client holds as many unfinished "
+            e429="Too many requests (`rate-limited`); this client holds as many unfinished "
             "deals as it may (`too-many-games`, `CARDPROOF_MAX_GAMES_IN_FLIGHT`): finish one or "
-            "come back after `Retry-After` seconds, when the oldest expires.",
+            "come back after `Retry-After` seconds, when the oldest expires; or it opened as "
+            "many deals today as it may (`daily-quota`, `CARDPROOF_DAILY_DEAL_QUOTA`): come "
+            "back after `Retry-After` seconds, when the day (UTC) ends.",
         ),
         opt={"body": DealRequest, "example": examples.DEAL},
     )

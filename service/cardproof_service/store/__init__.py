@@ -9,6 +9,7 @@ contract test suite.
 from cardproof_service.store.base import (
     Appended,
     Claim,
+    DailyQuota,
     DealRecord,
     EntryOutcome,
     EntryResult,
@@ -16,6 +17,7 @@ from cardproof_service.store.base import (
     Hits,
     NewEntrant,
     OrganizerRecord,
+    OverDailyQuota,
     Standing,
     Store,
     StoreUnavailable,
@@ -27,6 +29,7 @@ from cardproof_service.store.memory import MemoryStore
 __all__ = [
     "Appended",
     "Claim",
+    "DailyQuota",
     "DealRecord",
     "EntryOutcome",
     "EntryResult",
@@ -35,6 +38,7 @@ __all__ = [
     "MemoryStore",
     "NewEntrant",
     "OrganizerRecord",
+    "OverDailyQuota",
     "Standing",
     "Store",
     "StoreUnavailable",

@@ -21,6 +21,27 @@ class TooManyGames(Exception):
         self.retry_after = retry_after
 
 
+class OverDailyQuota(Exception):
+    """The client has opened as many deals today (UTC) as it may; nothing was stored."""
+
+    def __init__(self, limit: int, retry_after: int) -> None:
+        """``retry_after``: seconds until the day (UTC) ends and the count starts again."""
+        super().__init__(f"{limit} deals today")
+        self.limit = limit
+        self.retry_after = retry_after
+
+
+class DailyQuota(msgspec.Struct, frozen=True):
+    """A client's quota of deals a day: who, how many, and the day's number (UTC)."""
+
+    client: str
+    limit: int
+    day: int
+    """Days since the Unix epoch."""
+    seconds_left: int
+    """Seconds until the day ends (the ``Retry-After`` of a refusal)."""
+
+
 class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """A deal as stored: what derives its deck, and its log so far.
 
@@ -181,15 +202,17 @@ class Store(Protocol):
         ttl: int,
         commitment: Claim | None = None,
         max_in_flight: int = 0,
+        quota: DailyQuota | None = None,
     ) -> bytes | None:
         """Store a new deal (no moves yet; it expires ``ttl`` seconds after its last change).
 
         With ``commitment``, only if that commitment is unclaimed, claiming it in the same
         atomic step: returns ``None`` when the deal was stored, else the first claim (and
         stores nothing). With a ``record.owner`` and ``max_in_flight`` above 0, only if
-        the owner holds fewer unfinished, unexpired deals, else :class:`TooManyGames` (a
-        claimed commitment is answered first: a retried request gets its deal back). A
-        deal stored already (the same write again) is left as it is.
+        the owner holds fewer unfinished, unexpired deals, else :class:`TooManyGames`; with
+        a ``quota``, only if its client opened fewer deals that day, else
+        :class:`OverDailyQuota` (a claimed commitment is answered first: a retried request
+        gets its deal back). A deal stored already (the same write again) is left as it is.
         """
 
     async def get_claim(self, commitment_id: str) -> bytes | None:

@@ -16,12 +16,14 @@ import msgspec
 from cardproof_service.store.base import (
     Appended,
     Claim,
+    DailyQuota,
     DealRecord,
     EntryResult,
     GameResult,
     Hits,
     NewEntrant,
     OrganizerRecord,
+    OverDailyQuota,
     Standing,
     TooManyGames,
     TournamentRecord,
@@ -62,6 +64,10 @@ class MemoryStore:
         """Every result recorded, by (tournament, name, round)."""
         self._in_flight: dict[str, dict[str, float]] = {}
         """Per owner: its unfinished deals and when each expires."""
+        self._quota_day = 0
+        """The day (UTC, days since the epoch) ``_deals_today`` counts in."""
+        self._deals_today: dict[str, int] = {}
+        """Per client: deals opened in ``_quota_day``."""
         self._window = 0
         """The number of the rate-limit window ``_hits`` counts in."""
         self._hits: dict[str, int] = {}
@@ -76,6 +82,7 @@ class MemoryStore:
         ttl: int,
         commitment: Claim | None = None,
         max_in_flight: int = 0,
+        quota: DailyQuota | None = None,
     ) -> bytes | None:
         """Claim the commitment (if any), count the owner's game and store the deal."""
         if self._live(record.deal_id) is not None:
@@ -88,6 +95,11 @@ class MemoryStore:
             first = self._claims.get(commitment.commitment_id)
             if first is not None and first[0] > now:
                 return first[1]
+        if quota is not None:
+            if quota.day != self._quota_day:  # a new day: every count starts again
+                self._quota_day, self._deals_today = quota.day, {}
+            if self._deals_today.get(quota.client, 0) >= quota.limit:
+                raise OverDailyQuota(quota.limit, quota.seconds_left)
         if record.owner is not None and max_in_flight > 0:
             games = self._in_flight.setdefault(record.owner, {})
             for deal_id in [d for d, expires in games.items() if expires <= now]:
@@ -97,6 +109,8 @@ class MemoryStore:
             games[record.deal_id] = now + ttl
         if commitment is not None:
             self._claims[commitment.commitment_id] = (now + commitment.ttl, commitment.claim)
+        if quota is not None:
+            self._deals_today[quota.client] = self._deals_today.get(quota.client, 0) + 1
         fresh = msgspec.structs.replace(record, moves=[], finished_at=None, blind=True)
         self._deals[record.deal_id] = (now + ttl, fresh)
         return None

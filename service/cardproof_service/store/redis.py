@@ -25,6 +25,7 @@ from redis.typing import EncodableT
 from cardproof_service.store.base import (
     Appended,
     Claim,
+    DailyQuota,
     DealRecord,
     EntryOutcome,
     EntryResult,
@@ -32,6 +33,7 @@ from cardproof_service.store.base import (
     Hits,
     NewEntrant,
     OrganizerRecord,
+    OverDailyQuota,
     Standing,
     StoreUnavailable,
     TooManyGames,
@@ -108,6 +110,9 @@ if ARGV[3] ~= '' then
   local first = redis.call('GET', KEYS[2])
   if first then return first end
 end
+if ARGV[9] ~= '' and tonumber(redis.call('GET', KEYS[4]) or '0') >= tonumber(ARGV[9]) then
+  return {'quota', tonumber(ARGV[10])}
+end
 if ARGV[8] ~= '' then
   local now = tonumber(redis.call('TIME')[1])
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
@@ -122,12 +127,17 @@ if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4]) end
 redis.call('HSET', KEYS[1], 'fixed', ARGV[1], 'moves', '', 'n', 0, 'blind', 1)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'tk', ARGV[5], 'tp', ARGV[6], 'tn', ARGV[7]) end
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'ow', KEYS[3]) end
+if ARGV[9] ~= '' then
+  redis.call('INCR', KEYS[4])
+  redis.call('EXPIRE', KEYS[4], tonumber(ARGV[10]) + 3600)
+end
 redis.call('EXPIRE', KEYS[1], ttl)
 return false
 """
 """A new deal: its commitment claimed once (``KEYS[2]``), counted among its owner's games
-in flight (``KEYS[3]``) within the cap, each only when asked. A deal that exists
-already is this script's own first run (ids are random): done."""
+in flight (``KEYS[3]``) within the cap and among its client's deals of the day
+(``KEYS[4]``) within the quota, each only when asked. A deal that exists already is this
+script's own first run (ids are random): done."""
 
 _COUNT_REQUEST: Final = """
 local count = redis.call('INCR', KEYS[1])
@@ -309,8 +319,9 @@ class RedisStore:
         ttl: int,
         commitment: Claim | None = None,
         max_in_flight: int = 0,
+        quota: DailyQuota | None = None,
     ) -> bytes | None:
-        """The create script: claim, count among the owner's games, write: atomically."""
+        """The create script: claim, count the owner's games and day, write: atomically."""
         fixed = _Fixed(
             record.variant,
             record.options,
@@ -325,7 +336,12 @@ class RedisStore:
             record.owner,
         )
         deal_key = f"{PREFIX}deal:{record.deal_id}"
-        keys = [deal_key, f"{PREFIX}commitment:-", f"{PREFIX}in-flight:-"]
+        keys = [
+            deal_key,
+            f"{PREFIX}commitment:-",
+            f"{PREFIX}in-flight:-",
+            f"{PREFIX}deals-today:-",
+        ]
         args: list[EncodableT] = [self._encoder.encode(fixed), ttl, "", 0]
         if commitment is not None:
             keys[1] = f"{PREFIX}commitment:{commitment.commitment_id}"
@@ -339,8 +355,16 @@ class RedisStore:
             args.append(max_in_flight)
         else:
             args.append("")
+        if quota is not None:
+            keys[3] = f"{PREFIX}deals-today:{quota.client}:{quota.day}"
+            args += [quota.limit, quota.seconds_left]
+        else:
+            args += ["", ""]
         first = await self._call(lambda: self._create(keys=keys, args=args))
-        if isinstance(first, list):  # ['full', seconds until the oldest game expires]
+        if isinstance(first, list):  # ['full' or 'quota', seconds until there is room]
+            kind = first[0].decode() if isinstance(first[0], bytes) else str(first[0])
+            if kind == "quota" and quota is not None:
+                raise OverDailyQuota(quota.limit, int(first[1]))
             raise TooManyGames(max_in_flight, int(first[1]))
         return first if isinstance(first, bytes) else None
 
