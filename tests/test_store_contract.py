@@ -452,7 +452,7 @@ async def test_memory_organizers_live_in_their_file(tmp_path: Path) -> None:
 # --- tournaments ------------------------------------------------------------------------
 
 
-async def test_a_tournament_round_trips_and_does_not_expire(store: Store) -> None:
+async def test_a_tournament_round_trips_until_it_expires(store: Store) -> None:
     record = TournamentRecord(
         tournament_id=new_id("t"),
         organizer_id="0123456789abcdef",
@@ -466,13 +466,24 @@ async def test_a_tournament_round_trips_and_does_not_expire(store: Store) -> Non
         created_at=1_699_000_000,
         entry="invite",
         max_entrants=1000,
+        expires_at=int(time.time()) + 2,
     )
     assert await store.get_tournament(record.tournament_id) is None
     await store.create_tournament(record)
     assert await store.get_tournament(record.tournament_id) == record
+    entry = entrant("e1", "Ada", expires_at=record.expires_at)
+    assert (await store.add_entrant(record.tournament_id, entry, None)).outcome == "added"
+    assert await store.add_invites(record.tournament_id, ["h1"], 10, record.expires_at)
     if isinstance(store, RedisStore):
-        key = f"cardproof:tournament:{record.tournament_id}"
-        assert await store._redis.ttl(key) == -1  # kept: tournament results do not expire
+        keys = await store._redis.keys(f"cardproof:tournament:{record.tournament_id}*")
+        assert len(keys) >= 5
+        for key in keys:
+            assert 0 < await store._redis.ttl(key) <= 2, key  # all of it expires at once
+    await asyncio.sleep(2.2)
+    assert await store.get_tournament(record.tournament_id) is None
+    assert await store.entrant_name(record.tournament_id, "e1") is None
+    assert await store.standings(record.tournament_id) == []
+    assert not await store.invite_known(record.tournament_id, "h1")
 
 
 def entrant(entrant_id: str, name: str, **changes: Any) -> NewEntrant:

@@ -280,6 +280,7 @@ class Deals:
             round=round_number,
             entrant=entrant_id,
             player=player,
+            tournament_expires_at=tournament.expires_at,
         )
         ttl = self.tournament_ttl(tournament)
         claim_id = f"{tournament.tournament_id}:{entrant_id}:round-{round_number}"
@@ -303,11 +304,15 @@ class Deals:
         return self._state(record, self._replay(record))  # not cached: see play()
 
     def tournament_ttl(self, tournament: TournamentRecord) -> int:
-        """Seconds a tournament's games are kept from now: its close plus the retention.
+        """Seconds a tournament's games are kept from now: as long as the tournament.
 
-        Never the deal TTL: a game paused for days while its tournament is open stays.
+        That is its closing time plus the retention (``expires_at``); never the deal TTL:
+        a game paused for days while its tournament is open stays.
         """
-        return max(1, tournament.closes_at + self.settings.tournament_retention - now())
+        expires_at = tournament.expires_at
+        if expires_at is None:  # a record from before tournaments expired
+            expires_at = tournament.closes_at + self.settings.tournament_retention
+        return max(1, expires_at - now())
 
     async def _repeat(
         self, first_claim: bytes, idempotency_key: str | None, deal_id: str

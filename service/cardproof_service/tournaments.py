@@ -155,6 +155,7 @@ class Tournaments:
             max_entrants=min(settings.default_max_entrants, settings.max_entrants)
             if asked is None
             else asked,
+            expires_at=closes_at + settings.tournament_retention,
         )
         await self.store.create_tournament(record)
         codes: list[str] = []
@@ -168,9 +169,8 @@ class Tournaments:
         """``count`` fresh single-use invite codes, stored by hash (409 past the cap)."""
         codes = [secrets.token_urlsafe(12) for _ in range(count)]
         limit = min(MAX_INVITES, 2 * (record.max_entrants or MAX_INVITES // 2))
-        if not await self.store.add_invites(
-            record.tournament_id, [invite_hash(code) for code in codes], limit
-        ):
+        hashes = [invite_hash(code) for code in codes]
+        if not await self.store.add_invites(record.tournament_id, hashes, limit, record.expires_at):
             raise conflict(
                 f"a tournament has at most {limit} invite codes (twice its max_entrants)",
                 "too-many-invites",
@@ -310,6 +310,7 @@ class Tournaments:
             invite=invite_hash(code) if record.entry == "invite" and code else None,
             replay=replay,
             replay_ttl=REPLAY_WINDOW,
+            expires_at=record.expires_at,
         )
         result = await self.store.add_entrant(tournament_id, entrant, record.max_entrants)
         if result.outcome == "replayed":

@@ -66,6 +66,8 @@ class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     entrant: str | None = None
     player: str | None = None
     """The entrant's name: the game's result counts for it in the standings."""
+    tournament_expires_at: int | None = None
+    """When the tournament's record expires (its result keys expire with it)."""
     owner: str | None = None
     """The client whose games in flight count this deal until it finishes or expires
     (a keyed hash of its address; ``None`` when no cap is set)."""
@@ -84,7 +86,7 @@ class OrganizerRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class TournamentRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
-    """A tournament as stored (it does not expire).
+    """A tournament as stored; it and every key of it expire at ``expires_at``.
 
     The round seeds are not stored: round ``n``'s seed is the server seed of the
     commitment id ``<tournament_id>:round-<n>`` (derived from the master key). ``salt`` is
@@ -105,6 +107,8 @@ class TournamentRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     invite_code_hash: str | None = None
     max_entrants: int | None = None
     closed_at: int | None = None
+    expires_at: int | None = None
+    """Seconds since the epoch: its closing time plus the retention (``None``: kept)."""
 
 
 class Appended(msgspec.Struct, frozen=True):
@@ -156,6 +160,8 @@ class NewEntrant(msgspec.Struct, frozen=True):
     invite: str | None = None
     replay: str | None = None
     replay_ttl: int = 0
+    expires_at: int | None = None
+    """When the tournament's keys expire (its record's ``expires_at``)."""
 
 
 class EntryResult(msgspec.Struct, frozen=True):
@@ -260,7 +266,7 @@ class Store(Protocol):
         """The organizer with this id, or ``None``."""
 
     async def create_tournament(self, record: TournamentRecord) -> None:
-        """Store a new tournament (its id is fresh: nothing to check)."""
+        """Store a new tournament (its id is fresh: nothing to check), until its expiry."""
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament with this id, or ``None``."""
@@ -276,8 +282,13 @@ class Store(Protocol):
         The same entrant again (a resent write) is ``added``.
         """
 
-    async def add_invites(self, tournament_id: str, hashes: list[str], limit: int) -> bool:
-        """Store unused invite codes (by hash); ``False`` (nothing stored) past ``limit``."""
+    async def add_invites(
+        self, tournament_id: str, hashes: list[str], limit: int, expires_at: int | None = None
+    ) -> bool:
+        """Store unused invite codes (by hash); ``False`` (nothing stored) past ``limit``.
+
+        They expire with the tournament, at ``expires_at``.
+        """
 
     async def invite_known(self, tournament_id: str, code_hash: str) -> bool:
         """Whether the tournament issued this invite code (used or not)."""

@@ -127,6 +127,10 @@ class MemoryStore:
                 del table[key]
         for replay in [k for k, (expires, _) in self._replays.items() if expires <= now]:
             del self._replays[replay]
+        wall = time.time()
+        for tournament_id, record in list(self._tournaments.items()):
+            if record.expires_at is not None and record.expires_at <= wall:
+                self._drop_tournament(tournament_id)
         for owner, games in list(self._in_flight.items()):
             for deal_id in [d for d, expires in games.items() if expires <= now]:
                 del games[deal_id]
@@ -278,12 +282,25 @@ class MemoryStore:
         return self._read_organizers().get(organizer_id)
 
     async def create_tournament(self, record: TournamentRecord) -> None:
-        """Keep the tournament (records are immutable: no copy needed)."""
+        """Keep the tournament (records are immutable: no copy needed) until it expires."""
         self._tournaments[record.tournament_id] = record
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
-        """The tournament, or ``None``."""
-        return self._tournaments.get(tournament_id)
+        """The tournament, or ``None`` (also once it expired, when all of it is dropped)."""
+        record = self._tournaments.get(tournament_id)
+        expires_at = None if record is None else record.expires_at
+        if expires_at is not None and expires_at <= time.time():
+            self._drop_tournament(tournament_id)
+            return None
+        return record
+
+    def _drop_tournament(self, tournament_id: str) -> None:
+        """Forget an expired tournament: its record, entrants, invites, totals, results."""
+        self._tournaments.pop(tournament_id, None)
+        for table in (self._entrants, self._entrant_keys, self._invites, self._totals):
+            table.pop(tournament_id, None)
+        for key in [key for key in self._results if key[0] == tournament_id]:
+            del self._results[key]
 
     async def add_entrant(
         self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
@@ -321,7 +338,9 @@ class MemoryStore:
             self._replays[replay] = (now + entrant.replay_ttl, entrant.entrant_id)
         return EntryResult("added", entrant.entrant_id, entrant.name)
 
-    async def add_invites(self, tournament_id: str, hashes: list[str], limit: int) -> bool:
+    async def add_invites(
+        self, tournament_id: str, hashes: list[str], limit: int, expires_at: int | None = None
+    ) -> bool:
         """Add unused codes, within ``limit`` codes in all."""
         invites = self._invites.setdefault(tournament_id, {})
         if len(invites) + len(hashes) > limit:

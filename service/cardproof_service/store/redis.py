@@ -59,13 +59,20 @@ local function record_result(deal, total, prefix, deal_id, at)
     redis.call('ZINCRBY', base .. ':totals', total, t[2])
     redis.call('HINCRBY', base .. ':finished', t[2], 1)
   end
+  local expires = redis.call('HGET', deal, 'te')
+  if expires then
+    for _, part in ipairs({':results', ':totals', ':finished'}) do
+      redis.call('EXPIREAT', base .. part, expires)
+    end
+  end
 end
 """
 """A finished tournament game's result (deal, total, time, log) into its standings, once.
 
 The tournament keys come from the deal hash (``tk`` tournament, ``tp`` player, ``tn``
-round), so the service need not know whether a deal is a tournament's. Results keep
-the log: they outlive the deal, which expires."""
+round, ``te`` when the tournament expires), so the service need not know whether a deal
+is a tournament's. Results keep the log: they outlive the deal, and expire with their
+tournament."""
 
 _IN_FLIGHT: Final = """
 local function in_flight(deal, finished, ttl)
@@ -125,7 +132,10 @@ if ARGV[8] ~= '' then
 end
 if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4]) end
 redis.call('HSET', KEYS[1], 'fixed', ARGV[1], 'moves', '', 'n', 0, 'blind', 1)
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'tk', ARGV[5], 'tp', ARGV[6], 'tn', ARGV[7]) end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[1], 'tk', ARGV[5], 'tp', ARGV[6], 'tn', ARGV[7])
+  if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'te', ARGV[11]) end
+end
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'ow', KEYS[3]) end
 if ARGV[9] ~= '' then
   redis.call('INCR', KEYS[4])
@@ -170,7 +180,7 @@ if record['closed_at'] then
   return 0
 end
 record['closed_at'] = tonumber(ARGV[1])
-redis.call('SET', KEYS[1], cjson.encode(record))
+redis.call('SET', KEYS[1], cjson.encode(record), 'KEEPTTL')
 return 1
 """
 """Set a tournament's ``closed_at`` once (the record is JSON); the same time again is the
@@ -198,6 +208,11 @@ redis.call('ZADD', KEYS[3], 0, ARGV[3])
 redis.call('HSET', KEYS[4], ARGV[3], 0)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[5], ARGV[5], ARGV[2]) end
 if ARGV[6] ~= '' then redis.call('SET', KEYS[6], ARGV[2], 'EX', ARGV[6]) end
+if ARGV[7] ~= '' then
+  for i = 1, 5 do
+    if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('EXPIREAT', KEYS[i], ARGV[7]) end
+  end
+end
 return {'added', ARGV[2], ARGV[3]}
 """
 """Enter once (name keys to ids, ids to names, a 0 total, 0 games) in the protocol's order:
@@ -205,11 +220,13 @@ a replay key answers its first entry; an invite code must be issued and unused; 
 name's key free; room in the field. The same entrant again is the same entry."""
 
 _ADD_INVITES: Final = """
-if redis.call('HLEN', KEYS[1]) + #ARGV - 1 > tonumber(ARGV[1]) then return 0 end
-for i = 2, #ARGV do redis.call('HSETNX', KEYS[1], ARGV[i], '') end
+if redis.call('HLEN', KEYS[1]) + #ARGV - 2 > tonumber(ARGV[1]) then return 0 end
+for i = 3, #ARGV do redis.call('HSETNX', KEYS[1], ARGV[i], '') end
+if ARGV[2] ~= '' then redis.call('EXPIREAT', KEYS[1], ARGV[2]) end
 return 1
 """
-"""Unused invite codes (by hash), within the limit on codes in all."""
+"""Unused invite codes (by hash), within the limit on codes in all, expiring with their
+tournament."""
 
 
 _ADD_ORGANIZER: Final = """
@@ -238,6 +255,7 @@ class _Fixed(msgspec.Struct, array_like=True):
     entrant: str | None = None
     player: str | None = None
     owner: str | None = None
+    tournament_expires_at: int | None = None
 
 
 class _StoredResult(msgspec.Struct):
@@ -334,6 +352,7 @@ class RedisStore:
             record.entrant,
             record.player,
             record.owner,
+            record.tournament_expires_at,
         )
         deal_key = f"{PREFIX}deal:{record.deal_id}"
         keys = [
@@ -360,6 +379,7 @@ class RedisStore:
             args += [quota.limit, quota.seconds_left]
         else:
             args += ["", ""]
+        args.append("" if record.tournament_expires_at is None else record.tournament_expires_at)
         first = await self._call(lambda: self._create(keys=keys, args=args))
         if isinstance(first, list):  # ['full' or 'quota', seconds until there is room]
             kind = first[0].decode() if isinstance(first[0], bytes) else str(first[0])
@@ -407,6 +427,7 @@ class RedisStore:
             entrant=fixed.entrant,
             player=fixed.player,
             owner=fixed.owner,
+            tournament_expires_at=fixed.tournament_expires_at,
         )
 
     @staticmethod
@@ -465,10 +486,10 @@ class RedisStore:
         return None if found is None else self._organizer_decoder.decode(found)
 
     async def create_tournament(self, record: TournamentRecord) -> None:
-        """One key, no expiry: a tournament's record is kept."""
+        """One key, expiring at ``record.expires_at`` (with every other key of it)."""
         key = f"{PREFIX}tournament:{record.tournament_id}"
         value = msgspec.json.encode(record)
-        await self._call(lambda: self._redis.set(key, value))
+        await self._call(lambda: self._redis.set(key, value, exat=record.expires_at))
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament's record, or ``None``."""
@@ -497,6 +518,7 @@ class RedisStore:
             "" if max_entrants is None else max_entrants,
             entrant.invite or "",
             entrant.replay_ttl if entrant.replay else "",
+            "" if entrant.expires_at is None else entrant.expires_at,
         ]
         reply = await self._call(lambda: self._enter(keys=keys, args=args))
         outcome, entrant_id, name = (
@@ -504,10 +526,12 @@ class RedisStore:
         )
         return EntryResult(cast(EntryOutcome, outcome), entrant_id, name)
 
-    async def add_invites(self, tournament_id: str, hashes: list[str], limit: int) -> bool:
+    async def add_invites(
+        self, tournament_id: str, hashes: list[str], limit: int, expires_at: int | None = None
+    ) -> bool:
         """The add-invites script."""
         key = f"{PREFIX}tournament:{tournament_id}:invites"
-        args: list[EncodableT] = [limit, *hashes]
+        args: list[EncodableT] = [limit, "" if expires_at is None else expires_at, *hashes]
         added = await self._call(lambda: self._add_invites(keys=[key], args=args))
         return bool(added)
 

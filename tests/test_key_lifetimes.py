@@ -1,0 +1,119 @@
+"""Every key the service writes to Redis expires, but for organizers (a documented reason).
+
+A whole day of use on a private Redis: casual and committed deals, finished and not, a
+verify, requests counted by the rate limit, the games-in-flight cap and the daily quota,
+an invite-only tournament with entries (with and without replay keys), round games
+finished and abandoned, the close. Then every key is looked at: each must have a time to
+live, except an organizer's record and the organizer names, which are accounts and stay
+until an operator removes them. A tournament's keys expire together, at its closing time
+plus the retention.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime, timedelta
+
+from litestar.testing import TestClient
+from redis import Redis
+
+from cardproof_service import Settings, create_app
+from cardproof_service.organizers import new_organizer
+from cardproof_service.store.redis import RedisStore
+from conftest import TEST_KEYS
+from redis_server import private_redis
+from test_tournaments_api import add_organizer_to
+
+CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
+KEPT = ("cardproof:organizer:", "cardproof:organizer-names")
+"""Keys without a time to live: organizers are accounts, removed by an operator."""
+
+
+def test_every_key_expires_but_organizers() -> None:
+    retention = 3600
+    with private_redis() as redis:
+        key, organizer = new_organizer("Lifetime Club")
+        settings = Settings(
+            warm_up=False,
+            rate_limit=10_000,
+            max_games_in_flight=50,
+            daily_deal_quota=500,
+            tournament_retention=retention,
+        )
+        store = RedisStore.from_url(redis.url)
+        app = create_app(settings, keys=TEST_KEYS, store=store)
+        assert asyncio.run(add_organizer_to(redis.url, organizer))
+        with TestClient(app) as client:
+            owner = {"Authorization": f"Bearer {key}"}
+            commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
+            committed = client.post(
+                "/v1/deals",
+                json={"variant": "poker-squares", "commitment_id": commitment},
+                headers={"Idempotency-Key": "0f0e0d0c-0b0a-4908-8706-050403020100"},
+            ).json()["deal_id"]
+            for index, cell in enumerate(CELLS):
+                url = f"/v1/deals/{committed}/moves"
+                client.post(url, json={"index": index, "move": cell})
+            client.post("/v1/deals", json={"variant": "repeat-poker"})  # left unfinished
+            client.post(
+                "/v1/verify",
+                json={
+                    "variant": "poker-squares",
+                    "deal": {"server_seed": "00" * 32, "client_seed": "x"},
+                    "moves": " ".join(CELLS),
+                },
+            )
+            closes = datetime.now(UTC) + timedelta(hours=2)
+            created = client.post(
+                "/v1/tournaments",
+                json={
+                    "name": "Lifetime Open",
+                    "variant": "poker-squares",
+                    "rounds": 2,
+                    "opens_at": (datetime.now(UTC) - timedelta(hours=1)).isoformat(),
+                    "closes_at": closes.isoformat(),
+                    "entry": "invite",
+                    "invites": 3,
+                },
+                headers=owner,
+            ).json()
+            tid = created["tournament"]["tournament_id"]
+            codes = created["invite_codes"]
+            tokens = []
+            for number, name in enumerate(("Ada", "Bea")):
+                headers = {"Idempotency-Key": f"entry-{number}-0123456789abcdef"}
+                entry = client.post(
+                    f"/v1/tournaments/{tid}/entries",
+                    json={"name": name, "invite_code": codes[number]},
+                    headers=headers,
+                )
+                tokens.append(entry.json()["token"])
+            for number, token in enumerate(tokens):
+                bearer = {"Authorization": f"Bearer {token}"}
+                deal = client.post(
+                    f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer
+                ).json()["deal_id"]
+                for index, cell in enumerate(CELLS[: 25 if number == 0 else 7]):
+                    url = f"/v1/deals/{deal}/moves"
+                    client.post(url, json={"index": index, "move": cell}, headers=bearer)
+            client.post(f"/v1/tournaments/{tid}/close", json={}, headers=owner)
+            client.get(f"/v1/tournaments/{tid}/standings", headers=owner)
+
+        plain = Redis.from_url(redis.url)
+        keys = sorted(k.decode() for k in plain.scan_iter(match="*", count=1000))
+        kinds = {k.split(":")[1] for k in keys}
+        assert {"deal", "commitment", "in-flight", "deals-today", "rate", "tournament"} <= kinds
+        expires_at = int(closes.timestamp()) + retention
+        for name in keys:
+            ttl = plain.ttl(name)
+            if name.startswith(KEPT):
+                assert ttl == -1, name
+                continue
+            assert ttl > 0, name
+            if name.startswith(f"cardproof:tournament:{tid}") and ":entry-replay:" not in name:
+                assert abs(time.time() + ttl - expires_at) < 5, name
+        tournament_keys = [k for k in keys if k.startswith(f"cardproof:tournament:{tid}")]
+        parts = {k.removeprefix(f"cardproof:tournament:{tid}") for k in tournament_keys}
+        assert {"", ":entrant-keys", ":entrant-ids", ":totals", ":finished", ":results"} <= parts
+        assert ":invites" in parts
