@@ -36,6 +36,7 @@ from cardproof_service.observability import observe_requests
 from cardproof_service.openapi import install_exact_schemas, openapi_config
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
+from cardproof_service.solving import Solvers
 from cardproof_service.store import MemoryStore, Store
 from cardproof_service.tournaments import Tournaments
 
@@ -72,11 +73,14 @@ def create_app(
     keys = keys or load_keys()
     store = metered(store or make_store(settings))
 
+    solvers = Solvers(settings)
+
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         try:
             yield
         finally:
+            solvers.close()
             await store.close()
 
     deals = Deals(store, keys, settings)
@@ -107,6 +111,7 @@ def create_app(
                 "store": store,
                 "deals": deals,
                 "tournaments": Tournaments(store, deals),
+                "solvers": solvers,
             }
         ),
     )

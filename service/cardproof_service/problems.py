@@ -27,6 +27,7 @@ from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.models import Problem
 from cardproof_service.idempotency import KEY_RULE
 from cardproof_service.metrics import RATE_LIMITED
+from cardproof_service.solving import SolverBusy, TooManySearches
 from cardproof_service.store.base import OverDailyQuota, StoreUnavailable, TooManyGames
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -167,6 +168,32 @@ def from_over_daily_quota(error: OverDailyQuota) -> ProblemDetailsException:
     return refused
 
 
+def from_solver_busy(error: SolverBusy) -> ProblemDetailsException:
+    """503: every solver is busy and the queue is full; nothing was started."""
+    busy = problem(
+        503,
+        f"every solver is busy and the queue is full: try again in {error.retry_after} s",
+        type_="/problems/solver-busy",
+        code="solver-busy",
+    )
+    busy.headers = {"retry-after": str(error.retry_after)}
+    return busy
+
+
+def from_too_many_searches(error: TooManySearches) -> ProblemDetailsException:
+    """429: the client has its cap of searches running or waiting."""
+    RATE_LIMITED.labels("searches").inc()
+    refused = problem(
+        429,
+        f"this client has {error.limit} searches running or waiting, the most it may: "
+        f"try again in {error.retry_after} s",
+        type_="/problems/too-many-searches",
+        code="too-many-searches",
+    )
+    refused.headers = {"retry-after": str(error.retry_after)}
+    return refused
+
+
 def from_unexpected(error: Exception) -> ProblemDetailsException:
     """500 for a bug: logged here, never described to the client."""
     log.error("unhandled error", exc_info=error)
@@ -200,6 +227,8 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
                 StoreUnavailable: from_store_unavailable,
                 TooManyGames: from_too_many_games,
                 OverDailyQuota: from_over_daily_quota,
+                SolverBusy: from_solver_busy,
+                TooManySearches: from_too_many_searches,
                 Exception: from_unexpected,
             },
         )

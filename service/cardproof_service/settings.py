@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
@@ -44,6 +44,16 @@ class Settings:
     """``CARDPROOF_MAX_GAMES_IN_FLIGHT``: unfinished deals a client may hold (0: no cap)."""
     daily_deal_quota: int = 2000
     """``CARDPROOF_DAILY_DEAL_QUOTA``: deals a client may open a day, UTC (0: no quota)."""
+    solver_workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    """``CARDPROOF_SOLVER_WORKERS``: processes that run solodrez searches (default: the
+    CPU count)."""
+    solver_queue: int = 4
+    """``CARDPROOF_SOLVER_QUEUE``: searches that may wait for a solver beyond those
+    running (503 past it)."""
+    solver_per_client: int = 2
+    """``CARDPROOF_SOLVER_PER_CLIENT``: searches a client may have running or waiting."""
+    solver_max_states: int = 1_000_000
+    """``CARDPROOF_SOLVER_MAX_STATES``: positions one search may remember (its memory)."""
     default_max_entrants: int = 10_000
     """``CARDPROOF_DEFAULT_MAX_ENTRANTS``: a tournament's field when it names none."""
     max_entrants: int = 100_000
@@ -84,6 +94,10 @@ class Settings:
             rate_window=number("CARDPROOF_RATE_WINDOW", 60),
             max_games_in_flight=number("CARDPROOF_MAX_GAMES_IN_FLIGHT", 100, zero=True),
             daily_deal_quota=number("CARDPROOF_DAILY_DEAL_QUOTA", 2000, zero=True),
+            solver_workers=number("CARDPROOF_SOLVER_WORKERS", os.cpu_count() or 1),
+            solver_queue=number("CARDPROOF_SOLVER_QUEUE", 4, zero=True),
+            solver_per_client=number("CARDPROOF_SOLVER_PER_CLIENT", 2),
+            solver_max_states=number("CARDPROOF_SOLVER_MAX_STATES", 1_000_000),
             default_max_entrants=number("CARDPROOF_DEFAULT_MAX_ENTRANTS", 10_000),
             max_entrants=number("CARDPROOF_MAX_ENTRANTS", 100_000),
             organizers_file=Path(env.get("CARDPROOF_ORGANIZERS_FILE") or DEFAULT_ORGANIZERS_FILE),

@@ -229,8 +229,15 @@ def successors(
     return found
 
 
-def solve(game: SoloDrez, *, budget: float = 2.0) -> SearchResult:
+MAX_STATES: Final = 1_000_000
+"""Positions a search may remember by default (about 150 MB): its memory bound."""
+
+
+def solve(game: SoloDrez, *, budget: float = 2.0, max_states: int = MAX_STATES) -> SearchResult:
     """Search from the game's current position (it is not modified) for ``budget`` seconds.
+
+    The transposition table holds at most about ``max_states`` positions: past them the
+    search stops as ``unknown``, so a search's memory is bounded as well as its time.
 
     ``won`` comes with a line that wins when played on from this position (none for a
     game already won); ``lost`` is a proof (a stopped game, or one at the move bound,
@@ -265,6 +272,7 @@ def solve(game: SoloDrez, *, budget: float = 2.0) -> SearchResult:
         if not expanded % CHECK_EVERY and (
             time.perf_counter() + FREE_SECONDS * (len(seen) + len(stack) + 10 * len(path_states))
             > deadline
+            or len(seen) > max_states
         ):
             return SearchResult("unknown", (), expanded, time.perf_counter() - start)
         depth, a, n, b = stack.pop()
