@@ -8,10 +8,12 @@ a game's state is always a replay of that log on the derived deck.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import secrets
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -23,6 +25,7 @@ from cardproof.deal import ALGORITHM, MAX_CLIENT_SEED_BYTES, seed_hash
 from cardproof.errors import IllegalMove, RuleError
 from cardproof.games import Game, replay_log, variant
 from cardproof.games.base import set_fields
+from cardproof.hands import Score
 from cardproof.models import (
     Commitment,
     DealRequest,
@@ -34,10 +37,11 @@ from cardproof.models import (
     ReceiptResponse,
     VerifyRequest,
     VerifyResult,
+    View,
     check_log_text,
     check_move_text,
 )
-from cardproof.receipts import RECEIPT_VERSION, ReceiptKind, ReceiptPayload
+from cardproof.receipts import RECEIPT_VERSION, ReceiptKind, ReceiptPayload, decode_receipt
 from cardproof.receipts import b64url as _b64url
 from cardproof.receipts import b64url_decode as _b64url_decode
 from cardproof.tournaments import round_deal
@@ -52,6 +56,7 @@ from cardproof_service.store import (
     Claim,
     DailyQuota,
     DealRecord,
+    Ending,
     Store,
     TournamentRecord,
 )
@@ -64,6 +69,11 @@ _DEAL_FORMS = (
 _NONCE = 16
 _TAG = 12
 DAY = 24 * 3600
+REPLAY_ON_LOOP = 300
+"""Moves a replay may have on the event loop (well under a millisecond); longer ones run
+in the replay threads."""
+REPLAY_THREADS = 2
+MOVE_RESULT = msgspec.json.Decoder(MoveResult)
 
 
 def now() -> int:
@@ -135,6 +145,10 @@ class Deals:
     keys: Keys
     settings: Settings
     _games: GameCache = field(default_factory=GameCache)
+    _replays: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(REPLAY_THREADS, "cardproof-replay")
+    )
+    """Where long replays run: off the event loop, at most ``REPLAY_THREADS`` at once."""
 
     # --- commitments ----------------------------------------------------------------
 
@@ -346,6 +360,10 @@ class Deals:
         return replay_log(record.variant, self._cards_of(record), record.options, " ".join(moves))
 
     def _state(self, record: DealRecord, game: Game[Any, Any]) -> DealState:
+        score = game.score() if game.is_complete() else None
+        return self._state_of(record, game.visible(), score)  # type: ignore[arg-type]
+
+    def _state_of(self, record: DealRecord, view: View, score: Score | None) -> DealState:
         return DealState(
             deal_id=record.deal_id,
             variant=record.variant,
@@ -356,15 +374,59 @@ class Deals:
             next_index=len(record.moves),
             finished=record.finished_at is not None,
             moves=" ".join(record.moves),
-            view=game.visible(),  # type: ignore[arg-type]
-            score=game.score() if game.is_complete() else None,
+            view=view,
+            score=score,
         )
 
     async def state(self, deal_id: str, authorization: str | None = None) -> DealState:
-        """The deal as its player may see it now (a tournament game: for its entrant only)."""
+        """The deal as its player may see it now (a tournament game: for its entrant only).
+
+        A finished game answers its stored final view and score, with no replay; a game
+        in progress is replayed, off the event loop when its log is long.
+        """
         record = await self._record(deal_id)
         self._check_reader(record, authorization)
-        return self._state(record, self._replay(record))
+        if record.ending is not None:
+            final = MOVE_RESULT.decode(record.ending.final)
+            return self._state_of(record, final.view, final.score)
+        return self._state(record, await self._replay_off_loop(record))
+
+    async def _replay_off_loop(self, record: DealRecord, upto: int | None = None) -> Game[Any, Any]:
+        """:meth:`_replay`, in the bounded replay threads when the log is long."""
+        if len(record.moves) <= REPLAY_ON_LOOP:
+            return self._replay(record, upto)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._replays, self._replay, record, upto)
+
+    def _ending(
+        self, record: DealRecord, game: Game[Any, Any], last: MoveResult, finished_at: int
+    ) -> Ending:
+        """A finishing game's receipt (and a tournament's with its seed) and last answer.
+
+        Signed and encoded once, here: from then on the game is read, never replayed.
+        """
+        final = msgspec.json.encode(last)
+        if not game.is_complete():  # a dead end: no score, no receipt
+            return Ending(None, None, final)
+        seed = self.server_seed(record.commitment_id)
+        payload = receipt_payload(
+            game,
+            seed,
+            record.client_seed,
+            deal_id=record.deal_id,
+            kind=self._kind(record),
+            blind=record.blind,
+            committed=record.committed,
+            issued_at=finished_at,
+            reveal=record.tournament is None,
+            player=record.player,
+            tournament=record.tournament,
+        )
+        signing = self.keys.signing
+        revealed = None
+        if record.tournament is not None:
+            revealed = signing.sign(msgspec.structs.replace(payload, server_seed=seed.hex()))
+        return Ending(signing.sign(payload), revealed, final)
 
     @staticmethod
     def _read_move(cls: type[Game[Any, Any]], request: MoveRequest) -> Any:
@@ -391,22 +453,13 @@ class Deals:
                 game.play(move)
             except IllegalMove:
                 game = None  # maybe only illegal on a stale copy: let the slow path judge
-            if game is not None:
-                finished_at = now() if game.is_over() else None
+            if game is not None and not game.is_over():  # a last move signs: the slow path
                 self._games.pop(deal_id)  # back in the cache only once the store took it
                 outcome = await self.store.append_move(
-                    deal_id,
-                    index,
-                    game.move_text(move),
-                    finished_at,
-                    self.settings.deal_ttl,
-                    final_total(game),
+                    deal_id, index, game.move_text(move), None, self.settings.deal_ttl
                 )
                 if outcome.outcome == "appended":
-                    if game.is_over():
-                        GAMES_FINISHED.labels(game.id).inc()
-                    else:
-                        self._games.put(deal_id, game)
+                    self._games.put(deal_id, game)
                     return self._result(game, index)
             self._games.pop(deal_id)
         return await self._play_slowly(deal_id, request, authorization)
@@ -458,7 +511,9 @@ class Deals:
                         "move-conflict",
                         move_index=index,
                     )
-                return self._result(self._replay(record, index + 1), index)
+                if index == len(record.moves) - 1 and record.ending is not None:
+                    return MOVE_RESULT.decode(record.ending.final)  # the last: as it was
+                return self._result(await self._replay_off_loop(record, index + 1), index)
             if record.finished_at is not None:
                 raise conflict("the game is over", "game-over", move_index=index)
             if index > len(record.moves):
@@ -468,11 +523,14 @@ class Deals:
                     move_index=index,
                     next_index=len(record.moves),
                 )
-            game = self._replay(record)
+            game = await self._replay_off_loop(record)
             game.play(move)  # an illegal move raises with move_index == index
             finished_at = now() if game.is_over() else None
+            ending = None
+            if finished_at is not None:
+                ending = self._ending(record, game, self._result(game, index), finished_at)
             outcome = await self.store.append_move(
-                deal_id, index, text, finished_at, ttl, final_total(game)
+                deal_id, index, text, finished_at, ttl, final_total(game), ending
             )
             if outcome.outcome == "appended":
                 if game.is_over():
@@ -527,18 +585,41 @@ class Deals:
         )
 
     async def receipt(self, deal_id: str, authorization: str | None = None) -> ReceiptResponse:
-        """The signed receipt of a finished deal (a tournament game's: for its entrant)."""
+        """The signed receipt of a finished deal (a tournament game's: for its entrant).
+
+        It was signed when the game ended and is read as stored: no replay, no signing.
+        """
         record = await self._record(deal_id)
         self._check_reader(record, authorization)
         if record.finished_at is None:
             raise conflict(
                 f"the game is not over: the next move is {len(record.moves)}", "not-finished"
             )
-        game = self._replay(record)
-        if not game.is_complete():
-            raise RuleError("incomplete", game.incomplete_reason(), field="moves")
-        payload = await self._payload(record, game)
-        return ReceiptResponse(receipt=self.keys.signing.sign(payload), payload=payload)
+        return await self._stored_receipt(record)
+
+    async def _stored_receipt(self, record: DealRecord) -> ReceiptResponse:
+        """A finished game's receipt as stored: no replay, no signing.
+
+        A tournament game's is the revealed one once its tournament has closed; a game
+        stored before receipts were gets one signed now.
+        """
+        ending = record.ending
+        if ending is None:
+            game = await self._replay_off_loop(record)
+            if not game.is_complete():
+                raise RuleError("incomplete", game.incomplete_reason(), field="moves")
+            payload = await self._payload(record, game)
+            return ReceiptResponse(receipt=self.keys.signing.sign(payload), payload=payload)
+        token = ending.receipt
+        if ending.revealed is not None and record.tournament is not None:
+            tournament = await self.store.get_tournament(record.tournament)
+            if tournament is None or tournament_closed(tournament):
+                token = ending.revealed
+        if token is None:
+            raise RuleError(
+                "incomplete", "the game ended at a dead end: it is not scored", field="moves"
+            )
+        return ReceiptResponse(receipt=token, payload=decode_receipt(token)[1])
 
     # --- whole-log verification -----------------------------------------------------
 
@@ -624,15 +705,18 @@ class Deals:
                 raise conflict(
                     f"the game is not over: the next move is {len(record.moves)}", "not-finished"
                 )
-            game = self._replay(record)
-            game.score()  # raises 'incomplete' for a dead end
-            return self._verified(await self._payload(record, game))
+            stored = await self._stored_receipt(record)  # raises 'incomplete' for a dead end
+            return self._as_verified(stored)
         ttl = await self._check_entrant(record, authorization)  # a whole log plays the game
-        game = replay_log(cls.id, self._cards_of(record), options, moves)
+        game = await asyncio.get_running_loop().run_in_executor(
+            self._replays, replay_log, cls.id, self._cards_of(record), options, moves
+        )
         game.score()  # raises 'incomplete' for a short log
         texts = game.log_text().split()
+        finished_at = now()
+        ending = self._ending(record, game, self._result(game, len(texts) - 1), finished_at)
         outcome: Appended = await self.store.submit_log(
-            deal_id, texts, now(), True, ttl, final_total(game)
+            deal_id, texts, finished_at, True, ttl, final_total(game), ending
         )
         if outcome.outcome == "missing":
             raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
@@ -641,7 +725,20 @@ class Deals:
         record = await self._record(deal_id)
         if record.moves != texts:
             raise conflict("this deal was played with another log meanwhile", "not-the-played-log")
-        return self._verified(await self._payload(record, game))
+        return self._as_verified(await self._stored_receipt(record))
+
+    @staticmethod
+    def _as_verified(stored: ReceiptResponse) -> VerifyResult:
+        """A stored receipt as the answer of a verification."""
+        payload = stored.payload
+        return VerifyResult(
+            variant=payload.variant,
+            options=payload.options,
+            moves=payload.moves,
+            score=payload.score,
+            receipt=stored.receipt,
+            payload=payload,
+        )
 
     def _asked_options(
         self, cls: type[Game[Any, Any]], request: VerifyRequest, record: DealRecord

@@ -68,7 +68,13 @@ from cardproof_service.idempotency import REPLAY_WINDOW
 from cardproof_service.names import display_name, name_key
 from cardproof_service.organizers import authenticate
 from cardproof_service.problems import problem, unauthorized
-from cardproof_service.store import NewEntrant, OrganizerRecord, Store, TournamentRecord
+from cardproof_service.store import (
+    GameResult,
+    NewEntrant,
+    OrganizerRecord,
+    Store,
+    TournamentRecord,
+)
 
 
 class Access(NamedTuple):
@@ -468,21 +474,7 @@ class Tournaments:
         games = []
         results = sorted(await self.store.results(tournament_id), key=lambda r: (r.player, r.round))
         for result in results:
-            seed = self.deals.server_seed(round_commitment_id(tournament_id, result.round))
-            options, deck = round_deal(record.variant, record.options, seed, record.salt)
-            game = replay_log(record.variant, deck, options, result.moves)
-            payload = receipt_payload(
-                game,
-                seed,
-                record.salt,
-                deal_id=result.deal_id,
-                kind="tournament",
-                blind=result.blind,
-                committed=True,
-                issued_at=result.finished_at,
-                player=result.player,
-                tournament=tournament_id,
-            )
+            receipt = result.receipt or self._sign_result(record, result)  # signed at the end
             games.append(
                 ExportedGame(
                     player=result.player,
@@ -491,7 +483,7 @@ class Tournaments:
                     moves=result.moves,
                     total=result.total,
                     finished_at=rfc3339(result.finished_at),
-                    receipt=self.deals.keys.signing.sign(payload),
+                    receipt=receipt,
                 )
             )
         return TournamentExport(
@@ -501,6 +493,25 @@ class Tournaments:
             games=games,
             jwks=self.deals.keys.jwks(),
         )
+
+    def _sign_result(self, record: TournamentRecord, result: GameResult) -> str:
+        """A receipt for a result stored before results kept theirs: replayed and signed."""
+        seed = self.deals.server_seed(round_commitment_id(record.tournament_id, result.round))
+        options, deck = round_deal(record.variant, record.options, seed, record.salt)
+        game = replay_log(record.variant, deck, options, result.moves)
+        payload = receipt_payload(
+            game,
+            seed,
+            record.salt,
+            deal_id=result.deal_id,
+            kind="tournament",
+            blind=result.blind,
+            committed=True,
+            issued_at=result.finished_at,
+            player=result.player,
+            tournament=record.tournament_id,
+        )
+        return self.deals.keys.signing.sign(payload)
 
     async def _readable(self, tournament_id: str, access: Access) -> TournamentRecord:
         """The record, if the caller may read the tournament (as :meth:`read` decides)."""

@@ -71,6 +71,22 @@ class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     owner: str | None = None
     """The client whose games in flight count this deal until it finishes or expires
     (a keyed hash of its address; ``None`` when no cap is set)."""
+    ending: Ending | None = None
+    """A finished game's signed receipt and final answer, stored with its last move."""
+
+
+class Ending(msgspec.Struct, frozen=True, array_like=True):
+    """What a finished game answers from then on, signed and encoded once, at its end.
+
+    ``receipt``: the compact JWS (a tournament game's with ``server_seed: null`` until
+    the close); ``revealed``: a tournament game's receipt with the seed, served once the
+    tournament has closed; ``final``: the JSON of the last move's answer (view, score).
+    Reading a finished game never replays it.
+    """
+
+    receipt: str | None
+    revealed: str | None
+    final: bytes
 
 
 class OrganizerRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -140,6 +156,8 @@ class GameResult(msgspec.Struct, frozen=True):
     finished_at: int
     moves: str
     blind: bool
+    receipt: str | None = None
+    """The game's receipt with its seed (signed when it finished; ``None`` in old records)."""
 
 
 EntryOutcome = Literal["added", "replayed", "name-taken", "full", "bad-invite", "invite-used"]
@@ -238,11 +256,13 @@ class Store(Protocol):
         finished_at: int | None,
         ttl: int,
         total: int | None = None,
+        ending: Ending | None = None,
     ) -> Appended:
         """Append ``move`` only if ``index`` is the next index; set ``finished_at`` with it.
 
-        A finishing move of a tournament game (``total`` is its score) also records the
-        result in the tournament's standings, in the same atomic step, once.
+        A finishing move stores the game's ``ending`` with it; one of a tournament game
+        (``total`` is its score) also records the result, with the revealed receipt, in
+        the tournament's standings, in the same atomic step, once.
         """
 
     async def submit_log(
@@ -253,8 +273,12 @@ class Store(Protocol):
         blind: bool,
         ttl: int,
         total: int | None = None,
+        ending: Ending | None = None,
     ) -> Appended:
-        """Store a whole finished log only if the deal has no move yet (results as above)."""
+        """Store a whole finished log only if the deal has no move yet.
+
+        Its ending and its result are stored as :meth:`append_move` stores them.
+        """
 
     async def add_organizer(self, record: OrganizerRecord) -> bool:
         """Store a new organizer; ``False`` (nothing stored) if another has its name.

@@ -18,6 +18,7 @@ from cardproof_service.store.base import (
     Claim,
     DailyQuota,
     DealRecord,
+    Ending,
     EntryResult,
     GameResult,
     Hits,
@@ -181,6 +182,7 @@ class MemoryStore:
         finished_at: int | None,
         ttl: int,
         total: int | None = None,
+        ending: Ending | None = None,
     ) -> Appended:
         """Append if ``index`` is next."""
         record = self._live(deal_id)
@@ -190,6 +192,8 @@ class MemoryStore:
             return Appended("wrong-index", len(record.moves))
         record.moves.append(move)
         record.finished_at = finished_at
+        if finished_at is not None:
+            record.ending = ending
         expires = time.monotonic() + ttl
         self._deals[deal_id] = (expires, record)
         self._touch(record, expires)
@@ -204,6 +208,7 @@ class MemoryStore:
         blind: bool,
         ttl: int,
         total: int | None = None,
+        ending: Ending | None = None,
     ) -> Appended:
         """Store a whole log if the deal has none."""
         record = self._live(deal_id)
@@ -214,6 +219,7 @@ class MemoryStore:
         record.moves = list(moves)
         record.finished_at = finished_at
         record.blind = blind
+        record.ending = ending
         expires = time.monotonic() + ttl
         self._deals[deal_id] = (expires, record)
         self._touch(record, expires)
@@ -237,6 +243,7 @@ class MemoryStore:
             finished_at=record.finished_at,
             moves=" ".join(record.moves),
             blind=record.blind,
+            receipt=_revealed(record.ending),
         )
         line = self._totals.setdefault(record.tournament, {}).setdefault(record.player, [0, 0])
         line[0] += total
@@ -378,6 +385,13 @@ class MemoryStore:
 
     async def close(self) -> None:
         """Nothing to release."""
+
+
+def _revealed(ending: Ending | None) -> str | None:
+    """The receipt a finished game's result keeps: the one with the seed."""
+    if ending is None:
+        return None
+    return ending.revealed or ending.receipt
 
 
 def _by_name(record: OrganizerRecord) -> str:

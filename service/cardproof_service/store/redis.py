@@ -27,6 +27,7 @@ from cardproof_service.store.base import (
     Claim,
     DailyQuota,
     DealRecord,
+    Ending,
     EntryOutcome,
     EntryResult,
     GameResult,
@@ -47,14 +48,16 @@ _REFUSING: Final = (OutOfMemoryError, ReadOnlyError, MasterDownError)
 master; also ``MISCONF``: cannot persist): the store is unavailable (503), not a bug."""
 
 _RECORD_RESULT: Final = """
-local function record_result(deal, total, prefix, deal_id, at)
+local function record_result(deal, total, prefix, deal_id, at, receipt)
   if total == '' then return end
   local t = redis.call('HMGET', deal, 'tk', 'tp', 'tn')
   if not t[1] then return end
   local base = prefix .. t[1]
-  local result = cjson.encode({deal_id = deal_id, total = tonumber(total),
+  local fields = {deal_id = deal_id, total = tonumber(total),
     finished_at = tonumber(at), moves = redis.call('HGET', deal, 'moves'),
-    blind = redis.call('HGET', deal, 'blind') == '1'})
+    blind = redis.call('HGET', deal, 'blind') == '1'}
+  if receipt ~= '' then fields['receipt'] = receipt end
+  local result = cjson.encode(fields)
   if redis.call('HSETNX', base .. ':results', t[2] .. '/' .. t[3], result) == 1 then
     redis.call('ZINCRBY', base .. ':totals', total, t[2])
     redis.call('HINCRBY', base .. ':finished', t[2], 1)
@@ -75,6 +78,12 @@ is a tournament's. Results keep the log: they outlive the deal, and expire with 
 tournament."""
 
 _IN_FLIGHT: Final = """
+local function end_game(deal, receipt, revealed, final)
+  if receipt ~= '' then redis.call('HSET', deal, 'rc', receipt) end
+  if revealed ~= '' then redis.call('HSET', deal, 'rv', revealed) end
+  if final ~= '' then redis.call('HSET', deal, 'fv', final) end
+end
+
 local function in_flight(deal, finished, ttl)
   local owner = redis.call('HGET', deal, 'ow')
   if not owner then return end
@@ -88,7 +97,8 @@ end
 """
 """Keep the owner's games in flight (a sorted set: deal key by expiry) in step with a
 deal: a finished one leaves it, a moved one expires later. The owner's key is in the
-deal hash (``ow``)."""
+deal hash (``ow``). ``end_game`` stores a finished game's receipts and final answer
+(``rc``, ``rv``, ``fv``)."""
 
 _APPEND: Final = (
     _RECORD_RESULT
@@ -102,10 +112,15 @@ end
 local moves = ARGV[2]
 if n > 0 then moves = redis.call('HGET', KEYS[1], 'moves') .. ' ' .. ARGV[2] end
 redis.call('HSET', KEYS[1], 'moves', moves, 'n', n + 1)
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'fin', ARGV[3]) end
+if ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[1], 'fin', ARGV[3])
+  end_game(KEYS[1], ARGV[8], ARGV[9], ARGV[10])
+end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 in_flight(KEYS[1], ARGV[3] ~= '', tonumber(ARGV[4]))
-if ARGV[3] ~= '' then record_result(KEYS[1], ARGV[5], ARGV[6], ARGV[7], ARGV[3]) end
+if ARGV[3] ~= '' then
+  record_result(KEYS[1], ARGV[5], ARGV[6], ARGV[7], ARGV[3], ARGV[11])
+end
 return {'appended', n + 1}
 """
 )
@@ -164,9 +179,10 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
 if n ~= 0 or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then return {'wrong-index', n} end
 redis.call('HSET', KEYS[1], 'moves', ARGV[1], 'n', ARGV[2], 'fin', ARGV[3], 'blind', ARGV[4])
+end_game(KEYS[1], ARGV[9], ARGV[10], ARGV[11])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 in_flight(KEYS[1], true, 0)
-record_result(KEYS[1], ARGV[6], ARGV[7], ARGV[8], ARGV[3])
+record_result(KEYS[1], ARGV[6], ARGV[7], ARGV[8], ARGV[3], ARGV[12])
 return {'appended', tonumber(ARGV[2])}
 """
 )
@@ -266,6 +282,7 @@ class _StoredResult(msgspec.Struct):
     finished_at: int
     moves: str
     blind: bool
+    receipt: str | None = None
 
 
 class RedisStore:
@@ -411,6 +428,15 @@ class RedisStore:
         fixed = self._decoder.decode(found[b"fixed"])
         moves = found[b"moves"].decode()
         finished = found.get(b"fin")
+        final = found.get(b"fv")
+        ending = None
+        if final is not None:
+            receipt, revealed = found.get(b"rc"), found.get(b"rv")
+            ending = Ending(
+                receipt.decode() if receipt else None,
+                revealed.decode() if revealed else None,
+                final,
+            )
         return DealRecord(
             deal_id=deal_id,
             variant=fixed.variant,
@@ -428,6 +454,7 @@ class RedisStore:
             player=fixed.player,
             owner=fixed.owner,
             tournament_expires_at=fixed.tournament_expires_at,
+            ending=ending,
         )
 
     @staticmethod
@@ -440,6 +467,14 @@ class RedisStore:
         """The result-recording arguments: the total, the tournament key prefix, the deal."""
         return ["", "", ""] if total is None else [total, f"{PREFIX}tournament:", deal_id]
 
+    @staticmethod
+    def _ending_args(ending: Ending | None) -> list[EncodableT]:
+        """The ending's receipts and final answer, then the receipt a result keeps."""
+        if ending is None:
+            return ["", "", "", ""]
+        kept = ending.revealed or ending.receipt or ""
+        return [ending.receipt or "", ending.revealed or "", ending.final, kept]
+
     async def append_move(
         self,
         deal_id: str,
@@ -448,11 +483,13 @@ class RedisStore:
         finished_at: int | None,
         ttl: int,
         total: int | None = None,
+        ending: Ending | None = None,
     ) -> Appended:
         """The append script: atomic check-and-append (and a tournament result, once)."""
         keys = [f"{PREFIX}deal:{deal_id}"]
         args: list[EncodableT] = [index, move, "" if finished_at is None else finished_at, ttl]
         args += self._result_args(deal_id, total)
+        args += self._ending_args(ending if finished_at is not None else None)
         reply = await self._call(lambda: self._append(keys=keys, args=args))
         return self._appended(reply)
 
@@ -464,11 +501,13 @@ class RedisStore:
         blind: bool,
         ttl: int,
         total: int | None = None,
+        ending: Ending | None = None,
     ) -> Appended:
         """The submit script: a whole log, only onto an unplayed deal (and its result)."""
         keys = [f"{PREFIX}deal:{deal_id}"]
         args: list[EncodableT] = [" ".join(moves), len(moves), finished_at, int(blind), ttl]
         args += self._result_args(deal_id, total)
+        args += self._ending_args(ending)
         reply = await self._call(lambda: self._submit(keys=keys, args=args))
         return self._appended(reply)
 
@@ -580,6 +619,7 @@ class RedisStore:
                     finished_at=stored.finished_at,
                     moves=stored.moves,
                     blind=stored.blind,
+                    receipt=stored.receipt,
                 )
             )
         return results
