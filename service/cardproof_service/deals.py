@@ -41,10 +41,11 @@ from cardproof.models import (
     check_log_text,
     check_move_text,
 )
-from cardproof.receipts import RECEIPT_VERSION, ReceiptKind, ReceiptPayload, decode_receipt
+from cardproof.receipts import RECEIPT_VERSION, ReceiptKind, ReceiptPayload
 from cardproof.receipts import b64url as _b64url
 from cardproof.receipts import b64url_decode as _b64url_decode
 from cardproof.tournaments import round_deal
+from cardproof_service import endings
 from cardproof_service.entrants import require_entrant
 from cardproof_service.idempotency import REPLAY_WINDOW
 from cardproof_service.keys import Keys
@@ -73,7 +74,6 @@ REPLAY_ON_LOOP = 300
 """Moves a replay may have on the event loop (well under a millisecond); longer ones run
 in the replay threads."""
 REPLAY_THREADS = 2
-MOVE_RESULT = msgspec.json.Decoder(MoveResult)
 
 
 def now() -> int:
@@ -387,7 +387,7 @@ class Deals:
         record = await self._record(deal_id)
         self._check_reader(record, authorization)
         if record.ending is not None:
-            final = MOVE_RESULT.decode(record.ending.final)
+            final = endings.last_answer(record.ending)
             return self._state_of(record, final.view, final.score)
         return self._state(record, await self._replay_off_loop(record))
 
@@ -403,11 +403,10 @@ class Deals:
     ) -> Ending:
         """A finishing game's receipt (and a tournament's with its seed) and last answer.
 
-        Signed and encoded once, here: from then on the game is read, never replayed.
+        Signed and packed once, here: from then on the game is read, never replayed.
         """
-        final = msgspec.json.encode(last)
         if not game.is_complete():  # a dead end: no score, no receipt
-            return Ending(None, None, final)
+            return endings.pack(self.keys.signing, last, None)
         seed = self.server_seed(record.commitment_id)
         payload = receipt_payload(
             game,
@@ -422,11 +421,10 @@ class Deals:
             player=record.player,
             tournament=record.tournament,
         )
-        signing = self.keys.signing
         revealed = None
         if record.tournament is not None:
-            revealed = signing.sign(msgspec.structs.replace(payload, server_seed=seed.hex()))
-        return Ending(signing.sign(payload), revealed, final)
+            revealed = msgspec.structs.replace(payload, server_seed=seed.hex())
+        return endings.pack(self.keys.signing, last, payload, revealed)
 
     @staticmethod
     def _read_move(cls: type[Game[Any, Any]], request: MoveRequest) -> Any:
@@ -512,7 +510,7 @@ class Deals:
                         move_index=index,
                     )
                 if index == len(record.moves) - 1 and record.ending is not None:
-                    return MOVE_RESULT.decode(record.ending.final)  # the last: as it was
+                    return endings.last_answer(record.ending)  # the last: as it was
                 return self._result(await self._replay_off_loop(record, index + 1), index)
             if record.finished_at is not None:
                 raise conflict("the game is over", "game-over", move_index=index)
@@ -610,16 +608,16 @@ class Deals:
                 raise RuleError("incomplete", game.incomplete_reason(), field="moves")
             payload = await self._payload(record, game)
             return ReceiptResponse(receipt=self.keys.signing.sign(payload), payload=payload)
-        token = ending.receipt
-        if ending.revealed is not None and record.tournament is not None:
+        revealed = True
+        if record.tournament is not None:
             tournament = await self.store.get_tournament(record.tournament)
-            if tournament is None or tournament_closed(tournament):
-                token = ending.revealed
-        if token is None:
+            revealed = tournament is None or tournament_closed(tournament)
+        stored = endings.receipt(ending, revealed=revealed)
+        if stored is None:
             raise RuleError(
                 "incomplete", "the game ended at a dead end: it is not scored", field="moves"
             )
-        return ReceiptResponse(receipt=token, payload=decode_receipt(token)[1])
+        return stored
 
     # --- whole-log verification -----------------------------------------------------
 

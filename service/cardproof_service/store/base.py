@@ -75,18 +75,16 @@ class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     """A finished game's signed receipt and final answer, stored with its last move."""
 
 
-class Ending(msgspec.Struct, frozen=True, array_like=True):
+class Ending(msgspec.Struct, frozen=True):
     """What a finished game answers from then on, signed and encoded once, at its end.
 
-    ``receipt``: the compact JWS (a tournament game's with ``server_seed: null`` until
-    the close); ``revealed``: a tournament game's receipt with the seed, served once the
-    tournament has closed; ``final``: the JSON of the last move's answer (view, score).
-    Reading a finished game never replays it.
+    ``stored``: its receipts and last answer, packed small by the service (the store
+    keeps the bytes as they are); ``result_receipt``: the receipt a tournament result
+    keeps for the export (with the seed). Reading a finished game never replays it.
     """
 
-    receipt: str | None
-    revealed: str | None
-    final: bytes
+    stored: bytes
+    result_receipt: str | None = None
 
 
 class OrganizerRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

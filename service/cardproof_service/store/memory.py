@@ -389,9 +389,7 @@ class MemoryStore:
 
 def _revealed(ending: Ending | None) -> str | None:
     """The receipt a finished game's result keeps: the one with the seed."""
-    if ending is None:
-        return None
-    return ending.revealed or ending.receipt
+    return None if ending is None else ending.result_receipt
 
 
 def _by_name(record: OrganizerRecord) -> str:

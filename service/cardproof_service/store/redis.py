@@ -78,10 +78,8 @@ is a tournament's. Results keep the log: they outlive the deal, and expire with 
 tournament."""
 
 _IN_FLIGHT: Final = """
-local function end_game(deal, receipt, revealed, final)
-  if receipt ~= '' then redis.call('HSET', deal, 'rc', receipt) end
-  if revealed ~= '' then redis.call('HSET', deal, 'rv', revealed) end
-  if final ~= '' then redis.call('HSET', deal, 'fv', final) end
+local function end_game(deal, stored)
+  if stored ~= '' then redis.call('HSET', deal, 'end', stored) end
 end
 
 local function in_flight(deal, finished, ttl)
@@ -97,8 +95,7 @@ end
 """
 """Keep the owner's games in flight (a sorted set: deal key by expiry) in step with a
 deal: a finished one leaves it, a moved one expires later. The owner's key is in the
-deal hash (``ow``). ``end_game`` stores a finished game's receipts and final answer
-(``rc``, ``rv``, ``fv``)."""
+deal hash (``ow``). ``end_game`` stores a finished game's packed ending (``end``)."""
 
 _APPEND: Final = (
     _RECORD_RESULT
@@ -114,12 +111,12 @@ if n > 0 then moves = redis.call('HGET', KEYS[1], 'moves') .. ' ' .. ARGV[2] end
 redis.call('HSET', KEYS[1], 'moves', moves, 'n', n + 1)
 if ARGV[3] ~= '' then
   redis.call('HSET', KEYS[1], 'fin', ARGV[3])
-  end_game(KEYS[1], ARGV[8], ARGV[9], ARGV[10])
+  end_game(KEYS[1], ARGV[8])
 end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 in_flight(KEYS[1], ARGV[3] ~= '', tonumber(ARGV[4]))
 if ARGV[3] ~= '' then
-  record_result(KEYS[1], ARGV[5], ARGV[6], ARGV[7], ARGV[3], ARGV[11])
+  record_result(KEYS[1], ARGV[5], ARGV[6], ARGV[7], ARGV[3], ARGV[9])
 end
 return {'appended', n + 1}
 """
@@ -179,10 +176,10 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
 if n ~= 0 or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then return {'wrong-index', n} end
 redis.call('HSET', KEYS[1], 'moves', ARGV[1], 'n', ARGV[2], 'fin', ARGV[3], 'blind', ARGV[4])
-end_game(KEYS[1], ARGV[9], ARGV[10], ARGV[11])
+end_game(KEYS[1], ARGV[9])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 in_flight(KEYS[1], true, 0)
-record_result(KEYS[1], ARGV[6], ARGV[7], ARGV[8], ARGV[3], ARGV[12])
+record_result(KEYS[1], ARGV[6], ARGV[7], ARGV[8], ARGV[3], ARGV[10])
 return {'appended', tonumber(ARGV[2])}
 """
 )
@@ -428,15 +425,8 @@ class RedisStore:
         fixed = self._decoder.decode(found[b"fixed"])
         moves = found[b"moves"].decode()
         finished = found.get(b"fin")
-        final = found.get(b"fv")
-        ending = None
-        if final is not None:
-            receipt, revealed = found.get(b"rc"), found.get(b"rv")
-            ending = Ending(
-                receipt.decode() if receipt else None,
-                revealed.decode() if revealed else None,
-                final,
-            )
+        stored = found.get(b"end")
+        ending = None if stored is None else Ending(stored)
         return DealRecord(
             deal_id=deal_id,
             variant=fixed.variant,
@@ -469,11 +459,10 @@ class RedisStore:
 
     @staticmethod
     def _ending_args(ending: Ending | None) -> list[EncodableT]:
-        """The ending's receipts and final answer, then the receipt a result keeps."""
+        """The packed ending, then the receipt a tournament result keeps."""
         if ending is None:
-            return ["", "", "", ""]
-        kept = ending.revealed or ending.receipt or ""
-        return [ending.receipt or "", ending.revealed or "", ending.final, kept]
+            return ["", ""]
+        return [ending.stored, ending.result_receipt or ""]
 
     async def append_move(
         self,
