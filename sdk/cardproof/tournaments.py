@@ -37,6 +37,7 @@ matter, so shifting every score by the same amount changes nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any, Final, Literal
@@ -51,6 +52,7 @@ from cardproof.models import EXPORT_FORMAT, StandingLine, TournamentExport
 from cardproof.receipts import JWKS, ReceiptError, verify_receipt
 
 __all__ = [
+    "CURSOR_PATTERN",
     "MAX_PAGE",
     "ExportCheck",
     "Payment",
@@ -125,6 +127,9 @@ def _payments(items: list[tuple[str, int]]) -> list[Payment]:
 
 MAX_PAGE: Final = 1000
 """The most payments one page of ``GET .../settlement?payments=true`` holds."""
+CURSOR_PATTERN: Final = r"^[0-9]{1,10}\.[0-9]{1,10}$"
+"""A settlement page's cursor: ``<payee>.<payer>``, places in the payments' order."""
+_CURSOR = re.compile(CURSOR_PATTERN)
 
 
 class SettlementPage(msgspec.Struct, frozen=True):
@@ -182,9 +187,9 @@ def payments_page(
 def _read_cursor(cursor: str | None, size: int) -> tuple[int, int]:
     if cursor is None:
         return 0, 0
-    payee, dot, payer = cursor.partition(".")
-    if not (dot and payee.isdigit() and payer.isdigit() and len(cursor) <= 24):
+    if not _CURSOR.match(cursor):
         raise ValueError(f"{cursor[:40]!r} is not a settlement cursor")
+    payee, _, payer = cursor.partition(".")
     return min(int(payee), size), int(payer)
 
 

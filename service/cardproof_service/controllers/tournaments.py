@@ -21,7 +21,7 @@ from cardproof.models import (
     TournamentExport,
     TournamentRequest,
 )
-from cardproof.tournaments import MAX_PAGE, SettlementPage
+from cardproof.tournaments import CURSOR_PATTERN, MAX_PAGE, SettlementPage
 from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.idempotency import IdempotencyKey
@@ -244,7 +244,8 @@ class TournamentsController(Controller):
             str | None,
             QueryParameter(
                 name="cursor",
-                max_length=24,
+                max_length=21,
+                pattern=CURSOR_PATTERN,
                 description="Where the page starts: the `next_cursor` of the page before.",
             ),
         ] = None,
