@@ -94,6 +94,9 @@ LOOK_ALIKES = [
     "ａｌｉｃｅ",  # full width
     "al\u0456ce",  # Ukrainian i
     "a1ice",  # digit one for l
+    "AIice",  # capital I for l
+    "al\u0130ce",  # dotted capital I
+    "alice\u0332",  # a combining low line
 ]
 
 
@@ -104,7 +107,12 @@ def test_a_look_alike_name_is_taken(client: HttpClient, owner: str) -> None:
         taken = enter(client, tid, name)
         assert (taken.status_code, taken.json()["code"]) == (409, "name-taken"), name
         assert taken.json()["taken_by"] == "alice"
-    for name in ("alice\u200b", "al\u200dice", "\u202ealice", "ali\u00adce", "alice\ufe0f"):
+    for first, second in (("Ivan", "lvan"), ("Tom", "Torn"), ("CLAIRE", "CLAlRE")):
+        assert enter(client, tid, first).status_code == 201
+        again = enter(client, tid, second)
+        assert (again.status_code, again.json()["taken_by"]) == (409, first), second
+    invisible = ("alice\u200b", "al\u200dice", "\u202ealice", "ali\u00adce", "alice\ufe0f")
+    for name in (*invisible, "alice\ufffc"):
         hidden = enter(client, tid, name)
         assert (hidden.status_code, hidden.json()["code"]) == (422, "invisible-character"), name
     assert (enter(client, tid, "   ").status_code, enter(client, tid, "   ").json()["code"]) == (
@@ -115,11 +123,8 @@ def test_a_look_alike_name_is_taken(client: HttpClient, owner: str) -> None:
     assert (spaced.status_code, spaced.json()["name"]) == (201, "Bob Smith")
     assert enter(client, tid, "bob smith").status_code == 409
     assert enter(client, tid, "alicia").status_code == 201  # a different name stays free
-    assert sorted(line["name"] for line in standings(client, tid)) == [
-        "Bob Smith",
-        "alice",
-        "alicia",
-    ]
+    names = sorted(line["name"] for line in standings(client, tid))
+    assert names == ["Bob Smith", "CLAIRE", "Ivan", "Tom", "alice", "alicia"]
 
 
 def test_an_invite_code_enters_one_person_once(
