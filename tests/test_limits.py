@@ -110,7 +110,11 @@ def test_an_ipv6_client_is_its_slash_64() -> None:
 
 
 def test_one_ipv6_network_shares_one_limit_and_an_untrusted_proxy_is_ignored() -> None:
-    env = {"CARDPROOF_RATE_LIMIT": "3", "CARDPROOF_RATE_WINDOW": "3600"}
+    env = {
+        "CARDPROOF_RATE_LIMIT": "3",
+        "CARDPROOF_RATE_WINDOW": "3600",
+        "FORWARDED_ALLOW_IPS": "127.0.0.1",  # the test is the proxy
+    }
     with served(env=env) as base_url, httpx.Client(base_url=base_url) as client:
         hosts = [f"2001:db8:7:7:{n:x}::1" for n in range(1, 5)]  # four addresses, one /64
         statuses = [
@@ -120,13 +124,19 @@ def test_one_ipv6_network_shares_one_limit_and_an_untrusted_proxy_is_ignored() -
         assert statuses == [200, 200, 200, 429]
         other = client.get("/v1/variants", headers={"x-forwarded-for": "2001:db8:7:8::1"})
         assert other.status_code == 200
-    untrusted = {**env, "FORWARDED_ALLOW_IPS": "192.0.2.1"}  # the test's 127.0.0.1 is no proxy
-    with served(env=untrusted) as base_url, httpx.Client(base_url=base_url) as client:
-        statuses = [
-            client.get("/v1/variants", headers={"x-forwarded-for": f"203.0.113.{n}"}).status_code
-            for n in range(1, 5)
-        ]
-        assert statuses == [200, 200, 200, 429]  # every header ignored: one client, 127.0.0.1
+    for untrusted in (
+        {**env, "FORWARDED_ALLOW_IPS": "192.0.2.1"},
+        {k: v for k, v in env.items() if k != "FORWARDED_ALLOW_IPS"},
+    ):
+        # a proxy that is not the test, and the default: no proxy is trusted, not even 127.0.0.1
+        with served(env=untrusted) as base_url, httpx.Client(base_url=base_url) as client:
+            statuses = [
+                client.get(
+                    "/v1/variants", headers={"x-forwarded-for": f"203.0.113.{n}"}
+                ).status_code
+                for n in range(1, 5)
+            ]
+            assert statuses == [200, 200, 200, 429]  # every header ignored: one client
 
 
 def test_the_pause_after_a_failing_store_doubles_up_to_30_seconds(
@@ -170,7 +180,11 @@ class CountingBrokenCounter(MemoryStore):
 
 def test_addresses_behind_a_trusted_proxy_are_separate_clients() -> None:
     """uvicorn takes the client from X-Forwarded-For of a trusted proxy (127.0.0.1)."""
-    env = {"CARDPROOF_RATE_LIMIT": "2", "CARDPROOF_RATE_WINDOW": "3600"}
+    env = {
+        "CARDPROOF_RATE_LIMIT": "2",
+        "CARDPROOF_RATE_WINDOW": "3600",
+        "FORWARDED_ALLOW_IPS": "127.0.0.1",  # the test is the proxy
+    }
     with served(env=env) as base_url, httpx.Client(base_url=base_url) as client:
 
         def statuses(address: str) -> list[int]:

@@ -36,6 +36,7 @@ def test_a_flood_of_searches_leaves_the_service_answering() -> None:
         "CARDPROOF_SOLVER_QUEUE": "1",
         "CARDPROOF_SOLVER_PER_CLIENT": "2",
         "CARDPROOF_WARM_UP": "1",  # the serpent table, built at start-up as in production
+        "FORWARDED_ALLOW_IPS": "127.0.0.1",  # the test is the proxy of its many clients
     }
     with served("--log-level", "warning", env=env) as url:
 

@@ -63,6 +63,9 @@ def _serve(args: argparse.Namespace) -> int:
             log_level=args.log_level,
             log_config=logging_config(args.log_level),
             access_log=False,  # cardproof.access writes one JSON line per request, with its id
+            # X-Forwarded-For names the client only when a proxy the operator named sent
+            # it: by default nobody, not even 127.0.0.1 (a local client could name itself)
+            forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", ""),
         )
     finally:
         if metrics_dir is not None:

@@ -815,10 +815,12 @@ class _GameState:
         self.score: Score | None = state.score
         self.played = played or _played(state, None)
         """The log as this handle played it: its receipt is checked against it."""
+        self.played.views[state.next_index] = state.view
 
     def _update(self, move: MoveLike, result: MoveResult) -> MoveResult:
         if result.index == len(self.played.moves):
             self.played.moves.append(canonical_move(self.variant, move, result.index))
+        self.played.views[result.index + 1] = result.view
         self.visible = result.view
         self.next_index = result.index + 1
         self.finished = result.finished

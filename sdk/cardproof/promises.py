@@ -18,10 +18,11 @@ import msgspec
 
 from cardproof.deal import seed_hash
 from cardproof.games import variant
-from cardproof.models import Commitment, DealState, Entry, ReceiptResponse, Tournament
+from cardproof.models import Commitment, DealState, Entry, ReceiptResponse, Tournament, View
 from cardproof.receipts import (
     CommitmentMismatchError,
     Expected,
+    ReceiptPayload,
     check_expected,
     check_payload,
     decode_receipt,
@@ -77,6 +78,8 @@ class Played:
     options: Mapping[str, Any] | msgspec.Struct | None = None
     """The options asked for (``None``: not known to the client, not checked)."""
     moves: list[str] = field(default_factory=list)
+    views: dict[int, View] = field(default_factory=dict)
+    """Every view the server showed, by the number of moves played when it was shown."""
     tournament: str | None = None
     player: str | None = None
 
@@ -108,6 +111,32 @@ def check_receipt(response: ReceiptResponse, played: Played) -> None:
     check_expected(signed, played.expected())
     if signed.server_seed is not None:
         check_payload(signed)
+        check_views(played, signed)
+
+
+def check_views(played: Played, payload: ReceiptPayload) -> None:
+    """Every view the server showed is the one the rules show on the committed deck.
+
+    The deck is derived again from the revealed seed and the log replayed; at each step
+    the view the client was shown must be the engine's: no card shown that was not the
+    one dealt, none shown early. A server that steered a blind player with false cards
+    is caught here, even though the receipt it signs is of the real deck.
+    """
+    if payload.server_seed is None:
+        return
+    cls = variant(payload.variant)
+    options = cls.parse_options(payload.options)
+    seed = bytes.fromhex(payload.server_seed)
+    game = cls.new(cls.deal_cards(seed, payload.client_seed, options), options)
+    for step in range(len(played.moves) + 1):
+        if step:
+            game.play(cls.parse_move(played.moves[step - 1]))
+        shown = played.views.get(step)
+        if shown is None:
+            continue
+        dealt = msgspec.to_builtins(game.visible())
+        if msgspec.to_builtins(shown) != dealt:
+            raise CommitmentMismatchError(f"the view after {step} moves", dealt, shown)
 
 
 class TournamentPromises:

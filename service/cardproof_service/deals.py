@@ -9,6 +9,7 @@ a game's state is always a replay of that log on the derived deck.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import secrets
 import time
@@ -220,11 +221,11 @@ class Deals:
             if expires_at <= now():  # only a resent request may still get its deal
                 first = await self.store.get_claim(commitment_id) if idempotency_key else None
                 if first is not None:
-                    return await self._repeat(first, idempotency_key, deal_id)
+                    return await self._repeat(first, idempotency_key, request, deal_id)
                 raise not_found(
                     f"the commitment expired at {rfc3339(expires_at)}", "expired-commitment"
                 )
-            mark = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
+            mark = msgspec.msgpack.encode([deal_id, _replay_key(idempotency_key, request)])
             claim = Claim(commitment_id, mark, max(REPLAY_WINDOW, expires_at - now()))
         else:
             commitment_id = self._new_commitment_id(now())
@@ -248,7 +249,7 @@ class Deals:
             self._quota(client),
         )
         if first is not None:
-            return await self._repeat(first, idempotency_key, deal_id)
+            return await self._repeat(first, idempotency_key, request, deal_id)
         GAMES_STARTED.labels(cls.id).inc()
         game = self._replay(record)
         self._games.put(deal_id, game)
@@ -329,7 +330,11 @@ class Deals:
         return max(1, expires_at - now())
 
     async def _repeat(
-        self, first_claim: bytes, idempotency_key: str | None, deal_id: str
+        self,
+        first_claim: bytes,
+        idempotency_key: str | None,
+        request: DealRequest,
+        deal_id: str,
     ) -> DealState:
         """The answer to a deal request on a commitment that is already claimed.
 
@@ -338,7 +343,14 @@ class Deals:
         the deal the claim names.
         """
         first_deal, first_key = msgspec.msgpack.decode(first_claim, type=tuple[str, str])
-        if first_deal == deal_id or (idempotency_key and idempotency_key == first_key):
+        ours = _replay_key(idempotency_key, request)
+        if idempotency_key and first_key != ours and first_key.startswith(f"{idempotency_key}\0"):
+            raise RuleError(
+                "idempotency-key-reused",
+                "this Idempotency-Key was sent with another request: send a fresh one",
+                field="Idempotency-Key",
+            )
+        if first_deal == deal_id or (idempotency_key and ours == first_key):
             record = await self.store.get_deal(first_deal)
             if record is not None:
                 return self._state(record, self._replay(record))
@@ -695,8 +707,9 @@ class Deals:
             texts = _canonical_log(cls, moves)  # read without the deck: nothing is replayed
             if texts != record.moves:
                 raise conflict(
-                    "this log is not the one this deal was played with (a deal with hidden "
-                    "cards takes only its played log, so no log can reveal a card)",
+                    "this log is not the one this deal was played with: a deal of a hidden "
+                    "variant, or one played already, takes only its played log (no log can "
+                    "probe its cards or play it twice)",
                     "not-the-played-log",
                 )
             if record.finished_at is None:
@@ -753,6 +766,18 @@ def _canonical_log(cls: type[Game[Any, Any]], moves: str | list[MoveObject]) -> 
     else:
         parsed = [cls.move_from_object(obj, i) for i, obj in enumerate(moves)]
     return [cls.move_text(move) for move in parsed]
+
+
+def _replay_key(idempotency_key: str | None, request: DealRequest) -> str:
+    """What a claim records of the request: its key and a digest of its body.
+
+    A resent request must be the same request: the same key with another body (another
+    variant, options or client seed) is refused rather than answered with the first deal.
+    """
+    if not idempotency_key:
+        return ""
+    digest = hashlib.sha256(msgspec.json.encode(request)).hexdigest()[:24]
+    return f"{idempotency_key}\0{digest}"
 
 
 def receipt_payload(

@@ -195,6 +195,28 @@ def test_a_receipt_for_another_game_is_refused(
         assert game.receipt().payload.moves == " ".join(CELLS)  # the honest one passes
 
 
+def false_next_card(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
+    """Show the player a card other than the one dealt next, to steer a blind game."""
+    if request.method == "POST" and request.url.path.startswith("/v1/deals"):
+        honest = forward(request, server)
+        body = honest.json()
+        if honest.status_code in {200, 201} and body.get("view", {}).get("next"):
+            body["view"]["next"] = "2C" if body["view"]["next"] != "2C" else "3C"
+        return httpx.Response(honest.status_code, json=body)
+    return None
+
+
+def test_false_cards_shown_during_play_are_caught_at_the_receipt(server: HttpClient) -> None:
+    proxy = Proxy(server, false_next_card)
+    with proxy.client() as client:
+        game = client.deal("poker-squares", client_seed="steered")
+        for cell in CELLS:
+            game.play(cell)
+        with pytest.raises(CommitmentMismatchError) as caught:
+            game.receipt()
+        assert "view" in caught.value.field
+
+
 def test_a_tournament_reveal_or_round_not_as_committed_is_refused(
     app: Litestar, server: HttpClient
 ) -> None:

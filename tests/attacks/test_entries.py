@@ -85,6 +85,23 @@ def test_an_entry_replay_is_honoured_for_its_window_only(
     assert "token" not in late.text
 
 
+def test_a_deal_replay_key_with_another_body_is_refused(client: HttpClient) -> None:
+    commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
+    key = {"Idempotency-Key": "e3b0c442-98fc-4c14-9afb-f4c8996fb924"}
+    body = {"variant": "poker-squares", "commitment_id": commitment, "client_seed": "mine"}
+    first = client.post("/v1/deals", json=body, headers=key)
+    again = client.post("/v1/deals", json=body, headers=key)
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json()["deal_id"] == first.json()["deal_id"]
+    for changed in (
+        {"client_seed": "another"},
+        {"variant": "poker-patience"},
+        {"options": {"scoring": "british"}},
+    ):
+        other = client.post("/v1/deals", json={**body, **changed}, headers=key)
+        assert (other.status_code, other.json()["code"]) == (422, "idempotency-key-reused"), changed
+
+
 LOOK_ALIKES = [
     "Alice",
     "ALICE",
