@@ -9,13 +9,16 @@ import random
 import threading
 from typing import Any
 
+import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
 import cardproof_service.tournaments as tournaments_module
 from cardproof.games import SoloDrez
+from cardproof.models import TournamentExport
 from cardproof.receipts import verify_receipt
+from cardproof.tournaments import verify_export
 from cardproof_service import Settings, create_app
 from cardproof_service.deals import REPLAY_ON_LOOP, Deals
 from conftest import TEST_KEYS, UNLIMITED, organizer_key
@@ -100,18 +103,24 @@ def test_a_long_game_in_progress_is_replayed_off_the_event_loop(
         return replay(self, *args)
 
     with TestClient(app) as client:
-        deal = client.post("/v1/deals", json={"variant": "solodrez"}).json()
-        record = asyncio.run(deals.store.get_deal(deal["deal_id"]))
-        assert record is not None
-        game = SoloDrez.new(deals._cards_of(record))
         rng = random.Random(1)
-        moves: list[str] = []
-        while len(moves) < REPLAY_ON_LOOP + 20:
-            choices = [m for m in game.legal_moves() if m.stop is not True]
-            assert choices, "the deal ran out of moves"
-            move = rng.choice(choices)
-            game.play(move)
-            moves.append(SoloDrez.move_text(move))
+        for _ in range(50):  # a deal that takes a long game of back-and-forth moves
+            deal = client.post("/v1/deals", json={"variant": "solodrez"}).json()
+            record = asyncio.run(deals.store.get_deal(deal["deal_id"]))
+            assert record is not None
+            game = SoloDrez.new(deals._cards_of(record))
+            moves: list[str] = []
+            while len(moves) < REPLAY_ON_LOOP + 20:
+                choices = [m for m in game.legal_moves() if m.stop is not True]
+                if not choices:
+                    break
+                move = rng.choice(choices)
+                game.play(move)
+                moves.append(SoloDrez.move_text(move))
+            if len(moves) == REPLAY_ON_LOOP + 20 and not game.is_over():
+                break
+        else:
+            pytest.fail("no deal took a long game")
         for index, move_text in enumerate(moves):
             url = f"/v1/deals/{deal['deal_id']}/moves"
             assert client.post(url, json={"index": index, "move": move_text}).status_code == 200
@@ -120,3 +129,37 @@ def test_a_long_game_in_progress_is_replayed_off_the_event_loop(
         assert state["next_index"] == len(moves)
         assert threads
         assert all(name.startswith("cardproof-replay") for name in threads), threads
+
+
+def test_an_export_streams_its_games_a_batch_at_a_time(
+    app: Litestar, client: TestClient[Litestar], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    owner = organizer_key(app, "Streaming Club")
+    tid = open_tournament(client, owner, rounds=1)["tournament"]["tournament_id"]
+    for number, name in enumerate(("Ada", "Bea", "Cy", "Dee", "Eve")):
+        token = enter(client, tid, name).json()["token"]
+        deal = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(token))
+        cells = CELLS[number:] + CELLS[:number]
+        for index, cell in enumerate(cells):
+            url = f"/v1/deals/{deal.json()['deal_id']}/moves"
+            client.post(url, json={"index": index, "move": cell}, headers=bearer(token))
+    client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    batches: list[int] = []
+    store = app.state.store
+    read = store.results
+
+    async def counted(tournament_id: str, games: Any = None) -> Any:
+        found = await read(tournament_id, games)
+        batches.append(len(found))
+        return found
+
+    monkeypatch.setattr(store, "results", counted)
+    monkeypatch.setattr(tournaments_module, "EXPORT_BATCH", 2)
+    monkeypatch.setattr(tournaments_module, "replay_log", no_replay)
+    answer = client.get(f"/v1/tournaments/{tid}/export")
+    assert answer.status_code == 200
+    assert "content-length" not in answer.headers  # streamed
+    assert batches == [2, 2, 1]
+    export = msgspec.json.decode(answer.content, type=TournamentExport)
+    assert [game.player for game in export.games] == ["Ada", "Bea", "Cy", "Dee", "Eve"]
+    assert verify_export(export).problems == []

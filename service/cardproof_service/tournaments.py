@@ -15,10 +15,12 @@ verified finished games.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import secrets
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -99,6 +101,9 @@ def invite_hash(code: str) -> str:
     return hashlib.sha256(b"cardproof-invite\0" + code.encode()).hexdigest()
 
 
+EXPORT_BATCH = 200
+"""Games an export reads from the store and encodes at a time."""
+_NO_GAMES = b'"games":[]'
 CLOSED_KEPT = 256
 """Closed tournaments whose standings a process keeps (they cannot change)."""
 SETTLED_AFTER = 10
@@ -460,8 +465,14 @@ class Tournaments:
             raise conflict("the tournament is closed already", "closed")
         return self.view(await self._record(tournament_id), organizer)
 
-    async def export(self, tournament_id: str, access: Access) -> TournamentExport:
-        """A closed tournament's whole record: seeds, every game with its receipt, standings."""
+    async def export(self, tournament_id: str, access: Access) -> AsyncIterator[bytes]:
+        """A closed tournament's whole record, as JSON chunks to stream.
+
+        Seeds, standings and keys first, then every finished game (log, total, the
+        receipt signed when it ended), read from the store :data:`EXPORT_BATCH` at a time,
+        so neither the store, the answer nor the event loop holds them all at once. Every
+        check is made before the first chunk: a refusal is a problem answer.
+        """
         record = await self._readable(tournament_id, access)
         if not tournament_closed(record):
             raise conflict(
@@ -471,28 +482,47 @@ class Tournaments:
             )
         organizer = await self.store.get_organizer(record.organizer_id)
         standings = await self.standings(tournament_id, access)
-        games = []
-        results = sorted(await self.store.results(tournament_id), key=lambda r: (r.player, r.round))
-        for result in results:
-            receipt = result.receipt or self._sign_result(record, result)  # signed at the end
-            games.append(
-                ExportedGame(
-                    player=result.player,
-                    round=result.round,
-                    deal_id=result.deal_id,
-                    moves=result.moves,
-                    total=result.total,
-                    finished_at=rfc3339(result.finished_at),
-                    receipt=receipt,
-                )
+        games = sorted(await self.store.result_keys(tournament_id))
+        whole = msgspec.json.encode(
+            TournamentExport(
+                format=EXPORT_FORMAT,
+                tournament=self.view(record, organizer),
+                standings=standings.entrants,
+                games=[],
+                jwks=self.deals.keys.jwks(),
             )
-        return TournamentExport(
-            format=EXPORT_FORMAT,
-            tournament=self.view(record, organizer),
-            standings=standings.entrants,
-            games=games,
-            jwks=self.deals.keys.jwks(),
         )
+        cut = whole.index(_NO_GAMES)  # unescaped quotes: never inside a string
+        return self._export_chunks(
+            record, games, whole[: cut + len(_NO_GAMES) - 1], whole[cut + len(_NO_GAMES) - 1 :]
+        )
+
+    async def _export_chunks(
+        self, record: TournamentRecord, games: list[tuple[str, int]], head: bytes, tail: bytes
+    ) -> AsyncIterator[bytes]:
+        yield head
+        for start in range(0, len(games), EXPORT_BATCH):
+            batch = await self.store.results(
+                record.tournament_id, games[start : start + EXPORT_BATCH]
+            )
+            batch.sort(key=lambda result: (result.player, result.round))
+            encoded = b",".join(
+                msgspec.json.encode(
+                    ExportedGame(
+                        player=result.player,
+                        round=result.round,
+                        deal_id=result.deal_id,
+                        moves=result.moves,
+                        total=result.total,
+                        finished_at=rfc3339(result.finished_at),
+                        receipt=result.receipt or self._sign_result(record, result),
+                    )
+                )
+                for result in batch
+            )
+            yield (b"," if start else b"") + encoded
+            await asyncio.sleep(0)  # other requests between batches (the memory store never waits)
+        yield tail
 
     def _sign_result(self, record: TournamentRecord, result: GameResult) -> str:
         """A receipt for a result stored before results kept theirs: replayed and signed."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get, post
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter, QueryParameter
+from litestar.response import Stream
 
 from cardproof.models import (
     CloseRequest,
@@ -294,22 +296,31 @@ class TournamentsController(Controller):
     @get(
         "/{tournament_id:str}/export",
         summary="The whole record of a closed tournament",
-        responses=problem_responses(
-            400,
-            401,
-            403,
-            404,
-            409,
-            503,
-            e409="The tournament has not closed yet (`not-closed`).",
-            **{k: v for k, v in _READ_ERRORS.items() if k != "e409"},
-        ),
+        responses={
+            200: ResponseSpec(
+                data_container=TournamentExport,
+                description="The record, streamed as one JSON document.",
+                generate_examples=False,
+            ),
+            **problem_responses(
+                400,
+                401,
+                403,
+                404,
+                409,
+                503,
+                e409="The tournament has not closed yet (`not-closed`).",
+                **{k: v for k, v in _READ_ERRORS.items() if k != "e409"},
+            ),
+        },
     )
     async def export(
         self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
-    ) -> TournamentExport:
+    ) -> Stream:
         """Seeds, every finished game (log, total, receipt), standings and the public keys.
 
-        ``cardproof verify --tournament FILE`` re-checks it end to end.
+        Streamed as it is read from the store. ``cardproof verify --tournament FILE``
+        re-checks it end to end.
         """
-        return await tournaments_of(request).export(tournament_id, access_of(request))
+        chunks = await tournaments_of(request).export(tournament_id, access_of(request))
+        return Stream(chunks, media_type="application/json")

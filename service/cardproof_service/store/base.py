@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
 import msgspec
@@ -321,8 +322,16 @@ class Store(Protocol):
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Every entrant's total and finished games (in no particular order)."""
 
-    async def results(self, tournament_id: str) -> list[GameResult]:
-        """Every finished game's result (in no particular order)."""
+    async def results(
+        self, tournament_id: str, games: Sequence[tuple[str, int]] | None = None
+    ) -> list[GameResult]:
+        """Every finished game's result (in no particular order), or those of ``games``.
+
+        ``games`` names results by (player, round); the ones not found are left out.
+        """
+
+    async def result_keys(self, tournament_id: str) -> list[tuple[str, int]]:
+        """The (player, round) of every finished game, without the results themselves."""
 
     async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
         """Set the tournament's ``closed_at`` if it has none; ``False`` if it had another."""

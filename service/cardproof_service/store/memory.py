@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -369,9 +370,18 @@ class MemoryStore:
         totals = self._totals.get(tournament_id, {})
         return [Standing(name, total, finished) for name, (total, finished) in totals.items()]
 
-    async def results(self, tournament_id: str) -> list[GameResult]:
-        """Every finished game of the tournament."""
-        return [r for (t, _, _), r in self._results.items() if t == tournament_id]
+    async def results(
+        self, tournament_id: str, games: Sequence[tuple[str, int]] | None = None
+    ) -> list[GameResult]:
+        """Every finished game of the tournament, or those of ``games``."""
+        if games is None:
+            return [r for (t, _, _), r in self._results.items() if t == tournament_id]
+        found = (self._results.get((tournament_id, player, round_)) for player, round_ in games)
+        return [result for result in found if result is not None]
+
+    async def result_keys(self, tournament_id: str) -> list[tuple[str, int]]:
+        """(player, round) of every finished game."""
+        return [(player, round_) for (t, player, round_) in self._results if t == tournament_id]
 
     async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
         """Set ``closed_at`` once."""

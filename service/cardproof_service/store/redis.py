@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar, cast
 
 import msgspec
@@ -591,10 +591,31 @@ class RedisStore:
             for name, total in totals
         ]
 
-    async def results(self, tournament_id: str) -> list[GameResult]:
-        """Every result of the tournament's results hash (field ``player/round``)."""
+    async def result_keys(self, tournament_id: str) -> list[tuple[str, int]]:
+        """The fields of the tournament's results hash (``player/round``), as pairs."""
         key = f"{PREFIX}tournament:{tournament_id}:results"
-        found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
+        fields = cast(list[bytes], await self._call(lambda: self._redis.hkeys(key)))
+        pairs = []
+        for field in fields:
+            player, _, round_number = field.decode().rpartition("/")
+            pairs.append((player, int(round_number)))
+        return pairs
+
+    async def results(
+        self, tournament_id: str, games: Sequence[tuple[str, int]] | None = None
+    ) -> list[GameResult]:
+        """Results from the tournament's results hash (field ``player/round``)."""
+        key = f"{PREFIX}tournament:{tournament_id}:results"
+        found: dict[bytes, bytes]
+        if games is None:
+            found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
+        else:
+            fields = [f"{player}/{round_}" for player, round_ in games]
+            values = cast(
+                list[bytes | None],
+                await self._call(lambda: self._redis.hmget(key, fields)) if fields else [],
+            )
+            found = {f.encode(): v for f, v in zip(fields, values, strict=True) if v is not None}
         results = []
         for field, value in found.items():
             player, _, round_number = field.decode().rpartition("/")
