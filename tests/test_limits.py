@@ -326,22 +326,7 @@ def test_a_client_opens_at_most_its_daily_quota_of_deals() -> None:
         day_left = 86_400 - int(time.time()) % 86_400
         assert abs(int(refused.headers["retry-after"]) - day_left) <= 2
         assert metric(client, 'cardproof_rate_limited_total{reason="daily-quota"}') >= 1
-        assert (
-            client.post(
-                "/v1/score",
-                json={
-                    "variant": "poker-squares",
-                    "layout": [
-                        ["AH", "KH", "QH", "JH", "TH"],
-                        ["9C", "9D", "9H", "9S", "2C"],
-                        ["3D", "3S", "3H", "4C", "4D"],
-                        ["4S", "5S", "6H", "7C", "8D"],
-                        ["2D", "7D", "JD", "KD", "AD"],
-                    ],
-                },
-            ).status_code
-            == 200
-        )  # only deals count
+        assert client.post("/v1/score", json=examples.SCORE).status_code == 200  # only deals count
 
 
 def test_the_sdk_reports_a_long_wait_as_rate_limited() -> None:

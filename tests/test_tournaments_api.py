@@ -339,27 +339,15 @@ def test_a_games_moves_take_its_entrants_own_token(client: HttpClient, owner: st
     assert client.post(url, json=last).status_code == 401
     stolen = client.post(url, json=last, headers=bearer(bea))
     assert (stolen.status_code, stolen.json()["code"]) == (403, "other-entrant")
-    whole = client.post(
-        "/v1/verify",
-        json={
-            "variant": "poker-squares",
-            "options": {"scoring": "british"},
-            "deal": {"deal_id": game["deal_id"]},
-            "moves": " ".join(CELLS),
-        },
-        headers=bearer(bea),
-    )
+    whole_log = {
+        "variant": "poker-squares",
+        "options": {"scoring": "british"},
+        "deal": {"deal_id": game["deal_id"]},
+        "moves": " ".join(CELLS),
+    }
+    whole = client.post("/v1/verify", json=whole_log, headers=bearer(bea))
     assert (whole.status_code, whole.json()["code"]) == (403, "other-entrant")  # caller first
-    own = client.post(
-        "/v1/verify",
-        json={
-            "variant": "poker-squares",
-            "options": {"scoring": "british"},
-            "deal": {"deal_id": game["deal_id"]},
-            "moves": " ".join(CELLS),
-        },
-        headers=bearer(ada),
-    )
+    own = client.post("/v1/verify", json=whole_log, headers=bearer(ada))
     assert (own.status_code, own.json()["code"]) == (409, "not-the-played-log")
     lines = {
         line["name"]: line

@@ -128,70 +128,58 @@ def from_http_exception(error: HTTPException) -> ProblemDetailsException:
     return converted
 
 
+def come_back(
+    status: int, detail: str, code: str, retry_after: int, *, limited: str | None = None
+) -> ProblemDetailsException:
+    """A refusal to come back from after ``retry_after`` seconds (429 or 503).
+
+    ``limited``: the reason a 429 counts under in ``cardproof_rate_limited_total``.
+    """
+    if limited is not None:
+        RATE_LIMITED.labels(limited).inc()
+    refused = problem(status, detail, type_=f"/problems/{code}", code=code)
+    refused.headers = {"retry-after": str(retry_after)}
+    return refused
+
+
 def from_store_unavailable(error: StoreUnavailable) -> ProblemDetailsException:
     """503 with ``Retry-After`` while the store is down: nothing was recorded."""
     log.warning("store unavailable: %s", error)
-    unavailable = problem(
-        503,
-        "the store is unavailable; nothing was recorded: try again",
-        type_="/problems/unavailable",
-    )
-    unavailable.headers = {"retry-after": str(RETRY_AFTER_SECONDS)}
-    return unavailable
+    detail = "the store is unavailable; nothing was recorded: try again"
+    return come_back(503, detail, "unavailable", RETRY_AFTER_SECONDS)
 
 
 def from_too_many_games(error: TooManyGames) -> ProblemDetailsException:
     """429: the client holds its cap of unfinished games; nothing was stored."""
-    RATE_LIMITED.labels("games-in-flight").inc()
-    refused = problem(
-        429,
+    detail = (
         f"this client has {error.limit} games in flight, the most it may: finish one, or "
-        f"wait until the oldest expires (in {error.retry_after} s)",
-        type_="/problems/too-many-games",
-        code="too-many-games",
+        f"wait until the oldest expires (in {error.retry_after} s)"
     )
-    refused.headers = {"retry-after": str(error.retry_after)}
-    return refused
+    return come_back(429, detail, "too-many-games", error.retry_after, limited="games-in-flight")
 
 
 def from_over_daily_quota(error: OverDailyQuota) -> ProblemDetailsException:
     """429: the client opened its quota of deals today; nothing was stored."""
-    RATE_LIMITED.labels("daily-quota").inc()
-    refused = problem(
-        429,
+    detail = (
         f"this client has opened {error.limit} deals today (UTC), the most it may: the "
-        f"quota starts again in {error.retry_after} s",
-        type_="/problems/daily-quota",
-        code="daily-quota",
+        f"quota starts again in {error.retry_after} s"
     )
-    refused.headers = {"retry-after": str(error.retry_after)}
-    return refused
+    return come_back(429, detail, "daily-quota", error.retry_after, limited="daily-quota")
 
 
 def from_solver_busy(error: SolverBusy) -> ProblemDetailsException:
     """503: every solver is busy and the queue is full; nothing was started."""
-    busy = problem(
-        503,
-        f"every solver is busy and the queue is full: try again in {error.retry_after} s",
-        type_="/problems/solver-busy",
-        code="solver-busy",
-    )
-    busy.headers = {"retry-after": str(error.retry_after)}
-    return busy
+    detail = f"every solver is busy and the queue is full: try again in {error.retry_after} s"
+    return come_back(503, detail, "solver-busy", error.retry_after)
 
 
 def from_too_many_searches(error: TooManySearches) -> ProblemDetailsException:
     """429: the client has its cap of searches running or waiting."""
-    RATE_LIMITED.labels("searches").inc()
-    refused = problem(
-        429,
+    detail = (
         f"this client has {error.limit} searches running or waiting, the most it may: "
-        f"try again in {error.retry_after} s",
-        type_="/problems/too-many-searches",
-        code="too-many-searches",
+        f"try again in {error.retry_after} s"
     )
-    refused.headers = {"retry-after": str(error.retry_after)}
-    return refused
+    return come_back(429, detail, "too-many-searches", error.retry_after, limited="searches")
 
 
 def from_unexpected(error: Exception) -> ProblemDetailsException:
