@@ -17,7 +17,7 @@ from redis import Redis
 
 from cardproof import Client
 from cardproof.errors import RateLimitedError
-from cardproof_service import Settings, create_app, limits
+from cardproof_service import Settings, create_app, examples, limits
 from cardproof_service.limits import address_id
 from cardproof_service.settings import SettingsError
 from cardproof_service.store import Hits, MemoryStore
