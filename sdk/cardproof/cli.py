@@ -260,8 +260,9 @@ def _verify(args: argparse.Namespace) -> int:
     for hand in payload.score.hands:
         cards = " ".join(hand.cards)
         print(f"  {hand.line:<11} {cards:<15} {hand.category:<16} {hand.points:>5}")
+    blind = "" if payload.kind == "committed-open" else f"  blind {payload.blind}"
     print(
-        f"  deal {payload.deal_id}  blind {payload.blind}  "
+        f"  deal {payload.deal_id}{blind}  "
         f"committed before client seed {payload.committed_before_client_seed}"
     )
     if payload.tournament is not None:

@@ -95,6 +95,7 @@ from cardproof.receipts import (
     ReceiptKind,
     VerifiedReceipt,
     verify_receipt,
+    verify_signature,
 )
 from cardproof.tournaments import Payment, SettlementPage
 
@@ -707,7 +708,9 @@ class Client:
             self.tournament(tournament_id, token=token)
         state = self._send(_Calls.open_round(tournament_id, round_number, token))
         self._promises.check_round(tournament_id, round_number, state)
-        return Game(self, state, token, played=_played(state, None, tournament_id))
+        game = Game(self, state, token, played=_played(state, None, tournament_id))
+        self._promises.keep_game(tournament_id, round_number, game.played)
+        return game
 
     def standings(self, tournament_id: str, *, invite_code: str | None = None) -> Standings:
         """Every entrant's total over finished games, best first (``invite_code`` as above)."""
@@ -827,7 +830,8 @@ class _GameState:
         self.score = result.score
         return result
 
-    def _checked(self, response: ReceiptResponse) -> ReceiptResponse:
+    def _checked(self, response: ReceiptResponse, jwks: JWKS) -> ReceiptResponse:
+        verify_signature(response.receipt, jwks)  # the server's own key signed it
         check_receipt(response, self.played)
         if self.score is not None and response.payload.score != self.score:
             raise CommitmentMismatchError("score", self.score, response.payload.score)
@@ -858,11 +862,15 @@ class Game(_GameState):
 
         Its payload must be its token's, and name this deal, its committed seed hash,
         client seed, variant, options, log and score; once the seed is revealed, the
-        deck and the score are replayed too. Else
+        deck and the score are replayed too, and every view shown during play compared
+        with the deck. Its signature is checked against the server's key set. A receipt
+        must reveal its seed, unless its tournament is still open (then the views are
+        checked when :meth:`Client.tournament` sees the seeds revealed). Else
         :class:`~cardproof.receipts.CommitmentMismatchError` (or
-        :class:`~cardproof.receipts.ReceiptError` for a receipt that does not replay).
+        :class:`~cardproof.receipts.ReceiptError` for a receipt that does not verify).
         """
-        return self._checked(self._client.receipt(self.deal_id, token=self.token))
+        response = self._client.receipt(self.deal_id, token=self.token)
+        return self._checked(response, self._client.jwks())
 
 
 class AsyncClient:
@@ -1063,7 +1071,9 @@ class AsyncClient:
             await self.tournament(tournament_id, token=token)
         state = await self._send(_Calls.open_round(tournament_id, round_number, token))
         self._promises.check_round(tournament_id, round_number, state)
-        return AsyncGame(self, state, token, played=_played(state, None, tournament_id))
+        game = AsyncGame(self, state, token, played=_played(state, None, tournament_id))
+        self._promises.keep_game(tournament_id, round_number, game.played)
+        return game
 
     async def standings(self, tournament_id: str, *, invite_code: str | None = None) -> Standings:
         """Every entrant's total over finished games, best first (``invite_code`` as above)."""
@@ -1152,4 +1162,5 @@ class AsyncGame(_GameState):
 
     async def receipt(self) -> ReceiptResponse:
         """The signed receipt, checked as :meth:`Game.receipt` checks it."""
-        return self._checked(await self._client.receipt(self.deal_id, token=self.token))
+        response = await self._client.receipt(self.deal_id, token=self.token)
+        return self._checked(response, await self._client.jwks())

@@ -10,24 +10,25 @@ receipt is handed back, and raise :class:`~cardproof.receipts.CommitmentMismatch
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
+from cardproof.cards import Card
 from cardproof.deal import seed_hash
 from cardproof.games import variant
 from cardproof.models import Commitment, DealState, Entry, ReceiptResponse, Tournament, View
 from cardproof.receipts import (
     CommitmentMismatchError,
     Expected,
-    ReceiptPayload,
     check_expected,
     check_payload,
     decode_receipt,
     options_match,
 )
+from cardproof.tournaments import round_deal
 
 MoveLike = str | Mapping[str, Any] | msgspec.Struct
 """A move as text (``"c3"``), as a mapping (``{"row": 2, "col": 2}``) or as an engine move."""
@@ -109,12 +110,17 @@ def check_receipt(response: ReceiptResponse, played: Played) -> None:
     if signed != response.payload:
         raise CommitmentMismatchError("payload", "the token's own payload", response.payload)
     check_expected(signed, played.expected())
+    if signed.server_seed is None and played.tournament is None:
+        raise CommitmentMismatchError("server_seed", "revealed in a finished game's receipt", None)
     if signed.server_seed is not None:
         check_payload(signed)
-        check_views(played, signed)
+        cls = variant(signed.variant)
+        options = cls.parse_options(signed.options)
+        seed = bytes.fromhex(signed.server_seed)
+        check_views(played, cls.deal_cards(seed, signed.client_seed, options), options)
 
 
-def check_views(played: Played, payload: ReceiptPayload) -> None:
+def check_views(played: Played, deck: Sequence[Card], options: Any) -> None:
     """Every view the server showed is the one the rules show on the committed deck.
 
     The deck is derived again from the revealed seed and the log replayed; at each step
@@ -122,12 +128,8 @@ def check_views(played: Played, payload: ReceiptPayload) -> None:
     one dealt, none shown early. A server that steered a blind player with false cards
     is caught here, even though the receipt it signs is of the real deck.
     """
-    if payload.server_seed is None:
-        return
-    cls = variant(payload.variant)
-    options = cls.parse_options(payload.options)
-    seed = bytes.fromhex(payload.server_seed)
-    game = cls.new(cls.deal_cards(seed, payload.client_seed, options), options)
+    cls = variant(played.variant)
+    game = cls.new(deck, options)
     for step in range(len(played.moves) + 1):
         if step:
             game.play(cls.parse_move(played.moves[step - 1]))
@@ -145,6 +147,12 @@ class TournamentPromises:
     def __init__(self) -> None:
         self._rounds: dict[str, dict[int, str]] = {}
         self._salts: dict[str, str] = {}
+        self._games: dict[str, list[tuple[int, Played]]] = {}
+        """Each tournament's games played through this client, by round, until checked."""
+
+    def keep_game(self, tournament_id: str, round_number: int, played: Played) -> None:
+        """Check this game's views once its round's seed is revealed."""
+        self._games.setdefault(tournament_id, []).append((round_number, played))
 
     def keep_entry(self, entry: Entry) -> None:
         """Remember the hashes an entry showed (or check them against earlier ones)."""
@@ -168,6 +176,23 @@ class TournamentPromises:
                 raise CommitmentMismatchError(
                     f"rounds[{entry.round}].server_seed", entry.server_seed_hash, revealed
                 )
+        self._check_games(tournament)
+
+    def _check_games(self, tournament: Tournament) -> None:
+        """The views of this client's games whose round seed is now revealed (once each)."""
+        seeds = {r.round: r.server_seed for r in tournament.rounds if r.server_seed}
+        waiting = []
+        for round_number, played in self._games.pop(tournament.tournament_id, []):
+            seed = seeds.get(round_number)
+            if seed is None:
+                waiting.append((round_number, played))
+                continue
+            options, deck = round_deal(
+                tournament.variant, tournament.options, bytes.fromhex(seed), tournament.salt
+            )
+            check_views(played, deck, options)
+        if waiting:
+            self._games[tournament.tournament_id] = waiting
 
     def check_round(self, tournament_id: str, round_number: int, state: DealState) -> None:
         """A round's game is dealt from the round's committed seed and the public salt."""

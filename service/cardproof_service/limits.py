@@ -66,19 +66,24 @@ def client_network(address: str) -> str:
     """What one client is: an IPv4 address, or an IPv6 address's /64.
 
     An IPv6 subscriber usually holds a whole /64 and can send from any of its 2**64
-    addresses, so counting per address would not limit anyone. An IPv4 address mapped
-    into IPv6 is that IPv4 address; a text that is no address (a Unix socket, a test
-    client's name) stays as it is.
+    addresses, so counting per address would not limit anyone; a program on the server's
+    own host can send from any loopback address, so they are all one client. An IPv4
+    address mapped into IPv6 is that IPv4 address; a text that is no address (a Unix
+    socket, a test client's name) stays as it is.
 
     >>> client_network("2001:db8:1:2:aaaa::1"), client_network("::ffff:192.0.2.7")
     ('2001:db8:1:2::/64', '192.0.2.7')
     >>> client_network("192.0.2.7"), client_network("testclient")
     ('192.0.2.7', 'testclient')
+    >>> client_network("127.0.0.2") == client_network("127.9.9.9") == client_network("::1")
+    True
     """
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return address
+    if ip.is_loopback:  # every loopback address is this host: one client, not 16 million
+        return "loopback"
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)

@@ -31,16 +31,23 @@ line and paragraph separators."""
 _INVISIBLE: Final = frozenset(
     (
         *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180E, 0x180F),
-        *(0x2800, 0x3164, 0xFFA0, 0xFFFC),
+        *(0x2800, 0x3164, 0xFFA0, 0xFFFC, 0xFFFD),
         *range(0xFE00, 0xFE10),
         *range(0xE0100, 0xE01F0),
     )
 )
 """Default-ignorable or blank characters outside those categories: the combining grapheme
-joiner, Hangul and Mongolian fillers, the braille blank, the object replacement
-character, variation selectors."""
-_MARKS: Final = frozenset({"Mn", "Me"})
-"""Combining marks: a name's key leaves them out."""
+joiner, Hangul and Mongolian fillers, the braille blank, the object replacement and
+replacement characters, variation selectors."""
+_IGNORED: Final = frozenset(
+    {"Mn", "Me", "Lm", "Sk", "Zs", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"}
+)
+"""What a name's key leaves out: combining marks, modifier letters and symbols, spaces and
+punctuation (``O'Brien``, ``O´Brien`` and ``OBrien``, ``Al ice`` and ``Alice.`` are one)."""
+_PROTOTYPES: Final = (("m", "rn"), ("w", "vv"), ("d", "cl"), ("ı", "l"), ("i", "l"))
+"""TR39 prototypes the library does not apply to ASCII on purpose (``m`` is ``rn``, ``w``
+is ``vv``, ``d`` is ``cl``), then ``i`` as ``l``: a capital ``I`` looks like ``l`` and
+case-folds to ``i``."""
 _SPACES: Final = re.compile(r"\s+")
 MAX_NAME_LENGTH: Final = 64
 
@@ -68,24 +75,30 @@ def display_name(text: str) -> str:
 def name_key(name: str) -> str:
     """What names are compared by: the TR39 confusable skeleton of the case-folded name.
 
-    The skeleton is the library's (``disarm``), then two folds it leaves out on purpose
-    for prose but a name check needs: ``m`` is ``rn`` (TR39's own prototype for ``m``),
-    and ``i`` is ``l``, because a capital ``I`` looks like ``l`` and case-folds to ``i``.
-    Combining marks go (``Alice`` with a combining low line is ``Alice``). A key only
-    decides which names are taken: it merges more names than a reader would mistake,
-    never fewer.
+    The skeleton is the library's (``disarm``), then the TR39 prototypes it leaves out on
+    purpose for prose but a name check needs (``m`` is ``rn``, ``w`` is ``vv``, ``d`` is
+    ``cl``), and ``i`` as ``l``, because a capital ``I`` looks like ``l`` and case-folds
+    to ``i``. Marks, spaces and punctuation go (``Alice`` with a combining low line is
+    ``Alice``). A key only decides which names are taken: it merges more names than a
+    reader would mistake, never fewer.
 
     >>> name_key("AIice") == name_key("Alice") == name_key("ALICE")
     True
     >>> name_key("Ivan") == name_key("lvan"), name_key("Tom") == name_key("Torn")
+    (True, True)
+    >>> name_key("Willy") == name_key("VVilly"), name_key("dad") == name_key("clad")
+    (True, True)
+    >>> name_key("O'Brien") == name_key("O\u00b4Brien"), name_key("Al ice.") == name_key("alice")
     (True, True)
     >>> name_key("Alİce") == name_key("Alice") == name_key("Alice̲")
     True
     """
     folded = unicodedata.normalize("NFKC", name.casefold())
     skeleton = unicodedata.normalize("NFD", skeleton_key(folded, digit_policy="tr39"))
-    bare = "".join(c for c in skeleton if unicodedata.category(c) not in _MARKS)
-    return bare.replace("m", "rn").replace("i", "l").replace("ı", "l")
+    bare = "".join(c for c in skeleton if unicodedata.category(c) not in _IGNORED)
+    for letter, prototype in _PROTOTYPES:
+        bare = bare.replace(letter, prototype)
+    return bare
 
 
 __all__ = ["MAX_NAME_LENGTH", "display_name", "name_key"]

@@ -10,6 +10,7 @@ receipt or a reveal back.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,7 @@ import pytest
 from litestar import Litestar
 
 from attack_kit import CELLS, HttpClient, moment, organizer_key
-from cardproof import AsyncClient, Client, CommitmentMismatchError
+from cardproof import AsyncClient, Client, CommitmentMismatchError, ReceiptError
 
 Cheat = Callable[[httpx.Request, HttpClient], httpx.Response | None]
 """Given a request and the honest server, a forged answer (``None``: answer honestly)."""
@@ -214,6 +215,69 @@ def test_false_cards_shown_during_play_are_caught_at_the_receipt(server: HttpCli
             game.play(cell)
         with pytest.raises(CommitmentMismatchError) as caught:
             game.receipt()
+        assert "view" in caught.value.field
+
+
+def null_seed_and_bad_signature(
+    request: httpx.Request, server: HttpClient
+) -> httpx.Response | None:
+    """A receipt re-signed by nobody: its seed taken out so that nothing can be replayed."""
+    if request.method == "GET" and request.url.path.endswith("/receipt"):
+        honest = forward(request, server).json()
+        header, payload, signature = honest["receipt"].split(".")
+        body = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        body["server_seed"] = None
+        forged = base64.urlsafe_b64encode(json.dumps(body).encode()).rstrip(b"=").decode()
+        return httpx.Response(
+            200, json={"receipt": f"{header}.{forged}.{signature}", "payload": body}
+        )
+    return None
+
+
+def flipped_signature(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
+    if request.method == "GET" and request.url.path.endswith("/receipt"):
+        honest = forward(request, server).json()
+        token = honest["receipt"]
+        last = "A" if token[-2] != "A" else "B"
+        return httpx.Response(200, json={**honest, "receipt": token[:-2] + last + token[-1]})
+    return None
+
+
+@pytest.mark.parametrize("cheat", [null_seed_and_bad_signature, flipped_signature])
+def test_a_receipt_the_server_did_not_sign_is_refused(server: HttpClient, cheat: Cheat) -> None:
+    with Proxy(server, cheat).client() as client:
+        game = client.deal("poker-squares")
+        for cell in CELLS:
+            game.play(cell)
+        with pytest.raises(ReceiptError):
+            game.receipt()
+
+
+def test_false_cards_in_a_tournament_game_are_caught_at_the_reveal(
+    app: Litestar, server: HttpClient
+) -> None:
+    owner = organizer_key(app, "Steering Club")
+    created = server.post(
+        "/v1/tournaments",
+        json={
+            "name": "Steered",
+            "variant": "poker-squares",
+            "rounds": 1,
+            "opens_at": moment(-1),
+            "closes_at": moment(5),
+        },
+        headers={"Authorization": owner},
+    ).json()
+    tid = created["tournament"]["tournament_id"]
+    with Proxy(server, false_next_card).client() as client:
+        token = client.enter(tid, "Ada").token
+        game = client.play_round(tid, 1, token)
+        for cell in CELLS:
+            game.play(cell)
+        game.receipt()  # the seed is secret until the close: nothing to compare yet
+        server.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+        with pytest.raises(CommitmentMismatchError) as caught:
+            client.tournament(tid)  # the reveal: every view is compared with the deck
         assert "view" in caught.value.field
 
 
