@@ -168,6 +168,12 @@ class Tournaments:
             else asked,
             expires_at=closes_at + settings.tournament_retention,
         )
+        if invites is not None and invites > _invite_limit(record):
+            raise RuleError(
+                "too-many-invites",
+                f"invites: at most {_invite_limit(record)} codes (twice max_entrants)",
+                field="invites",
+            )
         await self.store.create_tournament(record)
         codes: list[str] = []
         if request.entry == "invite":
@@ -179,7 +185,7 @@ class Tournaments:
     async def _new_invites(self, record: TournamentRecord, count: int) -> list[str]:
         """``count`` fresh single-use invite codes, stored by hash (409 past the cap)."""
         codes = [secrets.token_urlsafe(12) for _ in range(count)]
-        limit = min(MAX_INVITES, 2 * (record.max_entrants or MAX_INVITES // 2))
+        limit = _invite_limit(record)
         hashes = [invite_hash(code) for code in codes]
         if not await self.store.add_invites(record.tournament_id, hashes, limit, record.expires_at):
             raise conflict(
@@ -549,6 +555,11 @@ class Tournaments:
         if record.entry != "public":
             await self.read(tournament_id, access)
         return record
+
+
+def _invite_limit(record: TournamentRecord) -> int:
+    """The invite codes a tournament may have in all: twice its field, at most 100,000."""
+    return min(MAX_INVITES, 2 * (record.max_entrants or MAX_INVITES // 2))
 
 
 def _status(record: TournamentRecord) -> Any:

@@ -203,3 +203,25 @@ def test_an_invite_code_enters_one_person_once(
         headers={"Authorization": owner},
     )
     assert (over.status_code, over.json()["code"]) == (409, "too-many-invites")
+
+
+def test_too_many_invites_at_creation_are_refused_before_anything_is_stored(
+    client: HttpClient, owner: str
+) -> None:
+    body = {
+        "name": "Too Many Codes",
+        "variant": "poker-squares",
+        "rounds": 1,
+        "opens_at": "2026-01-01T00:00:00Z",
+        "closes_at": "2099-01-01T00:00:00Z",
+        "entry": "invite",
+        "max_entrants": 3,
+        "invites": 7,
+    }
+    refused = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
+    assert (refused.status_code, refused.json()["code"]) == (422, "too-many-invites")
+    allowed = client.post(
+        "/v1/tournaments", json={**body, "invites": 6}, headers={"Authorization": owner}
+    )
+    assert allowed.status_code == 201
+    assert len(allowed.json()["invite_codes"]) == 6

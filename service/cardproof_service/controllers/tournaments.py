@@ -72,7 +72,9 @@ class TournamentsController(Controller):
             422,
             503,
             e422="A variant option it does not take (`unknown-option`), `max_entrants` over the "
-            "service's ceiling (`too-many-entrants`), `closes_at` not after "
+            "service's ceiling (`too-many-entrants`), more `invites` than twice `max_entrants` "
+            "(`too-many-invites`), `invites` for a public tournament "
+            "(`invites-need-invite-entry`), `closes_at` not after "
             "`opens_at` (`bad-window`) or already past (`closes-in-past`).",
         ),
         opt={"body": TournamentRequest, "example": examples.TOURNAMENT},
