@@ -77,6 +77,8 @@ _OVERLAPPING = {"r[0-8]", "[rR][1-5]"}
 """Token forms that match the same text (``r1``: a solodrez removal, a repeat-poker row)."""
 _FORMS = {form for cls in VARIANTS.values() for form in cls.move_token.split("|")}
 """Every variant's move token forms (a ``move_token`` is an alternation of plain forms)."""
+if not _OVERLAPPING <= _FORMS:  # a variant changed its forms: merge the overlap anew
+    raise RuntimeError(f"move forms changed: {sorted(_OVERLAPPING - _FORMS)} are gone")
 _TOKEN = "(?:" + "|".join(sorted(_FORMS - _OVERLAPPING)) + "|[rR][0-8])"
 """One move of some variant, as text; no two forms match the same token, so that a
 pattern built from it has one way to match (``R7`` reads here, and its variant refuses it)."""

@@ -24,7 +24,7 @@ from litestar.plugins.problem_details import ProblemDetailsException
 
 from cardproof.deal import ALGORITHM, MAX_CLIENT_SEED_BYTES, seed_hash
 from cardproof.errors import IllegalMove, RuleError
-from cardproof.games import Game, replay_log, variant
+from cardproof.games import Game, parse_moves, replay_log, variant
 from cardproof.games.base import set_fields
 from cardproof.hands import Score
 from cardproof.models import (
@@ -309,7 +309,7 @@ class Deals:
                 # a retry, or this request's own write resent after a lost reply
                 found = await self.store.get_deal(first_deal)
                 if found is not None:
-                    return self._state(found, self._replay(found))
+                    return await self._current_state(found)
             raise conflict(
                 f"{player} has opened round {round_number} already (deal {first_deal}): "
                 "one game per round, no second try",
@@ -353,7 +353,7 @@ class Deals:
         if first_deal == deal_id or (idempotency_key and ours == first_key):
             record = await self.store.get_deal(first_deal)
             if record is not None:
-                return self._state(record, self._replay(record))
+                return await self._current_state(record)
         raise conflict("this commitment was used for a deal already", "commitment-used")
 
     async def _record(self, deal_id: str) -> DealRecord:
@@ -398,6 +398,10 @@ class Deals:
         """
         record = await self._record(deal_id)
         self._check_reader(record, authorization)
+        return await self._current_state(record)
+
+    async def _current_state(self, record: DealRecord) -> DealState:
+        """A stored deal as it stands: a finished one from its ending, else replayed."""
         if record.ending is not None:
             final = endings.last_answer(record.ending)
             return self._state_of(record, final.view, final.score)
@@ -671,14 +675,9 @@ class Deals:
         return self._verified(payload)
 
     def _verified(self, payload: ReceiptPayload) -> VerifyResult:
-        return VerifyResult(
-            variant=payload.variant,
-            options=payload.options,
-            moves=payload.moves,
-            score=payload.score,
-            receipt=self.keys.signing.sign(payload),
-            payload=payload,
-        )
+        """A payload signed now, as the answer of a verification."""
+        signed = ReceiptResponse(receipt=self.keys.signing.sign(payload), payload=payload)
+        return self._as_verified(signed)
 
     async def _verify_deal(
         self, request: VerifyRequest, deal_id: str, moves: Any, authorization: str | None
@@ -761,11 +760,7 @@ class Deals:
 
 def _canonical_log(cls: type[Game[Any, Any]], moves: str | list[MoveObject]) -> list[str]:
     """A submitted log's moves in canonical text, read by the variant alone (no deck)."""
-    if isinstance(moves, str):
-        parsed = cls.parse_log(moves)
-    else:
-        parsed = [cls.move_from_object(obj, i) for i, obj in enumerate(moves)]
-    return [cls.move_text(move) for move in parsed]
+    return [cls.move_text(move) for move in parse_moves(cls, moves)]
 
 
 def _replay_key(idempotency_key: str | None, request: DealRequest) -> str:

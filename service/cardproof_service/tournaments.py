@@ -332,11 +332,9 @@ class Tournaments:
         result = await self.store.add_entrant(tournament_id, entrant, record.max_entrants)
         if result.outcome == "replayed":
             if name_key(result.name) != entrant.key:
-                raise problem(
-                    422,
+                raise RuleError(
+                    "idempotency-key-reused",
                     "this Idempotency-Key was used for another entry: send a fresh one",
-                    type_="/problems/rule-error",
-                    code="idempotency-key-reused",
                     field="Idempotency-Key",
                 )
             return self._entry(record, result.entrant_id, result.name)

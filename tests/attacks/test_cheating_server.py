@@ -19,7 +19,7 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from attack_kit import CELLS, HttpClient, moment, organizer_key
+from attack_kit import CELLS, HttpClient, open_tournament, organizer_key
 from cardproof import AsyncClient, Client, CommitmentMismatchError, ReceiptError
 
 Cheat = Callable[[httpx.Request, HttpClient], httpx.Response | None]
@@ -257,17 +257,7 @@ def test_false_cards_in_a_tournament_game_are_caught_at_the_reveal(
     app: Litestar, server: HttpClient
 ) -> None:
     owner = organizer_key(app, "Steering Club")
-    created = server.post(
-        "/v1/tournaments",
-        json={
-            "name": "Steered",
-            "variant": "poker-squares",
-            "rounds": 1,
-            "opens_at": moment(-1),
-            "closes_at": moment(5),
-        },
-        headers={"Authorization": owner},
-    ).json()
+    created = open_tournament(server, owner, rounds=1)
     tid = created["tournament"]["tournament_id"]
     with Proxy(server, false_next_card).client() as client:
         token = client.enter(tid, "Ada").token
@@ -285,17 +275,7 @@ def test_a_tournament_reveal_or_round_not_as_committed_is_refused(
     app: Litestar, server: HttpClient
 ) -> None:
     owner = organizer_key(app, "Cheat Club")
-    created = server.post(
-        "/v1/tournaments",
-        json={
-            "name": "Rigged",
-            "variant": "poker-squares",
-            "rounds": 2,
-            "opens_at": moment(-1),
-            "closes_at": moment(5),
-        },
-        headers={"Authorization": owner},
-    ).json()
+    created = open_tournament(server, owner, rounds=2)
     tid = created["tournament"]["tournament_id"]
 
     def lie_about_rounds(request: httpx.Request, server: HttpClient) -> httpx.Response | None:

@@ -46,6 +46,19 @@ def variant(variant_id: str) -> GameClass:
         ) from None
 
 
+def parse_moves(
+    cls: GameClass, moves: str | Sequence[Mapping[str, Any] | msgspec.Struct]
+) -> list[Any]:
+    """A log given as text or as move objects, read as the variant's moves (no deck needed).
+
+    A move that is not the variant's is an ``IllegalMove('wrong-move-shape')`` naming its
+    index.
+    """
+    if isinstance(moves, str):
+        return cls.parse_log(moves)
+    return [cls.move_from_object(obj, i) for i, obj in enumerate(moves)]
+
+
 def replay_log(
     variant_id: str,
     cards: Sequence[Card],
@@ -54,11 +67,7 @@ def replay_log(
 ) -> Game[Any, Any]:
     """Replay a log given as text or as move objects; errors name the move index."""
     cls = variant(variant_id)
-    if isinstance(moves, str):
-        parsed = cls.parse_log(moves)
-    else:
-        parsed = [cls.move_from_object(obj, i) for i, obj in enumerate(moves)]
-    return cls.replay(cards, options, parsed)
+    return cls.replay(cards, options, parse_moves(cls, moves))
 
 
 __all__ = [
@@ -80,6 +89,7 @@ __all__ = [
     "SoloDrez",
     "SoloDrezMove",
     "SoloDrezView",
+    "parse_moves",
     "replay_log",
     "variant",
 ]
