@@ -366,10 +366,8 @@ def options_match(
     if server_seed is not None or set(wanted) != set(got):
         return False
     return all(
-        w == g or (w == "random" and g != "random")
-        for w, g in zip(
-            (wanted[k] for k in sorted(wanted)), (got[k] for k in sorted(got)), strict=True
-        )
+        wanted[key] == got[key] or (wanted[key] == "random" and got[key] != "random")
+        for key in wanted
     )
 
 
