@@ -5,8 +5,9 @@ treys ``Evaluator().evaluate(cards, [])`` and ``phevaluator.evaluate_cards(a, b,
 on the same 200,000 random hands (``random.Random(2026)``), each converted up front into
 the evaluator's native input, timed in interleaved rounds with the order rotated. Then
 the joker-wild path ``best_category(cards, TABLES["reserve"])`` on hands holding the joker.
-The speed ratio target is judged on the best of the rounds (the least disturbed figure
-on a shared machine); the median-based ratios are printed beside it. ``--exhaustive``
+The speed ratio target (issue 13: treys/cardproof >= 4.0) is judged on the median of the
+per-round ratios, each round timing both evaluators back to back; the best-of-rounds
+and median ratios are printed beside it. ``--exhaustive``
 also checks cardproof's category against treys' hand class on all 2,598,960 hands.
 
 Run: ``.venv/bin/python bench/hands.py [--exhaustive] [--rounds N]``
@@ -31,7 +32,7 @@ from cardproof.hands import TABLES, Category, best_category, classify, classify_
 HANDS = 200_000
 JOKER_HANDS = 50_000
 SEED = 2026
-TARGET_TREYS_RATIO = 3.5
+TARGET_TREYS_RATIO = 4.0
 TARGET_JOKER_NS = 2_000
 
 Hand = tuple[int, int, int, int, int]
@@ -294,9 +295,9 @@ def main() -> None:
     print(
         verdict(
             f"treys/cardproof >= {TARGET_TREYS_RATIO}",
-            treys_best >= TARGET_TREYS_RATIO,
-            f"{treys_best:.2f} (best of rounds; median {treys_median:.2f}, "
-            f"per-round median {treys_paired:.2f})",
+            treys_paired >= TARGET_TREYS_RATIO,
+            f"{treys_paired:.2f} (median of per-round ratios; best {treys_best:.2f}, "
+            f"median {treys_median:.2f})",
         )
     )
     print(

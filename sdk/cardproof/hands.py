@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
-from functools import lru_cache
+from functools import lru_cache, partial
 from operator import itemgetter
 from typing import Annotated, Any, Final, Literal, cast
 
@@ -142,19 +142,23 @@ def _category_of_ranks(ranks: tuple[int, ...], flush: bool) -> int:
     return max(by_ranks, Category.FLUSH).value if flush else by_ranks.value
 
 
-def _build_trie() -> list[Any]:
+def _build_trie() -> tuple[list[Any], tuple[tuple[int, ...], ...]]:
     """Build ``T`` so that ``T[a][b][c][d][e]`` is the category number of cards a..e.
 
     A state is (rank counts packed 3 bits a rank, the one suit seen or mixed); cards of
     a suit the state does not track lead to the same child, so a node's 52 children
     are built from 13 (mixed) or 26 (one suit) distinct ones. Before the fifth card a
     suited state never holds a rank twice (that would be one card twice), so those
-    children share the mixed node. A level-4 node holds 52
-    category numbers and, at index 52, the distinct ones it reaches, best first (what
-    a joker in fifth place can become).
+    children share the mixed node. A level-4 node is a ``bytes`` of 53: the category
+    numbers of the 52 fifth cards and, at index 52, the number in the second result of
+    the distinct categories they reach, best first (what a joker in fifth place can
+    become). Bytes keep the last level small (53 bytes, not a list of 53 pointers),
+    which is what makes the lookup fast: the level-4 nodes then fit the CPU's caches.
     """
     nodes: dict[tuple[int, int, int], list[object]] = {}
     leaves: dict[tuple[int, bool], int] = {}
+    fourths: dict[tuple[int, int], bytes] = {}
+    reachable: dict[tuple[int, ...], int] = {}
 
     def leaf(counts: int, flush: bool) -> int:
         found = leaves.get((counts, flush))
@@ -163,35 +167,45 @@ def _build_trie() -> list[Any]:
             found = leaves[(counts, flush)] = _category_of_ranks(ranks, flush)
         return found
 
+    def fourth(counts: int, suit: int) -> bytes:
+        found = fourths.get((counts, suit))
+        if found is None:
+            mixed = [leaf(counts + bit, False) for bit in _RANK_BIT]
+            same = [leaf(counts + bit, True) for bit in _RANK_BIT] if suit >= 0 else mixed
+            fifth = [x for s in range(4) for x in (same if s == suit else mixed)]
+            reach = tuple(sorted(set(fifth), reverse=True))
+            found = fourths[(counts, suit)] = bytes(
+                [*fifth, reachable.setdefault(reach, len(reachable))]
+            )
+        return found
+
     def node(depth: int, counts: int, suit: int) -> list[object]:
         key = (depth, counts, suit)
         found = nodes.get(key)
         if found is not None:
             return found
-        if depth == 4:
-            mixed: list[object] = [leaf(counts + bit, False) for bit in _RANK_BIT]
-            same = [leaf(counts + bit, True) for bit in _RANK_BIT] if suit >= 0 else mixed
-            children = [x for s in range(4) for x in (same if s == suit else mixed)]
-            categories: set[int] = {c for c in children if isinstance(c, int)}
-            children.append(tuple(sorted(categories, reverse=True)))
-        elif suit == _EMPTY:
+        step: Callable[[int, int], object] = fourth if depth == 3 else partial(node, depth + 1)
+        children: list[object]
+        if suit == _EMPTY:
             children = [node(1, bit, s) for s in range(4) for bit in _RANK_BIT]
         else:
-            mixed = [node(depth + 1, counts + bit, _MIXED) for bit in _RANK_BIT]
+            mixed: list[object] = [step(counts + bit, _MIXED) for bit in _RANK_BIT]
+            same = mixed
             if suit >= 0:  # a rank already held cannot come again in the same suit
                 same = [
-                    node(depth + 1, counts + bit, suit) if not counts & (7 * bit) else child
+                    step(counts + bit, suit) if not counts & (7 * bit) else child
                     for bit, child in zip(_RANK_BIT, mixed, strict=True)
                 ]
             children = [x for s in range(4) for x in (same if s == suit else mixed)]
         nodes[key] = children
         return children
 
-    return node(0, 0, _EMPTY)
+    return node(0, 0, _EMPTY), tuple(reachable)
 
 
-TRIE: Final[list[Any]] = _build_trie()
-"""The trie: ``TRIE[a][b][c][d][e]`` is the category number of five card indices."""
+TRIE, REACHABLE = _build_trie()
+"""The trie: ``TRIE[a][b][c][d][e]`` is the category number of five card indices;
+``REACHABLE[TRIE[a][b][c][d][52]]`` the categories a joker makes with cards a..d."""
 _T: Final = TRIE  # the hot paths below read a short global name
 
 
@@ -201,8 +215,7 @@ def classify_indices(hand: Sequence[int]) -> int:
     >>> Category(classify_indices([12, 25, 38, 51, 0])).id  # AC AD AH AS 2C
     'four-of-a-kind'
     """
-    a, b, c, d, e = hand
-    return _T[a][b][c][d][e]  # type: ignore[no-any-return]
+    return _T[hand[0]][hand[1]][hand[2]][hand[3]][hand[4]]  # type: ignore[no-any-return]
 
 
 def classify(cards: Sequence[Card]) -> Category:
@@ -308,7 +321,7 @@ def _category(points: tuple[int, ...], a: int, b: int, c: int, d: int, e: int) -
     rest = [i for i in (a, b, c, d, e) if i != JOKER_INDEX]
     if len(rest) != 4:
         raise ValueError("a hand may hold one joker at most")
-    return _wild_pick(points, _T[rest[0]][rest[1]][rest[2]][rest[3]][JOKER_INDEX])
+    return _wild_pick(points, REACHABLE[_T[rest[0]][rest[1]][rest[2]][rest[3]][JOKER_INDEX]])
 
 
 @lru_cache(maxsize=4096)
