@@ -348,3 +348,37 @@ def test_first_and_last_positions_are_roughly_uniform() -> None:
     assert chi_square(last, size, total) < 120
     assert len(first) == size
     assert len(last) == size
+
+
+def test_first_words_are_the_streams_first_words() -> None:
+    """The fast path's blocks (HMAC keyed once, copied) equal the stream read word by word."""
+    key = deal.stream_key(bytes(range(32)), "alice", "standard-52", "deal")
+    stream = deal._words(key)
+    assert deal._first_words(key, 9) == tuple(next(stream) for _ in range(72))
+
+
+def test_a_rejected_word_sends_the_shuffle_to_the_stream_reader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Step 4's rejection: the fast path gives way to reading the stream word by word.
+
+    No real deal is known to hit a rejection (about 1 in 6 million do), so the first words
+    are replaced by ones holding a word every draw rejects; the answer must be the
+    word-by-word reader's, which skips it, and that reader matches the reference.
+    """
+    seed = bytes(range(32))
+    key = deal.stream_key(seed, "alice", "standard-52", "deal")
+    real = deal._first_words(key, 7)
+    rejected = (real[0], 2**32 - 1, *real[2:])
+    asked: list[tuple[bytes, int]] = []
+
+    def stream_reader(key: bytes, size: int) -> tuple[int, ...]:
+        asked.append((key, size))
+        return tuple(range(size))
+
+    monkeypatch.setattr(deal, "_first_words", lambda key, blocks: rejected)
+    monkeypatch.setattr(deal, "_shuffle_stream", stream_reader)
+    assert deal.shuffle("standard-52", seed, "alice") == tuple(range(52))
+    assert asked == [(key, 52)]
+    monkeypatch.undo()
+    assert list(deal._shuffle_stream(key, 52)) == ref_shuffle("standard-52", seed, "alice", "deal")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from cardproof.deal import seed_hash
 from cardproof.games import PokerSquares
@@ -12,6 +13,7 @@ from cardproof.receipts import (
     ReceiptError,
     ReceiptPayload,
     SigningKey,
+    _sodium_signer,
     b64url,
     b64url_decode,
     decode_receipt,
@@ -55,11 +57,18 @@ def test_rfc_8037_ed25519_vector() -> None:
     key = SigningKey.from_seed(b64url_decode("nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"))
     assert b64url(key.public_bytes) == "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
     assert key.kid == thumbprint(key.public_bytes) == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
-    signing_input = "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc"
-    signature = key._key.sign(signing_input.encode())
-    assert b64url(signature) == (
+    signing_input = b"eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc"
+    expected = (
         "hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg"
     )
+    assert b64url(key._sign(signing_input)) == expected
+    # both backends: libsodium (what the service signs with) and cryptography's OpenSSL
+    seed = b64url_decode("nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A")
+    sodium = _sodium_signer(seed, key.public_bytes)
+    assert sodium is not None, "the service extra installs PyNaCl: receipts sign with libsodium"
+    assert b64url(sodium(signing_input)) == expected
+    openssl = Ed25519PrivateKey.from_private_bytes(seed)
+    assert b64url(openssl.sign(signing_input)) == expected
 
 
 def test_header_names_alg_and_kid() -> None:

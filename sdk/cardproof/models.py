@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -121,14 +121,24 @@ def check_log_text(text: str) -> str:
     """
     if len(text) > LOG_MAX_LENGTH:
         raise ParseError(f"moves: a log is at most {LOG_MAX_LENGTH} characters", field="moves")
+    tokens = text.split()
+    if _MATCHED_TOKENS.issuperset(tokens):  # the common case, in one C-level pass
+        return text
     match = _ANY_MOVE.fullmatch
-    for index, token in enumerate(text.split()):
+    for index, token in enumerate(tokens):
         if len(token) > MOVE_TOKEN_MAX or not match(token):
             raise ParseError(
                 f"moves[{index}]: {token[:40]!r} is not a move in text form",
                 field=f"moves[{index}]",
             )
+        if len(_MATCHED_TOKENS) < _MATCHED_TOKENS_MAX:
+            _MATCHED_TOKENS.add(token)
     return text
+
+
+_MATCHED_TOKENS: set[str] = set()
+"""Tokens that matched a move form already (bounded: a log of new tokens is matched)."""
+_MATCHED_TOKENS_MAX: Final = 4096
 
 
 class Options(Struct, forbid_unknown_fields=True, omit_defaults=True):

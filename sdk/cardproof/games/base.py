@@ -146,6 +146,13 @@ class Game(ABC, Generic[M, O]):
         if len(distinct) != len(cards):
             require_distinct(cards, locate=locate)
         card_type = cls.card_type
+        if set(map(type, distinct)) == {card_type}:
+            if JOKER in distinct and cls.deck_type == "standard-52":
+                i = next(i for i, card in enumerate(cards) if card.is_joker)
+                raise RuleError(
+                    "card-not-in-deck", f"{cls.id} is played without a joker", field=locate(i)
+                )
+            return
         for i, card in enumerate(cards):
             if type(card) is not card_type:
                 raise RuleError(
@@ -267,6 +274,11 @@ class Game(ABC, Generic[M, O]):
     @classmethod
     def format_log(cls, moves: Iterable[M]) -> str:
         """The whole log in text form (``parse_log`` reads it back)."""
+        if cls.moves_by_text is not None:
+            try:  # a finite move set: each move's text by lookup, in one C-level join
+                return " ".join(map(_texts_by_move(cls).__getitem__, moves))
+            except KeyError:
+                pass
         return " ".join(cls.move_text(m) for m in moves)
 
     # --- playing --------------------------------------------------------------------
@@ -336,6 +348,12 @@ class Game(ABC, Generic[M, O]):
     @abstractmethod
     def visible(self) -> msgspec.Struct:
         """What the player may see now, and nothing else."""
+
+
+@cache
+def _texts_by_move(cls: type[Game[Any, Any]]) -> dict[Any, str]:
+    """The canonical text of each move of a variant with a finite move set (built once)."""
+    return {move: cls.move_text(move) for move in (cls.moves_by_text or {}).values()}
 
 
 @cache
