@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -292,3 +294,49 @@ def test_schema_page_and_document(client: Client) -> None:
     assert client.get("/schema").status_code == 200
     spec = client.get("/schema/openapi.json").json()
     assert spec["info"]["title"] == "cardproof"
+
+
+def _asgi_post(app: Litestar, path: str, chunks: list[bytes]) -> tuple[int, bytes]:
+    """POST ``chunks`` as separate ASGI messages with no Content-Length; status and body."""
+    messages = [
+        {"type": "http.request", "body": chunk, "more_body": i < len(chunks) - 1}
+        for i, chunk in enumerate(chunks)
+    ]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"test"), (b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+    asyncio.run(app(scope, receive, send))  # type: ignore[arg-type]
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return status, body
+
+
+def test_a_body_in_chunks_is_read_whole_and_bounded(app: Litestar) -> None:
+    """A body sent in pieces with no announced length: read whole, and 413 past the limit."""
+    raw = json.dumps(examples.VERIFY).encode()
+    status, answer = _asgi_post(app, "/v1/verify", [raw[:10], raw[10:200], raw[200:]])
+    assert status == 200, answer
+    assert json.loads(answer)["score"]["total"] >= 0
+    piece = b" " * (DEFAULT_MAX_BODY_BYTES // 4)
+    status, answer = _asgi_post(app, "/v1/verify", [b"{", piece, piece, piece, piece, b"}"])
+    assert status == 413, answer
+    assert json.loads(answer)["status"] == 413

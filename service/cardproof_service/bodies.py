@@ -8,10 +8,13 @@ allowance follows JSON Schema: a number with a zero fraction (``2.0``) is an int
 
 from __future__ import annotations
 
+import math
 from typing import Any, TypeVar
 
 import msgspec
 from litestar import Request
+from litestar.exceptions import ClientException
+from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 
 from cardproof.errors import ParseError
 from cardproof_service.problems import from_decode_error
@@ -57,4 +60,36 @@ def decode_body(raw: bytes, body_type: type[T]) -> T:
 
 async def read_body(request: Request[Any, Any, Any], body_type: type[T]) -> T:
     """Decode the request body as ``body_type`` (400 naming the field if it does not fit)."""
-    return decode_body(await request.body(), body_type)
+    return decode_body(await raw_body(request), body_type)
+
+
+async def raw_body(request: Request[Any, Any, Any]) -> bytes:
+    """The request body, read straight from the ASGI messages: 413 past the size limit.
+
+    What ``Request.body()`` does (an announced length over the limit is refused before
+    anything is read, and so is a body that grows past it), without its async generator
+    and header objects: on every POST this is about a tenth of the framework's cost.
+    """
+    limit = request.route_handler.resolve_request_max_body_size() or math.inf
+    for name, value in request.scope["headers"]:
+        if name == b"content-length":
+            try:
+                announced = int(value)
+            except ValueError:
+                raise ClientException(f"Invalid content-length: {value!r}") from None
+            if announced > limit:
+                raise RequestEntityTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        event = await request.receive()
+        if event["type"] == "http.disconnect":
+            raise ClientException("the client disconnected before the body was read")
+        body: bytes = event.get("body", b"")  # type: ignore[assignment]
+        if body:
+            size += len(body)
+            if size > limit:
+                raise RequestEntityTooLarge
+            chunks.append(body)
+        if not event.get("more_body", False):
+            return b"".join(chunks)

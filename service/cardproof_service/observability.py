@@ -15,6 +15,7 @@ is seen too.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 import uuid
@@ -77,6 +78,47 @@ def _plain(value: Any) -> str:
 _LINE = msgspec.json.Encoder(enc_hook=_plain)
 
 
+class AccessRecord(logging.LogRecord):
+    """The access line's record, made in a fraction of ``Logger.info``'s time.
+
+    ``Logger.info`` looks up its caller's frame and computes some twenty attributes; the
+    access line needs only its fields and time, so the rest are copied from one dict of
+    constants. Handed to ``Logger.handle``, it goes through the configured filters and
+    handlers like any other record (logging's own optimisation advice, for one hot line).
+    """
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        """The record of one request's ``fields``, made now."""
+        self.__dict__.update(_ACCESS_CONSTANTS)
+        self.fields = fields
+        self.created = created = time.time()
+        self.msecs = (created - int(created)) * 1000
+        self.relativeCreated = (created - _STARTED) * 1000
+        self.process = os.getpid()
+
+
+_STARTED: Final = time.time()
+_ACCESS_CONSTANTS: Final[dict[str, Any]] = {
+    "name": access_log.name,
+    "msg": "request",
+    "args": (),
+    "levelname": "INFO",
+    "levelno": logging.INFO,
+    "pathname": __file__,
+    "filename": "observability.py",
+    "module": "observability",
+    "lineno": 0,
+    "funcName": "observe_requests",
+    "exc_info": None,
+    "exc_text": None,
+    "stack_info": None,
+    "thread": None,
+    "threadName": None,
+    "processName": None,
+    "taskName": None,
+}
+
+
 def request_id_of(scope: Scope) -> str:
     """The request's id: the client's ``X-Request-ID`` if it is sane, else a new one."""
     for name, value in scope.get("headers", ()):
@@ -125,7 +167,7 @@ def observe_requests(app: ASGIApp) -> ASGIApp:
                     "status": status,
                     "duration_ms": round(seconds * 1e3, 3),
                 }
-                access_log.info("request", extra={"fields": fields})
+                access_log.handle(AccessRecord(fields))
 
     return middleware
 
