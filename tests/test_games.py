@@ -766,3 +766,22 @@ def test_serpent_view_shows_every_later_card() -> None:
     assert view.next == deck[1].text
     assert view.later == tuple(c.text for c in deck[2:25])
     assert view.layout[0][0] == deck[0].text
+
+
+@pytest.mark.parametrize("variant_id", sorted(VARIANTS))
+def test_a_dealt_deck_replays_as_a_checked_one(variant_id: str) -> None:
+    """``dealt=True`` skips only the deck check: the game is the one a checked deck gives."""
+    cls = variant(variant_id)
+    seed, client_seed = bytes(range(32)), "dealt"
+    options = cls.resolve_options(cls.parse_options(None), seed, client_seed)
+    cards = cls.deal_cards(seed, client_seed, options)
+    game = cls.new(cards, options)
+    for _ in range(5):
+        if game.is_over():
+            break
+        game.play(game.legal_moves()[0])
+    log = game.log_text()
+    checked = replay_log(variant_id, cards, options, log)
+    trusted = replay_log(variant_id, cards, options, log, dealt=True)
+    assert trusted.log_text() == checked.log_text() == log
+    assert trusted.visible() == checked.visible()

@@ -369,7 +369,8 @@ class Deals:
 
     def _replay(self, record: DealRecord, upto: int | None = None) -> Game[Any, Any]:
         moves = record.moves if upto is None else record.moves[:upto]
-        return replay_log(record.variant, self._cards_of(record), record.options, " ".join(moves))
+        cards = self._cards_of(record)
+        return replay_log(record.variant, cards, record.options, " ".join(moves), dealt=True)
 
     def _state(self, record: DealRecord, game: Game[Any, Any]) -> DealState:
         score = game.score() if game.is_complete() else None
@@ -661,7 +662,8 @@ class Deals:
         seed = bytes.fromhex(str(deal.server_seed))
         client_seed = str(deal.client_seed)
         options = cls.resolve_options(cls.parse_options(request.options), seed, client_seed)
-        game = replay_log(cls.id, cls.deal_cards(seed, client_seed, options), options, moves)
+        cards = cls.deal_cards(seed, client_seed, options)
+        game = replay_log(cls.id, cards, options, moves, dealt=True)
         payload = receipt_payload(
             game,
             seed,

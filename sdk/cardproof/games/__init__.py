@@ -64,10 +64,15 @@ def replay_log(
     cards: Sequence[Card],
     options: Mapping[str, Any] | msgspec.Struct | None,
     moves: str | Sequence[Mapping[str, Any] | msgspec.Struct],
+    *,
+    dealt: bool = False,
 ) -> Game[Any, Any]:
-    """Replay a log given as text or as move objects; errors name the move index."""
+    """Replay a log given as text or as move objects; errors name the move index.
+
+    ``dealt``: the cards are the variant's ``deal_cards`` of a seed pair (not checked again).
+    """
     cls = variant(variant_id)
-    return cls.replay(cards, options, parse_moves(cls, moves))
+    return cls.replay(cards, options, parse_moves(cls, moves), dealt=dealt)
 
 
 __all__ = [

@@ -191,14 +191,21 @@ class Game(ABC, Generic[M, O]):
 
     @classmethod
     def replay(
-        cls, cards: Sequence[Card], options: O | Mapping[str, Any] | None, moves: Iterable[M]
+        cls,
+        cards: Sequence[Card],
+        options: O | Mapping[str, Any] | None,
+        moves: Iterable[M],
+        *,
+        dealt: bool = False,
     ) -> Self:
         """Play a whole log on a new game; the first illegal move raises with its index.
 
         The loop is :meth:`play` without its per-call overhead: the same ``_try``; a
-        refused move goes through :meth:`play`, which raises its full error.
+        refused move goes through :meth:`play`, which raises its full error. ``dealt``
+        says the cards are :meth:`deal_cards`' own, a permutation of the deck by
+        construction, so they are not checked again (:meth:`new` checks any other).
         """
-        game = cls.new(cards, options)
+        game = cls(cards, cls.parse_options(options)) if dealt else cls.new(cards, options)
         attempt, log, move_type = game._try, game._moves, cls.move_type
         for move in moves:
             if not isinstance(move, move_type) or attempt(move) is not None:
