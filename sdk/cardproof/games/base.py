@@ -146,20 +146,13 @@ class Game(ABC, Generic[M, O]):
         if len(distinct) != len(cards):
             require_distinct(cards, locate=locate)
         card_type = cls.card_type
-        if set(map(type, distinct)) == {card_type}:
-            if JOKER in distinct and cls.deck_type == "standard-52":
-                i = next(i for i, card in enumerate(cards) if card.is_joker)
-                raise RuleError(
-                    "card-not-in-deck", f"{cls.id} is played without a joker", field=locate(i)
-                )
-            return
-        for i, card in enumerate(cards):
-            if type(card) is not card_type:
-                raise RuleError(
-                    "card-not-in-deck",
-                    f"{card} is not a card of {cls.id}'s deck ({cls.deck_type})",
-                    field=locate(i),
-                )
+        if not set(map(type, distinct)) <= {card_type}:  # one C-level pass; then find which
+            i, card = next((i, c) for i, c in enumerate(cards) if type(c) is not card_type)
+            raise RuleError(
+                "card-not-in-deck",
+                f"{card} is not a card of {cls.id}'s deck ({cls.deck_type})",
+                field=locate(i),
+            )
         if JOKER in distinct and cls.deck_type == "standard-52":
             i = next(i for i, card in enumerate(cards) if card.is_joker)
             raise RuleError(
@@ -279,8 +272,12 @@ class Game(ABC, Generic[M, O]):
             ) from None
 
     @classmethod
-    def format_log(cls, moves: Iterable[M]) -> str:
-        """The whole log in text form (``parse_log`` reads it back)."""
+    def format_log(cls, moves: Sequence[M]) -> str:
+        """The whole log in text form (``parse_log`` reads it back).
+
+        A sequence, not any iterable: a move the lookup does not know sends the whole log,
+        read again from its start, to ``move_text``.
+        """
         if cls.moves_by_text is not None:
             try:  # a finite move set: each move's text by lookup, in one C-level join
                 return " ".join(map(_texts_by_move(cls).__getitem__, moves))
