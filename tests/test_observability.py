@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
@@ -16,7 +17,14 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from cardproof.cards import STANDARD_DECK
-from cardproof_service.observability import JsonFormatter, logging_config
+from cardproof_service.app import create_app
+from cardproof_service.observability import (
+    AccessRecord,
+    JsonFormatter,
+    JsonLinesHandler,
+    logging_config,
+)
+from cardproof_service.settings import Settings
 from conftest import SERVER_KEYS, TEST_KEYS, free_port
 
 HttpClient = TestClient[Litestar]
@@ -122,3 +130,64 @@ def test_the_serve_log_level_quiets_the_request_lines() -> None:
     assert config["loggers"]["cardproof"]["level"] == "WARNING"
     assert config["loggers"]["uvicorn.access"]["handlers"] == []
     assert logging_config("trace")["loggers"]["uvicorn"]["level"] == "DEBUG"
+
+
+def _batched(name: str) -> tuple[logging.Logger, JsonLinesHandler, io.StringIO]:
+    """A private logger writing through a JsonLinesHandler into a string."""
+    stream = io.StringIO()
+    handler = JsonLinesHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger(f"test.batched.{name}")
+    logger.handlers[:] = [handler]
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    return logger, handler, stream
+
+
+def test_request_lines_leave_in_batches_at_most_a_tenth_of_a_second_late() -> None:
+    logger, handler, stream = _batched("late")
+    try:
+        logger.handle(AccessRecord({"request_id": "r1", "status": 200}))
+        logger.handle(AccessRecord({"request_id": "r2", "status": 200}))
+        assert stream.getvalue() == ""  # gathered, not yet written
+        deadline = time.monotonic() + 5  # the thread flushes every 0.1 s; slack for a busy CI
+        while not stream.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+        assert [line["request_id"] for line in lines] == ["r1", "r2"]
+    finally:
+        handler.close()
+
+
+def test_any_other_line_carries_the_batch_out_first_and_close_writes_the_rest() -> None:
+    logger, handler, stream = _batched("order")
+    handler.FLUSH_SECONDS = 3600.0  # type: ignore[misc]  # only the lines themselves flush
+    try:
+        logger.handle(AccessRecord({"request_id": "before"}))
+        logger.info("shutting down")
+        lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+        assert [line.get("request_id", line["msg"]) for line in lines] == [
+            "before",
+            "shutting down",
+        ]
+        logger.handle(AccessRecord({"request_id": "last"}))
+        assert "last" not in stream.getvalue()
+    finally:
+        handler.close()
+    assert json.loads(stream.getvalue().splitlines()[-1])["request_id"] == "last"
+
+
+def test_the_app_leaves_the_process_logging_alone() -> None:
+    """Litestar's default logging config would re-run dictConfig: close the serve handlers
+    (so batched lines were lost) and add its own handler on the root logger."""
+    root_handlers = list(logging.getLogger().handlers)
+    ours = JsonLinesHandler(io.StringIO())
+    cardproof = logging.getLogger("cardproof")
+    cardproof.addHandler(ours)
+    try:
+        create_app(Settings(warm_up=False), keys=TEST_KEYS)
+        assert logging.getLogger().handlers == root_handlers
+        assert not ours._stopped.is_set()
+    finally:
+        cardproof.removeHandler(ours)
+        ours.close()

@@ -102,6 +102,10 @@ def create_app(
         middleware=[RateLimiter(store, settings, keys.master)] if settings.rate_limit else [],
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
+        # logging is the process's (`cardproof serve`'s JSON lines); Litestar's default
+        # config would re-run dictConfig at start-up, closing those handlers and adding its
+        # own on the root logger; cardproof logs unhandled errors itself (problems.py)
+        logging_config=None,
         on_startup=[_warm_up] if settings.warm_up else [],
         lifespan=[lifespan],
         state=State(
