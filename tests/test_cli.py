@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from litestar.testing import TestClient
 from cardproof.cli import build_parser, serve_options
 from cardproof_service import Settings, create_app
 from cardproof_service.keys import load_keys
-from conftest import TEST_KEYS, served
+from conftest import TEST_KEYS, free_port, served
 from redis_server import redis_url_or_skip
 
 
@@ -80,9 +81,14 @@ def test_serve_needs_a_worker() -> None:
     assert "--workers must be 1 or more" in result.stderr
 
 
-def _cardproof(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def _cardproof(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     command = [str(Path(sys.executable).parent / "cardproof"), *args]
-    return subprocess.run(command, capture_output=True, text=True, input=stdin, timeout=60)
+    environ = {k: v for k, v in os.environ.items() if k != "CARDPROOF_URL"} | (env or {})
+    return subprocess.run(
+        command, capture_output=True, text=True, input=stdin, timeout=60, env=environ
+    )
 
 
 def test_keys_generate_prints_usable_keys() -> None:
@@ -159,3 +165,30 @@ def test_verify_fetches_the_key_set_from_a_server(tmp_path: Path, live_server: s
     result = _cardproof("verify", str(path), "--url", live_server)
     assert result.returncode == 0, result.stderr
     assert "verified: serpent-patience" in result.stdout
+    from_env = _cardproof("verify", str(path), env={"CARDPROOF_URL": live_server})
+    assert from_env.returncode == 0, from_env.stderr
+    assert "verified: serpent-patience" in from_env.stdout
+
+
+def test_cardproof_url_names_the_server_when_url_is_not_given(live_server: str) -> None:
+    """Every command taking --url reads $CARDPROOF_URL; an explicit --url still wins."""
+    nobody = f"http://127.0.0.1:{free_port()}"
+    asked = _cardproof("tournament", "show", "no-such-id", env={"CARDPROOF_URL": live_server})
+    assert asked.returncode == 1, asked.stderr  # the server's refusal: it was reached
+    assert "refused (404" in asked.stderr
+    flag = _cardproof(
+        "tournament", "show", "no-such-id", "--url", nobody, env={"CARDPROOF_URL": live_server}
+    )
+    assert flag.returncode == 2
+    assert f"cannot reach {nobody}" in flag.stderr
+
+
+def test_every_url_option_defaults_to_cardproof_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDPROOF_URL", "http://cardproof.example")
+    parser = build_parser()
+    for argv in (
+        ["verify", "receipt.jws"],
+        ["play", "poker-squares"],
+        ["tournament", "standings", "t1"],
+    ):
+        assert parser.parse_args(argv).url == "http://cardproof.example", argv

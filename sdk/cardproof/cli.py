@@ -528,10 +528,23 @@ def _tournament(args: argparse.Namespace) -> int:
         return 2
 
 
+URL_ENV = "CARDPROOF_URL"
+"""The server every command that takes ``--url`` uses when ``--url`` is not given."""
+
+
+def _url_from_env() -> str | None:
+    """``$CARDPROOF_URL`` if it is set (and not empty)."""
+    return os.environ.get(URL_ENV) or None
+
+
 def _add_tournament_parser(commands: Any) -> None:
     """``cardproof tournament create|invites|show|standings|close|export``, for organizers."""
     server = argparse.ArgumentParser(add_help=False)
-    server.add_argument("--url", default=DEFAULT_BASE_URL, help=f"the server ({DEFAULT_BASE_URL})")
+    server.add_argument(
+        "--url",
+        default=_url_from_env() or DEFAULT_BASE_URL,
+        help=f"the server (default ${URL_ENV}, else {DEFAULT_BASE_URL})",
+    )
     server.add_argument(
         "--key",
         help="the organizer key, cpo_... (default: $CARDPROOF_ORGANIZER_KEY); create and close "
@@ -653,8 +666,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument(
         "--url",
+        default=_url_from_env(),
         help="the server, for its key set and a tournament receipt's revealed seed "
-        f"(default for a receipt: {DEFAULT_BASE_URL}; an invite-only tournament is read "
+        f"(default ${URL_ENV}, else for a receipt {DEFAULT_BASE_URL}; an invite-only "
+        "tournament is read "
         "with $CARDPROOF_ORGANIZER_KEY)",
     )
     verify.set_defaults(run=_verify)
@@ -680,7 +695,10 @@ def build_parser() -> argparse.ArgumentParser:
         """(the grid games)""",
     )
     play.add_argument(
-        "--url", help="the server to play on (default: an embedded one, with a throwaway key)"
+        "--url",
+        default=_url_from_env(),
+        help=f"the server to play on (default ${URL_ENV}, else an embedded one, with a "
+        "throwaway key)",
     )
     play.add_argument("--seed", help="your client seed (default: a random one)")
     play.add_argument("--receipt-out", metavar="FILE", help="also write the receipt to FILE")
