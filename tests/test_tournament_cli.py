@@ -170,3 +170,51 @@ def test_invite_codes_and_refusals(server: tuple[str, str], tmp_path: Path) -> N
     organizer = cardproof("verify", str(saved), "--url", url, key=key)
     assert organizer.returncode == 0, organizer.stdout + organizer.stderr
     assert "replayed with round 1's server seed" in organizer.stdout
+
+
+def test_a_player_enters_from_the_command_line_and_keeps_the_token(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    """``tournament enter``: the entry goes to a new owner-only file, never over another,
+    and a refused entry leaves no file behind; the kept token plays the player's games."""
+    url, key = server
+    create = [
+        *("tournament", "create", "Walk-in Cup", "--variant", "poker-squares", "--rounds", "1"),
+        *("--opens", "now", "--closes", in_an_hour(), "--invites", "2", "--url", url),
+    ]
+    created = cardproof(*create, key=key)
+    assert created.returncode == 0, created.stderr
+    tid = tournament_id(created.stdout)
+    codes = [line.split()[-1] for line in created.stdout.splitlines() if "invite code" in line]
+    assert len(codes) == 2
+    entry_file = tmp_path / "ada.json"
+    entered = cardproof(
+        *("tournament", "enter", tid, "--name", "Ada", "--invite", codes[0]),
+        *("--entry-file", str(entry_file), "--url", url),
+    )
+    assert entered.returncode == 0, entered.stderr
+    assert str(entry_file) in entered.stdout
+    assert entry_file.stat().st_mode & 0o777 == 0o600
+    kept = msgspec.json.decode(entry_file.read_bytes())
+    assert (kept["tournament_id"], kept["name"]) == (tid, "Ada")
+    assert kept["token"] not in entered.stdout  # on disk only
+    with Client(base_url=url) as player:
+        game = player.play_round(tid, 1, kept["token"])
+        assert game.visible.next is not None  # type: ignore[union-attr]
+
+    again = cardproof(
+        *("tournament", "enter", tid, "--name", "Bea", "--invite", codes[1]),
+        *("--entry-file", str(entry_file), "--url", url),
+    )
+    assert again.returncode == 2
+    assert "exists" in again.stderr
+    assert msgspec.json.decode(entry_file.read_bytes())["name"] == "Ada"  # untouched
+
+    refused_file = tmp_path / "bea.json"
+    refused = cardproof(
+        *("tournament", "enter", tid, "--name", "Bea", "--invite", codes[0]),  # used already
+        *("--entry-file", str(refused_file), "--url", url),
+    )
+    assert refused.returncode == 1, refused.stderr
+    assert "refused" in refused.stderr
+    assert not refused_file.exists()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -18,6 +19,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from cardproof.client import DEFAULT_BASE_URL, Client
 from cardproof.errors import APIError, TransportError
@@ -136,8 +139,6 @@ def _read_receipt(path: str) -> str:
 
 def _verify_tournament(args: argparse.Namespace) -> int:
     """``verify --tournament FILE``: re-check a closed tournament's export end to end."""
-    import msgspec
-
     from cardproof.tournaments import verify_export
 
     try:
@@ -447,6 +448,42 @@ def _tournament_invites(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+def _tournament_enter(client: Client, args: argparse.Namespace) -> int:
+    """Enter a tournament; the entry, with its token (shown this once), goes to a new file.
+
+    The file is made (owner-only, never over another) before the entry is asked for, so a
+    token the server hands out always has somewhere to go; were writing it to fail after
+    all, the token is printed instead.
+    """
+    safe_id = re.sub(r"[^A-Za-z0-9_-]", "_", args.id)[:64]
+    path = Path(args.entry_file or f"cardproof-entry-{safe_id}.json")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise ValueError(
+            f"{path} exists (an entry's token may be kept there): name another --entry-file"
+        ) from None
+    except OSError as error:
+        raise ValueError(f"cannot make {path}: {error.strerror}") from None
+    with os.fdopen(fd, "wb") as out:
+        try:
+            invite = args.invite or os.environ.get("CARDPROOF_INVITE_CODE") or None
+            entry = client.enter(args.id, args.name, invite_code=invite)
+        except BaseException:
+            out.close()
+            path.unlink(missing_ok=True)
+            raise
+        try:
+            out.write(msgspec.json.format(msgspec.json.encode(entry)) + b"\n")
+        except OSError as error:
+            print(f"cannot write {path} ({error.strerror}): your token is {entry.token}")
+            return 1
+    print(f"entered {entry.tournament_id} as {entry.name!r} (entrant {entry.entrant_id})")
+    print(f"the entry and its token are in {path}: keep it, the token is shown only once")
+    print(f"and opens your games until the tournament closes ({entry.expires_at})")
+    return 0
+
+
 def _tournament_show(client: Client, args: argparse.Namespace) -> int:
     _print_tournament(client.tournament(args.id))
     return 0
@@ -474,8 +511,6 @@ def _tournament_close(client: Client, args: argparse.Namespace) -> int:
 
 
 def _tournament_export(client: Client, args: argparse.Namespace) -> int:
-    import msgspec
-
     export = client.export_tournament(args.id)
     text = msgspec.json.format(msgspec.json.encode(export), indent=2) + b"\n"
     if args.output in (None, "-"):
@@ -538,7 +573,7 @@ def _url_from_env() -> str | None:
 
 
 def _add_tournament_parser(commands: Any) -> None:
-    """``cardproof tournament create|invites|show|standings|close|export``, for organizers."""
+    """``cardproof tournament create|invites|enter|show|standings|close|export``."""
     server = argparse.ArgumentParser(add_help=False)
     server.add_argument(
         "--url",
@@ -552,10 +587,11 @@ def _add_tournament_parser(commands: Any) -> None:
     )
     tournament = commands.add_parser(
         "tournament",
-        help="run tournaments (organizers)",
-        description="Organizers' commands against a cardproof server. Exit status: 0 done; "
-        "1 the server refused (the problem's detail is printed); 2 bad arguments, no "
-        "organizer key, or the server cannot be reached.",
+        help="run tournaments (organizers), or enter one (players)",
+        description="Tournament commands against a cardproof server: organizers create, "
+        "invite, close and export; players enter. Exit status: 0 done; 1 the server "
+        "refused (the problem's detail is printed); 2 bad arguments, no organizer key, or "
+        "the server cannot be reached.",
     )
     sub = tournament.add_subparsers(dest="tournament_command", required=True)
     create = sub.add_parser(
@@ -590,6 +626,25 @@ def _add_tournament_parser(commands: Any) -> None:
     invites.add_argument("id", help="the tournament id")
     invites.add_argument("--count", type=int, default=1, help="how many codes (1 to 1000)")
     invites.set_defaults(action=_tournament_invites)
+    enter = sub.add_parser(
+        "enter",
+        parents=[server],
+        help="enter a tournament as a player: the entry and its token go to a new file",
+    )
+    enter.add_argument("id", help="the tournament id")
+    enter.add_argument("--name", required=True, help="the name to enter under")
+    enter.add_argument(
+        "--invite",
+        metavar="CODE",
+        help="an invite code, for an invite-only tournament (default $CARDPROOF_INVITE_CODE)",
+    )
+    enter.add_argument(
+        "--entry-file",
+        metavar="FILE",
+        help="where the entry and its token go (default cardproof-entry-ID.json; "
+        "never an existing file)",
+    )
+    enter.set_defaults(action=_tournament_enter)
     for name, action, text in (
         (
             "show",
