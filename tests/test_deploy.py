@@ -78,7 +78,8 @@ def test_every_setting_is_in_the_readme_table() -> None:
         m for line in table.splitlines() if line.startswith("|") for m in ENV_NAME.findall(line)
     }
     twins = {f"{name}_FILE" for name in rows}  # "`NAME`, `_FILE`" rows name both
-    client_side = {"CARDPROOF_INVITE_CODE", "CARDPROOF_ORGANIZER_KEY"}  # `cardproof tournament`
+    # read by the command line, not the service (README: Command line, Tournaments)
+    client_side = {"CARDPROOF_INVITE_CODE", "CARDPROOF_ORGANIZER_KEY", "CARDPROOF_URL"}
     assert all(f"`{name}`" in readme or name in readme for name in client_side)
     assert ENV_NAMES - client_side <= rows | twins, ENV_NAMES - client_side - rows - twins
     assert rows <= ENV_NAMES, rows - ENV_NAMES  # nothing documented that nothing reads
