@@ -1222,13 +1222,20 @@ async def _write(client: httpx.AsyncClient, ack: Acknowledged) -> None:
             "rounds": 2,
             "opens_at": _moment(-1),
             "closes_at": _moment(2),
+            "format": "async",  # each at their own pace: a hidden variant, so by invitation
+            "entry": "invite",
+            "invites": 5,
         },
         organizer,
     )
     ack.tournament = created["tournament"]["tournament_id"]
-    for name in ("Ada", "Bea", "Cy", "Dee", "Eve"):
+    codes = created["invite_codes"]
+    for name, code in zip(("Ada", "Bea", "Cy", "Dee", "Eve"), codes, strict=True):
         entry = await _ok(
-            client, "POST", f"/v1/tournaments/{ack.tournament}/entries", {"name": name}
+            client,
+            "POST",
+            f"/v1/tournaments/{ack.tournament}/entries",
+            {"name": name, "invite_code": code},
         )
         token = entry["token"]
         for round_number in (1, 2):
@@ -1261,8 +1268,10 @@ async def _snapshot(client: httpx.AsyncClient, ack: Acknowledged, closed: bool) 
     for deal_id in ack.finished:
         url = f"/v1/deals/{deal_id}/receipt"
         seen[f"receipt {deal_id}"] = await _ok(client, "GET", url, None, entrant(deal_id))
+    organizer = {"Authorization": f"Bearer {ack.organizer}"}  # invite-only: the organizer reads
     for what in ("", "/standings", "/settlement", *(("/export",) if closed else ())):
-        seen[f"tournament{what}"] = await _ok(client, "GET", f"/v1/tournaments/{tid}{what}")
+        url = f"/v1/tournaments/{tid}{what}"
+        seen[f"tournament{what}"] = await _ok(client, "GET", url, None, organizer)
     return seen
 
 
@@ -1445,6 +1454,9 @@ def schemathesis_config(receipt_deal: str, open_deal: str, tournament: str, entr
         "[[operations]]",
         f"include-path-regex = '^/v1/tournaments/[{{]tournament_id[}}]{tournament_paths}$'",
         f'parameters = {{ tournament_id = "{tournament}" }}',
+        "[[operations]]",  # a long poll answers at once: no request outwaits the timeout
+        'include-path = "/v1/tournaments/{tournament_id}/rounds/{round_number}/calls"',
+        'parameters = { "query.wait" = 0 }',
         "[[operations]]",
         'include-path = "/v1/tournaments/{tournament_id}/rounds/{round_number}/deal"',
         f'parameters = {{ tournament_id = "{tournament}" }}',

@@ -18,19 +18,29 @@ first page of payments (the whole pairwise list is quadratic, about 500,000 paym
 signed receipt) and, offline, ``cardproof.tournaments.verify_export`` on it (every
 deck, log and receipt re-checked; it must find no problem).
 
+That tournament is async (each at their own pace: by invitation, as a hidden variant
+must be). Then a lockstep round on the same server: ``--seats`` entrants (500) seated,
+each following the calls as server-sent events and placing each called card after a
+random 0..100 ms. Reported: the time from the last placement of card i (when its
+request was sent) to the call of card i+1 (the store's time of the call), median and
+max over the round; and the delivery of each call to each seat's event stream (the
+store's time of the call to its arrival in the seat's client), p50/p99.
+
 The driver shares the 2 cores with the server and Redis, so the load figures are what
 one worker does with a competing client, not a ceiling.
 
-Target: standings for 1,000 entrants in <= 20 ms p99.
+Targets: standings for 1,000 entrants in <= 20 ms p99; in a lockstep round of 500 seats,
+the next call <= 20 ms (median) after the last placement, and SSE delivery <= 100 ms p99.
 
 Run: ``.venv/bin/python bench/tournament.py [--entrants N] [--rounds N] [--concurrency N]
-[--samples N]`` (about a minute with the defaults).
+[--samples N] [--seats N]`` (about two minutes with the defaults).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import subprocess
@@ -48,6 +58,8 @@ from _common import load_average, percentile, print_machine, verdict
 from service import cardproof_server, private_redis
 
 TARGET_STANDINGS_P99_MS = 20.0
+TARGET_CALL_MEDIAN_MS = 20.0
+TARGET_DELIVERY_P99_MS = 100.0
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
 
 
@@ -89,10 +101,153 @@ async def timed(
     return answer
 
 
+class Lockstep:
+    """What a lockstep round's seats saw."""
+
+    def __init__(self) -> None:
+        """Nothing yet."""
+        self.sent: dict[int, float] = {}
+        """Per card index, when its last placement was sent (ms since the epoch)."""
+        self.delivery: list[float] = []
+        """Per call and seat: ms from the store's call to the event's arrival."""
+        self.after_last: list[float] = []
+        """Per call after the first: ms from the last placement before it to the call."""
+        self.errors: list[str] = []
+        self.seconds = 0.0
+
+
+def wall_ms() -> float:
+    """Milliseconds since the epoch (the clock the store's call times are on)."""
+    return time.time() * 1e3
+
+
+def event_stream(lines: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """One server-sent event from its lines (``None`` for a comment)."""
+    name, data = "message", ""
+    for line in lines:
+        if line.startswith("event:"):
+            name = line.partition(":")[2].strip()
+        elif line.startswith("data:"):
+            data += line.partition(":")[2].strip()
+    return (name, json.loads(data)) if data else None
+
+
+def called_ms(text: str) -> float:
+    """An RFC 3339 call time as milliseconds since the epoch."""
+    return datetime.fromisoformat(text).timestamp() * 1e3
+
+
+async def lockstep_round(base_url: str, key: str, seats: int) -> Lockstep:
+    """A lockstep round of ``seats`` seats, each on its own event stream; what they saw."""
+    seen = Lockstep()
+    organizer = {"Authorization": f"Bearer {key}"}
+    limits = httpx.Limits(max_connections=2 * seats + 16, max_keepalive_connections=2 * seats)
+    timeout = httpx.Timeout(60, connect=30)
+    async with httpx.AsyncClient(
+        base_url=base_url, limits=limits, timeout=timeout, trust_env=False
+    ) as client:
+        now = datetime.now(UTC)
+        body = {
+            "name": "Lockstep Bench",
+            "variant": "poker-squares",
+            "rounds": 1,
+            "opens_at": (now - timedelta(minutes=1)).isoformat(),
+            "closes_at": (now + timedelta(hours=1)).isoformat(),
+            "card_seconds": 30,
+            "max_entrants": seats,
+        }
+        created = await client.post("/v1/tournaments", json=body, headers=organizer)
+        created.raise_for_status()
+        tid = created.json()["tournament"]["tournament_id"]
+        gate = asyncio.Semaphore(32)
+
+        async def seat(number: int) -> tuple[str, str]:
+            async with gate:
+                entry = await client.post(
+                    f"/v1/tournaments/{tid}/entries", json={"name": f"seat-{number:04d}"}
+                )
+                token = entry.raise_for_status().json()["token"]
+                opened = await client.post(
+                    f"/v1/tournaments/{tid}/rounds/1/deal",
+                    json={},
+                    headers={"Authorization": f"Bearer {token}"},
+                )
+                return token, opened.raise_for_status().json()["deal_id"]
+
+        taken = await asyncio.gather(*(seat(n) for n in range(seats)))
+        connected = asyncio.Semaphore(0)
+
+        async def follow(number: int, token: str, deal_id: str) -> None:
+            headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {token}"}
+            order = CELLS[:]
+            random.Random(number).shuffle(order)
+            rng = random.Random(-number)
+            moves: list[asyncio.Task[None]] = []
+
+            async def place(index: int, delay: float) -> None:
+                await asyncio.sleep(delay)
+                sent = wall_ms()
+                seen.sent[index] = max(seen.sent.get(index, 0.0), sent)
+                answer = await client.post(
+                    f"/v1/deals/{deal_id}/moves",
+                    json={"index": index, "move": order[index]},
+                    headers={"Authorization": f"Bearer {token}"},
+                )
+                if not answer.is_success:
+                    seen.errors.append(f"move {index}: {answer.status_code} {answer.text[:120]}")
+
+            url = f"/v1/tournaments/{tid}/rounds/1/calls"
+            async with client.stream("GET", url, headers=headers) as stream:
+                connected.release()
+                lines: list[str] = []
+                async for line in stream.aiter_lines():
+                    if line:
+                        lines.append(line)
+                        continue
+                    event, lines = event_stream(lines), []
+                    if event is None:
+                        continue
+                    name, data = event
+                    if name == "end":
+                        break
+                    seen.delivery.append(wall_ms() - called_ms(data["called_at"]))
+                    moves.append(asyncio.create_task(place(data["index"], rng.uniform(0, 0.1))))
+            await asyncio.gather(*moves)
+
+        followers = [
+            asyncio.create_task(follow(n, token, deal)) for n, (token, deal) in enumerate(taken)
+        ]
+        for _ in range(seats):
+            await connected.acquire()
+        start = time.perf_counter()
+        started = await client.post(
+            f"/v1/tournaments/{tid}/rounds/1/start", json={}, headers=organizer
+        )
+        started.raise_for_status()
+        await asyncio.gather(*followers)
+        seen.seconds = time.perf_counter() - start
+        calls = await client.get(f"{url_calls(tid)}?after=-1&wait=0")
+        for call in calls.raise_for_status().json()["calls"]:
+            index = call["index"]
+            if index and index - 1 in seen.sent:
+                seen.after_last.append(called_ms(call["called_at"]) - seen.sent[index - 1])
+    return seen
+
+
+def url_calls(tid: str) -> str:
+    """A round's calls (round 1)."""
+    return f"/v1/tournaments/{tid}/rounds/1/calls"
+
+
 async def play(
-    base_url: str, tournament_id: str, entrants: int, rounds: int, concurrency: int
+    base_url: str,
+    tournament_id: str,
+    entrants: int,
+    rounds: int,
+    concurrency: int,
+    codes: list[str],
 ) -> tuple[Load, float, dict[str, str]]:
-    """Enter everyone, then play every round of every entrant; the load and its seconds."""
+    """Enter everyone (a code each), then play every round of every entrant."""
     load = Load()
     tokens: dict[str, str] = {}
     names = [f"entrant-{i:04d}" for i in range(entrants)]
@@ -106,7 +261,8 @@ async def play(
         while not entries.empty():
             name = entries.get_nowait()
             url = f"/v1/tournaments/{tournament_id}/entries"
-            answer = await timed(client, load.entries, load, "POST", url, json={"name": name})
+            body = {"name": name, "invite_code": codes.pop()}
+            answer = await timed(client, load.entries, load, "POST", url, json=body)
             if answer is not None:
                 tokens[name] = answer.json()["token"]
 
@@ -174,6 +330,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--samples", type=int, default=300, help="standings reads")
+    parser.add_argument("--seats", type=int, default=500, help="seats of the lockstep round")
     args = parser.parse_args()
     print_machine("bench/tournament.py: a simulated tournament on Redis, through the API")
     from cardproof.tournaments import verify_export
@@ -191,15 +348,26 @@ def main() -> None:
             "rounds": args.rounds,
             "opens_at": (now - timedelta(minutes=1)).isoformat(),
             "closes_at": (now + timedelta(hours=1)).isoformat(),
+            "format": "async",
+            "entry": "invite",
+            "invites": min(1000, args.entrants + 1),
         }
         with httpx.Client(base_url=server.base_url, timeout=60, trust_env=False) as client:
-            created = client.post(
-                "/v1/tournaments", json=body, headers={"Authorization": f"Bearer {key}"}
-            )
+            organizer = {"Authorization": f"Bearer {key}"}
+            created = client.post("/v1/tournaments", json=body, headers=organizer)
             created.raise_for_status()
             tid = created.json()["tournament"]["tournament_id"]
+            codes = created.json()["invite_codes"]
+            while len(codes) < args.entrants + 1:
+                more = client.post(
+                    f"/v1/tournaments/{tid}/invites",
+                    json={"count": min(1000, args.entrants + 1 - len(codes))},
+                    headers=organizer,
+                )
+                codes += more.raise_for_status().json()["codes"]
+            client.headers["X-Invite-Code"] = codes.pop()  # the tournament's readers hold one
             load, seconds, tokens = asyncio.run(
-                play(server.base_url, tid, args.entrants, args.rounds, args.concurrency)
+                play(server.base_url, tid, args.entrants, args.rounds, args.concurrency, codes)
             )
             games = len(load.deals)
             print(
@@ -262,6 +430,15 @@ def main() -> None:
                 f"{check.games} games, {len(check.problems)} problems"
             )
             problems += check.problems[:5]
+        seen = asyncio.run(lockstep_round(server.base_url, key, args.seats))
+        print(
+            f"lockstep round of poker-squares, {args.seats} seats, each on its own event "
+            f"stream, placing each called card after 0..100 ms: {seen.seconds:.1f} s for 25 calls"
+        )
+        print(f"  last placement of card i -> call of card i+1: {figures(seen.after_last)}")
+        print(f"  call -> its event at a seat ({len(seen.delivery)} deliveries): "
+              f"{figures(seen.delivery)}")  # fmt: skip
+        print(f"  errors    {len(seen.errors)} {seen.errors[:3]}")
     print()
     print(f"load average at the end: {load_average()} (2 logical CPUs; other work skews figures)")
     p99 = percentile(standings, 0.99)
@@ -272,10 +449,27 @@ def main() -> None:
             f"p99 {p99:.2f} ms over {len(standings)} reads",
         )
     )
+    after = percentile(seen.after_last, 0.5) if seen.after_last else float("inf")
+    print(
+        verdict(
+            f"lockstep, {args.seats} seats: next call <= {TARGET_CALL_MEDIAN_MS:.0f} ms after "
+            "the last placement (median)",
+            after <= TARGET_CALL_MEDIAN_MS,
+            f"median {after:.2f} ms over {len(seen.after_last)} calls",
+        )
+    )
+    delivered = percentile(seen.delivery, 0.99) if seen.delivery else float("inf")
+    print(
+        verdict(
+            f"lockstep, {args.seats} seats: SSE delivery p99 <= {TARGET_DELIVERY_P99_MS:.0f} ms",
+            delivered <= TARGET_DELIVERY_P99_MS and len(seen.delivery) == 25 * args.seats,
+            f"p99 {delivered:.1f} ms over {len(seen.delivery)} deliveries",
+        )
+    )
     print(
         verdict(
             "no errors, every game in the standings, the export verifies",
-            not load.errors and not problems,
+            not load.errors and not problems and not seen.errors,
             f"{len(load.errors)} errors, {len(problems)} problems {problems[:3]}",
         )
     )

@@ -15,7 +15,15 @@ from typing import Any
 
 from cardproof.cards import Card
 from conftest import organizer_key
-from test_tournaments_api import CELLS, HttpClient, bearer, enter, moment, open_tournament
+from test_tournaments_api import (
+    CELLS,
+    HttpClient,
+    bearer,
+    enter,
+    moment,
+    open_tournament,
+    reader,
+)
 
 _WORDS = re.compile(r"[0-9A-Za-z_-]+")
 """Words as a reader cuts them; ids and tokens (base64url) stay whole."""
@@ -65,5 +73,6 @@ __all__ = [
     "moment",
     "open_tournament",
     "organizer_key",
+    "reader",
     "strings",
 ]

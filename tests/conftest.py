@@ -91,6 +91,15 @@ def free_port() -> int:
 @contextmanager
 def served(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """Run ``cardproof serve`` on a free port until the block ends; yield its base URL."""
+    with served_process(*args, env=env) as (base_url, _):
+        yield base_url
+
+
+@contextmanager
+def served_process(
+    *args: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """:func:`served`, also yielding the process (a test may kill it)."""
     port = free_port()
     command = [str(Path(sys.executable).parent / "cardproof"), "serve", "--port", str(port), *args]
     base_env = {**os.environ, "CARDPROOF_WARM_UP": "0", **SERVER_KEYS, **UNLIMITED_ENV}
@@ -106,9 +115,10 @@ def served(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
                 assert server.poll() is None, "cardproof serve exited"
                 assert time.monotonic() < deadline, "cardproof serve did not answer in 30 s"
                 time.sleep(0.2)
-        yield base_url
+        yield base_url, server
     finally:
-        server.terminate()
+        if server.poll() is None:
+            server.terminate()
         server.wait(timeout=20)
 
 

@@ -22,7 +22,7 @@ from cardproof.tournaments import verify_export
 from cardproof_service import Settings, create_app
 from cardproof_service.deals import REPLAY_ON_LOOP, Deals
 from conftest import TEST_KEYS, UNLIMITED, organizer_key
-from test_tournaments_api import CELLS, bearer, enter, open_tournament
+from test_tournaments_api import CELLS, bearer, enter, open_tournament, reader
 
 
 def no_replay(*args: Any, **kwargs: Any) -> Any:
@@ -86,7 +86,7 @@ def test_a_tournament_game_keeps_both_receipts_and_the_export_reads_them(
     after = client.get(f"/v1/deals/{deal_id}/receipt", headers=bearer(token)).json()
     assert after["payload"]["server_seed"] is not None
     assert {**after["payload"], "server_seed": None} == during["payload"]
-    export = client.get(f"/v1/tournaments/{tid}/export").json()
+    export = client.get(f"/v1/tournaments/{tid}/export", headers=reader(tid)).json()
     assert [game["receipt"] for game in export["games"]] == [after["receipt"]]
 
 
@@ -156,7 +156,7 @@ def test_an_export_streams_its_games_a_batch_at_a_time(
     monkeypatch.setattr(store, "results", counted)
     monkeypatch.setattr(tournaments_module, "EXPORT_BATCH", 2)
     monkeypatch.setattr(tournaments_module, "replay_log", no_replay)
-    answer = client.get(f"/v1/tournaments/{tid}/export")
+    answer = client.get(f"/v1/tournaments/{tid}/export", headers=reader(tid))
     assert answer.status_code == 200
     assert "content-length" not in answer.headers  # streamed
     assert batches == [2, 2, 1]

@@ -26,8 +26,9 @@ from redis_server import private_redis
 from test_tournaments_api import add_organizer_to
 
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
-KEPT = ("cardproof:organizer:", "cardproof:organizer-names")
-"""Keys without a time to live: organizers are accounts, removed by an operator."""
+KEPT = ("cardproof:organizer:", "cardproof:organizer-names", "cardproof:lockstep-due")
+"""Keys without a time to live: organizers are accounts, removed by an operator; the
+index of lockstep rounds due holds a round until it finishes or its tournament is gone."""
 
 
 def test_every_key_expires_but_organizers() -> None:
@@ -89,14 +90,19 @@ def test_every_key_expires_but_organizers() -> None:
                     headers=headers,
                 )
                 tokens.append(entry.json()["token"])
-            for number, token in enumerate(tokens):
+            seats = []
+            for token in tokens:  # a lockstep round: seated, started, 7 cards, then closed
                 bearer = {"Authorization": f"Bearer {token}"}
                 deal = client.post(
                     f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer
                 ).json()["deal_id"]
-                for index, cell in enumerate(CELLS[: 25 if number == 0 else 7]):
+                seats.append((deal, bearer))
+            client.post(f"/v1/tournaments/{tid}/rounds/1/start", json={}, headers=owner)
+            for index, cell in enumerate(CELLS[:7]):
+                for deal, bearer in seats:
                     url = f"/v1/deals/{deal}/moves"
-                    client.post(url, json={"index": index, "move": cell}, headers=bearer)
+                    moved = client.post(url, json={"index": index, "move": cell}, headers=bearer)
+                    assert moved.status_code == 200, moved.text
             client.post(f"/v1/tournaments/{tid}/close", json={}, headers=owner)
             client.get(f"/v1/tournaments/{tid}/standings", headers=owner)
 
@@ -116,4 +122,5 @@ def test_every_key_expires_but_organizers() -> None:
         tournament_keys = [k for k in keys if k.startswith(f"cardproof:tournament:{tid}")]
         parts = {k.removeprefix(f"cardproof:tournament:{tid}") for k in tournament_keys}
         assert {"", ":entrant-keys", ":entrant-ids", ":totals", ":finished", ":results"} <= parts
+        assert {":round:1", ":round:1:seats", ":round:1:calls"} <= parts
         assert ":invites" in parts

@@ -22,7 +22,7 @@ from cardproof.tournaments import payments, settle
 from cardproof_service import Settings, create_app
 from cardproof_service.store import MemoryStore, Standing
 from conftest import TEST_KEYS, UNLIMITED, organizer_key
-from test_tournaments_api import new_tournament, open_tournament
+from test_tournaments_api import new_tournament, open_tournament, reader
 
 
 class Field(MemoryStore):
@@ -45,8 +45,8 @@ def field_of(scores: dict[str, int]) -> Iterator[tuple[TestClient[Litestar], str
     app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS, store=store)
     with TestClient(app) as client:
         owner = organizer_key(app, "Settlement Club")
-        tid = open_tournament(client, owner)["tournament"]["tournament_id"]
-        yield client, tid, store, owner
+        created = open_tournament(client, owner, format="lockstep", entry="public")
+        yield client, created["tournament"]["tournament_id"], store, owner
 
 
 def spread(count: int) -> dict[str, int]:
@@ -58,7 +58,7 @@ def test_the_default_answer_grows_linearly_with_the_entrants() -> None:
     sizes = {}
     for count in (1000, 4000):
         with field_of(spread(count)) as (client, tid, _, _):
-            answer = client.get(f"/v1/tournaments/{tid}/settlement")
+            answer = client.get(f"/v1/tournaments/{tid}/settlement", headers=reader(tid))
             assert answer.status_code == 200
             assert answer.json()["payments"] == []
             assert len(answer.json()["nets"]) == count
@@ -76,7 +76,9 @@ def test_every_payment_comes_once_page_by_page() -> None:
         cursor = None
         while True:
             query = "payments=true&limit=700" + (f"&cursor={cursor}" if cursor else "")
-            page = client.get(f"/v1/tournaments/{tid}/settlement?{query}").json()
+            page = client.get(
+                f"/v1/tournaments/{tid}/settlement?{query}", headers=reader(tid)
+            ).json()
             assert len(page["payments"]) <= 700
             pages.append(page)
             cursor = page["next_cursor"]
@@ -86,13 +88,19 @@ def test_every_payment_comes_once_page_by_page() -> None:
         assert listed == [(p.payer, p.payee, p.amount) for p in payments(scores)]
         assert len(pages) == 4  # 2,415 payments, 700 a page
         assert pages[0]["nets"] == settle(scores)
-        default = client.get(f"/v1/tournaments/{tid}/settlement?payments=true").json()
+        default = client.get(
+            f"/v1/tournaments/{tid}/settlement?payments=true", headers=reader(tid)
+        ).json()
         assert len(default["payments"]) == 1000
         for bad in ("x", "1", "1.x", "-1.2", "9" * 30):
-            refused = client.get(f"/v1/tournaments/{tid}/settlement?payments=true&cursor={bad}")
+            refused = client.get(
+                f"/v1/tournaments/{tid}/settlement?payments=true&cursor={bad}", headers=reader(tid)
+            )
             assert refused.status_code == 400, bad
         for limit in ("0", "1001", "many"):
-            refused = client.get(f"/v1/tournaments/{tid}/settlement?payments=true&limit={limit}")
+            refused = client.get(
+                f"/v1/tournaments/{tid}/settlement?payments=true&limit={limit}", headers=reader(tid)
+            )
             assert refused.status_code == 400, limit
 
 
@@ -116,8 +124,14 @@ def test_a_closed_tournaments_standings_are_read_once(monkeypatch: pytest.Monkey
         client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
         reads = store.reads
         for _ in range(5):
-            assert client.get(f"/v1/tournaments/{tid}/settlement").status_code == 200
-            assert client.get(f"/v1/tournaments/{tid}/standings").status_code == 200
+            assert (
+                client.get(f"/v1/tournaments/{tid}/settlement", headers=reader(tid)).status_code
+                == 200
+            )
+            assert (
+                client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).status_code
+                == 200
+            )
         assert store.reads == reads + 1
 
 

@@ -32,7 +32,15 @@ from cardproof_service.pages import render
 from cardproof_service.store import GameResult
 from cardproof_service.tournaments import round_commitment_id
 from conftest import organizer_key, served
-from test_tournaments_api import CELLS, new_tournament, open_tournament
+from test_tournaments_api import (
+    _READERS,
+    CELLS,
+    keep_codes,
+    new_tournament,
+    open_tournament,
+    play_lockstep,
+    reader,
+)
 
 HttpClient = TestClient[Litestar]
 
@@ -54,37 +62,28 @@ def rival(app: Litestar) -> str:
     return organizer_key(app, "Other Page Club")
 
 
-def play(http: httpx.Client | HttpClient, tid: str, token: str, round_number: int) -> None:
-    """Open the entrant's round and play it to the end in ``ROUND_ORDERS[round_number]``."""
-    opened = http.post(
-        f"/v1/tournaments/{tid}/rounds/{round_number}/deal",
-        json={},
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    assert opened.status_code == 201, opened.text
-    deal_id = opened.json()["deal_id"]
-    for index, cell in enumerate(ROUND_ORDERS[round_number]):
-        moved = http.post(
-            f"/v1/deals/{deal_id}/moves",
-            json={"index": index, "move": cell},
-            headers={"Authorization": f"Bearer {token}"},
-        )
-        assert moved.status_code == 200, moved.text
-    assert moved.json()["finished"]
-
-
 def played(http: httpx.Client | HttpClient, owner: str, **changes: Any) -> str:
-    """A tournament whose three entrants finished ``ROUNDS_PLAYED`` rounds; its id."""
-    created = http.post(
-        "/v1/tournaments", json=new_tournament(**changes), headers={"Authorization": owner}
-    )
+    """A public lockstep tournament whose entrants finished ``ROUNDS_PLAYED`` rounds.
+
+    Round n is played by those who play n rounds or more, in ``ROUND_ORDERS[n]``.
+    """
+    body = new_tournament(format="lockstep", entry="public", **changes)
+    created = http.post("/v1/tournaments", json=body, headers={"Authorization": owner})
     assert created.status_code == 201, created.text
     tid: str = created.json()["tournament"]["tournament_id"]
-    for name, rounds in ROUNDS_PLAYED.items():
+    tokens = {}
+    for name in ROUNDS_PLAYED:
         entry = http.post(f"/v1/tournaments/{tid}/entries", json={"name": name})
         assert entry.status_code == 201, entry.text
-        for round_number in range(1, rounds + 1):
-            play(http, tid, entry.json()["token"], round_number)
+        tokens[name] = entry.json()["token"]
+    for round_number in range(1, max(ROUNDS_PLAYED.values()) + 1):
+        plays = {
+            tokens[name]: ROUND_ORDERS[round_number]
+            for name, rounds in ROUNDS_PLAYED.items()
+            if rounds >= round_number
+        }
+        answers = play_lockstep(http, owner, tid, round_number, plays)
+        assert all(answer["finished"] for answer in answers.values())
     return tid
 
 
@@ -98,7 +97,7 @@ def page_rows(page: str) -> list[tuple[int, str, int, int]]:
 
 
 def api_rows(http: httpx.Client | HttpClient, tid: str) -> list[tuple[int, str, int, int]]:
-    answer = http.get(f"/v1/tournaments/{tid}/standings")
+    answer = http.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid))
     assert answer.status_code == 200, answer.text
     return [
         (e["rank"], e["name"], e["total"], e["games_finished"]) for e in answer.json()["entrants"]
@@ -124,7 +123,7 @@ def test_an_open_tournament_shows_standings_and_totals_but_no_grids(
     app: Litestar, client: HttpClient, owner: str
 ) -> None:
     tid = played(client, owner)
-    answer = client.get(f"/tournaments/{tid}")
+    answer = client.get(f"/tournaments/{tid}", headers=reader(tid))
     assert answer.status_code == 200, answer.text
     assert answer.headers["content-type"].startswith("text/html")
     assert "default-src 'none'" in answer.headers["content-security-policy"]
@@ -139,7 +138,7 @@ def test_an_open_tournament_shows_standings_and_totals_but_no_grids(
     assert page.count('<tr class="result"') == sum(ROUNDS_PLAYED.values())
     deals: Deals = app.state.deals
     assert not any(seed in page for seed in seeds(deals, tid))
-    for commitment in client.get(f"/v1/tournaments/{tid}").json()["rounds"]:
+    for commitment in client.get(f"/v1/tournaments/{tid}", headers=reader(tid)).json()["rounds"]:
         assert commitment["server_seed_hash"] in page
     assert "<script" not in page
     assert "http://" not in page
@@ -152,7 +151,7 @@ def test_a_closed_tournament_shows_its_seeds_and_every_finished_grid(
     tid = played(client, owner)
     closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     assert closed.status_code == 200, closed.text
-    page = client.get(f"/tournaments/{tid}").text
+    page = client.get(f"/tournaments/{tid}", headers=reader(tid)).text
     assert page_rows(page) == api_rows(client, tid)
     deals: Deals = app.state.deals
     assert all(seed in page for seed in seeds(deals, tid))
@@ -169,14 +168,18 @@ def test_a_closed_tournament_shows_its_seeds_and_every_finished_grid(
 
 
 def test_names_are_escaped(client: HttpClient, owner: str) -> None:
-    body = new_tournament(name='<b onmouseover="x">Bold</b> & co')
+    body = new_tournament(name='<b onmouseover="x">Bold</b> & co', format="lockstep")
     created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
     tid = created.json()["tournament"]["tournament_id"]
     name = '<script>alert("hi")</script>'
-    entry = client.post(f"/v1/tournaments/{tid}/entries", json={"name": name})
+    entry = client.post(
+        f"/v1/tournaments/{tid}/entries",
+        json={"name": name, "invite_code": created.json()["invite_codes"][0]},
+    )
     assert entry.status_code == 201, entry.text
-    play(client, tid, entry.json()["token"], 1)
-    page = client.get(f"/tournaments/{tid}").text
+    play_lockstep(client, owner, tid, 1, {entry.json()["token"]: ROUND_ORDERS[1]})
+    _READERS[tid] = created.json()["invite_codes"][1]
+    page = client.get(f"/tournaments/{tid}", headers=reader(tid)).text
     assert "<script" not in page
     assert "<b " not in page
     assert "&lt;script&gt;alert(&quot;hi&quot;)&lt;/script&gt;" in page
@@ -215,9 +218,12 @@ def test_a_variant_without_a_grid_shows_its_log(client: HttpClient, owner: str) 
     body = new_tournament(variant="repeat-poker", options={}, rounds=1)
     created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
     assert created.status_code == 201, created.text
+    keep_codes(created.json())
     tid = created.json()["tournament"]["tournament_id"]
     client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
-    tournament = msgspec.convert(client.get(f"/v1/tournaments/{tid}").json(), Tournament)
+    tournament = msgspec.convert(
+        client.get(f"/v1/tournaments/{tid}", headers=reader(tid)).json(), Tournament
+    )
     seed = bytes.fromhex(tournament.rounds[0].server_seed or "")
     cls = variant(tournament.variant)
     options = cls.resolve_options(cls.parse_options(tournament.options), seed, tournament.salt)

@@ -21,6 +21,7 @@ import redis
 
 from cardproof_service.store import (
     Appended,
+    CallRecord,
     Claim,
     DailyQuota,
     DealRecord,
@@ -29,6 +30,8 @@ from cardproof_service.store import (
     NewEntrant,
     OrganizerRecord,
     OverDailyQuota,
+    Placement,
+    RoundStarted,
     Standing,
     Store,
     StoreUnavailable,
@@ -648,3 +651,144 @@ async def test_a_write_run_twice_is_recognised_as_its_own(store: Store) -> None:
     taken = await store.add_entrant(tournament, entrant(new_id("e"), "Ada"), None)
     assert taken.outcome == "name-taken"
     assert await store.standings(tournament) == [Standing("Ada", 0, 0)]
+
+
+# --- lockstep rounds ----------------------------------------------------------------------
+
+
+def seat_record(tournament: str, player: str, round_number: int = 1) -> DealRecord:
+    return new_record(
+        tournament=tournament, round=round_number, entrant=player, player=player, lockstep=True
+    )
+
+
+async def test_seats_are_taken_until_the_round_starts(store: Store) -> None:
+    tournament = new_id("t")
+    ada, bea = seat_record(tournament, "Ada"), seat_record(tournament, "Bea")
+    for record in (ada, bea):
+        assert await store.create_deal(record, TTL) is None
+    waiting = await store.round_state(tournament, 1)
+    assert (waiting.seats, waiting.started_at, waiting.call) == (2, None, -1)
+    assert sorted(await store.round_seats(tournament, 1)) == sorted([ada.deal_id, bea.deal_id])
+    found = await store.get_deal(ada.deal_id)
+    assert found is not None
+    assert found.lockstep
+    refused = await store.append_move(
+        ada.deal_id, 0, "a1", None, TTL, placement=Placement(tournament, 1)
+    )
+    assert (refused.outcome, refused.call) == ("not-called", -1)
+    started = await store.start_round(tournament, 1, 2, 60_000, "AS")
+    assert started is not None
+    assert (started.call, started.turns, started.card_ms, started.placed) == (0, 2, 60_000, 0)
+    assert started.deadline == started.called_at + 60_000
+    assert await store.start_round(tournament, 1, 2, 60_000, "AS") is None  # once
+    with pytest.raises(RoundStarted):
+        await store.create_deal(seat_record(tournament, "Cy"), TTL)
+    assert (await store.round_state(tournament, 1)).seats == 2
+    assert await store.round_calls(tournament, 1) == [CallRecord(0, "AS", started.called_at)]
+
+
+async def test_the_last_placement_of_a_call_calls_the_next_card(store: Store) -> None:
+    tournament = new_id("t")
+    ada, bea = seat_record(tournament, "Ada"), seat_record(tournament, "Bea")
+    for record in (ada, bea):
+        await store.create_deal(record, TTL)
+    await store.start_round(tournament, 1, 2, 60_000, "AS")
+    player = Placement(tournament, 1, "player", (), "KD")
+    first = await store.append_move(ada.deal_id, 0, "a1", None, TTL, placement=player)
+    assert (first.outcome, first.call) == ("appended", 0)
+    ahead = await store.append_move(ada.deal_id, 1, "b1", None, TTL, placement=player)
+    assert (ahead.outcome, ahead.call) == ("not-called", 0)
+    early = await store.append_move(
+        bea.deal_id, 0, "a1", None, TTL, placement=Placement(tournament, 1, "auto", (0,), "KD")
+    )
+    assert early.outcome == "early"  # a placement for the player waits for the deadline
+    second = await store.append_move(bea.deal_id, 0, "e5", None, TTL, placement=player)
+    assert (second.outcome, second.call) == ("appended", 1)
+    calls = await store.round_calls(tournament, 1)
+    assert [(c.index, c.card) for c in calls] == [(0, "AS"), (1, "KD")]
+    assert [(c.index, c.card) for c in await store.round_calls(tournament, 1, after=0)] == [
+        (1, "KD")
+    ]
+    last = Placement(tournament, 1, "player", (), None)
+    await store.append_move(ada.deal_id, 1, "b1", FINISHED_AT, TTL, placement=last)
+    done = await store.append_move(bea.deal_id, 1, "d5", FINISHED_AT, TTL, placement=last)
+    assert done.outcome == "appended"
+    finished = await store.round_state(tournament, 1)
+    assert finished.finished
+    assert len(await store.round_calls(tournament, 1)) == 2
+
+
+async def test_a_late_call_takes_placements_for_players_only(store: Store) -> None:
+    tournament = new_id("t")
+    ada, bea = seat_record(tournament, "Ada"), seat_record(tournament, "Bea")
+    for record in (ada, bea):
+        await store.create_deal(record, TTL)
+    await store.start_round(tournament, 1, 3, 1, None)  # a 1 ms deadline: past at once
+    await asyncio.sleep(0.01)
+    assert (await store.due_rounds(10)).count((tournament, 1)) == 1
+    late = await store.append_move(
+        ada.deal_id, 0, "a1", None, TTL, placement=Placement(tournament, 1, "player")
+    )
+    assert late.outcome == "late"
+    for record in (ada, bea):
+        placed = await store.append_move(
+            record.deal_id, 0, "a1", None, TTL, placement=Placement(tournament, 1, "auto", (0,))
+        )
+        assert placed.outcome == "appended"
+    state = await store.round_state(tournament, 1)
+    assert (state.call, state.placed) == (1, 0)
+    found = await store.get_deal(bea.deal_id)
+    assert found is not None
+    assert found.auto_placed == [0]
+    closing = Placement(tournament, 1, "closing", (1, 2))
+    rest = await store.append_move(bea.deal_id, 1, "b1 c1", FINISHED_AT, TTL, placement=closing)
+    assert (rest.outcome, rest.count) == ("appended", 3)
+    found = await store.get_deal(bea.deal_id)
+    assert found is not None
+    assert (found.moves, found.auto_placed, found.finished_at) == (
+        ["a1", "b1", "c1"],
+        [0, 1, 2],
+        FINISHED_AT,
+    )
+    await store.finish_round(tournament, 1)
+    assert (await store.round_state(tournament, 1)).finished
+    assert (tournament, 1) not in await store.due_rounds(100)
+
+
+async def test_rounds_with_a_start_time_are_due_from_it(store: Store) -> None:
+    tournament = new_id("t")
+    now_ms = int(time.time() * 1000)
+    await store.schedule_round(tournament, 1, now_ms - 10)
+    await store.schedule_round(tournament, 2, now_ms + 3_600_000)
+    due = await store.due_rounds(1000)
+    assert (tournament, 1) in due
+    assert (tournament, 2) not in due
+    empty = await store.start_round(tournament, 1, 25, 60_000, "AS")  # nobody seated
+    assert empty is not None
+    assert empty.finished
+    assert (tournament, 1) not in await store.due_rounds(1000)
+    await store.drop_due(tournament, 2)
+
+
+async def test_round_news_tells_every_subscriber(store: Store) -> None:
+    tournament = new_id("t")
+    record = seat_record(tournament, "Ada")
+    await store.create_deal(record, TTL)
+    news: list[tuple[str, int]] = []
+
+    async def listen() -> None:
+        async for key in store.round_news():
+            if key[0] == tournament:
+                news.append(key)
+                if len(news) == 2:
+                    return
+
+    listener = asyncio.create_task(listen())
+    await asyncio.sleep(0.2)  # subscribed
+    await store.start_round(tournament, 1, 2, 60_000, "AS")
+    await store.append_move(
+        record.deal_id, 0, "a1", None, TTL, placement=Placement(tournament, 1, "player", (), "KD")
+    )
+    await asyncio.wait_for(listener, 5)
+    assert news == [(tournament, 1), (tournament, 1)]

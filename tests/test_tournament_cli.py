@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -77,18 +78,27 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
     assert "status      open" in shown.stdout
     assert "at most 5 entrants" in shown.stdout
 
+    assert "format      lockstep: every card called to all seats at once, 60 s" in shown.stdout
     with Client(base_url=url) as player:
         tokens = {name: player.enter(tid, name).token for name in ("Ada", "Bea")}
+        seats = {name: player.join_round(tid, 1, token) for name, token in tokens.items()}
+        waiting = cardproof("tournament", "round", tid, "1", "--url", url)
+        assert waiting.stdout.strip() == "round 1: waiting, 2 seated"
+        started = cardproof("tournament", "start", tid, "1", "--url", url, key=key)
+        assert started.returncode == 0, started.stderr
+        assert "round 1: playing, 2 seated; card 1 of 25" in started.stdout
+        assert "0 of 2 placed it" in started.stdout
+        calls = {name: seat.calls() for name, seat in seats.items()}
+        for index in range(25):
+            for name, cells in (("Ada", CELLS), ("Bea", CELLS[::-1])):
+                assert next(calls[name]).index == index
+                seats[name].play(cells[index])
         scores = {}
-        for name, cells in (("Ada", CELLS), ("Bea", CELLS[::-1])):
-            game = player.play_round(tid, 1, tokens[name])
-            for cell in cells:
-                game.play(cell)
-            assert game.score is not None
-            scores[name] = game.score.total
-            if name == "Ada":
-                receipt = tmp_path / "ada.jws"
-                receipt.write_text(game.receipt().receipt)
+        for name, seat in seats.items():
+            assert seat.game.score is not None
+            scores[name] = seat.game.score.total
+        receipt = tmp_path / "ada.jws"
+        receipt.write_text(seats["Ada"].game.receipt().receipt)
     early = cardproof("verify", str(receipt), "--url", url)
     assert early.returncode == 0, early.stderr
     assert "still open" in early.stdout
@@ -134,6 +144,9 @@ def test_invite_codes_and_refusals(server: tuple[str, str], tmp_path: Path) -> N
     with Client(base_url=url) as player:
         token = player.enter(tid, "Ada", invite_code=code).token
         game = player.play_round(tid, 1, token)
+        refused = cardproof("tournament", "start", tid, "1", "--url", url)
+        assert refused.returncode == 2  # no organizer key
+        assert cardproof("tournament", "start", tid, "1", "--url", url, key=key).returncode == 0
         for cell in CELLS:
             game.play(cell)
         receipt = game.receipt()
@@ -200,7 +213,7 @@ def test_a_player_enters_from_the_command_line_and_keeps_the_token(
     assert kept["token"] not in entered.stdout  # on disk only
     with Client(base_url=url) as player:
         game = player.play_round(tid, 1, kept["token"])
-        assert game.visible.next is not None  # type: ignore[union-attr]
+        assert game.visible.next is None  # type: ignore[union-attr]  # seated, not yet called
 
     again = cardproof(
         *("tournament", "enter", tid, "--name", "Bea", "--invite", codes[1]),
@@ -218,3 +231,49 @@ def test_a_player_enters_from_the_command_line_and_keeps_the_token(
     assert refused.returncode == 1, refused.stderr
     assert "refused" in refused.stderr
     assert not refused_file.exists()
+
+
+def test_a_player_plays_a_lockstep_round_live_from_the_command_line(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    """``cardproof play --tournament ID --round N``: seated, waits for the start, then
+    places each card as it is called, with the seconds left shown; the receipt is kept."""
+    url, key = server
+    create = [
+        *("tournament", "create", "Live Cup", "--variant", "poker-squares", "--rounds", "1"),
+        *("--opens", "now", "--closes", in_an_hour(), "--card-seconds", "600", "--url", url),
+    ]
+    created = cardproof(*create, key=key)
+    assert created.returncode == 0, created.stderr
+    tid = tournament_id(created.stdout)
+    entry_file = tmp_path / "ada.json"
+    entered = cardproof(
+        "tournament", "enter", tid, "--name", "Ada", "--entry-file", str(entry_file), "--url", url
+    )
+    assert entered.returncode == 0, entered.stderr
+    receipt = tmp_path / "ada.jws"
+    command = [
+        str(Path(sys.executable).parent / "cardproof"),
+        *("play", "--tournament", tid, "--round", "1", "--entry-file", str(entry_file)),
+        *("--receipt-out", str(receipt)),
+    ]
+    env = {**os.environ, "CARDPROOF_URL": url}
+    player = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    with Client(base_url=url) as watcher:
+        deadline = time.monotonic() + 20
+        while watcher.round_status(tid, 1).seats < 1:  # the player's seat is taken
+            assert time.monotonic() < deadline, "no seat was taken"
+            time.sleep(0.1)
+        assert cardproof("tournament", "start", tid, "1", "--url", url, key=key).returncode == 0
+    out, err = player.communicate("\n".join(CELLS).encode() + b"\n", timeout=60)
+    text = out.decode()
+    assert player.returncode == 0, text + err.decode()
+    assert "Seated with 1 so far: waiting for the start" in text
+    assert "s left] Place" in text
+    assert "Final score:" in text
+    assert receipt.exists()
+    checked = cardproof("verify", str(receipt), "--url", url)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "still open" in checked.stdout

@@ -87,6 +87,7 @@ def test_a_tournament_from_creation_to_export(organizer: Client) -> None:
     tournament = created.tournament
     tid = tournament.tournament_id
     assert (tournament.status, tournament.entry, tournament.max_entrants) == ("open", "public", 10)
+    assert (tournament.format, tournament.card_seconds) == ("lockstep", 60)  # hidden: the default
     assert [r.server_seed for r in tournament.rounds] == [None, None]
     assert organizer.tournament(tid) == tournament
 
@@ -97,13 +98,29 @@ def test_a_tournament_from_creation_to_export(organizer: Client) -> None:
         organizer.enter(tid, "Ada")
     assert (taken.value.status, taken.value.code) == (409, "name-taken")
 
-    game = organizer.play_round(tid, 1, ada.token)
+    ada_seat = organizer.join_round(tid, 1, ada.token)
+    bea_seat = organizer.join_round(tid, 1, bea.token)
+    game = ada_seat.game
     assert game.variant == "poker-squares"
     assert isinstance(game.visible, GridView)
-    assert game.visible.next is not None
-    assert game.visible.later == ()  # a blind deal: only the card to place
-    while not game.finished:
-        game.play(CELLS[game.next_index])
+    assert game.visible.next is None  # seated: no card before the round starts
+    assert organizer.round_status(tid, 1).status == "waiting"
+    started = organizer.start_round(tid, 1)
+    assert (started.status, started.call, started.seats) == ("playing", 0, 2)
+    ada_calls, bea_calls = ada_seat.calls(), bea_seat.calls()
+    for index in range(25):  # each waits for the call, then places its card
+        for seat, calls, cells in (
+            (ada_seat, ada_calls, CELLS),
+            (bea_seat, bea_calls, CELLS[::-1]),
+        ):
+            call = next(calls)
+            assert call.index == index
+            assert isinstance(seat.game.visible, GridView)
+            assert seat.game.visible.next == call.card
+            assert seat.game.visible.later == ()  # a blind deal: only the card to place
+            assert seat.play(cells[index]) is not None
+    assert next(ada_calls, None) is None  # the game is over: no more calls
+    assert organizer.round_status(tid, 1).status == "finished"
     assert isinstance(game.visible, GridView)
     assert all(all(row) for row in game.visible.layout)
     assert game.score is not None
@@ -115,17 +132,15 @@ def test_a_tournament_from_creation_to_export(organizer: Client) -> None:
     with pytest.raises(ConflictError) as again:
         organizer.play_round(tid, 1, ada.token)
     assert again.value.code == "round-played"
-    half = organizer.play_round(tid, 1, bea.token)
-    for cell in CELLS[:5]:
-        half.play(cell)
+    bea_score = bea_seat.game.score
+    assert bea_score is not None
+    bea_seat.game.receipt()  # checked against every view Bea was shown, withheld ones too
 
     standings = organizer.standings(tid)
-    assert [(line.name, line.total, line.games_finished) for line in standings.entrants] == [
-        ("Ada", game.score.total, 1),
-        ("Bea", 0, 0),
-    ]
+    totals = {line.name: (line.total, line.games_finished) for line in standings.entrants}
+    assert totals == {"Ada": (game.score.total, 1), "Bea": (bea_score.total, 1)}
     settlement = organizer.settlement(tid)
-    assert settlement.nets == settle({"Ada": game.score.total, "Bea": 0})
+    assert settlement.nets == settle({"Ada": game.score.total, "Bea": bea_score.total})
 
     closed = organizer.close_tournament(tid)
     assert closed.status == "closed"
@@ -137,15 +152,22 @@ def test_a_tournament_from_creation_to_export(organizer: Client) -> None:
     assert checked.payload == receipt.payload  # the signed payload, seed still null
     assert verify_receipt(receipt.receipt, jwks, server_seed=bytes.fromhex(seed)).replayed
     export = organizer.export_tournament(tid)
-    assert [(g.player, g.round) for g in export.games] == [("Ada", 1)]
+    assert [(g.player, g.round) for g in export.games] == [("Ada", 1), ("Bea", 1)]
     assert verify_export(msgspec.json.encode(export)).problems == []
 
 
 def test_a_wrong_revealed_seed_does_not_verify(organizer: Client) -> None:
-    tid = organizer.create_tournament(
-        "Seeds", "poker-squares", rounds=2, opens_at=hours(-1), closes_at=hours(1)
-    ).tournament.tournament_id
-    token = organizer.enter(tid, "Ada").token
+    created = organizer.create_tournament(
+        "Seeds",
+        "poker-squares",
+        rounds=2,
+        opens_at=hours(-1),
+        closes_at=hours(1),
+        format="async",
+        entry="invite",
+    )
+    tid = created.tournament.tournament_id
+    token = organizer.enter(tid, "Ada", invite_code=created.invite_code).token
     game = organizer.play_round(tid, 1, token)
     for cell in CELLS:
         game.play(cell)
@@ -214,7 +236,12 @@ async def test_the_async_client_runs_a_tournament(
         max_retries=0,
     ) as sdk:
         created = await sdk.create_tournament(
-            "Async Open", "poker-squares", rounds=1, opens_at=hours(-1), closes_at=hours(3)
+            "Async Open",
+            "poker-squares",
+            rounds=1,
+            opens_at=hours(-1),
+            closes_at=hours(3),
+            card_seconds=1,
         )
         tid = created.tournament.tournament_id
         assert (await sdk.tournament(tid)).name == "Async Open"
@@ -222,11 +249,18 @@ async def test_the_async_client_runs_a_tournament(
         with pytest.raises(ConflictError) as taken:
             await sdk.enter(tid, "Ada")
         assert taken.value.code == "name-taken"
-        game = await sdk.play_round(tid, 1, entry.token)
-        while not game.finished:
-            await game.play(CELLS[game.next_index])
+        seat = await sdk.join_round(tid, 1, entry.token)
+        await sdk.start_round(tid, 1)
+        async for call in seat.calls(wait=5):
+            if call.index == 3:
+                continue  # too slow: its deadline passes and it is placed for Ada
+            assert await seat.play(CELLS[call.index]) is not None
+        game = seat.game
+        assert game.finished
+        assert game.played.moves[3] == "d1"  # the first empty cell, adopted into the log
         receipt = await game.receipt()
         assert receipt.payload.server_seed is None
+        assert receipt.payload.auto_placed == [3]
         standings = await sdk.standings(tid)
         assert standings.entrants[0].games_finished == 1
         assert (await sdk.settlement(tid)).nets == {"Ada": 0}

@@ -37,15 +37,35 @@ def moment(hours: float) -> str:
 
 
 def new_tournament(**changes: Any) -> dict[str, Any]:
-    return {
+    """An async poker-squares tournament: each entrant plays at their own pace.
+
+    A hidden variant is async only by invitation, so it makes invite codes, and
+    :func:`enter` spends them (test_lockstep.py plays the lockstep format).
+    """
+    body = {
         "name": "Spring Open",
         "variant": "poker-squares",
         "options": {"scoring": "british"},
         "rounds": 3,
         "opens_at": moment(-1),
         "closes_at": moment(24),
+        "format": "async",
+        "entry": "invite",
+        "invites": 40,
         **changes,
     }
+    if body["entry"] == "public" and "invites" not in changes:
+        del body["invites"]
+    return body
+
+
+def public_lockstep(**changes: Any) -> dict[str, Any]:
+    """A public lockstep tournament (the default of a hidden variant), for what is not play."""
+    return new_tournament(format="lockstep", entry="public", **changes)
+
+
+_CODES: dict[str, list[str]] = {}
+"""Unused invite codes of the tournaments the tests made, by tournament id."""
 
 
 @pytest.fixture(scope="module")
@@ -63,11 +83,15 @@ def test_creating_a_tournament_needs_an_organizer_key(client: HttpClient) -> Non
 
 def test_a_tournament_commits_to_every_round_seed(client: HttpClient, owner: str) -> None:
     answer = client.post(
-        "/v1/tournaments", json=new_tournament(max_entrants=500), headers={"Authorization": owner}
+        "/v1/tournaments", json=public_lockstep(max_entrants=500), headers={"Authorization": owner}
     )
     assert answer.status_code == 201, answer.text
     created = answer.json()
     assert created["invite_code"] is None
+    assert (created["tournament"]["format"], created["tournament"]["card_seconds"]) == (
+        "lockstep",
+        60,
+    )
     tournament = created["tournament"]
     assert (tournament["organizer"], tournament["status"], tournament["entry"]) == (
         "Owner Club",
@@ -109,7 +133,8 @@ def test_a_closed_tournament_reveals_seeds_that_match_its_commitments(
         }
     )
     asyncio.run(store.create_tournament(past))
-    closed = client.get(f"/v1/tournaments/{past.tournament_id}").json()
+    closed = client.get(f"/v1/tournaments/{past.tournament_id}", headers={"Authorization": owner})
+    closed = closed.json()
     assert closed["status"] == "closed"
     deals: Deals = app.state.deals
     for entry in closed["rounds"]:
@@ -195,10 +220,34 @@ def open_tournament(client: HttpClient, owner: str, **changes: Any) -> dict[str,
     )
     assert answer.status_code == 201, answer.text
     created: dict[str, Any] = answer.json()
+    keep_codes(created)
     return created
 
 
+_READERS: dict[str, str] = {}
+"""An invite code kept unused per tournament, to read it with (:func:`reader`)."""
+
+
+def keep_codes(created: dict[str, Any]) -> None:
+    """Remember a new tournament's invite codes for :func:`enter` and :func:`reader`."""
+    codes = list(created["invite_codes"])
+    tid = created["tournament"]["tournament_id"]
+    if codes:
+        _READERS[tid] = codes.pop()
+    _CODES[tid] = codes
+
+
+def reader(tournament_id: str) -> dict[str, str]:
+    """Headers that read the tournament: an invite code of it, if it is invite-only."""
+    code = _READERS.get(tournament_id)
+    return {} if code is None else {"X-Invite-Code": code}
+
+
 def enter(client: HttpClient, tournament_id: str, name: str, **extra: Any) -> Any:
+    """Enter ``name``; an invite-only tournament's next unused code unless one is given."""
+    codes = _CODES.get(tournament_id)
+    if codes and "invite_code" not in extra:
+        extra["invite_code"] = codes.pop(0)
     return client.post(f"/v1/tournaments/{tournament_id}/entries", json={"name": name, **extra})
 
 
@@ -229,6 +278,41 @@ def play_round(
     return answer
 
 
+def play_lockstep(
+    http: Any, owner: str, tid: str, round_number: int, plays: dict[str, list[str]]
+) -> dict[str, dict[str, Any]]:
+    """Seat every token of ``plays``, start the round, place each card in turn.
+
+    Each entrant places card i (``plays[token][i]``) before any places card i+1, as a
+    lockstep round wants; returns each token's last answer.
+    """
+    deals = {}
+    for token in plays:
+        opened = http.post(
+            f"/v1/tournaments/{tid}/rounds/{round_number}/deal", json={}, headers=bearer(token)
+        )
+        assert opened.status_code == 201, opened.text
+        deals[token] = opened.json()["deal_id"]
+    started = http.post(
+        f"/v1/tournaments/{tid}/rounds/{round_number}/start",
+        json={},
+        headers={"Authorization": owner},
+    )
+    assert started.status_code == 200, started.text
+    answers: dict[str, dict[str, Any]] = {}
+    for index in range(max(len(cells) for cells in plays.values())):
+        for token, cells in plays.items():
+            if index < len(cells):
+                moved = http.post(
+                    f"/v1/deals/{deals[token]}/moves",
+                    json={"index": index, "move": cells[index]},
+                    headers=bearer(token),
+                )
+                assert moved.status_code == 200, moved.text
+                answers[token] = {"deal_id": deals[token], **moved.json()}
+    return answers
+
+
 def test_entrants_get_the_same_cards_and_standings_count_finished_games(
     client: HttpClient, owner: str
 ) -> None:
@@ -248,7 +332,7 @@ def test_entrants_get_the_same_cards_and_standings_count_finished_games(
     assert ada["score"] == bea["score"]
     half = play_round(client, tid, tokens["Cy"], 1, CELLS[:10])  # not finished: not counted
     assert not half["finished"]
-    standings = client.get(f"/v1/tournaments/{tid}/standings").json()
+    standings = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()
     total = ada["score"]["total"]
     assert standings["status"] == "open"
     lines = {line["name"]: line for line in standings["entrants"]}
@@ -256,11 +340,13 @@ def test_entrants_get_the_same_cards_and_standings_count_finished_games(
     assert lines["Bea"]["rank"] == 1  # a tie shares the rank
     assert lines["Cy"] == {"rank": 3, "name": "Cy", "total": 0, "games_finished": 0}
     assert [line["name"] for line in standings["entrants"]] == ["Ada", "Bea", "Cy"]
-    nets_only = client.get(f"/v1/tournaments/{tid}/settlement").json()
+    nets_only = client.get(f"/v1/tournaments/{tid}/settlement", headers=reader(tid)).json()
     assert nets_only["nets"] == {"Ada": total, "Bea": total, "Cy": -2 * total}
     assert nets_only["payments"] == []  # payments come on request
     assert nets_only["standings"] == standings["entrants"]
-    settled = client.get(f"/v1/tournaments/{tid}/settlement?payments=true").json()
+    settled = client.get(
+        f"/v1/tournaments/{tid}/settlement?payments=true", headers=reader(tid)
+    ).json()
     assert settled["nets"] == {"Ada": total, "Bea": total, "Cy": -2 * total}
     assert settled["next_cursor"] is None
     assert {(p["payer"], p["payee"], p["amount"]) for p in settled["payments"]} == {
@@ -290,20 +376,24 @@ def test_a_round_is_played_once_per_entrant(client: HttpClient, owner: str) -> N
 
 
 def test_entering_twice_or_past_the_limit_is_refused(client: HttpClient, owner: str) -> None:
-    tid = open_tournament(client, owner, max_entrants=2)["tournament"]["tournament_id"]
+    created = client.post(
+        "/v1/tournaments", json=public_lockstep(max_entrants=2), headers={"Authorization": owner}
+    )
+    tid = created.json()["tournament"]["tournament_id"]
     assert enter(client, tid, "Ada").status_code == 201
     twice = enter(client, tid, "Ada")
     assert (twice.status_code, twice.json()["code"]) == (409, "name-taken")
     assert enter(client, tid, "Bea").status_code == 201
     full = enter(client, tid, "Cy")
     assert (full.status_code, full.json()["code"]) == (409, "full")
-    standings = client.get(f"/v1/tournaments/{tid}/standings").json()
+    standings = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()
     assert sorted(line["name"] for line in standings["entrants"]) == ["Ada", "Bea"]
 
 
 def test_an_invite_only_tournament_takes_its_code(client: HttpClient, owner: str) -> None:
     created = open_tournament(client, owner, entry="invite")
     tid = created["tournament"]["tournament_id"]
+    _CODES.pop(tid)  # entered by hand here
     for extra in ({}, {"invite_code": "guess"}):
         refused = enter(client, tid, "Eve", **extra)
         assert (refused.status_code, refused.json()["code"]) == (403, "bad-invite-code")
@@ -325,7 +415,7 @@ def test_tokens_are_checked(client: HttpClient, owner: str) -> None:
         assert answer.headers["www-authenticate"].startswith("Bearer")
     wrong = client.post(url, json={}, headers=bearer(foreign))
     assert (wrong.status_code, wrong.json()["code"]) == (403, "other-tournament")
-    standings = client.get(f"/v1/tournaments/{tid}/standings").json()
+    standings = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()
     assert [line["games_finished"] for line in standings["entrants"]] == [0]  # nothing recorded
 
 
@@ -351,7 +441,9 @@ def test_a_games_moves_take_its_entrants_own_token(client: HttpClient, owner: st
     assert (own.status_code, own.json()["code"]) == (409, "not-the-played-log")
     lines = {
         line["name"]: line
-        for line in client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+        for line in client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()[
+            "entrants"
+        ]
     }
     assert lines["Ada"]["games_finished"] == 0  # nothing was recorded
     assert client.post(url, json=last, headers=bearer(ada)).json()["finished"] is True
@@ -415,7 +507,9 @@ def test_a_closed_tournament_reveals_the_seed_of_every_receipt(
     assert not verify_receipt(during["receipt"], jwks).replayed  # only the signature for now
     time.sleep(max(0.0, closes_in(client, tid)) + 0.1)
     after = client.get(f"/v1/deals/{game['deal_id']}/receipt", headers=bearer(token)).json()
-    revealed = client.get(f"/v1/tournaments/{tid}").json()["rounds"][0]["server_seed"]
+    revealed = client.get(f"/v1/tournaments/{tid}", headers=reader(tid)).json()["rounds"][0][
+        "server_seed"
+    ]
     assert after["payload"]["server_seed"] == revealed
     checked = verify_receipt(after["receipt"], jwks)
     assert checked.replayed
@@ -429,7 +523,8 @@ def test_a_closed_tournament_reveals_the_seed_of_every_receipt(
 
 def closes_in(client: HttpClient, tournament_id: str) -> float:
     """Seconds until the tournament closes."""
-    closes = client.get(f"/v1/tournaments/{tournament_id}").json()["closes_at"]
+    closes = client.get(f"/v1/tournaments/{tournament_id}", headers=reader(tournament_id))
+    closes = closes.json()["closes_at"]
     return datetime.fromisoformat(closes).timestamp() - time.time()
 
 
@@ -446,11 +541,14 @@ def test_two_replicas_on_one_redis_see_the_same_standings() -> None:
         created = first.post(
             "/v1/tournaments", json=new_tournament(), headers={"Authorization": f"Bearer {key}"}
         )
+        keep_codes(created.json())
         tid = created.json()["tournament"]["tournament_id"]
         token = enter(second, tid, "Ada").json()["token"]  # entered on one replica
         game = play_round(first, tid, token, 1, CELLS)  # played on the other
         for replica in replicas:
-            lines = replica.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+            lines = replica.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()[
+                "entrants"
+            ]
             assert lines == [
                 {"rank": 1, "name": "Ada", "total": game["score"]["total"], "games_finished": 1}
             ]
@@ -477,13 +575,13 @@ def played_and_closed(client: HttpClient, owner: str) -> tuple[str, dict[str, An
     play_round(client, tid, ada, 2, CELLS[::-1])
     play_round(client, tid, bea, 1, CELLS[5:] + CELLS[:5])
     play_round(client, tid, bea, 2, CELLS[:3])  # unfinished: not in the record
-    early = client.get(f"/v1/tournaments/{tid}/export")
+    early = client.get(f"/v1/tournaments/{tid}/export", headers=reader(tid))
     assert (early.status_code, early.json()["code"]) == (409, "not-closed")
     closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     assert closed.status_code == 200, closed.text
     assert closed.json()["status"] == "closed"
     assert all(r["server_seed"] for r in closed.json()["rounds"])
-    export = client.get(f"/v1/tournaments/{tid}/export")
+    export = client.get(f"/v1/tournaments/{tid}/export", headers=reader(tid))
     assert export.status_code == 200, export.text
     return tid, export.json()
 
@@ -511,7 +609,9 @@ def test_the_export_verifies_end_to_end(client: HttpClient, owner: str) -> None:
         ("Ada", 2),
         ("Bea", 1),
     ]
-    standings = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    standings = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()[
+        "entrants"
+    ]
     assert export["standings"] == standings
     check = verify_export(msgspec.json.encode(export), client.get("/.well-known/jwks.json").json())
     assert check.problems == []
@@ -559,7 +659,8 @@ def test_cardproof_verify_checks_an_export_file(
 
 
 def test_a_retried_entry_or_round_gets_the_same_answer(client: HttpClient, owner: str) -> None:
-    tid = open_tournament(client, owner)["tournament"]["tournament_id"]
+    tid = open_tournament(client, owner, format="lockstep", entry="public")["tournament"]
+    tid = tid["tournament_id"]
     url = f"/v1/tournaments/{tid}/entries"
     first = client.post(
         url, json={"name": "Ada"}, headers={"Idempotency-Key": "entry-key-1-0123456789"}
@@ -586,7 +687,7 @@ def test_a_retried_entry_or_round_gets_the_same_answer(client: HttpClient, owner
         round_url, json={}, headers={**bearer(token), "Idempotency-Key": "round-key-2-0123456789"}
     )
     assert (second.status_code, second.json()["code"]) == (409, "round-played")
-    lines = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    lines = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()["entrants"]
     assert [line["name"] for line in lines] == ["Ada"]  # entered once
 
 

@@ -5,7 +5,7 @@ Python; ``Client`` and ``AsyncClient`` talk to a cardproof server.
 """
 
 from cardproof.cards import Card
-from cardproof.client import AsyncClient, AsyncGame, Client, Game
+from cardproof.client import AsyncClient, AsyncGame, AsyncRound, Client, Game, Round
 from cardproof.errors import (
     APIError,
     BadRequestError,
@@ -42,6 +42,7 @@ __all__ = [
     "APIError",
     "AsyncClient",
     "AsyncGame",
+    "AsyncRound",
     "BadRequestError",
     "Card",
     "CardproofError",
@@ -61,6 +62,7 @@ __all__ = [
     "RateLimitedError",
     "ReceiptError",
     "ReceiptKind",
+    "Round",
     "RuleError",
     "Score",
     "ServerError",

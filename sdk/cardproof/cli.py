@@ -24,7 +24,7 @@ import msgspec
 
 from cardproof.client import DEFAULT_BASE_URL, Client
 from cardproof.errors import APIError, TransportError
-from cardproof.models import Tournament
+from cardproof.models import RoundStatus, Tournament
 from cardproof.receipts import ReceiptError, ReceiptPayload
 
 
@@ -361,8 +361,13 @@ def _play(args: argparse.Namespace) -> int:
     import contextlib
 
     from cardproof.client import Client
-    from cardproof.play import embedded_client, run
+    from cardproof.play import embedded_client, run, run_round
 
+    if args.tournament is not None:
+        return _play_round(args, Client, run_round)
+    if args.variant is None:
+        print("cardproof play: name a VARIANT, or --tournament ID --round N", file=sys.stderr)
+        return 2
     with contextlib.ExitStack() as stack:
         if args.url is not None:
             client = stack.enter_context(Client(base_url=args.url))
@@ -384,6 +389,41 @@ def _play(args: argparse.Namespace) -> int:
             server_url=args.url,
             receipt_out=args.receipt_out,
         )
+
+
+def _play_round(args: argparse.Namespace, client_type: Any, run_round: Any) -> int:
+    """``cardproof play --tournament ID --round N``: the entrant's seat, live."""
+    if args.url is None or args.round is None:
+        print(
+            f"cardproof play --tournament needs --round N and the server (--url or ${URL_ENV})",
+            file=sys.stderr,
+        )
+        return 2
+    safe_id = re.sub(r"[^A-Za-z0-9_-]", "_", args.tournament)[:64]
+    path = Path(args.entry_file or f"cardproof-entry-{safe_id}.json")
+    try:
+        entry = msgspec.json.decode(path.read_bytes())
+        token = entry["token"]
+        if not isinstance(token, str) or entry.get("tournament_id") != args.tournament:
+            raise ValueError("not an entry of this tournament")
+    except (OSError, ValueError, KeyError, TypeError, msgspec.DecodeError) as error:
+        print(
+            f"cardproof play: cannot read the entry in {path} ({error}); enter with "
+            f"cardproof tournament enter {args.tournament} --name NAME, or name the file "
+            "with --entry-file",
+            file=sys.stderr,
+        )
+        return 2
+    with client_type(base_url=args.url) as client:
+        result: int = run_round(
+            client,
+            args.tournament,
+            args.round,
+            token,
+            server_url=args.url,
+            receipt_out=args.receipt_out,
+        )
+        return result
 
 
 def _moment_arg(text: str) -> datetime:
@@ -411,6 +451,10 @@ def _print_tournament(tournament: Tournament) -> None:
     print(f"status      {t.status}")
     print(f"window      {t.opens_at} to {t.closes_at}{closed}")
     print(f"entry       {t.entry}{limit}")
+    played = "each at their own pace"
+    if t.format == "lockstep":
+        played = f"every card called to all seats at once, {t.card_seconds} s to place it"
+    print(f"format      {t.format}: {played}")
     print(f"deals       {t.algorithm}, salt {t.salt}")
     print(f"round  {'server_seed_hash (committed)':<64}  server_seed")
     for line in t.rounds:
@@ -429,6 +473,8 @@ def _tournament_create(client: Client, args: argparse.Namespace) -> int:
         max_entrants=args.max_entrants,
         entry="invite" if args.invite or args.invites else "public",
         invites=args.invites,
+        format=args.format,
+        card_seconds=args.card_seconds,
     )
     _print_tournament(created.tournament)
     _print_invites(created.invite_codes)
@@ -505,6 +551,30 @@ def _tournament_standings(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_round(status: RoundStatus) -> None:
+    """A lockstep round's status, a line."""
+    where = f"round {status.round}: {status.status}, {status.seats} seated"
+    if status.status == "playing" and status.call is not None:
+        card = f" {status.card}" if status.card else ""
+        where += (
+            f"; card {status.call + 1} of {status.calls}{card} called, "
+            f"{status.placed} of {status.seats} placed it, {status.seconds_left:.0f} s left"
+        )
+    elif status.starts_at is not None:
+        where += f"; starts by itself at {status.starts_at}"
+    print(where)
+
+
+def _tournament_start(client: Client, args: argparse.Namespace) -> int:
+    _print_round(client.start_round(args.id, args.round))
+    return 0
+
+
+def _tournament_round(client: Client, args: argparse.Namespace) -> int:
+    _print_round(client.round_status(args.id, args.round))
+    return 0
+
+
 def _tournament_close(client: Client, args: argparse.Namespace) -> int:
     _print_tournament(client.close_tournament(args.id))
     return 0
@@ -530,7 +600,7 @@ def _tournament_export(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-_ORGANIZER_ONLY = frozenset({"create", "close", "invites"})
+_ORGANIZER_ONLY = frozenset({"create", "close", "invites", "start"})
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -617,7 +687,27 @@ def _add_tournament_parser(commands: Any) -> None:
         metavar="N",
         help="invite-only entry with N single-use invite codes (printed once)",
     )
+    create.add_argument(
+        "--format",
+        choices=["lockstep", "async"],
+        help="lockstep: each card called to every seated entrant at once (the default for a "
+        "hidden variant); async: each at their own pace (a hidden variant: --invite only)",
+    )
+    create.add_argument(
+        "--card-seconds",
+        type=int,
+        metavar="S",
+        help="lockstep: seconds to place each called card (1 to 600, default 60)",
+    )
     create.set_defaults(action=_tournament_create)
+    for name, action, text in (
+        ("start", _tournament_start, "start a lockstep round now: its first card is called"),
+        ("round", _tournament_round, "a lockstep round's status: the call, its deadline"),
+    ):
+        command = sub.add_parser(name, parents=[server], help=text)
+        command.add_argument("id", help="the tournament id")
+        command.add_argument("round", type=int, help="the round, from 1")
+        command.set_defaults(action=action)
     invites = sub.add_parser(
         "invites",
         parents=[server],
@@ -738,8 +828,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "variant",
+        nargs="?",
         help="poker-squares, poker-patience, serpent-patience, repeat-poker, reserve-poker or "
-        "solodrez",
+        "solodrez (not with --tournament: the tournament's variant)",
+    )
+    play.add_argument(
+        "--tournament",
+        metavar="ID",
+        help="play your seat in a lockstep round of this tournament, live (with --round, "
+        "--url, and the entry file of cardproof tournament enter)",
+    )
+    play.add_argument("--round", type=int, metavar="N", help="the round to play, from 1")
+    play.add_argument(
+        "--entry-file",
+        metavar="FILE",
+        help="the entry, with its token (default cardproof-entry-ID.json, as "
+        "cardproof tournament enter writes it)",
     )
     play.add_argument(
         "--options",

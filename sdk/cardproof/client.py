@@ -62,6 +62,7 @@ from cardproof.errors import (
 )
 from cardproof.hands import Score
 from cardproof.models import (
+    Call,
     Commitment,
     DealState,
     Entry,
@@ -70,6 +71,8 @@ from cardproof.models import (
     MoveResult,
     Readiness,
     ReceiptResponse,
+    RoundCalls,
+    RoundStatus,
     SerpentSolution,
     SoloDrezSolution,
     Standings,
@@ -211,6 +214,8 @@ class _Call(Generic[T]):
     authorization: str | None = None
     invite_code: str | None = None
     """Sent as ``X-Invite-Code``: it reads an invite-only tournament."""
+    wait: float = 0.0
+    """Seconds the server may hold the answer (a long poll), on top of the timeout."""
 
 
 class _Calls:
@@ -293,6 +298,9 @@ class _Calls:
         max_entrants: int | None,
         entry: Literal["public", "invite"],
         invites: int | None = None,
+        format: Literal["lockstep", "async"] | None = None,
+        card_seconds: int | None = None,
+        round_starts: Sequence[Moment] | None = None,
     ) -> _Call[TournamentCreated]:
         body: dict[str, Any] = {
             "name": name,
@@ -307,7 +315,40 @@ class _Calls:
             body["max_entrants"] = max_entrants
         if invites is not None:
             body["invites"] = invites
+        if format is not None:
+            body["format"] = format
+        if card_seconds is not None:
+            body["card_seconds"] = card_seconds
+        if round_starts is not None:
+            body["round_starts"] = [_moment(start, "round_starts") for start in round_starts]
         return _Call("POST", "/v1/tournaments", TournamentCreated, body)
+
+    @staticmethod
+    def start_round(tournament_id: str, round_number: int) -> _Call[RoundStatus]:
+        path = _tournament_path(tournament_id, "rounds", str(round_number), "start")
+        return _Call("POST", path, RoundStatus, {})
+
+    @staticmethod
+    def round_status(
+        tournament_id: str, round_number: int, invite_code: str | None, token: str | None
+    ) -> _Call[RoundStatus]:
+        path = _tournament_path(tournament_id, "rounds", str(round_number))
+        authorization = None if token is None else f"Bearer {token}"
+        return _Call("GET", path, RoundStatus, None, authorization, invite_code)
+
+    @staticmethod
+    def round_calls(
+        tournament_id: str,
+        round_number: int,
+        after: int,
+        wait: float,
+        invite_code: str | None,
+        token: str | None,
+    ) -> _Call[RoundCalls]:
+        query = urlencode({"after": after, "wait": wait})
+        path = _tournament_path(tournament_id, "rounds", str(round_number), "calls") + "?" + query
+        authorization = None if token is None else f"Bearer {token}"
+        return _Call("GET", path, RoundCalls, None, authorization, invite_code, wait)
 
     @staticmethod
     def tournament(
@@ -440,7 +481,7 @@ class _Core:
             "url": self.base_url + call.path,
             "headers": headers,
             "content": content,
-            "timeout": self.timeout,
+            "timeout": self.timeout + call.wait,
         }
 
     def delay(self, attempt: int) -> float:
@@ -656,6 +697,9 @@ class Client:
         max_entrants: int | None = None,
         entry: Literal["public", "invite"] = "public",
         invites: int | None = None,
+        format: Literal["lockstep", "async"] | None = None,
+        card_seconds: int | None = None,
+        round_starts: Sequence[Moment] | None = None,
     ) -> TournamentCreated:
         """Create a tournament as the organizer whose key is this client's ``api_key``.
 
@@ -663,11 +707,68 @@ class Client:
         reveals the seeds at the close. ``entry="invite"``: the answer carries
         ``invites`` single-use invite codes (default 1), this once
         (:meth:`create_invites` makes more). Times are aware datetimes or RFC 3339 text.
+        ``format``: ``lockstep`` (the server's default for a hidden variant: each card is
+        called to every seated entrant at once, ``card_seconds`` to place it; rounds start
+        by :meth:`start_round` or at ``round_starts``) or ``async``.
         """
         call = _Calls.create_tournament(
-            name, variant, rounds, opens_at, closes_at, options, max_entrants, entry, invites
+            name,
+            variant,
+            rounds,
+            opens_at,
+            closes_at,
+            options,
+            max_entrants,
+            entry,
+            invites,
+            format,
+            card_seconds,
+            round_starts,
         )
         return self._send(call)
+
+    def start_round(self, tournament_id: str, round_number: int) -> RoundStatus:
+        """Start a lockstep round now (the organizer's ``api_key``): card 0 is called."""
+        return self._send(_Calls.start_round(tournament_id, round_number))
+
+    def round_status(
+        self,
+        tournament_id: str,
+        round_number: int,
+        *,
+        invite_code: str | None = None,
+        token: str | None = None,
+    ) -> RoundStatus:
+        """A lockstep round now: waiting, playing (the call and its deadline) or finished."""
+        return self._send(_Calls.round_status(tournament_id, round_number, invite_code, token))
+
+    def round_calls(
+        self,
+        tournament_id: str,
+        round_number: int,
+        *,
+        after: int = -1,
+        wait: float = 20.0,
+        invite_code: str | None = None,
+        token: str | None = None,
+    ) -> RoundCalls:
+        """The calls after ``after``, waiting up to ``wait`` seconds for one (a long poll)."""
+        call = _Calls.round_calls(tournament_id, round_number, after, wait, invite_code, token)
+        return self._send(call)
+
+    def join_round(self, tournament_id: str, round_number: int, token: str) -> Round:
+        """Take a seat in a lockstep round (opening the entrant's game) and follow its calls.
+
+        ``for call in seat.calls(): seat.play(move)``; see :class:`Round`. A seat this
+        entrant took already (the round was opened before) is taken up where it stands.
+        """
+        try:
+            game = self.play_round(tournament_id, round_number, token)
+        except ConflictError as error:
+            state = self.read_deal(_seated_deal(error), token=token)
+            played = self._promises.resume(tournament_id, round_number, state)
+            game = Game(self, state, token, played=played)
+        return Round(self, tournament_id, round_number, game)
 
     def tournament(
         self, tournament_id: str, *, invite_code: str | None = None, token: str | None = None
@@ -829,6 +930,24 @@ class _GameState:
         self.finished = result.finished
         self.score = result.score
         return result
+
+    def _adopt(self, state: DealState) -> None:
+        """The deal as the server has it now: moves placed for the player join the log.
+
+        In a lockstep round a card not placed by its deadline is placed for the player;
+        the receipt lists those moves (``auto_placed``), and the log must hold them.
+        """
+        known = self.played.moves
+        moves = state.moves.split()
+        if moves[: len(known)] != known:
+            raise CommitmentMismatchError("moves", " ".join(known), state.moves)
+        known.extend(moves[len(known) :])
+        self.played.views[state.next_index] = state.view
+        self.state = state
+        self.visible = state.view
+        self.next_index = state.next_index
+        self.finished = state.finished
+        self.score = state.score
 
     def _checked(self, response: ReceiptResponse, jwks: JWKS) -> ReceiptResponse:
         verify_signature(response.receipt, jwks)  # the server's own key signed it
@@ -1038,10 +1157,24 @@ class AsyncClient:
         max_entrants: int | None = None,
         entry: Literal["public", "invite"] = "public",
         invites: int | None = None,
+        format: Literal["lockstep", "async"] | None = None,
+        card_seconds: int | None = None,
+        round_starts: Sequence[Moment] | None = None,
     ) -> TournamentCreated:
         """Create a tournament as this client's organizer (see :meth:`Client.create_tournament`)."""
         call = _Calls.create_tournament(
-            name, variant, rounds, opens_at, closes_at, options, max_entrants, entry, invites
+            name,
+            variant,
+            rounds,
+            opens_at,
+            closes_at,
+            options,
+            max_entrants,
+            entry,
+            invites,
+            format,
+            card_seconds,
+            round_starts,
         )
         return await self._send(call)
 
@@ -1064,6 +1197,49 @@ class AsyncClient:
         entry = await self._send(_Calls.enter(tournament_id, name, invite_code))
         self._promises.keep_entry(entry)
         return entry
+
+    async def start_round(self, tournament_id: str, round_number: int) -> RoundStatus:
+        """Start a lockstep round now (see :meth:`Client.start_round`)."""
+        return await self._send(_Calls.start_round(tournament_id, round_number))
+
+    async def round_status(
+        self,
+        tournament_id: str,
+        round_number: int,
+        *,
+        invite_code: str | None = None,
+        token: str | None = None,
+    ) -> RoundStatus:
+        """A lockstep round now (see :meth:`Client.round_status`)."""
+        call = _Calls.round_status(tournament_id, round_number, invite_code, token)
+        return await self._send(call)
+
+    async def round_calls(
+        self,
+        tournament_id: str,
+        round_number: int,
+        *,
+        after: int = -1,
+        wait: float = 20.0,
+        invite_code: str | None = None,
+        token: str | None = None,
+    ) -> RoundCalls:
+        """The calls after ``after`` (see :meth:`Client.round_calls`)."""
+        call = _Calls.round_calls(tournament_id, round_number, after, wait, invite_code, token)
+        return await self._send(call)
+
+    async def join_round(self, tournament_id: str, round_number: int, token: str) -> AsyncRound:
+        """Take a seat in a lockstep round (see :meth:`Client.join_round`).
+
+        ``async for call in seat.calls(): await seat.play(move)``.
+        """
+        try:
+            game = await self.play_round(tournament_id, round_number, token)
+        except ConflictError as error:
+            state = await self.read_deal(_seated_deal(error), token=token)
+            played = self._promises.resume(tournament_id, round_number, state)
+            game = AsyncGame(self, state, token, played=played)
+        return AsyncRound(self, tournament_id, round_number, game)
 
     async def play_round(self, tournament_id: str, round_number: int, token: str) -> AsyncGame:
         """Open the entrant's game on a round (see :meth:`Client.play_round`)."""
@@ -1139,6 +1315,133 @@ class AsyncClient:
     async def ready(self) -> Readiness:
         """Readiness (a 503 answer raises :class:`ServerError`)."""
         return await self._send(_Calls.ready())
+
+
+def _seated_deal(error: ConflictError) -> str:
+    """The deal of a round the entrant opened already (``round-played``); else re-raise."""
+    deal_id = error.body.get("deal_id")
+    if error.code != "round-played" or not isinstance(deal_id, str):
+        raise error
+    return deal_id
+
+
+class _Seat:
+    """What both round handles share: the round, the game, and the calls seen."""
+
+    def __init__(self, tournament_id: str, round_number: int) -> None:
+        self.tournament_id = tournament_id
+        self.round = round_number
+        self.call: Call | None = None
+        """The call the player is to place now, once :meth:`calls` has yielded it."""
+
+    @staticmethod
+    def _placed_for_you(error: ConflictError) -> bool:
+        return error.code in {"auto-placed", "deadline-passed"}
+
+
+class Round(_Seat):
+    """An entrant's seat in a lockstep round, on a :class:`Client`.
+
+    ``calls()`` waits for each card called to this seat (a long poll) and yields it once
+    the game shows it; ``play(move)`` places it. A card not placed by its deadline is
+    placed for the player by the server (the first legal move), and the game follows.
+    """
+
+    def __init__(self, client: Client, tournament_id: str, round_number: int, game: Game) -> None:
+        """A seat whose game is ``game`` (see :meth:`Client.join_round`)."""
+        super().__init__(tournament_id, round_number)
+        self._client = client
+        self.game = game
+
+    def sync(self) -> DealState:
+        """Read the game again (after a call, or a placement made for the player)."""
+        state = self._client.read_deal(self.game.deal_id, token=self.game.token)
+        self.game._adopt(state)
+        return state
+
+    def status(self) -> RoundStatus:
+        """The round now."""
+        return self._client.round_status(self.tournament_id, self.round, token=self.game.token)
+
+    def calls(self, *, wait: float = 20.0) -> Iterator[Call]:
+        """Each call this seat is to place, as it comes, until the game is over."""
+        after = self.game.next_index - 1
+        while not self.game.finished:
+            answer = self._client.round_calls(
+                self.tournament_id, self.round, after=after, wait=wait, token=self.game.token
+            )
+            for call in answer.calls:
+                after = max(after, call.index)
+            current = answer.calls[-1] if answer.calls else None
+            if current is not None and current.index >= self.game.next_index:
+                self.sync()
+                if not self.game.finished and current.index == self.game.next_index:
+                    self.call = current
+                    yield current
+            if answer.status.status == "finished" and not self.game.finished:
+                self.sync()
+
+    def play(self, move: MoveLike) -> MoveResult | None:
+        """Place the called card; ``None`` if its deadline passed and it was placed for you."""
+        try:
+            return self.game.play(move)
+        except ConflictError as error:
+            if not self._placed_for_you(error):
+                raise
+            self.sync()
+            return None
+
+
+class AsyncRound(_Seat):
+    """An entrant's seat in a lockstep round, on an :class:`AsyncClient` (see :class:`Round`)."""
+
+    def __init__(
+        self, client: AsyncClient, tournament_id: str, round_number: int, game: AsyncGame
+    ) -> None:
+        """A seat whose game is ``game`` (see :meth:`AsyncClient.join_round`)."""
+        super().__init__(tournament_id, round_number)
+        self._client = client
+        self.game = game
+
+    async def sync(self) -> DealState:
+        """Read the game again (see :meth:`Round.sync`)."""
+        state = await self._client.read_deal(self.game.deal_id, token=self.game.token)
+        self.game._adopt(state)
+        return state
+
+    async def status(self) -> RoundStatus:
+        """The round now."""
+        return await self._client.round_status(
+            self.tournament_id, self.round, token=self.game.token
+        )
+
+    async def calls(self, *, wait: float = 20.0) -> AsyncIterator[Call]:
+        """Each call this seat is to place, as it comes (see :meth:`Round.calls`)."""
+        after = self.game.next_index - 1
+        while not self.game.finished:
+            answer = await self._client.round_calls(
+                self.tournament_id, self.round, after=after, wait=wait, token=self.game.token
+            )
+            for call in answer.calls:
+                after = max(after, call.index)
+            current = answer.calls[-1] if answer.calls else None
+            if current is not None and current.index >= self.game.next_index:
+                await self.sync()
+                if not self.game.finished and current.index == self.game.next_index:
+                    self.call = current
+                    yield current
+            if answer.status.status == "finished" and not self.game.finished:
+                await self.sync()
+
+    async def play(self, move: MoveLike) -> MoveResult | None:
+        """Place the called card; ``None`` if it was placed for you (see :meth:`Round.play`)."""
+        try:
+            return await self.game.play(move)
+        except ConflictError as error:
+            if not self._placed_for_you(error):
+                raise
+            await self.sync()
+            return None
 
 
 class AsyncGame(_GameState):

@@ -393,6 +393,23 @@ class TournamentRequest(Struct, forbid_unknown_fields=True):
     invites: Annotated[int, Meta(ge=0, le=MAX_INVITES_PER_CALL)] | UnsetType = UNSET
     """For ``entry: "invite"``: how many single-use invite codes to make now (default 1;
     ``POST /v1/tournaments/{id}/invites`` makes more)."""
+    format: TournamentFormat | UnsetType = UNSET
+    """``lockstep`` (Hoyle's called game: card i+1 is called to every seated entrant at
+    once, when all have placed card i or its deadline passed) or ``async`` (each at their
+    own pace). Default: ``lockstep`` for a hidden variant, ``async`` for an open one; a
+    hidden variant is ``async`` only with ``entry: "invite"``."""
+    card_seconds: Annotated[int, Meta(ge=1, le=600)] = 60
+    """Lockstep: the seconds each called card may take before it is placed for a player
+    who has not placed it."""
+    round_starts: (
+        Annotated[list[Annotated[datetime, Meta(tz=True)]], Meta(min_length=1, max_length=50)]
+        | UnsetType
+    ) = UNSET
+    """Lockstep: when each round starts by itself (one time per round, RFC 3339), if its
+    organizer has not started it before."""
+
+
+TournamentFormat = Literal["lockstep", "async"]
 
 
 class RoundCommitment(Struct):
@@ -427,6 +444,11 @@ class Tournament(Struct):
     rounds: list[RoundCommitment]
     created_at: str
     closed_at: str | None = None
+    format: TournamentFormat = "async"
+    card_seconds: int | None = None
+    """Lockstep: each called card's deadline, in seconds."""
+    round_starts: list[str] | None = None
+    """Lockstep: when each round starts by itself, if its organizer set times."""
 
 
 class TournamentCreated(Struct):
@@ -479,6 +501,59 @@ class RoundDealRequest(Struct, forbid_unknown_fields=True):
 
 class CloseRequest(Struct, forbid_unknown_fields=True):
     """Close a tournament now (no fields)."""
+
+
+class RoundStartRequest(Struct, forbid_unknown_fields=True):
+    """Start a lockstep round now (no fields): card 0 is called to every seated entrant."""
+
+
+RoundPhase = Literal["waiting", "playing", "finished"]
+
+
+class Call(Struct, frozen=True):
+    """A card called to every seated entrant of a lockstep round, as the dealer names it.
+
+    ``card`` is the card every seated game places at move ``index`` (``null`` in
+    reserve-poker, where each player takes from their own reserve: the call is a turn).
+    Times are RFC 3339 UTC with milliseconds.
+    """
+
+    index: int
+    card: str | None
+    called_at: str
+    deadline: str
+
+
+class RoundStatus(Struct, frozen=True):
+    """A round of a tournament, now.
+
+    ``waiting`` (entrants are seated as they open their game), ``playing`` (``call`` is the
+    index of the card called last, ``placed`` how many of the ``seats`` have placed it) or
+    ``finished``. ``seconds_left`` is the time to the call's deadline, by the server's clock.
+    """
+
+    tournament_id: str
+    round: int
+    format: TournamentFormat
+    status: RoundPhase
+    seats: int
+    calls: int
+    """How many cards the round calls in all."""
+    call: int | None = None
+    card: str | None = None
+    called_at: str | None = None
+    deadline: str | None = None
+    seconds_left: float | None = None
+    placed: int = 0
+    starts_at: str | None = None
+    """When the round starts by itself, if its tournament set a time."""
+
+
+class RoundCalls(Struct, frozen=True):
+    """The calls of a round after the index asked for, and the round's status."""
+
+    status: RoundStatus
+    calls: list[Call]
 
 
 class Entry(Struct):

@@ -27,15 +27,17 @@ import re
 import secrets
 import sys
 import textwrap
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 import msgspec
 
 from cardproof.cards import Card
-from cardproof.client import Client, Game, Options
+from cardproof.client import Client, Game, Options, Round
 from cardproof.errors import BadRequestError, CardproofError, IllegalMoveError
 from cardproof.games import variant as variant_class
 from cardproof.games.grid import (
@@ -335,9 +337,19 @@ class _Session(ABC):
 
     # --- playing --------------------------------------------------------------------
 
-    def play(self, answer: str) -> bool:
-        """Send one move; ``True`` if the server took it, else the reason is shown."""
+    def play(self, answer: str, seat: Round | None = None) -> bool:
+        """Send one move; ``True`` if the server took it, else the reason is shown.
+
+        On a lockstep ``seat`` a move that came after its card's deadline finds the card
+        placed for the player: that is said, and counts as taken.
+        """
         try:
+            if seat is not None:
+                if seat.play(self.move_text(answer)) is None:
+                    placed = seat.game.played.moves[-1] if seat.game.played.moves else "?"
+                    self.term.say(f"  too late: the deadline passed and it was placed at {placed}")
+                self.moved()
+                return True
             self.game.play(self.move_text(answer))
         except IllegalMoveError as error:
             reason = re.sub(r"^move \d+ ", "", error.detail or error.title)
@@ -567,9 +579,9 @@ class _RepeatPlay(_Session):
         move = "".join(answer.split())
         return f"r{move}" if move.isdecimal() else move
 
-    def play(self, answer: str) -> bool:
+    def play(self, answer: str, seat: Round | None = None) -> bool:
         before = len(self.view.scored)
-        taken = super().play(answer)
+        taken = super().play(answer, seat)
         if taken:
             self.fresh = len(self.view.scored) > before
         return taken
@@ -852,6 +864,83 @@ def run(
         term.paragraph(session.unscored_text())
         return 1
     return _show_receipt(client, game, term, server_url, receipt_out)
+
+
+def run_round(
+    client: Client,
+    tournament_id: str,
+    round_number: int,
+    token: str,
+    *,
+    input: TextIO = sys.stdin,
+    output: TextIO = sys.stdout,
+    server_url: str | None = None,
+    receipt_out: str | Path | None = None,
+    color: bool | None = None,
+) -> int:
+    """Play the entrant's seat in a lockstep round, live: each card as it is called.
+
+    The seat is taken (or taken up again); each call shows the board, the card and the
+    seconds left to its deadline, and asks for the move. A card not placed in time is
+    placed for the player by the server; ``q`` leaves the seat (its cards are then placed
+    at each deadline). Returns as :func:`run` does.
+    """
+    term = _Terminal(input, output, color)
+    try:
+        seat = client.join_round(tournament_id, round_number, token)
+    except CardproofError as error:
+        term.say(f"cannot take a seat in round {round_number}: {error}")
+        return 2
+    game = seat.game
+    session = _session(game, term)
+    title = variant_class(game.variant).title
+    term.say(f"cardproof play: round {round_number} of tournament {tournament_id}, {title}")
+    term.paragraph(
+        "Lockstep: each card is called to every seat at once, once all have placed the one "
+        "before or its deadline passed; a card you leave is placed for you at its deadline. "
+        "Type ? for help, q to leave the seat."
+    )
+    try:
+        status = seat.status()
+        if status.status == "waiting":
+            starts = f" (it starts by itself at {status.starts_at})" if status.starts_at else ""
+            term.say(f"Seated with {status.seats} so far: waiting for the start{starts}...")
+        for call in seat.calls():
+            session.show()
+            while seat.call is call and not game.finished and game.next_index == call.index:
+                left = _seconds_left(call.deadline)
+                answer = term.ask(f"[{left:>3.0f} s left] {session.prompt()}")
+                if answer is None or answer.strip().lower() in QUIT:
+                    term.say(f"Left the seat after {game.next_index} of the round's cards;")
+                    term.say("  the rest are placed for you as their deadlines pass.")
+                    return 1
+                command = answer.strip().lower()
+                if command in HELP:
+                    term.paragraph(HELP_TEXT[game.variant], indent="  ")
+                    continue
+                if not command or session.command(command):
+                    continue
+                if session.play(answer, seat) and not game.finished:
+                    term.say("  placed; waiting for the next call...")
+    except KeyboardInterrupt:
+        term.say()
+        return 1
+    except CardproofError as error:
+        term.say(f"the server failed: {error}")
+        return 2
+    session.final()
+    if game.score is None:
+        return 1
+    return _show_receipt(client, game, term, server_url, receipt_out)
+
+
+def _seconds_left(deadline: str) -> float:
+    """Seconds until an RFC 3339 deadline, by this machine's clock (at least 0)."""
+    try:
+        moment = datetime.fromisoformat(deadline)
+    except ValueError:
+        return 0.0
+    return max(0.0, moment.timestamp() - time.time())
 
 
 def _show_receipt(

@@ -99,6 +99,9 @@ class ReceiptPayload(msgspec.Struct, frozen=True):
     """What the receipt proves (:data:`ReceiptKind`); ``None`` only in version 1."""
     player: str | None = None
     tournament: str | None = None
+    auto_placed: list[int] | None = None
+    """In a lockstep round: the move indices placed for the player when their deadline
+    passed (the variant's first legal move); ``None`` outside lockstep rounds."""
 
 
 class JWK(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -317,6 +320,13 @@ def check_payload(payload: ReceiptPayload) -> None:
         raise ReceiptError(
             "score-mismatch",
             f"the log scores {score.total}, the receipt says {payload.score.total}",
+        )
+    auto = payload.auto_placed
+    if auto is not None and (
+        sorted(set(auto)) != auto or (auto and not 0 <= auto[0] <= auto[-1] < len(game.moves))
+    ):
+        raise ReceiptError(
+            "bad-auto-placed", "auto_placed must name moves of the log, each once, in order"
         )
 
 

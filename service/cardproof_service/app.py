@@ -31,6 +31,7 @@ from cardproof_service.controllers import (
 from cardproof_service.deals import Deals
 from cardproof_service.keys import Keys, load_keys
 from cardproof_service.limits import RateLimiter
+from cardproof_service.lockstep import Rounds
 from cardproof_service.metrics import metered
 from cardproof_service.observability import observe_requests
 from cardproof_service.openapi import install_exact_schemas, openapi_config
@@ -75,15 +76,19 @@ def create_app(
 
     solvers = Solvers(settings)
 
+    deals = Deals(store, keys, settings)
+    rounds = deals.rounds = Rounds(store, deals)
+
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        rounds.begin()
         try:
             yield
         finally:
+            await rounds.end()
             solvers.close()
             await store.close()
 
-    deals = Deals(store, keys, settings)
     app = Litestar(
         route_handlers=[
             VariantsController,
@@ -114,7 +119,7 @@ def create_app(
                 "keyring": keys,
                 "store": store,
                 "deals": deals,
-                "tournaments": Tournaments(store, deals),
+                "tournaments": Tournaments(store, deals, rounds),
                 "solvers": solvers,
             }
         ),

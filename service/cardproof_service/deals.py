@@ -17,7 +17,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from litestar.plugins.problem_details import ProblemDetailsException
@@ -59,9 +59,14 @@ from cardproof_service.store import (
     DailyQuota,
     DealRecord,
     Ending,
+    Placement,
+    RoundStarted,
     Store,
     TournamentRecord,
 )
+
+if TYPE_CHECKING:
+    from cardproof_service.lockstep import Rounds
 
 _DEAL_FORMS = (
     frozenset({"cards"}),
@@ -90,6 +95,11 @@ def rfc3339(seconds: int) -> str:
 def tournament_closed(tournament: TournamentRecord) -> bool:
     """Whether a tournament has closed (by its organizer, or at its closing time)."""
     return tournament.closed_at is not None or now() >= tournament.closes_at
+
+
+def round_commitment_id(tournament_id: str, round_number: int) -> str:
+    """The commitment id whose server seed deals round ``round_number`` (1-based)."""
+    return f"{tournament_id}:round-{round_number}"
 
 
 def final_total(game: Game[Any, Any]) -> int | None:
@@ -150,6 +160,8 @@ class Deals:
         default_factory=lambda: ThreadPoolExecutor(REPLAY_THREADS, "cardproof-replay")
     )
     """Where long replays run: off the event loop, at most ``REPLAY_THREADS`` at once."""
+    rounds: Rounds | None = None
+    """The lockstep rounds (set by the app): a late move has its card placed by them."""
 
     # --- commitments ----------------------------------------------------------------
 
@@ -296,11 +308,19 @@ class Deals:
             entrant=entrant_id,
             player=player,
             tournament_expires_at=tournament.expires_at,
+            lockstep=tournament.format == "lockstep",
         )
         ttl = self.tournament_ttl(tournament)
         claim_id = f"{tournament.tournament_id}:{entrant_id}:round-{round_number}"
         mark = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
-        first = await self.store.create_deal(record, ttl, Claim(claim_id, mark, ttl))
+        try:
+            first = await self.store.create_deal(record, ttl, Claim(claim_id, mark, ttl))
+        except RoundStarted:
+            raise conflict(
+                f"round {round_number} has started: its seats were taken before its first "
+                "call, and nobody is seated after it",
+                "round-started",
+            ) from None
         if first is None:
             GAMES_STARTED.labels(cls.id).inc()
         else:
@@ -316,6 +336,8 @@ class Deals:
                 "round-played",
                 deal_id=first_deal,
             )
+        if record.lockstep:  # seated: no card before its call
+            return self._state(record, self._replay(record), called=-1)
         return self._state(record, self._replay(record))  # not cached: see play()
 
     def tournament_ttl(self, tournament: TournamentRecord) -> int:
@@ -372,9 +394,15 @@ class Deals:
         cards = self._cards_of(record)
         return replay_log(record.variant, cards, record.options, " ".join(moves), dealt=True)
 
-    def _state(self, record: DealRecord, game: Game[Any, Any]) -> DealState:
+    def _state(
+        self, record: DealRecord, game: Game[Any, Any], called: int | None = None
+    ) -> DealState:
+        """The deal's state; with ``called``, no card the round has not called yet."""
         score = game.score() if game.is_complete() else None
-        return self._state_of(record, game.visible(), score)  # type: ignore[arg-type]
+        view = game.visible()
+        if called is not None:
+            view = uncalled_hidden(view, len(game.moves), called)
+        return self._state_of(record, view, score)  # type: ignore[arg-type]
 
     def _state_of(self, record: DealRecord, view: View, score: Score | None) -> DealState:
         return DealState(
@@ -406,7 +434,15 @@ class Deals:
         if record.ending is not None:
             final = endings.last_answer(record.ending)
             return self._state_of(record, final.view, final.score)
-        return self._state(record, await self._replay_off_loop(record))
+        called = await self._called(record)
+        return self._state(record, await self._replay_off_loop(record), called)
+
+    async def _called(self, record: DealRecord) -> int | None:
+        """A lockstep seat's round's call index (-1 before its start); ``None`` for others."""
+        if not record.lockstep or record.tournament is None or record.round is None:
+            return None
+        state = await self.store.round_state(record.tournament, record.round)
+        return state.turns if state.finished else state.call
 
     async def _replay_off_loop(self, record: DealRecord, upto: int | None = None) -> Game[Any, Any]:
         """:meth:`_replay`, in the bounded replay threads when the log is long."""
@@ -437,6 +473,7 @@ class Deals:
             reveal=record.tournament is None,
             player=record.player,
             tournament=record.tournament,
+            auto_placed=sorted(record.auto_placed) if record.lockstep else None,
         )
         revealed = None
         if record.tournament is not None:
@@ -519,6 +556,8 @@ class Deals:
         move = self._read_move(cls, request)
         text = cls.move_text(move)
         for _ in range(2):  # a second pass only if another request appended meanwhile
+            if index < len(record.moves) and index in record.auto_placed:
+                raise placed_for_you(record, index)
             if index < len(record.moves):
                 if record.moves[index] != text:
                     raise conflict(
@@ -528,7 +567,8 @@ class Deals:
                     )
                 if index == len(record.moves) - 1 and record.ending is not None:
                     return endings.last_answer(record.ending)  # the last: as it was
-                return self._result(await self._replay_off_loop(record, index + 1), index)
+                game = await self._replay_off_loop(record, index + 1)
+                return self._result(game, index, await self._called(record))
             if record.finished_at is not None:
                 raise conflict("the game is over", "game-over", move_index=index)
             if index > len(record.moves):
@@ -544,26 +584,48 @@ class Deals:
             ending = None
             if finished_at is not None:
                 ending = self._ending(record, game, self._result(game, index), finished_at)
+            placement = None
+            if record.lockstep and record.tournament is not None and record.round is not None:
+                placement = Placement(
+                    record.tournament, record.round, "player", (), next_card(game)
+                )
             outcome = await self.store.append_move(
-                deal_id, index, text, finished_at, ttl, final_total(game), ending
+                deal_id, index, text, finished_at, ttl, final_total(game), ending, placement
             )
             if outcome.outcome == "appended":
                 if game.is_over():
                     GAMES_FINISHED.labels(game.id).inc()
                 elif record.tournament is None:
                     self._games.put(deal_id, game)
-                return self._result(game, index)
+                return self._result(game, index, outcome.call if placement else None)
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
+            if outcome.outcome == "not-called":
+                raise not_called(index, outcome.call)
+            if outcome.outcome in {"late", "early"} and self.rounds is not None:
+                await self.rounds.place_late(record)
+                record = await self._record(deal_id)
+                if index < len(record.moves) and index in record.auto_placed:
+                    raise placed_for_you(record, index)
+                raise conflict(
+                    f"move {index} came after its card's deadline: the card is being placed "
+                    "for you",
+                    "deadline-passed",
+                    move_index=index,
+                )
             record = await self._record(deal_id)
         raise conflict("the deal changed while this move was checked; send it again", "retry")
 
-    def _result(self, game: Game[Any, Any], index: int) -> MoveResult:
+    def _result(self, game: Game[Any, Any], index: int, called: int | None = None) -> MoveResult:
+        """The answer to move ``index``; with ``called``, no card the round has not called."""
         finished = game.is_over()
+        view = game.visible()
+        if called is not None:
+            view = uncalled_hidden(view, len(game.moves), called)
         return MoveResult(
             index=index,
             finished=finished,
-            view=game.visible(),  # type: ignore[arg-type]
+            view=view,  # type: ignore[arg-type]
             score=game.score() if game.is_complete() else None,
         )
 
@@ -760,6 +822,47 @@ class Deals:
         return cls.resolve_options(cls.parse_options(request.options), seed, record.client_seed)
 
 
+def next_card(game: Game[Any, Any]) -> str | None:
+    """The card the game places next, if its view names one (a common card to call)."""
+    upcoming = getattr(game.visible(), "next", None)
+    return upcoming if isinstance(upcoming, str) else None
+
+
+def uncalled_hidden(view: Any, placed: int, called: int) -> Any:
+    """``view`` without the next card while it has not been called (a lockstep seat waits).
+
+    ``placed`` moves are made; the next card is card ``placed``, shown once ``called``
+    has reached it.
+    """
+    if placed > called and getattr(view, "next", None) is not None:
+        return msgspec.structs.replace(view, next=None)
+    return view
+
+
+def not_called(index: int, call: int) -> ProblemDetailsException:
+    """409: a lockstep move for a card the round has not called yet."""
+    where = "the round has not started" if call < 0 else f"the round has called card {call}"
+    return conflict(
+        f"move {index} waits for its card to be called: {where}; every seat places a card "
+        "before the next is called",
+        "not-called",
+        move_index=index,
+        call=call,
+    )
+
+
+def placed_for_you(record: DealRecord, index: int) -> ProblemDetailsException:
+    """409: the card of move ``index`` was placed for the player when its deadline passed."""
+    placed = record.moves[index]
+    return conflict(
+        f"move {index} was placed for you at {placed} (the first legal move) when its "
+        "card's deadline passed",
+        "auto-placed",
+        move_index=index,
+        placed=placed,
+    )
+
+
 def _canonical_log(cls: type[Game[Any, Any]], moves: str | list[MoveObject]) -> list[str]:
     """A submitted log's moves in canonical text, read by the variant alone (no deck)."""
     return [cls.move_text(move) for move in parse_moves(cls, moves)]
@@ -790,10 +893,12 @@ def receipt_payload(
     reveal: bool = True,
     player: str | None = None,
     tournament: str | None = None,
+    auto_placed: list[int] | None = None,
 ) -> ReceiptPayload:
     """What a receipt attests for a complete ``game`` dealt from this seed pair.
 
-    ``reveal`` false leaves the server seed out (a tournament's, until it closes).
+    ``reveal`` false leaves the server seed out (a tournament's, until it closes);
+    ``auto_placed`` lists a lockstep game's moves placed for the player.
     """
     return ReceiptPayload(
         version=RECEIPT_VERSION,
@@ -812,6 +917,7 @@ def receipt_payload(
         kind=kind,
         player=player,
         tournament=tournament,
+        auto_placed=auto_placed,
     )
 
 

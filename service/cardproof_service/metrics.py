@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Coroutine
+from inspect import isasyncgenfunction
 from typing import Any, Final, cast
 
 from prometheus_client import (
@@ -116,8 +117,8 @@ class _MeteredStore:
 
     def __getattr__(self, operation: str) -> Any:
         method = getattr(self._store, operation)
-        if not callable(method) or operation.startswith("_"):
-            return method
+        if not callable(method) or operation.startswith("_") or isasyncgenfunction(method):
+            return method  # a subscription (round_news) is not one call to time
         timer = STORE_SECONDS.labels(self.name, operation)
         errors = STORE_ERRORS.labels(self.name, operation)
         call = cast(Callable[..., Coroutine[Any, Any, Any]], method)

@@ -19,13 +19,15 @@ import msgspec
 
 from cardproof.cards import Card
 from cardproof.games import GridView, ReserveView, replay_log
-from cardproof.models import RoundCommitment, StandingLine, Standings, Tournament
+from cardproof.models import RoundCommitment, RoundStatus, StandingLine, Standings, Tournament
 from cardproof.tournaments import round_deal
 from cardproof_service.store import GameResult
 from cardproof_service.tournaments import Access, Tournaments
 
 REFRESH_SECONDS: Final = 15
 """How often an open (or scheduled) tournament's page reloads itself."""
+LIVE_REFRESH_SECONDS: Final = 2
+"""How often it reloads while a lockstep round is being played (its calls are live)."""
 
 CONTENT_SECURITY_POLICY: Final = (
     "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
@@ -169,6 +171,37 @@ def _rounds_html(rounds: Iterable[RoundCommitment]) -> str:
     )
 
 
+def _calls_html(rounds: Sequence[RoundStatus]) -> str:
+    """Each lockstep round: waiting, playing (the call, its deadline, who placed it), finished.
+
+    A called card is public, as when the dealer names it aloud.
+    """
+    rows = []
+    for status in rounds:
+        if status.status == "playing" and status.call is not None:
+            card = card_html(status.card) if status.card else ""
+            left = f"{status.seconds_left:.0f}" if status.seconds_left is not None else "?"
+            where = (
+                f'card <span class="call">{status.call + 1}</span> of {status.calls} called '
+                f'{card} &middot; <span class="placed">{status.placed}</span> of '
+                f"{status.seats} placed it &middot; deadline {escape(status.deadline or '')} "
+                f'(<span class="left">{left}</span> s left)'
+            )
+        elif status.status == "waiting":
+            starts = f", starts by itself at {escape(status.starts_at)}" if status.starts_at else ""
+            where = f"waiting for its start &middot; {status.seats} seated{starts}"
+        else:
+            where = f"finished &middot; {status.seats} seated, {status.calls} cards called"
+        rows.append(
+            f'<tr class="lockstep" data-round="{status.round}" data-status="{status.status}">'
+            f'<td class="num">{status.round}</td><td>{where}</td></tr>'
+        )
+    return (
+        '<table id="calls"><thead><tr><th class="num">Round</th><th>Where it stands</th>'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
 def _results_table(results: Sequence[GameResult]) -> str:
     rows = "".join(
         f'<tr class="result" data-player="{escape(r.player)}" data-round="{r.round}">'
@@ -182,10 +215,28 @@ def _results_table(results: Sequence[GameResult]) -> str:
     )
 
 
-def render(tournament: Tournament, standings: Standings, results: Sequence[GameResult]) -> str:
-    """The whole page of ``tournament``; ``results`` are its finished games, in page order."""
+def render(
+    tournament: Tournament,
+    standings: Standings,
+    results: Sequence[GameResult],
+    rounds: Sequence[RoundStatus] = (),
+) -> str:
+    """The whole page of ``tournament``; ``results`` are its finished games, in page order.
+
+    ``rounds``: a lockstep tournament's rounds as they stand; while one is being played
+    the page reloads every :data:`LIVE_REFRESH_SECONDS`, to follow its calls.
+    """
     closed = tournament.status == "closed"
-    refresh = "" if closed else f'<meta http-equiv="refresh" content="{REFRESH_SECONDS}">'
+    live = any(status.status == "playing" for status in rounds)
+    every = LIVE_REFRESH_SECONDS if live else REFRESH_SECONDS
+    refresh = "" if closed else f'<meta http-equiv="refresh" content="{every}">'
+    calls = ""
+    if rounds:
+        calls = (
+            "<h2>Rounds, live</h2><p>Lockstep: each card is called to every seat at once, "
+            f"when all have placed the one before or its {tournament.card_seconds} s deadline "
+            "passed.</p>" + _calls_html(rounds)
+        )
     options = ", ".join(
         f"{k}: {msgspec.json.encode(v).decode()}" for k, v in sorted(tournament.options.items())
     )
@@ -225,7 +276,7 @@ def render(tournament: Tournament, standings: Standings, results: Sequence[GameR
         f'<p class="meta">Opens {escape(tournament.opens_at)} &middot; closes '
         f"{escape(tournament.closes_at)}{closed_line} &middot; salt "
         f"<code>{escape(tournament.salt)}</code> &middot; {escape(tournament.algorithm)}</p>"
-        f"<h2>Standings</h2>{_standings_html(standings.entrants)}"
+        f"<h2>Standings</h2>{_standings_html(standings.entrants)}{calls}"
         f"<h2>Games</h2>{games_note}{games}"
         f"<h2>Round commitments</h2>{_rounds_html(tournament.rounds)}"
         f"<footer>Tournament <code>{escape(tournament.tournament_id)}</code>: the same data "
@@ -244,8 +295,9 @@ async def standings_page(tournaments: Tournaments, tournament_id: str, access: A
         await tournaments.store.results(tournament_id),
         key=lambda r: (place.get(r.player, len(place)), r.player, r.round),
     )
+    rounds = await tournaments.round_statuses(tournament_id, access)
     # a closed tournament's grids are replayed here: CPU work, kept off the event loop
-    return await asyncio.to_thread(render, tournament, standings, results)
+    return await asyncio.to_thread(render, tournament, standings, results, rounds)
 
 
 __all__ = ["CONTENT_SECURITY_POLICY", "card_html", "grid_html", "render", "standings_page"]

@@ -38,7 +38,9 @@ from cardproof.models import (
     ExportedGame,
     InviteCodes,
     InviteRequest,
+    RoundCalls,
     RoundCommitment,
+    RoundStatus,
     Standings,
     Tournament,
     TournamentCreated,
@@ -62,11 +64,13 @@ from cardproof_service.deals import (
     now,
     receipt_payload,
     rfc3339,
+    round_commitment_id,
     tournament_closed,
 )
 from cardproof_service.entrants import PREFIX as ENTRANT_PREFIX
 from cardproof_service.entrants import make_token, require_entrant
 from cardproof_service.idempotency import REPLAY_WINDOW
+from cardproof_service.lockstep import Rounds, unknown_round
 from cardproof_service.names import display_name, name_key
 from cardproof_service.organizers import authenticate
 from cardproof_service.problems import problem, unauthorized
@@ -91,11 +95,6 @@ class Access(NamedTuple):
     invite_code: str | None = None
 
 
-def round_commitment_id(tournament_id: str, round_number: int) -> str:
-    """The commitment id whose server seed deals round ``round_number`` (1-based)."""
-    return f"{tournament_id}:round-{round_number}"
-
-
 def invite_hash(code: str) -> str:
     """The stored form of an invite code."""
     return hashlib.sha256(b"cardproof-invite\0" + code.encode()).hexdigest()
@@ -117,6 +116,7 @@ class Tournaments:
 
     store: Store
     deals: Deals
+    rounds: Rounds
     _closed: OrderedDict[str, Standings] = field(default_factory=OrderedDict)
     """Standings of closed tournaments, least recently read first."""
 
@@ -144,6 +144,25 @@ class Tournaments:
                 f"max_entrants is at most {settings.max_entrants} on this service",
                 field="max_entrants",
             )
+        hidden = cls.information_of(options) == "hidden"
+        format_ = request.format if isinstance(request.format, str) else None
+        format_ = format_ or ("lockstep" if hidden else "async")
+        if format_ == "async" and hidden and request.entry != "invite":
+            raise RuleError(
+                "async-needs-invite",
+                f'a hidden variant ({cls.id}) plays "async" only with entry: "invite": '
+                "anyone entering twice would see the deal before playing it; a lockstep "
+                "tournament calls each card to all at once",
+                field="format",
+            )
+        if format_ == "lockstep" and (not hidden or cls.turns(options) is None):
+            raise RuleError(
+                "lockstep-needs-hidden",
+                f"{cls.id} with these options shows every card from the start: there is "
+                'nothing to call, so it plays "async"',
+                field="format",
+            )
+        starts = self._round_starts(request, format_, opens_at, closes_at)
         invites = request.invites if isinstance(request.invites, int) else None
         if request.entry == "public" and invites:
             raise RuleError(
@@ -167,6 +186,9 @@ class Tournaments:
             if asked is None
             else asked,
             expires_at=closes_at + settings.tournament_retention,
+            format=format_,
+            card_seconds=request.card_seconds,
+            round_starts=starts,
         )
         if invites is not None and invites > _invite_limit(record):
             raise RuleError(
@@ -175,12 +197,44 @@ class Tournaments:
                 field="invites",
             )
         await self.store.create_tournament(record)
+        for number, start in enumerate(starts or (), start=1):
+            await self.store.schedule_round(record.tournament_id, number, start * 1000)
         codes: list[str] = []
         if request.entry == "invite":
             codes = await self._new_invites(record, 1 if invites is None else invites)
         return TournamentCreated(
             self.view(record, organizer), codes[0] if codes else None, invite_codes=codes
         )
+
+    @staticmethod
+    def _round_starts(
+        request: TournamentRequest, format_: str, opens_at: int, closes_at: int
+    ) -> list[int] | None:
+        """The rounds' start times: one per round, in order, inside the opening window."""
+        if not isinstance(request.round_starts, list):
+            return None
+        if format_ != "lockstep":
+            raise RuleError(
+                "round-starts-need-lockstep",
+                "round_starts are for lockstep tournaments: an async round has no start",
+                field="round_starts",
+            )
+        starts = [int(moment.timestamp()) for moment in request.round_starts]
+        if len(starts) != request.rounds:
+            raise RuleError(
+                "bad-round-starts",
+                f"round_starts has {len(starts)} times for {request.rounds} rounds",
+                field="round_starts",
+            )
+        for index, start in enumerate(starts):
+            if not opens_at <= start < closes_at or (index and start < starts[index - 1]):
+                raise RuleError(
+                    "bad-round-starts",
+                    f"round_starts[{index}] must be within opens_at..closes_at and not "
+                    "before the round before it",
+                    field=f"round_starts[{index}]",
+                )
+        return starts
 
     async def _new_invites(self, record: TournamentRecord, count: int) -> list[str]:
         """``count`` fresh single-use invite codes, stored by hash (409 past the cap)."""
@@ -278,6 +332,11 @@ class Tournaments:
             rounds=rounds,
             created_at=rfc3339(record.created_at),
             closed_at=None if record.closed_at is None else rfc3339(record.closed_at),
+            format=record.format,
+            card_seconds=record.card_seconds if record.format == "lockstep" else None,
+            round_starts=None
+            if record.round_starts is None
+            else [rfc3339(start) for start in record.round_starts],
         )
 
     # --- entrants ------------------------------------------------------------------
@@ -387,6 +446,8 @@ class Tournaments:
             )
         entrant_id, name = await self.entrant(record, authorization)
         _require_open(record)
+        if record.format == "lockstep":
+            await self.rounds.advance(record, round_number)  # a start time passed: started
         return await self.deals.create_round_game(
             record,
             round_number,
@@ -467,7 +528,58 @@ class Tournaments:
         organizer = await self._owner(record, authorization, "only its organizer closes it:")
         if tournament_closed(record) or not await self.store.close_tournament(tournament_id, now()):
             raise conflict("the tournament is closed already", "closed")
-        return self.view(await self._record(tournament_id), organizer)
+        closed = await self._record(tournament_id)
+        await self.rounds.complete(closed)
+        return self.view(closed, organizer)
+
+    # --- lockstep rounds ----------------------------------------------------------------
+
+    async def _lockstep(
+        self, tournament_id: str, round_number: int, access: Access
+    ) -> TournamentRecord:
+        """A lockstep tournament's record, for a reader (404 for its unknown rounds)."""
+        record = await self._readable(tournament_id, access)
+        unknown_round(record, round_number)
+        return record
+
+    async def round_status(
+        self, tournament_id: str, round_number: int, access: Access
+    ) -> RoundStatus:
+        """The round now: waiting, playing (which call, its deadline, who placed it), finished."""
+        record = await self._lockstep(tournament_id, round_number, access)
+        return await self.rounds.status(record, round_number)
+
+    async def round_statuses(self, tournament_id: str, access: Access) -> list[RoundStatus]:
+        """Every round of a lockstep tournament as it stands (none for an async one)."""
+        record = await self._readable(tournament_id, access)
+        if record.format != "lockstep":
+            return []
+        return [await self.rounds.status(record, n) for n in range(1, record.rounds + 1)]
+
+    async def start_round(
+        self, tournament_id: str, round_number: int, authorization: str | None
+    ) -> RoundStatus:
+        """Start a lockstep round now (its organizer only): card 0 is called to every seat."""
+        record = await self._record(tournament_id)
+        await self._owner(record, authorization, "only its organizer starts a round:")
+        unknown_round(record, round_number)
+        _require_open(record)
+        state = await self.rounds.start(record, round_number, scheduled=False)
+        return await self.rounds._status(record, round_number, state)
+
+    async def round_calls(
+        self, tournament_id: str, round_number: int, access: Access, after: int, wait: float
+    ) -> RoundCalls:
+        """The calls after ``after`` (a long poll: waits up to ``wait`` seconds for one)."""
+        record = await self._lockstep(tournament_id, round_number, access)
+        return await self.rounds.long_poll(record, round_number, after, wait)
+
+    async def round_stream(
+        self, tournament_id: str, round_number: int, access: Access, after: int
+    ) -> AsyncIterator[Any]:
+        """The calls as server-sent events (every check made before the stream starts)."""
+        record = await self._lockstep(tournament_id, round_number, access)
+        return self.rounds.stream(record, round_number, after)
 
     async def export(self, tournament_id: str, access: Access) -> AsyncIterator[bytes]:
         """A closed tournament's whole record, as JSON chunks to stream.

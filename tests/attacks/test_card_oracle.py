@@ -282,6 +282,54 @@ def test_no_answer_names_an_unseen_card_of_a_tournament_game(
         assert status in {400, 401, 403, 404, 405}, text  # turned away before any rule
 
 
+@pytest.mark.parametrize(("variant_id", "options"), HIDDEN_DEALS[::2])
+@pytest.mark.parametrize("moves_played", [0, 5])
+def test_no_answer_names_an_uncalled_card_of_a_lockstep_seat(
+    app: Litestar,
+    client: HttpClient,
+    owner: str,
+    variant_id: str,
+    options: dict[str, Any],
+    moves_played: int,
+) -> None:
+    """Ada has placed the called card and waits for Bea: the next card is not hers yet."""
+    created = open_tournament(
+        client, owner, variant=variant_id, options=options, format="lockstep", entry="public"
+    )
+    tid = created["tournament"]["tournament_id"]
+    ada = enter(client, tid, "Ada").json()["token"]
+    bea = enter(client, tid, "Bea").json()["token"]
+    seats = []
+    for token in (ada, bea):
+        opened = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(token))
+        assert opened.status_code == 201, opened.text
+        seats.append(Probe(client, opened.json(), bearer(token)))
+    own, other = seats
+    own.see(client.get(f"/v1/deals/{own.deal_id}", headers=own.auth).text)
+    start = f"/v1/tournaments/{tid}/rounds/1/start"
+    assert client.post(start, json={}, headers={"Authorization": owner}).status_code == 200
+    cls, judge = deck_of(app, own.deal_id)
+    for index in range(moves_played + 1):  # both place each card; then Ada one more
+        for probe in (own, other) if index < moves_played else (own,):
+            shown = client.get(f"/v1/deals/{probe.deal_id}", headers=probe.auth)
+            if probe is own:
+                own.see(shown.text)
+                move = judge.legal_moves()[0]
+                judge.play(move)
+            text = cls.move_text(judge.moves[index])
+            placed = client.post(
+                f"/v1/deals/{probe.deal_id}/moves",
+                json={"index": index, "move": text},
+                headers=probe.auth,
+            )
+            assert placed.status_code == 200, placed.text
+            if probe is own:
+                own.see(placed.text)
+    attack(app, own, [bearer(ada)])
+    status = client.get(f"/v1/tournaments/{tid}/rounds/1").json()
+    assert (status["call"], status["placed"]) == (moves_played, 1)  # still waiting for Bea
+
+
 @pytest.mark.parametrize(
     ("variant_id", "first", "again"),
     [

@@ -257,11 +257,15 @@ def test_false_cards_in_a_tournament_game_are_caught_at_the_reveal(
     app: Litestar, server: HttpClient
 ) -> None:
     owner = organizer_key(app, "Steering Club")
-    created = open_tournament(server, owner, rounds=1)
+    created = open_tournament(server, owner, rounds=1, format="lockstep", entry="public")
     tid = created["tournament"]["tournament_id"]
     with Proxy(server, false_next_card).client() as client:
         token = client.enter(tid, "Ada").token
-        game = client.play_round(tid, 1, token)
+        seat = client.join_round(tid, 1, token)
+        start = f"/v1/tournaments/{tid}/rounds/1/start"
+        assert server.post(start, json={}, headers={"Authorization": owner}).status_code == 200
+        seat.sync()  # card 0 is called now
+        game = seat.game
         for cell in CELLS:
             game.play(cell)
         game.receipt()  # the seed is secret until the close: nothing to compare yet
@@ -275,7 +279,7 @@ def test_a_tournament_reveal_or_round_not_as_committed_is_refused(
     app: Litestar, server: HttpClient
 ) -> None:
     owner = organizer_key(app, "Cheat Club")
-    created = open_tournament(server, owner, rounds=2)
+    created = open_tournament(server, owner, rounds=2, format="lockstep", entry="public")
     tid = created["tournament"]["tournament_id"]
 
     def lie_about_rounds(request: httpx.Request, server: HttpClient) -> httpx.Response | None:

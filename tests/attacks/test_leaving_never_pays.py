@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from attack_kit import CELLS, HttpClient, bearer, enter, open_tournament
+from attack_kit import CELLS, HttpClient, bearer, enter, open_tournament, reader
 from cardproof.models import TournamentExport
 from cardproof.tournaments import settle, verify_export, worst_round
 
@@ -45,7 +45,7 @@ def play(client: HttpClient, tid: str, token: str, round_number: int, cells: lis
 
 
 def totals(client: HttpClient, tid: str) -> dict[str, int]:
-    lines = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    lines = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()["entrants"]
     return {line["name"]: line["total"] for line in lines}
 
 
@@ -66,13 +66,13 @@ def test_an_entrant_who_leaves_never_beats_one_who_finishes(client: HttpClient, 
     expected = {"Ada": first + second, "Bea": 2 * worst, "Cy": 2 * worst}
     assert totals(client, tid) == expected
     assert expected["Ada"] >= expected["Bea"] == expected["Cy"]
-    nets = client.get(f"/v1/tournaments/{tid}/settlement").json()["nets"]
+    nets = client.get(f"/v1/tournaments/{tid}/settlement", headers=reader(tid)).json()["nets"]
     assert nets == settle(expected)
     assert nets["Ada"] >= 0 >= nets["Cy"]
 
     client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     assert totals(client, tid) == expected
-    exported = client.get(f"/v1/tournaments/{tid}/export")
+    exported = client.get(f"/v1/tournaments/{tid}/export", headers=reader(tid))
     export = msgspec.json.decode(exported.content, type=TournamentExport)
     assert {line.name: line.total for line in export.standings} == expected
     assert len(export.games) == 2  # only finished games are in the record

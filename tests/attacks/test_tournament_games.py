@@ -16,7 +16,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from attack_kit import CELLS, HttpClient, bearer, enter, open_tournament
+from attack_kit import CELLS, HttpClient, bearer, enter, open_tournament, reader
 from cardproof_service import Settings, create_app
 from cardproof_service.organizers import new_organizer
 from cardproof_service.store.redis import RedisStore
@@ -72,7 +72,9 @@ def test_a_paused_tournament_game_outlives_the_deal_ttl(store: str) -> None:
         assert moved.json()["finished"] is True
         time.sleep(1.5)
         assert client.get(f"/v1/deals/{deal_id}/receipt", headers=bearer(token)).status_code == 200
-        line = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"][0]
+        line = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()[
+            "entrants"
+        ][0]
         assert (line["name"], line["games_finished"]) == ("Ada", 1)
 
 

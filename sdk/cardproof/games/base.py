@@ -97,6 +97,15 @@ class Game(ABC, Generic[M, O]):
         return 0
 
     @classmethod
+    def turns(cls, options: O) -> int | None:
+        """The moves of every game with these options, one card each, when none ends early.
+
+        A lockstep round calls that many cards (GAMES.md section 9); ``None`` for a variant
+        whose games vary in length (a dead end, a series removed), which has no calls.
+        """
+        return None
+
+    @classmethod
     def information_of(cls, options: O) -> Information:
         """Whether a deal with these options is open or hidden (for most: always the same)."""
         return cls.information

@@ -155,6 +155,11 @@ class GridGame(Game[M, O]):
         diagonals = bool(getattr(options, "diagonals", False))
         return score_grid(cells, cast(_Tabled, options).table, diagonals=diagonals)
 
+    @classmethod
+    def turns(cls, options: O) -> int | None:
+        """25: one card to a cell, and no 5x5 game ends early (serpent's may: see there)."""
+        return SIZE * SIZE
+
     unfinished_rule: ClassVar[str] = (
         "the table's lowest points (over the hands a 52-card deck can make) times the "
         "number of lines scored: 10, or 12 with the diagonals"

@@ -181,6 +181,11 @@ class RepeatPoker(Game[RowMove, RepeatOptions]):
     # --- construction -------------------------------------------------------------
 
     @classmethod
+    def turns(cls, options: RepeatOptions) -> int | None:
+        """Every card of every level is placed: 52 a level."""
+        return cls.cards_needed(options)
+
+    @classmethod
     def cards_needed(cls, options: RepeatOptions) -> int:
         """How many cards a game with these options uses: 52 a level."""
         return DECK * len(options.rows_per_level)

@@ -56,6 +56,11 @@ class SerpentPatience(GridPlacementGame):
     options_type = SerpentOptions
     steps_to_a_neighbour = True
 
+    @classmethod
+    def turns(cls, options: TableOption) -> int | None:
+        """``None``: a path can reach a dead end before its 25th card."""
+        return None
+
     def legal_moves(self) -> list[Cell]:
         """The empty cells next to the last one (any cell for the first card)."""
         placed = len(self._moves)

@@ -8,6 +8,7 @@ contract test suite.
 
 from cardproof_service.store.base import (
     Appended,
+    CallRecord,
     Claim,
     DailyQuota,
     DealRecord,
@@ -19,6 +20,9 @@ from cardproof_service.store.base import (
     NewEntrant,
     OrganizerRecord,
     OverDailyQuota,
+    Placement,
+    RoundStarted,
+    RoundState,
     Standing,
     Store,
     StoreUnavailable,
@@ -29,6 +33,7 @@ from cardproof_service.store.memory import MemoryStore
 
 __all__ = [
     "Appended",
+    "CallRecord",
     "Claim",
     "DailyQuota",
     "DealRecord",
@@ -41,6 +46,9 @@ __all__ = [
     "NewEntrant",
     "OrganizerRecord",
     "OverDailyQuota",
+    "Placement",
+    "RoundStarted",
+    "RoundState",
     "Standing",
     "Store",
     "StoreUnavailable",

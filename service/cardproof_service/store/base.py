@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, Protocol
 
 import msgspec
@@ -74,6 +74,10 @@ class DealRecord(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     (a keyed hash of its address; ``None`` when no cap is set)."""
     ending: Ending | None = None
     """A finished game's signed receipt and final answer, stored with its last move."""
+    lockstep: bool = False
+    """A seat in a lockstep round: its moves wait for the round's calls."""
+    auto_placed: list[int] = msgspec.field(default_factory=list)
+    """The move indices placed for the player when their deadline passed (lockstep)."""
 
 
 class Ending(msgspec.Struct, frozen=True):
@@ -124,17 +128,78 @@ class TournamentRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     closed_at: int | None = None
     expires_at: int | None = None
     """Seconds since the epoch: its closing time plus the retention (``None``: kept)."""
+    format: Literal["lockstep", "async"] = "async"
+    card_seconds: int = 60
+    round_starts: list[int] | None = None
+    """Lockstep: seconds since the epoch at which each round starts by itself."""
 
 
 class Appended(msgspec.Struct, frozen=True):
     """The outcome of an append.
 
-    ``appended``; ``wrong-index`` (``count`` moves are there already); or ``missing`` (no
-    such deal, or it expired).
+    ``appended``; ``wrong-index`` (``count`` moves are there already); ``missing`` (no
+    such deal, or it expired). In a lockstep round also ``not-called`` (the round has not
+    called this index yet), ``late`` (a player's move after its call's deadline) and
+    ``early`` (a placement for the player before it); ``call`` is then the round's call
+    index after the step (-1 before the round starts, or outside lockstep).
     """
 
-    outcome: Literal["appended", "wrong-index", "missing"]
+    outcome: Literal["appended", "wrong-index", "missing", "not-called", "late", "early"]
     count: int = 0
+    call: int = -1
+
+
+class Placement(msgspec.Struct, frozen=True):
+    """How a move of a lockstep round's game is placed (``append_move``).
+
+    ``by``: ``player`` (before the call's deadline), ``auto`` (for the player, once the
+    deadline passed) or ``closing`` (the tournament closed: the game is completed, the
+    calls no longer apply). ``auto`` lists the indices among the appended moves placed
+    for the player; ``next_card`` is the card the next call names, should this append
+    complete the current call.
+    """
+
+    tournament: str
+    round: int
+    by: Literal["player", "auto", "closing"] = "player"
+    auto: tuple[int, ...] = ()
+    next_card: str | None = None
+
+
+class RoundState(msgspec.Struct, frozen=True):
+    """A lockstep round as stored, with the store's clock (milliseconds since the epoch).
+
+    Before its start ``started_at`` is ``None``; while it plays, ``call`` is the index
+    called last, at ``called_at``, and ``placed`` of the ``seats`` have placed it; it has
+    ``finished`` once the last call was placed by every seat (or its tournament closed).
+    """
+
+    seats: int
+    now: int
+    started_at: int | None = None
+    call: int = -1
+    called_at: int = 0
+    placed: int = 0
+    turns: int = 0
+    card_ms: int = 0
+    finished: bool = False
+
+    @property
+    def deadline(self) -> int:
+        """When the current call's card is placed for whoever has not placed it (ms)."""
+        return self.called_at + self.card_ms
+
+
+class CallRecord(msgspec.Struct, frozen=True, array_like=True):
+    """A call as stored: the index, the card (``None``: a turn, no common card), when (ms)."""
+
+    index: int
+    card: str | None
+    at: int
+
+
+class RoundStarted(Exception):
+    """A lockstep round has started: nobody more is seated (nothing was stored)."""
 
 
 class Standing(msgspec.Struct, frozen=True):
@@ -236,6 +301,8 @@ class Store(Protocol):
         a ``quota``, only if its client opened fewer deals that day, else
         :class:`OverDailyQuota` (a claimed commitment is answered first: a retried request
         gets its deal back). A deal stored already (the same write again) is left as it is.
+        A ``record.lockstep`` deal takes a seat in its round, unless the round has started:
+        :class:`RoundStarted` (a claimed commitment is answered first here too).
         """
 
     async def get_claim(self, commitment_id: str) -> bytes | None:
@@ -256,12 +323,19 @@ class Store(Protocol):
         ttl: int,
         total: int | None = None,
         ending: Ending | None = None,
+        placement: Placement | None = None,
     ) -> Appended:
         """Append ``move`` only if ``index`` is the next index; set ``finished_at`` with it.
 
         A finishing move stores the game's ``ending`` with it; one of a tournament game
         (``total`` is its score) also records the result, with the revealed receipt, in
         the tournament's standings, in the same atomic step, once.
+
+        A lockstep seat's move (``placement``) also follows its round's calls, by the
+        store's clock: only an index called already, a player's before the deadline, a
+        placement for the player after it. The append that completes a call (every seat
+        has placed it) calls the next card, ``placement.next_card``, in the same step.
+        ``move`` may hold several moves (a closing completion): ``index`` is the first.
         """
 
     async def submit_log(
@@ -335,6 +409,57 @@ class Store(Protocol):
 
     async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
         """Set the tournament's ``closed_at`` if it has none; ``False`` if it had another."""
+
+    async def start_round(
+        self,
+        tournament_id: str,
+        round_number: int,
+        turns: int,
+        card_ms: int,
+        first_card: str | None,
+    ) -> RoundState | None:
+        """Start a lockstep round now, calling card 0 (``first_card``); ``None`` if it had started.
+
+        It calls ``turns`` cards in all, each with ``card_ms`` milliseconds to be placed.
+        A round without seats starts finished.
+        """
+
+    async def round_state(self, tournament_id: str, round_number: int) -> RoundState:
+        """The round as stored (no seats and not started when nothing is stored)."""
+
+    async def round_calls(
+        self, tournament_id: str, round_number: int, after: int = -1
+    ) -> list[CallRecord]:
+        """The round's calls with an index above ``after``, in order."""
+
+    async def round_seats(self, tournament_id: str, round_number: int) -> list[str]:
+        """The deal ids seated in the round."""
+
+    async def get_deals(self, deal_ids: Sequence[str]) -> list[DealRecord]:
+        """The deals found among ``deal_ids`` (in no particular order)."""
+
+    async def finish_round(self, tournament_id: str, round_number: int) -> None:
+        """Mark the round finished (its tournament closed and its games are complete)."""
+
+    async def schedule_round(self, tournament_id: str, round_number: int, at_ms: int) -> None:
+        """Have :meth:`due_rounds` name the round from ``at_ms`` on (a start time)."""
+
+    async def due_rounds(self, limit: int) -> list[tuple[str, int]]:
+        """Rounds whose deadline or start time has passed, by the store's clock, oldest first.
+
+        A started round is due from its call's deadline until it finishes; a round with a
+        start time from that time until it starts.
+        """
+
+    async def drop_due(self, tournament_id: str, round_number: int) -> None:
+        """Stop naming the round as due (its tournament is gone)."""
+
+    def round_news(self) -> AsyncIterator[tuple[str, int]]:
+        """Every round that called a card (or finished) from now on, as it happens.
+
+        Each iteration is a subscription of its own; it ends with :class:`StoreUnavailable`
+        when the store is lost (the caller subscribes again).
+        """
 
     async def close(self) -> None:
         """Release connections."""

@@ -7,15 +7,18 @@ the store reads again whenever it has changed.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
 from cardproof_service.store.base import (
     Appended,
+    CallRecord,
     Claim,
     DailyQuota,
     DealRecord,
@@ -26,12 +29,47 @@ from cardproof_service.store.base import (
     NewEntrant,
     OrganizerRecord,
     OverDailyQuota,
+    Placement,
+    RoundStarted,
+    RoundState,
     Standing,
     TooManyGames,
     TournamentRecord,
 )
 
 _ORGANIZERS = msgspec.json.Decoder(list[OrganizerRecord])
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass
+class _Round:
+    """A lockstep round: its seats (deal ids), its calls and where it stands."""
+
+    seats: list[str] = field(default_factory=list)
+    started_at: int | None = None
+    call: int = -1
+    called_at: int = 0
+    placed: int = 0
+    turns: int = 0
+    card_ms: int = 0
+    finished: bool = False
+    calls: list[CallRecord] = field(default_factory=list)
+
+    def state(self, now: int) -> RoundState:
+        return RoundState(
+            seats=len(self.seats),
+            now=now,
+            started_at=self.started_at,
+            call=self.call,
+            called_at=self.called_at,
+            placed=self.placed,
+            turns=self.turns,
+            card_ms=self.card_ms,
+            finished=self.finished,
+        )
 
 
 class MemoryStore:
@@ -74,6 +112,12 @@ class MemoryStore:
         """The number of the rate-limit window ``_hits`` counts in."""
         self._hits: dict[str, int] = {}
         """Per client: requests counted in the current window."""
+        self._rounds: dict[tuple[str, int], _Round] = {}
+        """Lockstep rounds, by (tournament, round)."""
+        self._due: dict[tuple[str, int], int] = {}
+        """Rounds and when they are due (ms): a call's deadline, or a start time."""
+        self._news: set[asyncio.Queue[tuple[str, int]]] = set()
+        """One queue per subscription of :meth:`round_news`."""
 
     async def ping(self) -> None:
         """Always answers."""
@@ -97,6 +141,11 @@ class MemoryStore:
             first = self._claims.get(commitment.commitment_id)
             if first is not None and first[0] > now:
                 return first[1]
+        seat = None
+        if record.lockstep and record.tournament is not None and record.round is not None:
+            seat = self._rounds.setdefault((record.tournament, record.round), _Round())
+            if seat.started_at is not None:
+                raise RoundStarted
         if quota is not None:
             if quota.day != self._quota_day:  # a new day: every count starts again
                 self._quota_day, self._deals_today = quota.day, {}
@@ -113,8 +162,12 @@ class MemoryStore:
             self._claims[commitment.commitment_id] = (now + commitment.ttl, commitment.claim)
         if quota is not None:
             self._deals_today[quota.client] = self._deals_today.get(quota.client, 0) + 1
-        fresh = msgspec.structs.replace(record, moves=[], finished_at=None, blind=True)
+        fresh = msgspec.structs.replace(
+            record, moves=[], finished_at=None, blind=True, auto_placed=[]
+        )
         self._deals[record.deal_id] = (now + ttl, fresh)
+        if seat is not None:
+            seat.seats.append(record.deal_id)
         return None
 
     async def get_claim(self, commitment_id: str) -> bytes | None:
@@ -173,7 +226,14 @@ class MemoryStore:
         record = self._live(deal_id)
         if record is None:
             return None
-        return msgspec.structs.replace(record, moves=list(record.moves))
+        return msgspec.structs.replace(
+            record, moves=list(record.moves), auto_placed=list(record.auto_placed)
+        )
+
+    async def get_deals(self, deal_ids: Sequence[str]) -> list[DealRecord]:
+        """Copies of the deals found."""
+        found = [await self.get_deal(deal_id) for deal_id in deal_ids]
+        return [record for record in found if record is not None]
 
     async def append_move(
         self,
@@ -184,14 +244,28 @@ class MemoryStore:
         ttl: int,
         total: int | None = None,
         ending: Ending | None = None,
+        placement: Placement | None = None,
     ) -> Appended:
-        """Append if ``index`` is next."""
+        """Append if ``index`` is next (and, in a lockstep round, called)."""
         record = self._live(deal_id)
         if record is None:
             return Appended("missing")
+        seat = None
+        if placement is not None and placement.by != "closing" and record.lockstep:
+            seat = self._rounds.get((placement.tournament, placement.round), _Round())
+        call = -1 if seat is None else seat.call
         if index != len(record.moves) or record.finished_at is not None:
-            return Appended("wrong-index", len(record.moves))
-        record.moves.append(move)
+            return Appended("wrong-index", len(record.moves), call)
+        now = _now_ms()
+        if seat is not None:
+            if seat.started_at is None or seat.finished or index > seat.call:
+                return Appended("not-called", len(record.moves), call)
+            late = now >= seat.called_at + seat.card_ms
+            if placement is not None and late != (placement.by == "auto"):
+                return Appended("late" if late else "early", len(record.moves), call)
+        record.moves.extend(move.split())
+        if placement is not None:
+            record.auto_placed.extend(placement.auto)
         record.finished_at = finished_at
         if finished_at is not None:
             record.ending = ending
@@ -199,7 +273,30 @@ class MemoryStore:
         self._deals[deal_id] = (expires, record)
         self._touch(record, expires)
         self._record_result(record, total)
-        return Appended("appended", len(record.moves))
+        if seat is not None and placement is not None and index == seat.call:
+            seat.placed += 1
+            if seat.placed >= len(seat.seats):
+                self._call_next(placement.tournament, placement.round, placement.next_card, now)
+        return Appended("appended", len(record.moves), -1 if seat is None else seat.call)
+
+    def _call_next(self, tournament_id: str, round_number: int, card: str | None, now: int) -> None:
+        """Every seat placed the call: call the next card, or finish the round."""
+        key = (tournament_id, round_number)
+        seat = self._rounds[key]
+        seat.placed = 0
+        if seat.call + 1 >= seat.turns:
+            seat.finished = True
+            self._due.pop(key, None)
+        else:
+            seat.call += 1
+            seat.called_at = now
+            seat.calls.append(CallRecord(seat.call, card, now))
+            self._due[key] = now + seat.card_ms
+        self._tell(key)
+
+    def _tell(self, key: tuple[str, int]) -> None:
+        for queue in self._news:
+            queue.put_nowait(key)
 
     async def submit_log(
         self,
@@ -309,6 +406,9 @@ class MemoryStore:
             table.pop(tournament_id, None)
         for key in [key for key in self._results if key[0] == tournament_id]:
             del self._results[key]
+        for seat in [seat for seat in self._rounds if seat[0] == tournament_id]:
+            del self._rounds[seat]
+            self._due.pop(seat, None)
 
     async def add_entrant(
         self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
@@ -392,6 +492,78 @@ class MemoryStore:
             return False
         self._tournaments[tournament_id] = msgspec.structs.replace(record, closed_at=closed_at)
         return True
+
+    async def start_round(
+        self,
+        tournament_id: str,
+        round_number: int,
+        turns: int,
+        card_ms: int,
+        first_card: str | None,
+    ) -> RoundState | None:
+        """Start the round and call card 0 (a round without seats starts finished)."""
+        key = (tournament_id, round_number)
+        seat = self._rounds.setdefault(key, _Round())
+        if seat.started_at is not None:
+            return None
+        now = _now_ms()
+        seat.started_at, seat.turns, seat.card_ms = now, turns, card_ms
+        if not seat.seats:
+            seat.finished = True
+            self._due.pop(key, None)
+        else:
+            seat.call, seat.called_at, seat.placed = 0, now, 0
+            seat.calls.append(CallRecord(0, first_card, now))
+            self._due[key] = now + card_ms
+        self._tell(key)
+        return seat.state(now)
+
+    async def round_state(self, tournament_id: str, round_number: int) -> RoundState:
+        """The round, or an empty one."""
+        seat = self._rounds.get((tournament_id, round_number), _Round())
+        return seat.state(_now_ms())
+
+    async def round_calls(
+        self, tournament_id: str, round_number: int, after: int = -1
+    ) -> list[CallRecord]:
+        """The calls after ``after``."""
+        seat = self._rounds.get((tournament_id, round_number), _Round())
+        return seat.calls[max(0, after + 1) :]
+
+    async def round_seats(self, tournament_id: str, round_number: int) -> list[str]:
+        """The seated deal ids."""
+        return list(self._rounds.get((tournament_id, round_number), _Round()).seats)
+
+    async def finish_round(self, tournament_id: str, round_number: int) -> None:
+        """Mark it finished."""
+        key = (tournament_id, round_number)
+        self._rounds.setdefault(key, _Round()).finished = True
+        self._due.pop(key, None)
+        self._tell(key)
+
+    async def schedule_round(self, tournament_id: str, round_number: int, at_ms: int) -> None:
+        """Due from ``at_ms``."""
+        self._due[(tournament_id, round_number)] = at_ms
+
+    async def due_rounds(self, limit: int) -> list[tuple[str, int]]:
+        """The rounds due now, the longest due first."""
+        now = _now_ms()
+        due = sorted((at, key) for key, at in self._due.items() if at <= now)
+        return [key for _, key in due[:limit]]
+
+    async def drop_due(self, tournament_id: str, round_number: int) -> None:
+        """No longer due."""
+        self._due.pop((tournament_id, round_number), None)
+
+    async def round_news(self) -> AsyncIterator[tuple[str, int]]:
+        """Rounds as they call, from an in-process queue."""
+        queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+        self._news.add(queue)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            self._news.discard(queue)
 
     async def close(self) -> None:
         """Nothing to release."""

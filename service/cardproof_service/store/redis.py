@@ -9,8 +9,9 @@ expires. Connection failures and timeouts become :class:`StoreUnavailable` (503)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar, cast
 
 import msgspec
@@ -24,6 +25,7 @@ from redis.typing import EncodableT
 
 from cardproof_service.store.base import (
     Appended,
+    CallRecord,
     Claim,
     DailyQuota,
     DealRecord,
@@ -35,6 +37,9 @@ from cardproof_service.store.base import (
     NewEntrant,
     OrganizerRecord,
     OverDailyQuota,
+    Placement,
+    RoundStarted,
+    RoundState,
     Standing,
     StoreUnavailable,
     TooManyGames,
@@ -43,6 +48,10 @@ from cardproof_service.store.base import (
 
 T = TypeVar("T")
 PREFIX: Final = "cardproof:"
+DUE: Final = f"{PREFIX}lockstep-due"
+"""Rounds by when they are due (ms): a call's deadline, or a start time."""
+NEWS: Final = f"{PREFIX}round-news"
+"""The channel a round's key is published on when it calls a card or finishes."""
 _REFUSING: Final = (OutOfMemoryError, ReadOnlyError, MasterDownError)
 """Error replies of a Redis that is up but cannot take writes (full, a replica, no
 master; also ``MISCONF``: cannot persist): the store is unavailable (503), not a bug."""
@@ -101,14 +110,37 @@ _APPEND: Final = (
     _RECORD_RESULT
     + _IN_FLIGHT
     + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0, -1} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
-if tonumber(ARGV[1]) ~= n or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then
-  return {'wrong-index', n}
+local index = tonumber(ARGV[1])
+local by = ARGV[10]
+local r = nil
+local call = -1
+local now = 0
+if by ~= '' and by ~= 'closing' and redis.call('HEXISTS', KEYS[1], 'ls') == 1 then
+  r = redis.call('HMGET', KEYS[2], 'start', 'call', 'at', 'seats', 'ms', 'turns', 'fin')
+  call = tonumber(r[2] or '-1')
+end
+if index ~= n or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then
+  return {'wrong-index', n, call}
+end
+if r then
+  if not r[1] or r[7] or index > call then return {'not-called', n, call} end
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local late = now >= tonumber(r[3]) + tonumber(r[5])
+  if by == 'player' and late then return {'late', n, call} end
+  if by == 'auto' and not late then return {'early', n, call} end
 end
 local moves = ARGV[2]
 if n > 0 then moves = redis.call('HGET', KEYS[1], 'moves') .. ' ' .. ARGV[2] end
-redis.call('HSET', KEYS[1], 'moves', moves, 'n', n + 1)
+local count = n + tonumber(ARGV[13])
+redis.call('HSET', KEYS[1], 'moves', moves, 'n', count)
+if ARGV[11] ~= '' then
+  local auto = redis.call('HGET', KEYS[1], 'auto')
+  if auto then auto = auto .. ' ' .. ARGV[11] else auto = ARGV[11] end
+  redis.call('HSET', KEYS[1], 'auto', auto)
+end
 if ARGV[3] ~= '' then
   redis.call('HSET', KEYS[1], 'fin', ARGV[3])
   end_game(KEYS[1], ARGV[8])
@@ -118,9 +150,67 @@ in_flight(KEYS[1], ARGV[3] ~= '', tonumber(ARGV[4]))
 if ARGV[3] ~= '' then
   record_result(KEYS[1], ARGV[5], ARGV[6], ARGV[7], ARGV[3], ARGV[9])
 end
-return {'appended', n + 1}
+if r and index == call then
+  if redis.call('HINCRBY', KEYS[2], 'placed', 1) >= tonumber(r[4]) then
+    redis.call('HSET', KEYS[2], 'placed', 0)
+    if call + 1 >= tonumber(r[6]) then
+      redis.call('HSET', KEYS[2], 'fin', now)
+      redis.call('ZREM', KEYS[4], ARGV[14])
+    else
+      call = call + 1
+      redis.call('HSET', KEYS[2], 'call', call, 'at', now)
+      redis.call('RPUSH', KEYS[3], cjson.encode({call, ARGV[12], now}))
+      redis.call('ZADD', KEYS[4], now + tonumber(r[5]), ARGV[14])
+    end
+    redis.call('PUBLISH', ARGV[15], ARGV[14])
+  end
+end
+return {'appended', count, call}
 """
 )
+"""Append moves at the next index; a finishing one stores the ending and records the
+result. A lockstep seat (``ls`` in the deal hash, ``by`` given) follows its round
+(``KEYS[2]``): only a called index, a player's before the deadline and a placement for
+the player after it, by Redis's clock; the append that completes a call calls the next
+card (``KEYS[3]``, the calls; ``KEYS[4]``, when rounds are due) and tells every replica
+(``PUBLISH``)."""
+
+_START_ROUND: Final = """
+if redis.call('HEXISTS', KEYS[1], 'start') == 1 then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local seats = tonumber(redis.call('HGET', KEYS[1], 'seats') or '0')
+redis.call('HSET', KEYS[1], 'start', now, 'turns', ARGV[1], 'ms', ARGV[2], 'placed', 0,
+  'seats', seats, 'call', -1, 'at', now)
+if seats == 0 then
+  redis.call('HSET', KEYS[1], 'fin', now)
+  redis.call('ZREM', KEYS[3], ARGV[4])
+else
+  redis.call('HSET', KEYS[1], 'call', 0)
+  redis.call('RPUSH', KEYS[2], cjson.encode({0, ARGV[3], now}))
+  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[4])
+end
+if ARGV[6] ~= '' then
+  redis.call('EXPIREAT', KEYS[1], ARGV[6])
+  if seats > 0 then redis.call('EXPIREAT', KEYS[2], ARGV[6]) end
+end
+redis.call('PUBLISH', ARGV[5], ARGV[4])
+return 1
+"""
+"""Start a round once: card 0 called now (Redis's clock), due at its deadline."""
+
+_DUE_ROUNDS: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, ARGV[1])
+"""
+
+_FINISH_ROUND: Final = """
+redis.call('HSET', KEYS[1], 'fin', ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[2])
+return 1
+"""
 
 _CREATE: Final = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
@@ -128,6 +218,9 @@ local ttl = tonumber(ARGV[2])
 if ARGV[3] ~= '' then
   local first = redis.call('GET', KEYS[2])
   if first then return first end
+end
+if ARGV[12] ~= '' and redis.call('HEXISTS', KEYS[5], 'start') == 1 then
+  return {'started', 0}
 end
 if ARGV[9] ~= '' and tonumber(redis.call('GET', KEYS[4]) or '0') >= tonumber(ARGV[9]) then
   return {'quota', tonumber(ARGV[10])}
@@ -149,6 +242,15 @@ if ARGV[5] ~= '' then
   if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'te', ARGV[11]) end
 end
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'ow', KEYS[3]) end
+if ARGV[12] ~= '' then
+  redis.call('HSET', KEYS[1], 'ls', 1)
+  redis.call('SADD', KEYS[6], ARGV[12])
+  redis.call('HINCRBY', KEYS[5], 'seats', 1)
+  if ARGV[11] ~= '' then
+    redis.call('EXPIREAT', KEYS[5], ARGV[11])
+    redis.call('EXPIREAT', KEYS[6], ARGV[11])
+  end
+end
 if ARGV[9] ~= '' then
   redis.call('INCR', KEYS[4])
   redis.call('EXPIRE', KEYS[4], tonumber(ARGV[10]) + 3600)
@@ -158,8 +260,9 @@ return false
 """
 """A new deal: its commitment claimed once (``KEYS[2]``), counted among its owner's games
 in flight (``KEYS[3]``) within the cap and among its client's deals of the day
-(``KEYS[4]``) within the quota, each only when asked. A deal that exists already is this
-script's own first run (ids are random): done."""
+(``KEYS[4]``) within the quota, each only when asked; a lockstep seat (``ARGV[12]``, its
+deal id) seated in its round (``KEYS[5]``, ``KEYS[6]`` the seats) unless it has started.
+A deal that exists already is this script's own first run (ids are random): done."""
 
 _COUNT_REQUEST: Final = """
 local count = redis.call('INCR', KEYS[1])
@@ -269,6 +372,7 @@ class _Fixed(msgspec.Struct, array_like=True):
     player: str | None = None
     owner: str | None = None
     tournament_expires_at: int | None = None
+    lockstep: bool = False
 
 
 class _StoredResult(msgspec.Struct):
@@ -303,6 +407,10 @@ class RedisStore:
         self._enter = client.register_script(_ENTER)
         self._add_invites = client.register_script(_ADD_INVITES)
         self._close_tournament = client.register_script(_CLOSE_TOURNAMENT)
+        self._start_round = client.register_script(_START_ROUND)
+        self._due_rounds = client.register_script(_DUE_ROUNDS)
+        self._finish_round = client.register_script(_FINISH_ROUND)
+        self._call_decoder = msgspec.json.Decoder(tuple[int, str, int])
         self._result_decoder = msgspec.json.Decoder(_StoredResult)
         self._organizer_decoder = msgspec.json.Decoder(OrganizerRecord)
         self._tournament_decoder = msgspec.json.Decoder(TournamentRecord)
@@ -367,13 +475,18 @@ class RedisStore:
             record.player,
             record.owner,
             record.tournament_expires_at,
+            record.lockstep,
         )
         deal_key = f"{PREFIX}deal:{record.deal_id}"
+        seated = record.lockstep and record.tournament is not None and record.round is not None
+        round_key = _round_key(record.tournament or "-", record.round or 0)
         keys = [
             deal_key,
             f"{PREFIX}commitment:-",
             f"{PREFIX}in-flight:-",
             f"{PREFIX}deals-today:-",
+            round_key,
+            f"{round_key}:seats",
         ]
         args: list[EncodableT] = [self._encoder.encode(fixed), ttl, "", 0]
         if commitment is not None:
@@ -394,9 +507,12 @@ class RedisStore:
         else:
             args += ["", ""]
         args.append("" if record.tournament_expires_at is None else record.tournament_expires_at)
+        args.append(record.deal_id if seated else "")
         first = await self._call(lambda: self._create(keys=keys, args=args))
-        if isinstance(first, list):  # ['full' or 'quota', seconds until there is room]
+        if isinstance(first, list):  # ['full', 'quota' or 'started', seconds until room]
             kind = first[0].decode() if isinstance(first[0], bytes) else str(first[0])
+            if kind == "started":
+                raise RoundStarted
             if kind == "quota" and quota is not None:
                 raise OverDailyQuota(quota.limit, int(first[1]))
             raise TooManyGames(max_in_flight, int(first[1]))
@@ -420,13 +536,16 @@ class RedisStore:
         """The deal and its log, or ``None``."""
         key = f"{PREFIX}deal:{deal_id}"
         found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
-        if not found:
-            return None
+        return self._deal_of(deal_id, found) if found else None
+
+    def _deal_of(self, deal_id: str, found: dict[bytes, bytes]) -> DealRecord:
+        """A deal from its hash's fields."""
         fixed = self._decoder.decode(found[b"fixed"])
         moves = found[b"moves"].decode()
         finished = found.get(b"fin")
         stored = found.get(b"end")
         ending = None if stored is None else Ending(stored)
+        auto = found.get(b"auto")
         return DealRecord(
             deal_id=deal_id,
             variant=fixed.variant,
@@ -445,12 +564,32 @@ class RedisStore:
             owner=fixed.owner,
             tournament_expires_at=fixed.tournament_expires_at,
             ending=ending,
+            lockstep=fixed.lockstep,
+            auto_placed=[int(i) for i in auto.split()] if auto else [],
         )
+
+    async def get_deals(self, deal_ids: Sequence[str]) -> list[DealRecord]:
+        """The deals found, read in one round trip."""
+        ids = list(deal_ids)
+
+        async def read() -> list[Any]:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for deal_id in ids:
+                    pipe.hgetall(f"{PREFIX}deal:{deal_id}")
+                found: list[Any] = await pipe.execute()
+                return found
+
+        records = []
+        for deal_id, found in zip(ids, await self._call(read) if ids else [], strict=True):
+            if found:
+                records.append(self._deal_of(deal_id, found))
+        return records
 
     @staticmethod
     def _appended(reply: list[Any]) -> Appended:
         outcome = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
-        return Appended(outcome, int(reply[1]))  # type: ignore[arg-type]
+        call = int(reply[2]) if len(reply) > 2 else -1
+        return Appended(outcome, int(reply[1]), call)  # type: ignore[arg-type]
 
     @staticmethod
     def _result_args(deal_id: str, total: int | None) -> list[EncodableT]:
@@ -473,12 +612,25 @@ class RedisStore:
         ttl: int,
         total: int | None = None,
         ending: Ending | None = None,
+        placement: Placement | None = None,
     ) -> Appended:
         """The append script: atomic check-and-append (and a tournament result, once)."""
-        keys = [f"{PREFIX}deal:{deal_id}"]
+        round_key = _round_key(placement.tournament, placement.round) if placement else "-"
+        keys = [f"{PREFIX}deal:{deal_id}", round_key, f"{round_key}:calls", DUE]
         args: list[EncodableT] = [index, move, "" if finished_at is None else finished_at, ttl]
         args += self._result_args(deal_id, total)
         args += self._ending_args(ending if finished_at is not None else None)
+        if placement is None:
+            args += ["", "", "", 1, "", NEWS]
+        else:
+            args += [
+                placement.by,
+                " ".join(map(str, placement.auto)),
+                placement.next_card or "",
+                len(move.split()),
+                _due_member(placement.tournament, placement.round),
+                NEWS,
+            ]
         reply = await self._call(lambda: self._append(keys=keys, args=args))
         return self._appended(reply)
 
@@ -640,6 +792,121 @@ class RedisStore:
         closed = await self._call(lambda: self._close_tournament(keys=[key], args=[closed_at]))
         return bool(closed)
 
+    async def start_round(
+        self,
+        tournament_id: str,
+        round_number: int,
+        turns: int,
+        card_ms: int,
+        first_card: str | None,
+    ) -> RoundState | None:
+        """The start script, then the round as it stands."""
+        round_key = _round_key(tournament_id, round_number)
+        keys = [round_key, f"{round_key}:calls", DUE]
+        expires = await self.get_tournament(tournament_id)
+        args: list[EncodableT] = [
+            turns,
+            card_ms,
+            first_card or "",
+            _due_member(tournament_id, round_number),
+            NEWS,
+            "" if expires is None or expires.expires_at is None else expires.expires_at,
+        ]
+        started = await self._call(lambda: self._start_round(keys=keys, args=args))
+        return await self.round_state(tournament_id, round_number) if started else None
+
+    async def round_state(self, tournament_id: str, round_number: int) -> RoundState:
+        """The round's hash and Redis's clock, in one round trip."""
+        key = _round_key(tournament_id, round_number)
+
+        async def read() -> list[Any]:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hmget(key, "seats", "start", "call", "at", "placed", "turns", "ms", "fin")
+                pipe.time()
+                found: list[Any] = await pipe.execute()
+                return found
+
+        fields, (seconds, micros) = await self._call(read)
+        seats, start, call, at, placed, turns, card_ms, finished = (
+            None if value is None else int(value) for value in fields
+        )
+        return RoundState(
+            seats=seats or 0,
+            now=int(seconds) * 1000 + int(micros) // 1000,
+            started_at=start,
+            call=-1 if call is None else call,
+            called_at=at or 0,
+            placed=placed or 0,
+            turns=turns or 0,
+            card_ms=card_ms or 0,
+            finished=finished is not None,
+        )
+
+    async def round_calls(
+        self, tournament_id: str, round_number: int, after: int = -1
+    ) -> list[CallRecord]:
+        """The calls list from index ``after + 1`` (each call is at its own index)."""
+        key = f"{_round_key(tournament_id, round_number)}:calls"
+        found = await self._call(lambda: self._redis.lrange(key, max(0, after + 1), -1))
+        calls = []
+        for raw in cast(list[bytes], found):
+            index, card, at = self._call_decoder.decode(raw)
+            calls.append(CallRecord(index, card or None, at))
+        return calls
+
+    async def round_seats(self, tournament_id: str, round_number: int) -> list[str]:
+        """The seats set."""
+        key = f"{_round_key(tournament_id, round_number)}:seats"
+        found = await self._call(lambda: self._redis.smembers(key))
+        return sorted(member.decode() for member in cast(set[bytes], found))
+
+    async def finish_round(self, tournament_id: str, round_number: int) -> None:
+        """The finish script: finished, no longer due, and told."""
+        keys = [_round_key(tournament_id, round_number), DUE]
+        args: list[EncodableT] = [
+            int(time.time() * 1000),
+            _due_member(tournament_id, round_number),
+            NEWS,
+        ]
+        await self._call(lambda: self._finish_round(keys=keys, args=args))
+
+    async def schedule_round(self, tournament_id: str, round_number: int, at_ms: int) -> None:
+        """``ZADD`` to the due rounds."""
+        member = _due_member(tournament_id, round_number)
+        await self._call(lambda: self._redis.zadd(DUE, {member: at_ms}))
+
+    async def due_rounds(self, limit: int) -> list[tuple[str, int]]:
+        """The due-rounds script (Redis's clock)."""
+        found = await self._call(lambda: self._due_rounds(keys=[DUE], args=[limit]))
+        rounds = []
+        for member in cast(list[bytes], found):
+            tournament_id, _, number = member.decode().rpartition(":")
+            rounds.append((tournament_id, int(number)))
+        return rounds
+
+    async def drop_due(self, tournament_id: str, round_number: int) -> None:
+        """``ZREM`` from the due rounds."""
+        member = _due_member(tournament_id, round_number)
+        await self._call(lambda: self._redis.zrem(DUE, member))
+
+    async def round_news(self) -> AsyncIterator[tuple[str, int]]:
+        """A subscription to the news channel; :class:`StoreUnavailable` when it is lost."""
+        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            await self._call(lambda: pubsub.subscribe(NEWS))
+            while True:
+                try:
+                    message = await pubsub.get_message(timeout=1.0)
+                except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                    raise StoreUnavailable(f"redis: {error.__class__.__name__}") from error
+                if message is None or message.get("type") != "message":
+                    continue
+                tournament_id, _, number = cast(bytes, message["data"]).decode().rpartition(":")
+                yield tournament_id, int(number)
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
+
     async def close(self) -> None:
         """Close the connection pool."""
         await self._redis.aclose()
@@ -648,3 +915,13 @@ class RedisStore:
         """Bytes Redis uses for one deal (``MEMORY USAGE``), for the benchmarks."""
         used = await self._call(lambda: self._redis.memory_usage(f"{PREFIX}deal:{deal_id}"))
         return int(used or 0)
+
+
+def _round_key(tournament_id: str, round_number: int) -> str:
+    """The hash of a lockstep round (its seats, calls and due entry are named from it)."""
+    return f"{PREFIX}tournament:{tournament_id}:round:{round_number}"
+
+
+def _due_member(tournament_id: str, round_number: int) -> str:
+    """A round's member in the due rounds and its message on the news channel."""
+    return f"{tournament_id}:{round_number}"

@@ -1,0 +1,438 @@
+"""Lockstep rounds (Hoyle's called game): seats, the start, the calls, late placements.
+
+Every seated entrant's game of a lockstep round waits for the round's calls: card i+1
+is called to all at once when every seat has placed card i (in the store step of the
+last placement) or when card i's deadline has passed. Then whoever has not placed card i
+has it placed for them, by the variant's first legal move. Everything is derived from
+what the store holds (the calls, their times by the store's clock, the placements), so
+any replica may make a late placement: the store's index check lets one in. Each
+replica runs a :meth:`Rounds.keep` task that looks for rounds past their deadline or
+start time; none is special, and losing one stalls nothing.
+
+A replica follows a round it serves listeners for through the store's news (Redis
+pub/sub), reading each new call from the store once for all its listeners.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+from litestar.response.sse import ServerSentEventMessage
+
+from cardproof.games import Game, variant
+from cardproof.models import Call, RoundCalls, RoundStatus
+from cardproof.tournaments import round_deal
+from cardproof_service.deals import (
+    Deals,
+    conflict,
+    final_total,
+    next_card,
+    not_found,
+    now,
+    round_commitment_id,
+)
+from cardproof_service.problems import problem
+from cardproof_service.store import (
+    CallRecord,
+    DealRecord,
+    Placement,
+    RoundState,
+    Store,
+    StoreUnavailable,
+    TournamentRecord,
+)
+
+log = logging.getLogger("cardproof.lockstep")
+
+KEEPER_TICK = 0.05
+"""Seconds between a replica's looks for rounds past their deadline or start time."""
+DUE_BATCH = 50
+"""Rounds a look takes at most."""
+MAX_LISTENERS = 10_000
+"""Listeners (event streams and long polls) a process serves at once."""
+KEEPALIVE = 15.0
+"""Seconds between comments on an idle event stream (proxies close silent ones)."""
+MAX_WAIT = 55
+"""The longest long poll, in seconds."""
+STREAM_SECONDS = 3600.0
+"""An event stream ends after this long; the client resumes with ``Last-Event-ID``."""
+REFRESH = 1.0
+"""Seconds after which a followed round is read again even without news."""
+
+
+def rfc3339_ms(milliseconds: int) -> str:
+    """Milliseconds since the epoch as RFC 3339 UTC with milliseconds."""
+    moment = datetime.fromtimestamp(milliseconds / 1000, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{milliseconds % 1000:03d}Z"
+
+
+def turns_of(record: TournamentRecord) -> int:
+    """The cards a round of this tournament calls (its variant's moves per game)."""
+    cls = variant(record.variant)
+    return cls.turns(cls.parse_options(record.options)) or 0
+
+
+@dataclass
+class _Watch:
+    """A round this process follows for its listeners: its calls and state as last read."""
+
+    calls: list[CallRecord] = field(default_factory=list)
+    state: RoundState | None = None
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    listeners: int = 0
+
+    def tell(self) -> None:
+        """Wake every listener (each waits on the event it saw)."""
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+
+@dataclass
+class Rounds:
+    """The lockstep rounds of every tournament; one per app."""
+
+    store: Store
+    deals: Deals
+    _watches: dict[tuple[str, int], _Watch] = field(default_factory=dict)
+    _listeners: int = 0
+    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    # --- status ---------------------------------------------------------------------
+
+    def _call_of(self, record: TournamentRecord, call: CallRecord) -> Call:
+        deadline = call.at + record.card_seconds * 1000
+        return Call(call.index, call.card, rfc3339_ms(call.at), rfc3339_ms(deadline))
+
+    async def status(self, record: TournamentRecord, number: int) -> RoundStatus:
+        """The round now, after any placement its deadline calls for."""
+        state = await self.advance(record, number)
+        return await self._status(record, number, state)
+
+    async def _status(
+        self, record: TournamentRecord, number: int, state: RoundState
+    ) -> RoundStatus:
+        starts_at = None
+        if record.round_starts is not None and state.started_at is None:
+            starts_at = rfc3339_ms(record.round_starts[number - 1] * 1000)
+        base = RoundStatus(
+            tournament_id=record.tournament_id,
+            round=number,
+            format=record.format,
+            status="finished" if state.finished else "waiting",
+            seats=state.seats,
+            calls=state.turns or turns_of(record),
+            starts_at=starts_at,
+        )
+        if state.finished or state.started_at is None:
+            return base
+        card = None
+        found = await self.store.round_calls(record.tournament_id, number, state.call - 1)
+        if found and found[0].index == state.call:
+            card = found[0].card
+        return msgspec.structs.replace(
+            base,
+            status="playing",
+            call=state.call,
+            card=card,
+            called_at=rfc3339_ms(state.called_at),
+            deadline=rfc3339_ms(state.deadline),
+            seconds_left=round(max(0, state.deadline - state.now) / 1000, 3),
+            placed=state.placed,
+        )
+
+    # --- the start ------------------------------------------------------------------
+
+    async def start(self, record: TournamentRecord, number: int, *, scheduled: bool) -> RoundState:
+        """Start the round now: card 0 is called to every seat (409 if it had started).
+
+        The organizer's start needs a seat; a start time passing starts the round in any
+        case (with nobody seated it is finished at once).
+        """
+        state = await self.store.round_state(record.tournament_id, number)
+        if state.started_at is not None:
+            if scheduled:
+                return state
+            raise conflict(f"round {number} has started already", "round-started")
+        if not scheduled and state.seats == 0:
+            raise conflict(
+                f"nobody is seated in round {number}: entrants are seated as they open its "
+                "game (POST .../rounds/{n}/deal)",
+                "no-seats",
+            )
+        seed = self.deals.server_seed(round_commitment_id(record.tournament_id, number))
+        options, deck = round_deal(record.variant, record.options, seed, record.salt)
+        first = next_card(variant(record.variant)(deck, options))
+        started = await self.store.start_round(
+            record.tournament_id, number, turns_of(record), record.card_seconds * 1000, first
+        )
+        if started is None:
+            if scheduled:
+                return await self.store.round_state(record.tournament_id, number)
+            raise conflict(f"round {number} has started already", "round-started")
+        return started
+
+    # --- late placements --------------------------------------------------------------
+
+    async def advance(self, record: TournamentRecord, number: int) -> RoundState:
+        """The round, once whatever is due has been done: a start, late placements.
+
+        A closed tournament's started rounds are completed instead (:meth:`complete`).
+        """
+        tournament_id = record.tournament_id
+        state = await self.store.round_state(tournament_id, number)
+        if state.started_at is None:
+            starts = record.round_starts
+            due = starts is not None and starts[number - 1] * 1000 <= state.now
+            if due and record.closed_at is None and now() < record.closes_at:
+                return await self.start(record, number, scheduled=True)
+            return state
+        if state.finished:
+            return state
+        if record.closed_at is not None or now() >= record.closes_at:
+            await self.complete_round(record, number)
+            return await self.store.round_state(tournament_id, number)
+        if state.now < state.deadline:
+            return state
+        seats = await self.store.get_deals(await self.store.round_seats(tournament_id, number))
+        for seat in seats:
+            if seat.finished_at is None and len(seat.moves) == state.call:
+                await self._place(seat, record, "auto")
+        return await self.store.round_state(tournament_id, number)
+
+    async def place_late(self, seat: DealRecord) -> None:
+        """A player's move came after its deadline: place the round's late cards now."""
+        if seat.tournament is None or seat.round is None:
+            return
+        record = await self.store.get_tournament(seat.tournament)
+        if record is not None:
+            await self.advance(record, seat.round)
+
+    async def _place(self, seat: DealRecord, record: TournamentRecord, by: Any) -> None:
+        """Place the seat's next card for the player (``auto``) or to the end (``closing``).
+
+        The first legal move in the variant's order, each time; the append's index check
+        lets exactly one placement of an index in, whichever replica makes it.
+        """
+        deals = self.deals
+        game: Game[Any, Any] = await deals._replay_off_loop(seat)
+        first = len(game.moves)
+        texts = []
+        while not game.is_over():
+            move = game.legal_moves()[0]
+            game.play(move)
+            texts.append(game.move_text(move))
+            if by != "closing":
+                break
+        if not texts:
+            return
+        placed = tuple(range(first, first + len(texts)))
+        finished_at = now() if game.is_over() else None
+        ending = None
+        if finished_at is not None:
+            done = msgspec.structs.replace(seat, auto_placed=[*seat.auto_placed, *placed])
+            ending = deals._ending(
+                done, game, deals._result(game, len(game.moves) - 1), finished_at
+            )
+        placement = Placement(record.tournament_id, seat.round or 0, by, placed, next_card(game))
+        await self.store.append_move(
+            seat.deal_id,
+            first,
+            " ".join(texts),
+            finished_at,
+            deals.tournament_ttl(record),
+            final_total(game),
+            ending,
+            placement,
+        )
+
+    async def complete_round(self, record: TournamentRecord, number: int) -> None:
+        """A closed tournament's started round: every open game completed, then finished."""
+        state = await self.store.round_state(record.tournament_id, number)
+        if state.started_at is None or state.finished:
+            return
+        seats = await self.store.get_deals(
+            await self.store.round_seats(record.tournament_id, number)
+        )
+        for seat in seats:
+            if seat.finished_at is None:
+                await self._place(seat, record, "closing")
+        await self.store.finish_round(record.tournament_id, number)
+
+    async def complete(self, record: TournamentRecord) -> None:
+        """At the close: every started round's open games are completed and scored."""
+        if record.format != "lockstep":
+            return
+        for number in range(1, record.rounds + 1):
+            await self.complete_round(record, number)
+
+    # --- the keeper -----------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start this process's keeper and news tasks (on app start-up)."""
+        if not self._tasks:
+            loop = asyncio.get_running_loop()
+            self._tasks = [loop.create_task(self.keep()), loop.create_task(self.follow())]
+
+    async def end(self) -> None:
+        """Stop the tasks (on app shutdown)."""
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def keep(self) -> None:
+        """Forever: do what is due in every round past its deadline or start time."""
+        while True:
+            try:
+                due = await self.store.due_rounds(DUE_BATCH)
+            except StoreUnavailable:
+                await asyncio.sleep(1.0)
+                continue
+            for tournament_id, number in due:
+                try:
+                    record = await self.store.get_tournament(tournament_id)
+                    if record is None or not 1 <= number <= record.rounds:
+                        await self.store.drop_due(tournament_id, number)
+                        continue
+                    state = await self.advance(record, number)
+                    if state.finished:
+                        await self.store.drop_due(tournament_id, number)
+                except StoreUnavailable:
+                    break
+                except Exception:  # one round's fault must not stop the others
+                    log.exception("lockstep round %s/%s", tournament_id, number)
+            await asyncio.sleep(KEEPER_TICK)
+
+    # --- following the calls ----------------------------------------------------------
+
+    async def follow(self) -> None:
+        """Forever: read the calls of every followed round that has news, once for all."""
+        while True:
+            try:
+                for key in list(self._watches):  # news may have been missed: read again
+                    await self._refresh(key)
+                async for key in self.store.round_news():
+                    if key in self._watches:
+                        await self._refresh(key)
+            except StoreUnavailable:
+                await asyncio.sleep(0.5)
+
+    async def _refresh(self, key: tuple[str, int]) -> None:
+        watch = self._watches.get(key)
+        if watch is None:
+            return
+        after = watch.calls[-1].index if watch.calls else -1
+        fresh = await self.store.round_calls(key[0], key[1], after)
+        state = await self.store.round_state(key[0], key[1])
+        watch.calls.extend(call for call in fresh if call.index > after)
+        watch.state = state
+        watch.tell()
+
+    @contextlib.asynccontextmanager
+    async def _watch(self, key: tuple[str, int]) -> AsyncIterator[_Watch]:
+        """Follow a round for one listener (503 past :data:`MAX_LISTENERS`)."""
+        if self._listeners >= MAX_LISTENERS:
+            raise problem(
+                503,
+                f"this server follows {MAX_LISTENERS} rounds' calls at once: try again soon",
+                type_="/problems/unavailable",
+                code="too-many-listeners",
+                headers={"Retry-After": "5"},
+            )
+        watch = self._watches.get(key)
+        if watch is None:
+            watch = self._watches[key] = _Watch()
+        watch.listeners += 1
+        self._listeners += 1
+        try:
+            if watch.state is None:
+                await self._refresh(key)
+            yield watch
+        finally:
+            watch.listeners -= 1
+            self._listeners -= 1
+            if watch.listeners == 0:
+                self._watches.pop(key, None)
+
+    async def _wait(self, watch: _Watch, key: tuple[str, int], seconds: float) -> None:
+        """Wait for news of the round, at most ``seconds`` (reading it again meanwhile)."""
+        changed = watch.changed
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(changed.wait(), min(seconds, REFRESH))
+            return
+        await self._refresh(key)
+
+    async def long_poll(
+        self, record: TournamentRecord, number: int, after: int, wait: float
+    ) -> RoundCalls:
+        """The calls after ``after``, waiting up to ``wait`` seconds for one (or the end)."""
+        key = (record.tournament_id, number)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + min(wait, MAX_WAIT)
+        async with self._watch(key) as watch:
+            while True:
+                fresh = [call for call in watch.calls if call.index > after]
+                finished = watch.state is not None and watch.state.finished
+                left = until - loop.time()
+                if fresh or finished or left <= 0:
+                    break
+                await self._wait(watch, key, left)
+        state = await self.advance(record, number)
+        return RoundCalls(
+            await self._status(record, number, state),
+            [self._call_of(record, call) for call in fresh],
+        )
+
+    async def stream(
+        self, record: TournamentRecord, number: int, after: int
+    ) -> AsyncIterator[ServerSentEventMessage]:
+        """Server-sent events: a ``call`` per card after ``after``, then ``end``."""
+        key = (record.tournament_id, number)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + STREAM_SECONDS
+        async with self._watch(key) as watch:
+            sent = after
+            quiet = loop.time()
+            while loop.time() < until:
+                for call in watch.calls:
+                    if call.index > sent:
+                        data = msgspec.json.encode(self._call_of(record, call)).decode()
+                        yield ServerSentEventMessage(data=data, event="call", id=call.index)
+                        sent = call.index
+                        quiet = loop.time()
+                if watch.state is not None and watch.state.finished:
+                    status = await self._status(record, number, watch.state)
+                    yield ServerSentEventMessage(
+                        data=msgspec.json.encode(status).decode(), event="end"
+                    )
+                    return
+                if loop.time() - quiet >= KEEPALIVE:
+                    yield ServerSentEventMessage(comment="keep-alive")
+                    quiet = loop.time()
+                await self._wait(watch, key, KEEPALIVE)
+
+
+def unknown_round(record: TournamentRecord, number: int) -> None:
+    """404 for a round the tournament does not have; 409 for an async tournament."""
+    if not 1 <= number <= record.rounds:
+        raise not_found(
+            f"round {number} is not in this tournament (rounds 1..{record.rounds})",
+            "unknown-round",
+        )
+    if record.format != "lockstep":
+        raise conflict(
+            "this tournament is async: each entrant plays at their own pace, nothing is called",
+            "not-lockstep",
+        )
+
+
+__all__ = ["Rounds", "rfc3339_ms", "turns_of", "unknown_round"]
