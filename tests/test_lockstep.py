@@ -520,7 +520,7 @@ def test_the_standings_page_follows_a_round_live_and_shows_no_grid(
     assert 'card <span class="call">3</span> of 25 called' in page
     assert '<span class="placed">1</span> of 2 placed it' in page
     assert 'content="2"' in page  # a round is live: the page follows it
-    assert 's left)' in page
+    assert "s left)" in page
     assert 'data-round="2" data-status="waiting"' in page
     assert 'class="grid"' not in page and 'class="card' in page  # the called card only
     shown = set(_card_texts(page.replace("&#", "")))

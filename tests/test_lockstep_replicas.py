@@ -89,8 +89,16 @@ class Listener(threading.Thread):
         self.url = f"{base_url}/v1/tournaments/{tid}/rounds/1/calls"
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.connected = threading.Event()
+        self.cut: httpx.HTTPError | None = None
+        """How the stream ended, if the server closed it before its ``end`` event."""
 
     def run(self) -> None:
+        try:
+            self._follow()
+        except httpx.HTTPError as error:
+            self.cut = error
+
+    def _follow(self) -> None:
         headers = {"Accept": "text/event-stream"}
         with httpx.stream("GET", self.url, headers=headers, timeout=60) as stream:
             self.connected.set()
@@ -242,3 +250,29 @@ def test_a_redis_outage_mid_round_keeps_every_placement_and_the_stored_deadlines
             f"/v1/deals/{bea_deal}/moves", json={"index": 3, "move": "e5"}, headers=bearer(bea)
         )
         assert (late.status_code, late.json()["code"]) == (409, "auto-placed")
+
+
+def test_a_stopping_server_closes_its_event_streams_and_long_polls(redis: RedisServer) -> None:
+    """Listeners do not hold a stopping replica up: it closes them after its grace."""
+    owner = organizer(redis.url)
+    with served_process("--log-level", "critical", env=replica_env(redis)) as (url, process):
+        with httpx.Client(base_url=url, timeout=10) as client:
+            tid = lockstep_tournament(client, owner)
+            seat(client, tid, "Ada")
+        listener = Listener(url, tid)
+        listener.start()
+        assert listener.connected.wait(10)
+        poll = threading.Thread(
+            target=lambda: httpx.get(
+                f"{url}/v1/tournaments/{tid}/rounds/1/calls?wait=55", timeout=60
+            ),
+            daemon=True,
+        )
+        poll.start()
+        time.sleep(0.5)
+        stopping = time.monotonic()
+        process.terminate()
+        process.wait(20)
+        assert time.monotonic() - stopping < 12  # the grace (5 s), not the poll's 55 s
+        listener.join(5)
+        assert listener.cut is not None  # closed by the server; the client resumes elsewhere

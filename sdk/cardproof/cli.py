@@ -69,6 +69,9 @@ def _serve(args: argparse.Namespace) -> int:
             # X-Forwarded-For names the client only when a proxy the operator named sent
             # it: by default nobody, not even 127.0.0.1 (a local client could name itself)
             forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", ""),
+            # a stopping server gives requests in flight this long, then closes the rest:
+            # event streams and long polls would otherwise hold it up (clients resume)
+            timeout_graceful_shutdown=SHUTDOWN_GRACE,
         )
     finally:
         if metrics_dir is not None:
@@ -632,6 +635,9 @@ def _tournament(args: argparse.Namespace) -> int:
         print(f"{command}: cannot reach {args.url}: {error}", file=sys.stderr)
         return 2
 
+
+SHUTDOWN_GRACE = 5
+"""Seconds a stopping ``cardproof serve`` waits for requests in flight."""
 
 URL_ENV = "CARDPROOF_URL"
 """The server every command that takes ``--url`` uses when ``--url`` is not given."""

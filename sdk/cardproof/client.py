@@ -1333,6 +1333,25 @@ class _Seat:
         self.round = round_number
         self.call: Call | None = None
         """The call the player is to place now, once :meth:`calls` has yielded it."""
+        self._after = -1
+        """The index of the last call seen."""
+
+    def _news(self, answer: RoundCalls, next_index: int) -> Call | None:
+        """The call of a long poll's answer that may be this seat's to place.
+
+        The game is then read again: cards may have been placed for the player meanwhile.
+        """
+        for call in answer.calls:
+            self._after = max(self._after, call.index)
+        current = answer.calls[-1] if answer.calls else None
+        return current if current is not None and current.index >= next_index else None
+
+    def _placeable(self, call: Call, game: _GameState) -> bool:
+        """Whether ``call`` is the card ``game`` (read again) places next: it is yielded."""
+        if game.finished or call.index != game.next_index:
+            return False
+        self.call = call
+        return True
 
     @staticmethod
     def _placed_for_you(error: ConflictError) -> bool:
@@ -1365,18 +1384,15 @@ class Round(_Seat):
 
     def calls(self, *, wait: float = 20.0) -> Iterator[Call]:
         """Each call this seat is to place, as it comes, until the game is over."""
-        after = self.game.next_index - 1
+        self._after = self.game.next_index - 1
         while not self.game.finished:
             answer = self._client.round_calls(
-                self.tournament_id, self.round, after=after, wait=wait, token=self.game.token
+                self.tournament_id, self.round, after=self._after, wait=wait, token=self.game.token
             )
-            for call in answer.calls:
-                after = max(after, call.index)
-            current = answer.calls[-1] if answer.calls else None
-            if current is not None and current.index >= self.game.next_index:
+            current = self._news(answer, self.game.next_index)
+            if current is not None:
                 self.sync()
-                if not self.game.finished and current.index == self.game.next_index:
-                    self.call = current
+                if self._placeable(current, self.game):
                     yield current
             if answer.status.status == "finished" and not self.game.finished:
                 self.sync()
@@ -1417,18 +1433,15 @@ class AsyncRound(_Seat):
 
     async def calls(self, *, wait: float = 20.0) -> AsyncIterator[Call]:
         """Each call this seat is to place, as it comes (see :meth:`Round.calls`)."""
-        after = self.game.next_index - 1
+        self._after = self.game.next_index - 1
         while not self.game.finished:
             answer = await self._client.round_calls(
-                self.tournament_id, self.round, after=after, wait=wait, token=self.game.token
+                self.tournament_id, self.round, after=self._after, wait=wait, token=self.game.token
             )
-            for call in answer.calls:
-                after = max(after, call.index)
-            current = answer.calls[-1] if answer.calls else None
-            if current is not None and current.index >= self.game.next_index:
+            current = self._news(answer, self.game.next_index)
+            if current is not None:
                 await self.sync()
-                if not self.game.finished and current.index == self.game.next_index:
-                    self.call = current
+                if self._placeable(current, self.game):
                     yield current
             if answer.status.status == "finished" and not self.game.finished:
                 await self.sync()

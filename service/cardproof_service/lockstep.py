@@ -18,13 +18,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from litestar.response.sse import ServerSentEventMessage
 
 from cardproof.games import Game, variant
 from cardproof.models import Call, RoundCalls, RoundStatus
@@ -87,6 +87,10 @@ class _Watch:
     state: RoundState | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     listeners: int = 0
+    read_at: float = 0.0
+    """When (loop time) the round was last read from the store."""
+    events: dict[int, bytes] = field(default_factory=dict)
+    """Each call as a server-sent event, encoded once for every listener."""
 
     def tell(self) -> None:
         """Wake every listener (each waits on the event it saw)."""
@@ -327,15 +331,26 @@ class Rounds:
                 await asyncio.sleep(0.5)
 
     async def _refresh(self, key: tuple[str, int]) -> None:
+        """Read the round's new calls and state; wake its listeners if anything changed."""
         watch = self._watches.get(key)
         if watch is None:
             return
+        watch.read_at = asyncio.get_running_loop().time()
         after = watch.calls[-1].index if watch.calls else -1
-        fresh = await self.store.round_calls(key[0], key[1], after)
+        fresh = [call for call in await self.store.round_calls(key[0], key[1], after)]
         state = await self.store.round_state(key[0], key[1])
-        watch.calls.extend(call for call in fresh if call.index > after)
+        fresh = [
+            call for call in fresh if call.index > (watch.calls[-1].index if watch.calls else -1)
+        ]
+        before = watch.state
+        watch.calls.extend(fresh)
         watch.state = state
-        watch.tell()
+        if (
+            fresh
+            or before is None
+            or (before.finished, before.call) != (state.finished, state.call)
+        ):
+            watch.tell()
 
     @contextlib.asynccontextmanager
     async def _watch(self, key: tuple[str, int]) -> AsyncIterator[_Watch]:
@@ -363,18 +378,48 @@ class Rounds:
             if watch.listeners == 0:
                 self._watches.pop(key, None)
 
-    async def _wait(self, watch: _Watch, key: tuple[str, int], seconds: float) -> None:
-        """Wait for news of the round, at most ``seconds`` (reading it again meanwhile)."""
-        changed = watch.changed
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(changed.wait(), min(seconds, REFRESH))
-            return
-        await self._refresh(key)
+    async def _wait(
+        self,
+        watch: _Watch,
+        key: tuple[str, int],
+        seconds: float,
+        gone: asyncio.Future[None] | None = None,
+    ) -> None:
+        """Wait for news of the round, at most ``seconds`` (reading it again meanwhile).
+
+        ``gone`` ends the wait too: the client has gone away.
+        """
+        done: Any = False
+        if gone is None:  # an event stream: the cheapest wait (hundreds wake at each call)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(min(seconds, REFRESH)):
+                    done = await watch.changed.wait()
+        else:
+            changed: asyncio.Future[Any] = asyncio.ensure_future(watch.changed.wait())
+            waits: set[asyncio.Future[Any]] = {changed, gone}
+            try:
+                done, _ = await asyncio.wait(
+                    waits, timeout=min(seconds, REFRESH), return_when=FIRST_COMPLETED
+                )
+            finally:
+                changed.cancel()
+        stale = asyncio.get_running_loop().time() - watch.read_at >= REFRESH
+        if not done and stale:  # no news for a while: one listener reads for all
+            with contextlib.suppress(StoreUnavailable):  # a listener outlasts an outage
+                await self._refresh(key)
 
     async def long_poll(
-        self, record: TournamentRecord, number: int, after: int, wait: float
+        self,
+        record: TournamentRecord,
+        number: int,
+        after: int,
+        wait: float,
+        gone: asyncio.Future[None] | None = None,
     ) -> RoundCalls:
-        """The calls after ``after``, waiting up to ``wait`` seconds for one (or the end)."""
+        """The calls after ``after``, waiting up to ``wait`` seconds for one (or the end).
+
+        ``gone`` (done once the client has gone away) ends the wait early.
+        """
         key = (record.tournament_id, number)
         loop = asyncio.get_running_loop()
         until = loop.time() + min(wait, MAX_WAIT)
@@ -383,9 +428,9 @@ class Rounds:
                 fresh = [call for call in watch.calls if call.index > after]
                 finished = watch.state is not None and watch.state.finished
                 left = until - loop.time()
-                if fresh or finished or left <= 0:
+                if fresh or finished or left <= 0 or (gone is not None and gone.done()):
                     break
-                await self._wait(watch, key, left)
+                await self._wait(watch, key, left, gone)
         state = await self.advance(record, number)
         return RoundCalls(
             await self._status(record, number, state),
@@ -394,8 +439,12 @@ class Rounds:
 
     async def stream(
         self, record: TournamentRecord, number: int, after: int
-    ) -> AsyncIterator[ServerSentEventMessage]:
-        """Server-sent events: a ``call`` per card after ``after``, then ``end``."""
+    ) -> AsyncIterator[bytes]:
+        """Server-sent events: a ``call`` per card after ``after``, then ``end``.
+
+        Each call is encoded once per process and the same bytes go to every listener:
+        a call reaches hundreds of seats at once.
+        """
         key = (record.tournament_id, number)
         loop = asyncio.get_running_loop()
         until = loop.time() + STREAM_SECONDS
@@ -405,20 +454,27 @@ class Rounds:
             while loop.time() < until:
                 for call in watch.calls:
                     if call.index > sent:
-                        data = msgspec.json.encode(self._call_of(record, call)).decode()
-                        yield ServerSentEventMessage(data=data, event="call", id=call.index)
+                        event = watch.events.get(call.index)
+                        if event is None:
+                            data = msgspec.json.encode(self._call_of(record, call))
+                            event = watch.events[call.index] = _event(b"call", data, call.index)
+                        yield event
                         sent = call.index
                         quiet = loop.time()
                 if watch.state is not None and watch.state.finished:
                     status = await self._status(record, number, watch.state)
-                    yield ServerSentEventMessage(
-                        data=msgspec.json.encode(status).decode(), event="end"
-                    )
+                    yield _event(b"end", msgspec.json.encode(status))
                     return
                 if loop.time() - quiet >= KEEPALIVE:
-                    yield ServerSentEventMessage(comment="keep-alive")
+                    yield b": keep-alive\r\n\r\n"
                     quiet = loop.time()
                 await self._wait(watch, key, KEEPALIVE)
+
+
+def _event(name: bytes, data: bytes, event_id: int | None = None) -> bytes:
+    """One server-sent event (``data`` is one line of JSON)."""
+    head = b"" if event_id is None else b"id: %d\r\n" % event_id
+    return head + b"event: " + name + b"\r\ndata: " + data + b"\r\n\r\n"
 
 
 def unknown_round(record: TournamentRecord, number: int) -> None:

@@ -568,11 +568,17 @@ class Tournaments:
         return await self.rounds._status(record, round_number, state)
 
     async def round_calls(
-        self, tournament_id: str, round_number: int, access: Access, after: int, wait: float
+        self,
+        tournament_id: str,
+        round_number: int,
+        access: Access,
+        after: int,
+        wait: float,
+        gone: asyncio.Future[None] | None = None,
     ) -> RoundCalls:
         """The calls after ``after`` (a long poll: waits up to ``wait`` seconds for one)."""
         record = await self._lockstep(tournament_id, round_number, access)
-        return await self.rounds.long_poll(record, round_number, after, wait)
+        return await self.rounds.long_poll(record, round_number, after, wait, gone)
 
     async def round_stream(
         self, tournament_id: str, round_number: int, access: Access, after: int

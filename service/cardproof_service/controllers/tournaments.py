@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, Parameter, QueryParameter
-from litestar.response import ServerSentEvent, Stream
+from litestar.response import Stream
 
 from cardproof.models import (
     CloseRequest,
@@ -51,6 +52,12 @@ def access_of(request: Request[Any, Any, Any]) -> Access:
     """Who reads: the ``Authorization`` header and the ``X-Invite-Code`` header."""
     headers = request.headers
     return Access(headers.get("authorization"), headers.get("x-invite-code"))
+
+
+async def _until_gone(request: Request[Any, Any, Any]) -> None:
+    """Return once the client has gone away (``http.disconnect``): a long poll stops."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def tournaments_of(request: Request[Any, Any, Any]) -> Tournaments:
@@ -346,8 +353,18 @@ class TournamentsController(Controller):
         if "text/event-stream" in request.headers.get("accept", ""):
             start = int(last_event_id) if last_event_id is not None else after
             events = await tournaments.round_stream(tournament_id, round_number, access, start)
-            return ServerSentEvent(events, headers={"Cache-Control": "no-store"})
-        calls = await tournaments.round_calls(tournament_id, round_number, access, after, wait)
+            return Stream(
+                events,
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            )
+        gone = asyncio.ensure_future(_until_gone(request))
+        try:
+            calls = await tournaments.round_calls(
+                tournament_id, round_number, access, after, wait, gone
+            )
+        finally:
+            gone.cancel()
         return Response(calls, headers={"Cache-Control": "no-store"})
 
     @get(

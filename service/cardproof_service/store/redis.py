@@ -50,6 +50,8 @@ T = TypeVar("T")
 PREFIX: Final = "cardproof:"
 DUE: Final = f"{PREFIX}lockstep-due"
 """Rounds by when they are due (ms): a call's deadline, or a start time."""
+MAX_CONNECTIONS: Final = 64
+"""Connections a process keeps to Redis at most (each pub/sub subscription takes one)."""
 NEWS: Final = f"{PREFIX}round-news"
 """The channel a round's key is published on when it calls a card or finishes."""
 _REFUSING: Final = (OutOfMemoryError, ReadOnlyError, MasterDownError)
@@ -427,16 +429,22 @@ class RedisStore:
         and each recognises its own first run: appends check the index, a deal finds
         itself, an entry its own id, an organizer its own name, a close its own time.
         A timeout is not resent.
+
+        At most ``MAX_CONNECTIONS`` connections are open at once; a call beyond them waits
+        for one (within ``timeout``) instead of failing: a burst of moves (every seat of a
+        lockstep round placing its card) queues rather than answering 503.
         """
-        client = redis.Redis.from_url(
+        pool = redis.BlockingConnectionPool.from_url(
             url,
+            max_connections=MAX_CONNECTIONS,
+            timeout=timeout,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             health_check_interval=10,
             retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
             retry_on_error=[RedisConnectionError],
         )
-        return cls(client, timeout=timeout)
+        return cls(redis.Redis(connection_pool=pool), timeout=timeout)
 
     async def _call(self, step: Callable[[], Awaitable[T]]) -> T:
         try:
