@@ -69,6 +69,12 @@ def seat(client: httpx.Client, tid: str, name: str) -> tuple[str, str]:
     return token, deal["deal_id"]
 
 
+def place(client: httpx.Client, token: str, deal_id: str, index: int, move: str) -> Any:
+    """Place move ``index`` of a seat's game; the answer (200 or the test fails)."""
+    body = {"index": index, "move": move}
+    return ok(client.post(f"/v1/deals/{deal_id}/moves", json=body, headers=bearer(token)))
+
+
 def call_index(client: httpx.Client, tid: str) -> int:
     status = ok(client.get(f"/v1/tournaments/{tid}/rounds/1"))
     return 25 if status["status"] == "finished" else int(status["call"])
@@ -144,10 +150,8 @@ def test_a_round_over_two_replicas_with_an_idle_entrant(redis: RedisServer) -> N
         assert (started["seats"], started["call"]) == (3, 0)
         idle_until = 3  # Idle sleeps through cards 0..2, then plays
         for index in range(25):
-            ok(a.post(f"/v1/deals/{ada_deal}/moves", json={"index": index, "move": CELLS[index]},
-                      headers=bearer(ada)))  # fmt: skip
-            ok(b.post(f"/v1/deals/{bea_deal}/moves",
-                      json={"index": index, "move": CELLS[24 - index]}, headers=bearer(bea)))  # fmt: skip
+            place(a, ada, ada_deal, index, CELLS[index])
+            place(b, bea, bea_deal, index, CELLS[24 - index])
             if index >= idle_until:
                 game = ok(b.get(f"/v1/deals/{idle_deal}", headers=bearer(idle)))
                 free = next(
@@ -156,8 +160,7 @@ def test_a_round_over_two_replicas_with_an_idle_entrant(redis: RedisServer) -> N
                     for c, card in enumerate(row)
                     if card is None
                 )
-                ok(a.post(f"/v1/deals/{idle_deal}/moves", json={"index": index, "move": free},
-                          headers=bearer(idle)))  # fmt: skip
+                place(a, idle, idle_deal, index, free)
             wait_for_call(b if index % 2 else a, tid, index + 1, seconds=5 * CARD_SECONDS + 5)
         listener.join(15)
         assert [name for name, _ in listener.events] == ["call"] * 25 + ["end"]
@@ -195,20 +198,15 @@ def test_a_replica_killed_mid_round_stalls_nothing(redis: RedisServer) -> None:
         bea, bea_deal = seat(b, tid, "Bea")
         ok(a.post(f"/v1/tournaments/{tid}/rounds/1/start", json={}, headers=owner))
         for index in range(5):
-            ok(a.post(f"/v1/deals/{ada_deal}/moves", json={"index": index, "move": CELLS[index]},
-                      headers=bearer(ada)))  # fmt: skip
-            ok(b.post(f"/v1/deals/{bea_deal}/moves", json={"index": index, "move": CELLS[index]},
-                      headers=bearer(bea)))  # fmt: skip
-        ok(a.post(f"/v1/deals/{ada_deal}/moves", json={"index": 5, "move": CELLS[5]},
-                  headers=bearer(ada)))  # fmt: skip
+            place(a, ada, ada_deal, index, CELLS[index])
+            place(b, bea, bea_deal, index, CELLS[index])
+        place(a, ada, ada_deal, 5, CELLS[5])
         process_a.kill()  # mid-call: Bea has not placed card 5, and never will
         process_a.wait(10)
         wait_for_call(b, tid, 6, seconds=CARD_SECONDS + 5)  # B's keeper places it for her
         for index in range(6, 25):
-            ok(b.post(f"/v1/deals/{ada_deal}/moves", json={"index": index, "move": CELLS[index]},
-                      headers=bearer(ada)))  # fmt: skip
-            ok(b.post(f"/v1/deals/{bea_deal}/moves", json={"index": index, "move": CELLS[index]},
-                      headers=bearer(bea)))  # fmt: skip
+            place(b, ada, ada_deal, index, CELLS[index])
+            place(b, bea, bea_deal, index, CELLS[index])
         assert ok(b.get(f"/v1/tournaments/{tid}/rounds/1"))["status"] == "finished"
         receipt = ok(b.get(f"/v1/deals/{bea_deal}/receipt", headers=bearer(bea)))
         assert receipt["payload"]["auto_placed"] == [5]
@@ -228,11 +226,8 @@ def test_a_redis_outage_mid_round_keeps_every_placement_and_the_stored_deadlines
         ok(client.post(f"/v1/tournaments/{tid}/rounds/1/start", json={}, headers=owner))
         for index in range(3):
             for token, deal_id in ((ada, ada_deal), (bea, bea_deal)):
-                ok(client.post(f"/v1/deals/{deal_id}/moves",
-                               json={"index": index, "move": CELLS[index]},
-                               headers=bearer(token)))  # fmt: skip
-        ok(client.post(f"/v1/deals/{ada_deal}/moves", json={"index": 3, "move": "e5"},
-                       headers=bearer(ada)))  # fmt: skip
+                place(client, token, deal_id, index, CELLS[index])
+        place(client, ada, ada_deal, 3, "e5")
         redis.stop()
         refused = client.post(
             f"/v1/deals/{bea_deal}/moves", json={"index": 3, "move": "d1"}, headers=bearer(bea)
