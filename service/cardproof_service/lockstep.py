@@ -63,6 +63,8 @@ MAX_WAIT = 55
 """The longest long poll, in seconds."""
 STREAM_SECONDS = 3600.0
 """An event stream ends after this long; the client resumes with ``Last-Event-ID``."""
+SHUTDOWN_WAIT = 2.0
+"""Seconds a stopping app waits for its keeper and news tasks to end."""
 REFRESH = 1.0
 """Seconds after which a followed round is read again even without news."""
 
@@ -285,13 +287,12 @@ class Rounds:
             self._tasks = [loop.create_task(self.keep()), loop.create_task(self.follow())]
 
     async def end(self) -> None:
-        """Stop the tasks (on app shutdown)."""
+        """Stop the tasks (on app shutdown), waiting for them a moment at most."""
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if tasks:  # a subscription being torn down must not hold the shutdown up
+            await asyncio.wait(tasks, timeout=SHUTDOWN_WAIT)
 
     async def keep(self) -> None:
         """Forever: do what is due in every round past its deadline or start time."""

@@ -913,11 +913,15 @@ class RedisStore:
                 yield tournament_id, int(number)
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                async with asyncio.timeout(1.0):  # a lost connection must not hold this up
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def close(self) -> None:
-        """Close the connection pool."""
-        await self._redis.aclose()
+        """Close the client and its connection pool (given to it: closed here)."""
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(self._timeout):
+                await self._redis.aclose()
+                await self._redis.connection_pool.disconnect()
 
     async def memory_usage(self, deal_id: str) -> int:
         """Bytes Redis uses for one deal (``MEMORY USAGE``), for the benchmarks."""
