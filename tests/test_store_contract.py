@@ -8,6 +8,7 @@ flushed before each test. The outage tests always use a private server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import uuid
@@ -792,3 +793,15 @@ async def test_round_news_tells_every_subscriber(store: Store) -> None:
     )
     await asyncio.wait_for(listener, 5)
     assert news == [(tournament, 1), (tournament, 1)]
+
+
+async def test_a_cancelled_call_is_cancelled(store: Store) -> None:
+    """redis-py may swallow a cancel and answer anyway: the store turns it back into one,
+    so a stopping keeper (or a caller gone away) is not carried on by a late answer."""
+    for step in range(60):
+        call = asyncio.create_task(store.due_rounds(10))
+        await asyncio.sleep(0.0001 * (step % 20))
+        call.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+            assert not call.cancelling(), f"step {step}: answered though cancelled"

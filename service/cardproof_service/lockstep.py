@@ -109,6 +109,7 @@ class Rounds:
     _watches: dict[tuple[str, int], _Watch] = field(default_factory=dict)
     _listeners: int = 0
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _stopping: bool = False
 
     # --- status ---------------------------------------------------------------------
 
@@ -283,20 +284,22 @@ class Rounds:
     def begin(self) -> None:
         """Start this process's keeper and news tasks (on app start-up)."""
         if not self._tasks:
+            self._stopping = False
             loop = asyncio.get_running_loop()
             self._tasks = [loop.create_task(self.keep()), loop.create_task(self.follow())]
 
     async def end(self) -> None:
         """Stop the tasks (on app shutdown), waiting for them a moment at most."""
         tasks, self._tasks = self._tasks, []
+        self._stopping = True  # the loops end even if a cancel is lost on the way
         for task in tasks:
             task.cancel()
         if tasks:  # a subscription being torn down must not hold the shutdown up
             await asyncio.wait(tasks, timeout=SHUTDOWN_WAIT)
 
     async def keep(self) -> None:
-        """Forever: do what is due in every round past its deadline or start time."""
-        while True:
+        """Until the app stops: do what is due in every round past its deadline or start time."""
+        while not self._stopping:
             try:
                 due = await self.store.due_rounds(DUE_BATCH)
             except StoreUnavailable:
@@ -320,8 +323,8 @@ class Rounds:
     # --- following the calls ----------------------------------------------------------
 
     async def follow(self) -> None:
-        """Forever: read the calls of every followed round that has news, once for all."""
-        while True:
+        """Until the app stops: read the calls of every followed round that has news."""
+        while not self._stopping:
             try:
                 for key in list(self._watches):  # news may have been missed: read again
                     await self._refresh(key)

@@ -449,8 +449,15 @@ class RedisStore:
     async def _call(self, step: Callable[[], Awaitable[T]]) -> T:
         try:
             async with asyncio.timeout(self._timeout):
-                return await step()
+                result = await step()
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # redis-py can swallow a cancel
+                raise asyncio.CancelledError
+            return result
         except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # redis-py turned a cancel into this
+                raise asyncio.CancelledError from error
             raise StoreUnavailable(f"redis: {error.__class__.__name__}") from error
         except ResponseError as error:  # Redis up but refusing writes: down for us too
             if isinstance(error, _REFUSING) or str(error).startswith("MISCONF"):
@@ -902,11 +909,14 @@ class RedisStore:
         pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
         try:
             await self._call(lambda: pubsub.subscribe(NEWS))
+            task = asyncio.current_task()
             while True:
                 try:
                     message = await pubsub.get_message(timeout=1.0)
                 except (RedisConnectionError, RedisTimeoutError, OSError) as error:
                     raise StoreUnavailable(f"redis: {error.__class__.__name__}") from error
+                if task is not None and task.cancelling():  # redis-py can swallow a cancel
+                    raise asyncio.CancelledError
                 if message is None or message.get("type") != "message":
                     continue
                 tournament_id, _, number = cast(bytes, message["data"]).decode().rpartition(":")
