@@ -53,6 +53,8 @@ log = logging.getLogger("cardproof.lockstep")
 
 KEEPER_TICK = 0.05
 """Seconds between a replica's looks for rounds past their deadline or start time."""
+SEAT_BATCH = 256
+"""Seated games a late placement (or the close) reads from the store at a time."""
 DUE_BATCH = 50
 """Rounds a look takes at most."""
 MAX_LISTENERS = 10_000
@@ -120,11 +122,12 @@ class Rounds:
     async def status(self, record: TournamentRecord, number: int) -> RoundStatus:
         """The round now, after any placement its deadline calls for."""
         state = await self.advance(record, number)
-        return await self._status(record, number, state)
+        return await self.describe(record, number, state)
 
-    async def _status(
+    async def describe(
         self, record: TournamentRecord, number: int, state: RoundState
     ) -> RoundStatus:
+        """The status of a round as ``state`` has it (no placement is made)."""
         starts_at = None
         if record.round_starts is not None and state.started_at is None:
             starts_at = rfc3339_ms(record.round_starts[number - 1] * 1000)
@@ -207,11 +210,17 @@ class Rounds:
             return await self.store.round_state(tournament_id, number)
         if state.now < state.deadline:
             return state
-        seats = await self.store.get_deals(await self.store.round_seats(tournament_id, number))
-        for seat in seats:
+        async for seat in self._seats(tournament_id, number):
             if seat.finished_at is None and len(seat.moves) == state.call:
                 await self._place(seat, record, "auto")
         return await self.store.round_state(tournament_id, number)
+
+    async def _seats(self, tournament_id: str, number: int) -> AsyncIterator[DealRecord]:
+        """The round's seated games, read :data:`SEAT_BATCH` at a time."""
+        deal_ids = await self.store.round_seats(tournament_id, number)
+        for start in range(0, len(deal_ids), SEAT_BATCH):
+            for seat in await self.store.get_deals(deal_ids[start : start + SEAT_BATCH]):
+                yield seat
 
     async def place_late(self, seat: DealRecord) -> None:
         """A player's move came after its deadline: place the round's late cards now."""
@@ -264,10 +273,7 @@ class Rounds:
         state = await self.store.round_state(record.tournament_id, number)
         if state.started_at is None or state.finished:
             return
-        seats = await self.store.get_deals(
-            await self.store.round_seats(record.tournament_id, number)
-        )
-        for seat in seats:
+        async for seat in self._seats(record.tournament_id, number):
             if seat.finished_at is None:
                 await self._place(seat, record, "closing")
         await self.store.finish_round(record.tournament_id, number)
@@ -340,12 +346,10 @@ class Rounds:
         if watch is None:
             return
         watch.read_at = asyncio.get_running_loop().time()
-        after = watch.calls[-1].index if watch.calls else -1
-        fresh = [call for call in await self.store.round_calls(key[0], key[1], after)]
+        fresh = await self.store.round_calls(key[0], key[1], _last_index(watch))
         state = await self.store.round_state(key[0], key[1])
-        fresh = [
-            call for call in fresh if call.index > (watch.calls[-1].index if watch.calls else -1)
-        ]
+        known = _last_index(watch)  # another refresh may have read some meanwhile
+        fresh = [call for call in fresh if call.index > known]
         before = watch.state
         watch.calls.extend(fresh)
         watch.state = state
@@ -437,7 +441,7 @@ class Rounds:
                 await self._wait(watch, key, left, gone)
         state = await self.advance(record, number)
         return RoundCalls(
-            await self._status(record, number, state),
+            await self.describe(record, number, state),
             [self._call_of(record, call) for call in fresh],
         )
 
@@ -466,13 +470,18 @@ class Rounds:
                         sent = call.index
                         quiet = loop.time()
                 if watch.state is not None and watch.state.finished:
-                    status = await self._status(record, number, watch.state)
+                    status = await self.describe(record, number, watch.state)
                     yield _event(b"end", msgspec.json.encode(status))
                     return
                 if loop.time() - quiet >= KEEPALIVE:
                     yield b": keep-alive\r\n\r\n"
                     quiet = loop.time()
                 await self._wait(watch, key, KEEPALIVE)
+
+
+def _last_index(watch: _Watch) -> int:
+    """The index of the last call a watch holds (-1: none yet)."""
+    return watch.calls[-1].index if watch.calls else -1
 
 
 def _event(name: bytes, data: bytes, event_id: int | None = None) -> bytes:

@@ -565,7 +565,7 @@ class Tournaments:
         unknown_round(record, round_number)
         _require_open(record)
         state = await self.rounds.start(record, round_number, scheduled=False)
-        return await self.rounds._status(record, round_number, state)
+        return await self.rounds.describe(record, round_number, state)
 
     async def round_calls(
         self,
