@@ -552,8 +552,9 @@ def cardproof_server(
     *,
     pure_python_http: bool = False,
     log_level: str = "warning",
+    workers: int = 1,
 ) -> Iterator[Server]:
-    """``cardproof serve`` on a free port, one worker, fixed keys, warm-up on.
+    """``cardproof serve`` on a free port, ``workers`` workers (1), fixed keys, warm-up on.
 
     ``pure_python_http`` runs the same app under uvicorn's pure-Python stack instead (h11
     and the stock asyncio loop, what ``pip install uvicorn`` alone gives): the reference
@@ -562,7 +563,7 @@ def cardproof_server(
     port = free_port()
     command = [
         str(Path(sys.executable).parent / "cardproof"),
-        *("serve", "--port", str(port), "--workers", "1", "--log-level", log_level),
+        *("serve", "--port", str(port), "--workers", str(workers), "--log-level", log_level),
     ]
     if pure_python_http:
         command = [sys.executable, "-m", "uvicorn", "cardproof_service.app:create_app"]

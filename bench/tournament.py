@@ -1,7 +1,7 @@
 """A simulated tournament on Redis: entrants play every round through the API.
 
 Starts a private ``redis-server`` (no persistence, a free port) and ``cardproof serve``
-on it (one worker, fixed keys), makes an organizer key with ``cardproof keys organizer
+on it (``--workers``, 2 by default: one per core of these machines; fixed keys), makes an organizer key with ``cardproof keys organizer
 create``, creates a poker-squares tournament, then a bounded load driver in this
 process (asyncio, ``--concurrency`` httpx clients on loopback) enters ``--entrants``
 entrants and plays ``--rounds`` rounds each: open the round's deal, then 25 moves, each
@@ -27,13 +27,13 @@ max over the round; and the delivery of each call to each seat's event stream (t
 store's time of the call to its arrival in the seat's client), p50/p99.
 
 The driver shares the 2 cores with the server and Redis, so the load figures are what
-one worker does with a competing client, not a ceiling.
+the workers do with a competing client, not a ceiling.
 
 Targets: standings for 1,000 entrants in <= 20 ms p99; in a lockstep round of 500 seats,
 the next call <= 20 ms (median) after the last placement, and SSE delivery <= 100 ms p99.
 
 Run: ``.venv/bin/python bench/tournament.py [--entrants N] [--rounds N] [--concurrency N]
-[--samples N] [--seats N]`` (about two minutes with the defaults).
+[--samples N] [--seats N] [--workers N]`` (about two minutes with the defaults).
 """
 
 from __future__ import annotations
@@ -404,6 +404,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--samples", type=int, default=300, help="standings reads")
     parser.add_argument("--seats", type=int, default=500, help="seats of the lockstep round")
+    parser.add_argument("--workers", type=int, default=2, help="cardproof serve workers")
     args = parser.parse_args()
     print_machine("bench/tournament.py: a simulated tournament on Redis, through the API")
     from cardproof.tournaments import verify_export
@@ -412,7 +413,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="cardproof-tournament-") as tmp, ExitStack() as stack:
         workdir = Path(tmp)
         url, redis_pid = stack.enter_context(private_redis(workdir))
-        server = stack.enter_context(cardproof_server(workdir, "redis", url, redis_pid))
+        server = stack.enter_context(
+            cardproof_server(workdir, "redis", url, redis_pid, workers=args.workers)
+        )
         key = organizer_key(url)
         now = datetime.now(UTC)
         body = {

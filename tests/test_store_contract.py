@@ -625,6 +625,35 @@ async def test_a_tournament_closes_once(store: Store) -> None:
     assert closed == msgspec.structs.replace(record, closed_at=1_800_000_000)
 
 
+async def test_a_players_move_after_the_close_is_refused(store: Store) -> None:
+    record = TournamentRecord(
+        tournament_id=new_id("t"),
+        organizer_id="0123456789abcdef",
+        name="Close race",
+        variant="poker-squares",
+        options={},
+        rounds=1,
+        opens_at=1_700_000_000,
+        closes_at=1_900_000_000,
+        salt="ab" * 16,
+        created_at=1_700_000_000,
+    )
+    tid = record.tournament_id
+    await store.create_tournament(record)
+    game = new_record(tournament=tid, round=1, entrant="e1", player="Ada")
+    assert await store.create_deal(game, TTL) is None
+    moved = await store.append_move(game.deal_id, 0, "a1", None, TTL, tournament=tid)
+    assert moved == Appended("appended", 1)
+    assert await store.close_tournament(tid, 1_800_000_000) is True
+    refused = await store.append_move(game.deal_id, 1, "b1", None, TTL, tournament=tid)
+    assert refused.outcome == "closed"
+    completion = await store.append_move(game.deal_id, 1, "b1 c1", None, TTL)  # the close's own
+    assert completion.outcome == "appended"
+    found = await store.get_deal(game.deal_id)
+    assert found is not None
+    assert found.moves == ["a1", "b1", "c1"]
+
+
 # --- a write run twice (its reply lost, the command resent) -------------------------
 
 

@@ -423,9 +423,14 @@ def test_a_games_moves_take_its_entrants_own_token(client: HttpClient, owner: st
     tid = open_tournament(client, owner)["tournament"]["tournament_id"]
     ada = enter(client, tid, "Ada").json()["token"]
     bea = enter(client, tid, "Bea").json()["token"]
-    game = play_round(client, tid, ada, 1, CELLS[:24])  # one move before the end
+    game = play_round(client, tid, ada, 1, CELLS[:23])
     url = f"/v1/deals/{game['deal_id']}/moves"
-    last = {"index": 24, "move": CELLS[24]}
+    middle = {"index": 23, "move": CELLS[23]}  # the game is this process's cached copy now
+    assert client.post(url, json=middle).status_code == 401
+    taken = client.post(url, json=middle, headers=bearer(bea))
+    assert (taken.status_code, taken.json()["code"]) == (403, "other-entrant")
+    assert client.post(url, json=middle, headers=bearer(ada)).json()["index"] == 23
+    last = {"index": 24, "move": CELLS[24]}  # one move before the end
     assert client.post(url, json=last).status_code == 401
     stolen = client.post(url, json=last, headers=bearer(bea))
     assert (stolen.status_code, stolen.json()["code"]) == (403, "other-entrant")

@@ -117,33 +117,59 @@ def conflict(detail: str, code: str, **extra: Any) -> ProblemDetailsException:
     return problem(409, detail, type_="/problems/conflict", code=code, **extra)
 
 
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A tournament game's facts a move checks without reading the store.
+
+    Whose game it is (the token must name ``entrant`` of ``tournament``), whether it
+    follows a lockstep round, and the tournament's closing and expiry times; a close by
+    its organizer is checked by the store's append itself.
+    """
+
+    tournament: str
+    entrant: str
+    round: int
+    lockstep: bool
+    closes_at: int
+    expires_at: int
+
+
+@dataclass(slots=True)
+class Cached:
+    """A game this process played, with its tournament seat if it is a tournament's."""
+
+    game: Game[Any, Any]
+    seat: Seat | None = None
+
+
 class GameCache:
     """The games this process played last, by deal id (least recently used goes first).
 
     Only a speed-up: a copy is used only when its move count is the next index, and the
-    store's append refuses the move if another replica moved since.
+    store's append refuses the move if another replica (or a placement for the player)
+    moved since, or if the game's tournament was closed.
     """
 
     def __init__(self, size: int = 4096) -> None:
         """A cache of at most ``size`` games."""
-        self._games: OrderedDict[str, Game[Any, Any]] = OrderedDict()
+        self._games: OrderedDict[str, Cached] = OrderedDict()
         self._size = size
 
-    def get(self, deal_id: str) -> Game[Any, Any] | None:
+    def get(self, deal_id: str) -> Cached | None:
         """The cached game, marked as recently used."""
-        game = self._games.get(deal_id)
-        if game is not None:
+        cached = self._games.get(deal_id)
+        if cached is not None:
             self._games.move_to_end(deal_id)
-        return game
+        return cached
 
-    def put(self, deal_id: str, game: Game[Any, Any]) -> None:
+    def put(self, deal_id: str, game: Game[Any, Any], seat: Seat | None = None) -> None:
         """Cache ``game``, dropping the least recently used one if full."""
-        self._games[deal_id] = game
+        self._games[deal_id] = Cached(game, seat)
         self._games.move_to_end(deal_id)
         if len(self._games) > self._size:
             self._games.popitem(last=False)
 
-    def pop(self, deal_id: str, default: None = None) -> Game[Any, Any] | None:
+    def pop(self, deal_id: str, default: None = None) -> Cached | None:
         """Forget a game (its copy is stale)."""
         return self._games.pop(deal_id, default)
 
@@ -336,9 +362,9 @@ class Deals:
                 "round-played",
                 deal_id=first_deal,
             )
-        if record.lockstep:  # seated: no card before its call
-            return self._state(record, self._replay(record), called=-1)
-        return self._state(record, self._replay(record))  # not cached: see play()
+        game = self._replay(record)
+        self._games.put(deal_id, game, self._seat(record, tournament))
+        return self._state(record, game, called=-1 if record.lockstep else None)  # seated: blind
 
     def tournament_ttl(self, tournament: TournamentRecord) -> int:
         """Seconds a tournament's games are kept from now: as long as the tournament.
@@ -492,27 +518,46 @@ class Deals:
         """Append one move at ``request.index``; a resent move gets the same answer.
 
         The fast path plays on this process's copy of the game and appends in one store
-        step; the append script refuses it if the copy is stale (another replica moved),
-        and then the slow path reads the deal and decides. Tournament games are never
-        cached: each move of one reads the deal, checks the entrant's token
-        (``authorization``) and that the tournament is still open.
+        step; the append script refuses it if the copy is stale (another replica moved,
+        or a late card was placed for the player), or if the game's tournament was
+        closed, and then the slow path reads the deal and decides. A tournament game's
+        copy keeps its :class:`Seat`: the entrant's token (``authorization``) and the
+        closing time are checked on it, before the move is read.
         """
         index = request.index
-        game = self._games.get(deal_id)
-        if game is not None and index == len(game.moves) and not game.is_over():
-            move = self._read_move(type(game), request)
-            try:
-                game.play(move)
-            except IllegalMove:
-                game = None  # maybe only illegal on a stale copy: let the slow path judge
+        cached = self._games.get(deal_id)
+        if cached is not None and index == len(cached.game.moves) and not cached.game.is_over():
+            game: Game[Any, Any] | None = cached.game
+            seat = cached.seat
+            ttl = self._keep_for(seat)
+            if seat is not None:
+                if now() >= seat.closes_at:
+                    game = None  # closed by time: the slow path says so
+                else:
+                    require_entrant(
+                        self.keys.master, authorization, seat.tournament, now(), seat.entrant
+                    )
+            if game is not None:
+                move = self._read_move(type(game), request)
+                try:
+                    game.play(move)
+                except IllegalMove:
+                    game = None  # maybe only illegal on a stale copy: let the slow path judge
             if game is not None and not game.is_over():  # a last move signs: the slow path
                 self._games.pop(deal_id)  # back in the cache only once the store took it
+                placement = seat_placement(seat, game)
                 outcome = await self.store.append_move(
-                    deal_id, index, game.move_text(move), None, self.settings.deal_ttl
+                    deal_id,
+                    index,
+                    game.move_text(move),
+                    None,
+                    ttl,
+                    placement=placement,
+                    tournament=None if seat is None else seat.tournament,
                 )
                 if outcome.outcome == "appended":
-                    self._games.put(deal_id, game)
-                    return self._result(game, index)
+                    self._games.put(deal_id, game, seat)
+                    return self._result(game, index, outcome.call if placement else None)
             self._games.pop(deal_id)
         return await self._play_slowly(deal_id, request, authorization)
 
@@ -532,25 +577,41 @@ class Deals:
                 allow_expired=True,
             )
 
-    async def _check_entrant(self, record: DealRecord, authorization: str | None) -> int:
+    async def _check_entrant(self, record: DealRecord, authorization: str | None) -> Seat | None:
         """Who may move: for a tournament game, its entrant, while the tournament is open.
 
-        Returns the seconds the deal is kept after this change: the deal TTL, or for a
-        tournament game its tournament's lifetime (:meth:`tournament_ttl`).
+        Returns a tournament game's :class:`Seat` (what its next moves check on a cached
+        copy); ``None`` for a plain deal.
         """
         if record.tournament is None:
-            return self.settings.deal_ttl
+            return None
         require_entrant(self.keys.master, authorization, record.tournament, now(), record.entrant)
         tournament = await self.store.get_tournament(record.tournament)
         if tournament is None or tournament_closed(tournament):
-            raise conflict("the tournament is closed: its games are over", "closed")
-        return self.tournament_ttl(tournament)
+            raise tournament_is_closed()
+        return self._seat(record, tournament)
+
+    def _seat(self, record: DealRecord, tournament: TournamentRecord) -> Seat:
+        """A tournament game's :class:`Seat`, from its record and its tournament's."""
+        return Seat(
+            tournament.tournament_id,
+            record.entrant or "",
+            record.round or 0,
+            record.lockstep,
+            tournament.closes_at,
+            now() + self.tournament_ttl(tournament),
+        )
+
+    def _keep_for(self, seat: Seat | None) -> int:
+        """Seconds a deal is kept after a move: the deal TTL, or its tournament's lifetime."""
+        return self.settings.deal_ttl if seat is None else max(1, seat.expires_at - now())
 
     async def _play_slowly(
         self, deal_id: str, request: MoveRequest, authorization: str | None
     ) -> MoveResult:
         record = await self._record(deal_id)
-        ttl = await self._check_entrant(record, authorization)
+        seat = await self._check_entrant(record, authorization)
+        ttl = self._keep_for(seat)
         cls = variant(record.variant)
         index = request.index
         move = self._read_move(cls, request)
@@ -584,22 +645,28 @@ class Deals:
             ending = None
             if finished_at is not None:
                 ending = self._ending(record, game, self._result(game, index), finished_at)
-            placement = None
-            if record.lockstep and record.tournament is not None and record.round is not None:
-                placement = Placement(
-                    record.tournament, record.round, "player", (), next_card(game)
-                )
+            placement = seat_placement(seat, game)
             outcome = await self.store.append_move(
-                deal_id, index, text, finished_at, ttl, final_total(game), ending, placement
+                deal_id,
+                index,
+                text,
+                finished_at,
+                ttl,
+                final_total(game),
+                ending,
+                placement,
+                None if seat is None else seat.tournament,
             )
             if outcome.outcome == "appended":
                 if game.is_over():
                     GAMES_FINISHED.labels(game.id).inc()
-                elif record.tournament is None:
-                    self._games.put(deal_id, game)
+                else:
+                    self._games.put(deal_id, game, seat)
                 return self._result(game, index, outcome.call if placement else None)
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
+            if outcome.outcome == "closed":
+                raise tournament_is_closed()
             if outcome.outcome == "not-called":
                 raise not_called(index, outcome.call)
             if outcome.outcome in {"late", "early"} and self.rounds is not None:
@@ -781,7 +848,7 @@ class Deals:
                 )
             stored = await self._stored_receipt(record)  # raises 'incomplete' for a dead end
             return self._as_verified(stored)
-        ttl = await self._check_entrant(record, authorization)  # a whole log plays the game
+        ttl = self._keep_for(await self._check_entrant(record, authorization))  # plays it
         game = await asyncio.get_running_loop().run_in_executor(
             self._replays, replay_log, cls.id, self._cards_of(record), options, moves
         )
@@ -837,6 +904,18 @@ def uncalled_hidden(view: Any, placed: int, called: int) -> Any:
     if placed > called and getattr(view, "next", None) is not None:
         return msgspec.structs.replace(view, next=None)
     return view
+
+
+def seat_placement(seat: Seat | None, game: Game[Any, Any]) -> Placement | None:
+    """A lockstep seat's move as its round places it (the next call's card); else ``None``."""
+    if seat is None or not seat.lockstep:
+        return None
+    return Placement(seat.tournament, seat.round, "player", (), next_card(game))
+
+
+def tournament_is_closed() -> ProblemDetailsException:
+    """409 ``closed``: a move of a tournament game after its tournament closed."""
+    return conflict("the tournament is closed: its games are over", "closed")
 
 
 def not_called(index: int, call: int) -> ProblemDetailsException:

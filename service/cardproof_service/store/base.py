@@ -141,10 +141,11 @@ class Appended(msgspec.Struct, frozen=True):
     such deal, or it expired). In a lockstep round also ``not-called`` (the round has not
     called this index yet), ``late`` (a player's move after its call's deadline) and
     ``early`` (a placement for the player before it); ``call`` is then the round's call
-    index after the step (-1 before the round starts, or outside lockstep).
+    index after the step (-1 before the round starts, or outside lockstep). ``closed``: a
+    player's move of a tournament game whose tournament has closed.
     """
 
-    outcome: Literal["appended", "wrong-index", "missing", "not-called", "late", "early"]
+    outcome: Literal["appended", "wrong-index", "missing", "not-called", "late", "early", "closed"]
     count: int = 0
     call: int = -1
 
@@ -324,6 +325,7 @@ class Store(Protocol):
         total: int | None = None,
         ending: Ending | None = None,
         placement: Placement | None = None,
+        tournament: str | None = None,
     ) -> Appended:
         """Append ``move`` only if ``index`` is the next index; set ``finished_at`` with it.
 
@@ -336,6 +338,10 @@ class Store(Protocol):
         placement for the player after it. The append that completes a call (every seat
         has placed it) calls the next card, ``placement.next_card``, in the same step.
         ``move`` may hold several moves (a closing completion): ``index`` is the first.
+
+        ``tournament`` (a player's move of a tournament game): refused, ``closed``, once
+        that tournament was closed (:meth:`close_tournament`), checked in the same step,
+        so that no move lands after a close however the two requests interleave.
         """
 
     async def submit_log(

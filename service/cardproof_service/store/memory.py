@@ -245,11 +245,16 @@ class MemoryStore:
         total: int | None = None,
         ending: Ending | None = None,
         placement: Placement | None = None,
+        tournament: str | None = None,
     ) -> Appended:
         """Append if ``index`` is next (and, in a lockstep round, called)."""
         record = self._live(deal_id)
         if record is None:
             return Appended("missing")
+        if tournament is not None:
+            held = self._tournaments.get(tournament)
+            if held is not None and held.closed_at is not None:
+                return Appended("closed", len(record.moves))
         seat = None
         if placement is not None and placement.by != "closing" and record.lockstep:
             seat = self._rounds.get((placement.tournament, placement.round), _Round())

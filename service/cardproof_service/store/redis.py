@@ -114,6 +114,7 @@ _APPEND: Final = (
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0, -1} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
+if ARGV[16] ~= '' and redis.call('EXISTS', KEYS[5]) == 1 then return {'closed', n, -1} end
 local index = tonumber(ARGV[1])
 local by = ARGV[10]
 local r = nil
@@ -175,7 +176,8 @@ result. A lockstep seat (``ls`` in the deal hash, ``by`` given) follows its roun
 (``KEYS[2]``): only a called index, a player's before the deadline and a placement for
 the player after it, by Redis's clock; the append that completes a call calls the next
 card (``KEYS[3]``, the calls; ``KEYS[4]``, when rounds are due) and tells every replica
-(``PUBLISH``)."""
+(``PUBLISH``). A player's move of a tournament game (``ARGV[16]``) is refused once its
+tournament's closed mark (``KEYS[5]``) is set."""
 
 _START_ROUND: Final = """
 if redis.call('HEXISTS', KEYS[1], 'start') == 1 then return 0 end
@@ -299,10 +301,13 @@ if record['closed_at'] then
 end
 record['closed_at'] = tonumber(ARGV[1])
 redis.call('SET', KEYS[1], cjson.encode(record), 'KEEPTTL')
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('SET', KEYS[2], 1, 'PX', ttl) else redis.call('SET', KEYS[2], 1) end
 return 1
 """
 """Set a tournament's ``closed_at`` once (the record is JSON); the same time again is the
-same close."""
+same close. ``KEYS[2]``, the closed mark, lives as long as the record: the append reads
+it, not the whole record, to refuse a move after the close."""
 
 _ENTER: Final = """
 if ARGV[6] ~= '' then
@@ -628,10 +633,12 @@ class RedisStore:
         total: int | None = None,
         ending: Ending | None = None,
         placement: Placement | None = None,
+        tournament: str | None = None,
     ) -> Appended:
         """The append script: atomic check-and-append (and a tournament result, once)."""
         round_key = _round_key(placement.tournament, placement.round) if placement else "-"
-        keys = [f"{PREFIX}deal:{deal_id}", round_key, f"{round_key}:calls", DUE]
+        closed_key = _closed_key(tournament) if tournament is not None else "-"
+        keys = [f"{PREFIX}deal:{deal_id}", round_key, f"{round_key}:calls", DUE, closed_key]
         args: list[EncodableT] = [index, move, "" if finished_at is None else finished_at, ttl]
         args += self._result_args(deal_id, total)
         args += self._ending_args(ending if finished_at is not None else None)
@@ -646,6 +653,7 @@ class RedisStore:
                 _due_member(placement.tournament, placement.round),
                 NEWS,
             ]
+        args.append("" if tournament is None else 1)
         reply = await self._call(lambda: self._append(keys=keys, args=args))
         return self._appended(reply)
 
@@ -803,8 +811,8 @@ class RedisStore:
 
     async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
         """The close script: ``closed_at`` set once, in the stored record."""
-        key = f"{PREFIX}tournament:{tournament_id}"
-        closed = await self._call(lambda: self._close_tournament(keys=[key], args=[closed_at]))
+        keys = [f"{PREFIX}tournament:{tournament_id}", _closed_key(tournament_id)]
+        closed = await self._call(lambda: self._close_tournament(keys=keys, args=[closed_at]))
         return bool(closed)
 
     async def start_round(
@@ -937,6 +945,11 @@ class RedisStore:
         """Bytes Redis uses for one deal (``MEMORY USAGE``), for the benchmarks."""
         used = await self._call(lambda: self._redis.memory_usage(f"{PREFIX}deal:{deal_id}"))
         return int(used or 0)
+
+
+def _closed_key(tournament_id: str) -> str:
+    """A closed tournament's mark, set by its close, read by every move of its games."""
+    return f"{PREFIX}tournament:{tournament_id}:closed"
 
 
 def _round_key(tournament_id: str, round_number: int) -> str:
