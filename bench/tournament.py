@@ -1,13 +1,14 @@
 """A simulated tournament on Redis: entrants play every round through the API.
 
 Starts a private ``redis-server`` (no persistence, a free port) and ``cardproof serve``
-on it (``--workers``, 2 by default: one per core of these machines; fixed keys),
-makes an organizer key with ``cardproof keys organizer create``, creates a
-poker-squares tournament, then a bounded load driver in this process (asyncio, ``--concurrency`` httpx clients on loopback) enters ``--entrants``
-entrants and plays ``--rounds`` rounds each: open the round's deal, then 25 moves, each
-entrant placing cards in its own seeded order (so totals differ); every move carries
-the entrant's token, as a tournament game's moves must. Reported: the whole
-time, moves per second, move latency p50/p99/max, errors.
+on it (``--workers``, 2 by default: one per core of these machines; fixed keys), makes
+an organizer key with ``cardproof keys organizer create``, creates a poker-squares
+tournament, then a bounded load driver in this process (asyncio, ``--concurrency`` httpx
+clients on loopback) enters ``--entrants`` entrants and plays ``--rounds`` rounds each:
+open the round's deal, then 25 moves, each entrant placing cards in its own seeded order
+(so totals differ); every move carries the entrant's token, as a tournament game's
+moves must. Reported: the whole time, moves per second, move latency p50/p99/max,
+errors.
 
 Then, with every game finished: ``--samples`` sequential ``GET .../standings`` (every
 entrant, ranked) beside as many ``GET /v1/tournaments/{id}`` (one small record: the
