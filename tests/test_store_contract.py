@@ -29,6 +29,7 @@ from cardproof_service.store import (
     GameResult,
     MemoryStore,
     NewEntrant,
+    OpenTournament,
     OrganizerRecord,
     OverDailyQuota,
     Placement,
@@ -642,11 +643,24 @@ async def test_a_players_move_after_the_close_is_refused(store: Store) -> None:
     await store.create_tournament(record)
     game = new_record(tournament=tid, round=1, entrant="e1", player="Ada")
     assert await store.create_deal(game, TTL) is None
-    moved = await store.append_move(game.deal_id, 0, "a1", None, TTL, tournament=tid)
+    open_ = OpenTournament(tid, record.closes_at)
+    moved = await store.append_move(game.deal_id, 0, "a1", None, TTL, open_tournament=open_)
     assert moved == Appended("appended", 1)
+    whole = new_record(tournament=tid, round=1, entrant="e2", player="Bea")
+    assert await store.create_deal(whole, TTL) is None
+    past = OpenTournament(tid, int(time.time()) - 1)  # its closing time has passed
+    late = await store.append_move(game.deal_id, 1, "b1", None, TTL, open_tournament=past)
+    assert late.outcome == "closed"
+    late_log = await store.submit_log(whole.deal_id, ["a1"], FINISHED_AT, False, TTL, 5, None, past)
+    assert late_log.outcome == "closed"
     assert await store.close_tournament(tid, 1_800_000_000) is True
-    refused = await store.append_move(game.deal_id, 1, "b1", None, TTL, tournament=tid)
+    refused = await store.append_move(game.deal_id, 1, "b1", None, TTL, open_tournament=open_)
     assert refused.outcome == "closed"
+    refused_log = await store.submit_log(
+        whole.deal_id, ["a1"], FINISHED_AT, False, TTL, 5, None, open_
+    )
+    assert refused_log.outcome == "closed"
+    assert await store.results(tid) == []  # neither result was recorded
     completion = await store.append_move(game.deal_id, 1, "b1 c1", None, TTL)  # the close's own
     assert completion.outcome == "appended"
     found = await store.get_deal(game.deal_id)

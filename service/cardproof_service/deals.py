@@ -59,6 +59,7 @@ from cardproof_service.store import (
     DailyQuota,
     DealRecord,
     Ending,
+    OpenTournament,
     Placement,
     RoundStarted,
     Store,
@@ -553,7 +554,7 @@ class Deals:
                     None,
                     ttl,
                     placement=placement,
-                    tournament=None if seat is None else seat.tournament,
+                    open_tournament=open_of(seat),
                 )
                 if outcome.outcome == "appended":
                     self._games.put(deal_id, game, seat)
@@ -655,7 +656,7 @@ class Deals:
                 final_total(game),
                 ending,
                 placement,
-                None if seat is None else seat.tournament,
+                open_of(seat),
             )
             if outcome.outcome == "appended":
                 if game.is_over():
@@ -848,7 +849,8 @@ class Deals:
                 )
             stored = await self._stored_receipt(record)  # raises 'incomplete' for a dead end
             return self._as_verified(stored)
-        ttl = self._keep_for(await self._check_entrant(record, authorization))  # plays it
+        seat = await self._check_entrant(record, authorization)  # a whole log plays the game
+        ttl = self._keep_for(seat)
         game = await asyncio.get_running_loop().run_in_executor(
             self._replays, replay_log, cls.id, self._cards_of(record), options, moves
         )
@@ -857,10 +859,12 @@ class Deals:
         finished_at = now()
         ending = self._ending(record, game, self._result(game, len(texts) - 1), finished_at)
         outcome: Appended = await self.store.submit_log(
-            deal_id, texts, finished_at, True, ttl, final_total(game), ending
+            deal_id, texts, finished_at, True, ttl, final_total(game), ending, open_of(seat)
         )
         if outcome.outcome == "missing":
             raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
+        if outcome.outcome == "closed":
+            raise tournament_is_closed()
         if outcome.outcome == "appended":
             GAMES_FINISHED.labels(cls.id).inc()
         record = await self._record(deal_id)
@@ -904,6 +908,11 @@ def uncalled_hidden(view: Any, placed: int, called: int) -> Any:
     if placed > called and getattr(view, "next", None) is not None:
         return msgspec.structs.replace(view, next=None)
     return view
+
+
+def open_of(seat: Seat | None) -> OpenTournament | None:
+    """What a player's write to a tournament game needs of the store: its tournament open."""
+    return None if seat is None else OpenTournament(seat.tournament, seat.closes_at)
 
 
 def seat_placement(seat: Seat | None, game: Game[Any, Any]) -> Placement | None:

@@ -150,6 +150,18 @@ class Appended(msgspec.Struct, frozen=True):
     call: int = -1
 
 
+class OpenTournament(msgspec.Struct, frozen=True):
+    """A player's write to a game of ``tournament``: it lands only while that is open.
+
+    Open means not closed by its organizer (:meth:`Store.close_tournament`) and before
+    ``closes_at`` (seconds since the epoch) by the store's clock, both checked in the
+    write's own atomic step, so no write lands after a close however requests interleave.
+    """
+
+    tournament: str
+    closes_at: int
+
+
 class Placement(msgspec.Struct, frozen=True):
     """How a move of a lockstep round's game is placed (``append_move``).
 
@@ -325,7 +337,7 @@ class Store(Protocol):
         total: int | None = None,
         ending: Ending | None = None,
         placement: Placement | None = None,
-        tournament: str | None = None,
+        open_tournament: OpenTournament | None = None,
     ) -> Appended:
         """Append ``move`` only if ``index`` is the next index; set ``finished_at`` with it.
 
@@ -339,9 +351,8 @@ class Store(Protocol):
         has placed it) calls the next card, ``placement.next_card``, in the same step.
         ``move`` may hold several moves (a closing completion): ``index`` is the first.
 
-        ``tournament`` (a player's move of a tournament game): refused, ``closed``, once
-        that tournament was closed (:meth:`close_tournament`), checked in the same step,
-        so that no move lands after a close however the two requests interleave.
+        ``open_tournament`` (a player's move of a tournament game): refused, ``closed``,
+        once that tournament has closed (see :class:`OpenTournament`).
         """
 
     async def submit_log(
@@ -353,10 +364,12 @@ class Store(Protocol):
         ttl: int,
         total: int | None = None,
         ending: Ending | None = None,
+        open_tournament: OpenTournament | None = None,
     ) -> Appended:
         """Store a whole finished log only if the deal has no move yet.
 
-        Its ending and its result are stored as :meth:`append_move` stores them.
+        Its ending and its result are stored as :meth:`append_move` stores them, and a
+        tournament game's only while its tournament is open (``closed`` otherwise).
         """
 
     async def add_organizer(self, record: OrganizerRecord) -> bool:

@@ -27,6 +27,7 @@ from cardproof_service.store.base import (
     GameResult,
     Hits,
     NewEntrant,
+    OpenTournament,
     OrganizerRecord,
     OverDailyQuota,
     Placement,
@@ -245,16 +246,14 @@ class MemoryStore:
         total: int | None = None,
         ending: Ending | None = None,
         placement: Placement | None = None,
-        tournament: str | None = None,
+        open_tournament: OpenTournament | None = None,
     ) -> Appended:
         """Append if ``index`` is next (and, in a lockstep round, called)."""
         record = self._live(deal_id)
         if record is None:
             return Appended("missing")
-        if tournament is not None:
-            held = self._tournaments.get(tournament)
-            if held is not None and held.closed_at is not None:
-                return Appended("closed", len(record.moves))
+        if self._closed(open_tournament):
+            return Appended("closed", len(record.moves))
         seat = None
         if placement is not None and placement.by != "closing" and record.lockstep:
             seat = self._rounds.get((placement.tournament, placement.round), _Round())
@@ -284,6 +283,14 @@ class MemoryStore:
                 self._call_next(placement.tournament, placement.round, placement.next_card, now)
         return Appended("appended", len(record.moves), -1 if seat is None else seat.call)
 
+    def _closed(self, open_tournament: OpenTournament | None) -> bool:
+        """Whether a player's write to a tournament game comes after its tournament closed."""
+        if open_tournament is None:
+            return False
+        held = self._tournaments.get(open_tournament.tournament)
+        closed_by_organizer = held is not None and held.closed_at is not None
+        return closed_by_organizer or time.time() >= open_tournament.closes_at
+
     def _call_next(self, tournament_id: str, round_number: int, card: str | None, now: int) -> None:
         """Every seat placed the call: call the next card, or finish the round."""
         key = (tournament_id, round_number)
@@ -312,11 +319,14 @@ class MemoryStore:
         ttl: int,
         total: int | None = None,
         ending: Ending | None = None,
+        open_tournament: OpenTournament | None = None,
     ) -> Appended:
         """Store a whole log if the deal has none."""
         record = self._live(deal_id)
         if record is None:
             return Appended("missing")
+        if self._closed(open_tournament):
+            return Appended("closed", len(record.moves))
         if record.moves or record.finished_at is not None:
             return Appended("wrong-index", len(record.moves))
         record.moves = list(moves)

@@ -35,6 +35,7 @@ from cardproof_service.store.base import (
     GameResult,
     Hits,
     NewEntrant,
+    OpenTournament,
     OrganizerRecord,
     OverDailyQuota,
     Placement,
@@ -114,7 +115,10 @@ _APPEND: Final = (
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0, -1} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
-if ARGV[16] ~= '' and redis.call('EXISTS', KEYS[5]) == 1 then return {'closed', n, -1} end
+if ARGV[16] ~= '' and (redis.call('EXISTS', KEYS[5]) == 1
+    or tonumber(redis.call('TIME')[1]) >= tonumber(ARGV[16])) then
+  return {'closed', n, -1}
+end
 local index = tonumber(ARGV[1])
 local by = ARGV[10]
 local r = nil
@@ -176,8 +180,8 @@ result. A lockstep seat (``ls`` in the deal hash, ``by`` given) follows its roun
 (``KEYS[2]``): only a called index, a player's before the deadline and a placement for
 the player after it, by Redis's clock; the append that completes a call calls the next
 card (``KEYS[3]``, the calls; ``KEYS[4]``, when rounds are due) and tells every replica
-(``PUBLISH``). A player's move of a tournament game (``ARGV[16]``) is refused once its
-tournament's closed mark (``KEYS[5]``) is set."""
+(``PUBLISH``). A player's move of a tournament game is refused once its tournament's
+closed mark (``KEYS[5]``) is set or its closing time (``ARGV[16]``) has passed."""
 
 _START_ROUND: Final = """
 if redis.call('HEXISTS', KEYS[1], 'start') == 1 then return 0 end
@@ -281,6 +285,10 @@ _SUBMIT: Final = (
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
+if ARGV[11] ~= '' and (redis.call('EXISTS', KEYS[2]) == 1
+    or tonumber(redis.call('TIME')[1]) >= tonumber(ARGV[11])) then
+  return {'closed', n}
+end
 if n ~= 0 or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then return {'wrong-index', n} end
 redis.call('HSET', KEYS[1], 'moves', ARGV[1], 'n', ARGV[2], 'fin', ARGV[3], 'blind', ARGV[4])
 end_game(KEYS[1], ARGV[9])
@@ -633,11 +641,11 @@ class RedisStore:
         total: int | None = None,
         ending: Ending | None = None,
         placement: Placement | None = None,
-        tournament: str | None = None,
+        open_tournament: OpenTournament | None = None,
     ) -> Appended:
         """The append script: atomic check-and-append (and a tournament result, once)."""
         round_key = _round_key(placement.tournament, placement.round) if placement else "-"
-        closed_key = _closed_key(tournament) if tournament is not None else "-"
+        closed_key, closes_at = _open_args(open_tournament)
         keys = [f"{PREFIX}deal:{deal_id}", round_key, f"{round_key}:calls", DUE, closed_key]
         args: list[EncodableT] = [index, move, "" if finished_at is None else finished_at, ttl]
         args += self._result_args(deal_id, total)
@@ -653,7 +661,7 @@ class RedisStore:
                 _due_member(placement.tournament, placement.round),
                 NEWS,
             ]
-        args.append("" if tournament is None else 1)
+        args.append(closes_at)
         reply = await self._call(lambda: self._append(keys=keys, args=args))
         return self._appended(reply)
 
@@ -666,12 +674,15 @@ class RedisStore:
         ttl: int,
         total: int | None = None,
         ending: Ending | None = None,
+        open_tournament: OpenTournament | None = None,
     ) -> Appended:
         """The submit script: a whole log, only onto an unplayed deal (and its result)."""
-        keys = [f"{PREFIX}deal:{deal_id}"]
+        closed_key, closes_at = _open_args(open_tournament)
+        keys = [f"{PREFIX}deal:{deal_id}", closed_key]
         args: list[EncodableT] = [" ".join(moves), len(moves), finished_at, int(blind), ttl]
         args += self._result_args(deal_id, total)
         args += self._ending_args(ending)
+        args.append(closes_at)
         reply = await self._call(lambda: self._submit(keys=keys, args=args))
         return self._appended(reply)
 
@@ -950,6 +961,13 @@ class RedisStore:
 def _closed_key(tournament_id: str) -> str:
     """A closed tournament's mark, set by its close, read by every move of its games."""
     return f"{PREFIX}tournament:{tournament_id}:closed"
+
+
+def _open_args(open_tournament: OpenTournament | None) -> tuple[str, EncodableT]:
+    """The closed mark to read and the closing time to compare, or placeholders for none."""
+    if open_tournament is None:
+        return "-", ""
+    return _closed_key(open_tournament.tournament), open_tournament.closes_at
 
 
 def _round_key(tournament_id: str, round_number: int) -> str:
