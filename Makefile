@@ -8,7 +8,9 @@ DEV_STAMP := $(VENV)/.dev-$(CHECKSUM)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest browser openapi bench clean python-version
+NPM_STAMP := service/web/node_modules/.ci-$(shell cksum service/web/package-lock.json | cut -d' ' -f1)
+
+.PHONY: run test lint typecheck pytest browser openapi web web-test bench clean python-version
 
 python-version:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -33,9 +35,9 @@ $(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
 run: $(RUN_STAMP)
 	$(BIN)/cardproof serve --host $(HOST) --port $(PORT)
 
-## test: lint, type-check, then the whole test suite (doctests, property, API, schemathesis,
-## the standings page in headless Chromium)
-test: $(DEV_STAMP) browser lint typecheck pytest
+## test: lint, type-check, build and test the web client, then the whole test suite
+## (doctests, property, API, schemathesis, the pages in headless Chromium)
+test: $(DEV_STAMP) browser lint typecheck web-test pytest
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check sdk service tests bench
@@ -44,8 +46,23 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-pytest: $(DEV_STAMP) browser
+pytest: $(DEV_STAMP) browser $(NPM_STAMP)
 	$(BIN)/pytest
+
+# The web client's tools, pinned by service/web/package-lock.json (Node.js 20+ and npm).
+$(NPM_STAMP): service/web/package.json service/web/package-lock.json
+	cd service/web && npm ci --no-audit --no-fund
+	touch $@
+
+## web: rebuild the browser client and the API reference's assets into the package
+## (service/cardproof_service/static); `make run` serves what is committed there, no Node
+web: $(NPM_STAMP)
+	cd service/web && npx tsc --noEmit -p . && node build.mjs
+
+## web-test: type-check the web client against the spec's types and run its JS tests
+## (the deck derivation on tests/vectors, receipts verified and tampered with)
+web-test: $(NPM_STAMP)
+	cd service/web && npx tsc --noEmit -p . && npm test
 
 ## browser: Debian's Chromium for the Playwright page test (apt-get; sudo unless root).
 ## Playwright drives /usr/bin/chromium: `playwright install` (a browser download) is never run.
@@ -56,10 +73,12 @@ browser:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    chromium fonts-dejavu-core; }
 
-## openapi: rewrite openapi/openapi.json from the app (only if the command succeeds)
-openapi: $(RUN_STAMP)
+## openapi: rewrite openapi/openapi.json from the app (only if the command succeeds), then
+## the web client's types generated from it (service/web/src/api.d.ts) and its build
+openapi: $(RUN_STAMP) $(NPM_STAMP)
 	$(BIN)/cardproof openapi > openapi/.openapi.json.tmp
 	mv openapi/.openapi.json.tmp openapi/openapi.json
+	cd service/web && npm run --silent types && npx tsc --noEmit -p . && node build.mjs
 
 ## bench: run every benchmark (prints figures and ratios; not a test)
 bench: $(DEV_STAMP)
@@ -71,4 +90,4 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/reliability.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache service/web/node_modules service/web/build-tests

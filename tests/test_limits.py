@@ -331,13 +331,13 @@ def test_a_client_opens_at_most_its_daily_quota_of_deals() -> None:
 
 def test_the_sdk_reports_a_long_wait_as_rate_limited() -> None:
     app = create_app(
-        Settings(warm_up=False, rate_limit=1, rate_window=3600, max_games_in_flight=0),
+        Settings(warm_up=False, rate_limit=1, rate_window=86_400, max_games_in_flight=0),
         keys=TEST_KEYS,
     )
     with TestClient(app) as http:
         client = Client(base_url=str(http.base_url), http_client=http, max_retries=2)
-        left = 3600 - time.time() % 3600
-        if left < 10:  # windows start on the hour: both requests must fall in one
+        left = 86_400 - time.time() % 86_400
+        if left < 70:  # windows start at midnight: both requests in one, a long wait left
             time.sleep(left + 0.1)
         client.variants()
         with pytest.raises(RateLimitedError) as refused:

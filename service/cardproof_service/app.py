@@ -27,6 +27,8 @@ from cardproof_service.controllers import (
     TournamentsController,
     VariantsController,
     VerifyController,
+    WebController,
+    static_router,
 )
 from cardproof_service.deals import Deals
 from cardproof_service.keys import Keys, load_keys
@@ -102,6 +104,8 @@ def create_app(
             HealthController,
             MetricsController,
             PagesController,
+            WebController,
+            static_router(),
         ],
         plugins=[problem_details_plugin()],
         middleware=[RateLimiter(store, settings, keys.master)] if settings.rate_limit else [],

@@ -37,7 +37,9 @@ from cardproof_service.settings import Settings
 from cardproof_service.store import Store
 
 UNLIMITED_PATHS: Final = frozenset({"/healthz", "/readyz", "/metrics"})
-"""Paths no limit applies to (and everything under ``/schema``)."""
+"""Paths no limit applies to."""
+UNLIMITED_PREFIXES: Final = ("/schema", "/static/")
+"""Nor does it to the API reference and the browser client's assets (files, no work)."""
 COUNT_TIMEOUT: Final = 0.25
 """Seconds a count may take; a slower store is treated as down (a pure request must
 not wait on a frozen store)."""
@@ -93,7 +95,7 @@ def client_network(address: str) -> str:
 
 def limited(path: str) -> bool:
     """Whether requests for ``path`` count against the rate limit."""
-    return path not in UNLIMITED_PATHS and not path.startswith("/schema")
+    return path not in UNLIMITED_PATHS and not path.startswith(UNLIMITED_PREFIXES)
 
 
 class _Refused(Exception):

@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import (
     Components,
     OpenAPIMediaType,
@@ -41,13 +41,25 @@ DESCRIPTION = (
 
 
 def openapi_config() -> OpenAPIConfig:
-    """Spec at ``/schema/openapi.json``, an API reference page at ``/schema``."""
+    """Spec at ``/schema/openapi.json``, an API reference page at ``/schema``.
+
+    The page is Swagger UI from the assets the package ships (``/static/swagger``, pinned
+    by ``web/package-lock.json``): it works with no internet, and loads nothing outside.
+    """
     return OpenAPIConfig(
         title="cardproof",
         version=__version__,
         description=DESCRIPTION,
         path="/schema",
-        render_plugins=[ScalarRenderPlugin()],
+        render_plugins=[
+            SwaggerRenderPlugin(
+                js_url="/static/swagger/swagger-ui-bundle.js",
+                css_url="/static/swagger/swagger-ui.css",
+                standalone_preset_js_url="/static/swagger/swagger-ui-standalone-preset.js",
+                favicon="",
+                path="/swagger",
+            )
+        ],
         use_handler_docstrings=True,
     )
 

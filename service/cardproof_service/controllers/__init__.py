@@ -10,6 +10,7 @@ from cardproof_service.controllers.solve import SolveController
 from cardproof_service.controllers.tournaments import TournamentsController
 from cardproof_service.controllers.variants import VariantsController
 from cardproof_service.controllers.verify import VerifyController
+from cardproof_service.controllers.web import WebController, static_router
 
 __all__ = [
     "CommitmentsController",
@@ -23,4 +24,6 @@ __all__ = [
     "TournamentsController",
     "VariantsController",
     "VerifyController",
+    "WebController",
+    "static_router",
 ]

@@ -1,0 +1,634 @@
+// src/cards.ts
+var DECK_SIZES = {
+  "standard-52": 52,
+  "joker-53": 53,
+  "pokerdrez-56": 56
+};
+var RANKS = "23456789TJQKA";
+var SUITS = "CDHS";
+var FIGURES = "JQTBNP";
+var COLOURS = 9;
+function cardText(deck, index) {
+  if (!Number.isInteger(index) || index < 0 || index >= DECK_SIZES[deck]) {
+    throw new RangeError(`no card ${index} in a ${deck} deck`);
+  }
+  if (deck === "pokerdrez-56") {
+    const figures = FIGURES.length * COLOURS;
+    if (index < figures) {
+      return `${FIGURES[index % FIGURES.length]}${Math.floor(index / FIGURES.length) + 1}`;
+    }
+    return `X${index - figures + 1}`;
+  }
+  if (index === 52) return "JK";
+  return `${RANKS[index % 13]}${SUITS[Math.floor(index / 13)]}`;
+}
+function rankOf(card) {
+  return card === "JK" ? -1 : RANKS.indexOf(card[0] ?? "");
+}
+function suitOf(card) {
+  return card === "JK" ? "" : card[1] ?? "";
+}
+var SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+var RANK_NAMES = { T: "10" };
+function cardLabel(card) {
+  if (card === "JK") return "Joker";
+  const rank = card[0] ?? "";
+  const symbol = SYMBOLS[card[1] ?? ""];
+  return symbol === void 0 ? card : `${RANK_NAMES[rank] ?? rank}${symbol}`;
+}
+function colourClass(card, fourColours2) {
+  const suit = suitOf(card);
+  if (!suit) return "card-joker";
+  if (fourColours2) return `card-${suit.toLowerCase()}`;
+  return suit === "D" || suit === "H" ? "card-red" : "card-black";
+}
+
+// src/client.ts
+var ApiError = class extends Error {
+  status;
+  code;
+  problem;
+  constructor(status, problem) {
+    const detail = typeof problem["detail"] === "string" ? problem["detail"] : `HTTP ${status}`;
+    super(detail);
+    this.status = status;
+    this.code = typeof problem["code"] === "string" ? problem["code"] : "";
+    this.problem = problem;
+  }
+};
+function newKey() {
+  return crypto.randomUUID();
+}
+async function call(method, path, options = {}) {
+  let url = String(path).replace(/\{(\w+)\}/g, (_, name) => {
+    const value = options.params?.[name];
+    if (value === void 0) throw new TypeError(`no value for {${name}} in ${String(path)}`);
+    return encodeURIComponent(String(value));
+  });
+  if (options.query) {
+    url += `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, String(v)]))}`;
+  }
+  const headers = { Accept: "application/json", ...options.headers };
+  const init = { method: method.toUpperCase(), headers, credentials: "omit" };
+  if (options.body !== void 0) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(options.body);
+  }
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let parsed = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = { detail: text.slice(0, 200) };
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, parsed ?? {});
+  }
+  return parsed;
+}
+
+// src/hands.ts
+var CATEGORIES = [
+  "high-card",
+  "one-pair",
+  "two-pair",
+  "three-of-a-kind",
+  "straight",
+  "flush",
+  "full-house",
+  "four-of-a-kind",
+  "straight-flush",
+  "royal-flush",
+  "five-of-a-kind"
+];
+var STANDARD = Array.from({ length: 52 }, (_, i) => `${"23456789TJQKA"[i % 13]}${"CDHS"[Math.floor(i / 13)]}`);
+function classify(cards) {
+  if (cards.length !== 5) throw new RangeError(`a poker hand has 5 cards, not ${cards.length}`);
+  const ranks = cards.map(rankOf).sort((a, b) => a - b);
+  const counts = /* @__PURE__ */ new Map();
+  for (const rank of ranks) counts.set(rank, (counts.get(rank) ?? 0) + 1);
+  const shape = [...counts.values()].sort((a, b) => b - a);
+  const flush = new Set(cards.map(suitOf)).size === 1;
+  const distinct = counts.size === 5;
+  const wheel = ranks.join() === "0,1,2,3,12";
+  const straight = distinct && (ranks[4] - ranks[0] === 4 || wheel);
+  if (shape[0] === 5) return "five-of-a-kind";
+  if (straight && flush) return ranks[0] === 8 ? "royal-flush" : "straight-flush";
+  if (shape[0] === 4) return "four-of-a-kind";
+  if (shape[0] === 3 && shape[1] === 2) return "full-house";
+  if (flush) return "flush";
+  if (straight) return "straight";
+  if (shape[0] === 3) return "three-of-a-kind";
+  if (shape[0] === 2 && shape[1] === 2) return "two-pair";
+  if (shape[0] === 2) return "one-pair";
+  return "high-card";
+}
+var points = (table, category) => table[category] ?? 0;
+function bestCategory(cards, table) {
+  const jokers = cards.filter((card) => card === "JK").length;
+  if (jokers === 0) return classify(cards);
+  if (jokers > 1) throw new RangeError("a hand may hold one joker at most");
+  const rest = cards.filter((card) => card !== "JK");
+  let best = "high-card";
+  for (const stand of STANDARD) {
+    const category = classify([...rest, stand]);
+    const better = points(table, category) - points(table, best);
+    if (better > 0 || better === 0 && CATEGORIES.indexOf(category) > CATEGORIES.indexOf(best)) {
+      best = category;
+    }
+  }
+  return best;
+}
+function gridLines(diagonals) {
+  const span = [0, 1, 2, 3, 4];
+  const lines = [
+    ...span.map((r) => [`row ${r + 1}`, span.map((c) => [r, c])]),
+    ...span.map((c) => [`col ${c + 1}`, span.map((r) => [r, c])])
+  ];
+  if (diagonals) {
+    lines.push(["diagonal 1", span.map((i) => [i, i])]);
+    lines.push(["diagonal 2", span.map((i) => [i, 4 - i])]);
+  }
+  return lines;
+}
+function runningScore(layout, table, diagonals) {
+  const scored = [];
+  for (const [line, cells] of gridLines(diagonals)) {
+    const cards = cells.map(([r, c]) => layout[r]?.[c] ?? null);
+    if (cards.some((card) => card === null)) continue;
+    const full = cards;
+    const category = bestCategory(full, table);
+    scored.push({ line, cards: full, category, points: points(table, category) });
+  }
+  return scored;
+}
+
+// src/shuffle.ts
+var ALGORITHM = "cardproof-shuffle-v1";
+var SEED_BYTES = 32;
+var MAX_CLIENT_SEED_BYTES = 256;
+var TWO_32 = 2 ** 32;
+var encoder = new TextEncoder();
+function fromHex(text) {
+  if (!/^(?:[0-9a-fA-F]{2})*$/.test(text)) throw new RangeError("not hex");
+  const bytes = new Uint8Array(text.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+function toHex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+async function hmacKey(key) {
+  return crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+}
+async function seedHash(serverSeed) {
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", serverSeed)));
+}
+async function streamKey(serverSeed, clientSeed, deckType, stream) {
+  if (serverSeed.length !== SEED_BYTES) {
+    throw new RangeError(`a server seed is ${SEED_BYTES} bytes, not ${serverSeed.length}`);
+  }
+  if (!(deckType in DECK_SIZES)) throw new RangeError(`unknown deck type ${deckType}`);
+  const client = encoder.encode(clientSeed);
+  if (client.length < 1 || client.length > MAX_CLIENT_SEED_BYTES) {
+    throw new RangeError(`a client seed is 1 to ${MAX_CLIENT_SEED_BYTES} UTF-8 bytes`);
+  }
+  if (!/^[\x01-\x7f]*$/.test(stream)) throw new RangeError("a stream label is ASCII without NUL");
+  const parts = [encoder.encode(ALGORITHM), encoder.encode(deckType), encoder.encode(stream), client];
+  const message = new Uint8Array(parts.reduce((n, p) => n + p.length, 0) + parts.length - 1);
+  let at = 0;
+  parts.forEach((part, i) => {
+    if (i > 0) message[at++] = 0;
+    message.set(part, at);
+    at += part.length;
+  });
+  const key = await hmacKey(serverSeed);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
+}
+var UniformDraws = class {
+  key;
+  counter = 0;
+  words = [];
+  constructor(key) {
+    this.key = hmacKey(key);
+  }
+  /** The stream's next big-endian u32 word (a 32-byte block holds eight). */
+  async nextWord() {
+    if (this.words.length === 0) {
+      const counter = new Uint8Array(8);
+      new DataView(counter.buffer).setBigUint64(0, BigInt(this.counter++));
+      const block = new DataView(await crypto.subtle.sign("HMAC", await this.key, counter));
+      for (let i = 0; i < 8; i++) this.words.push(block.getUint32(4 * i));
+    }
+    return this.words.shift();
+  }
+  /** A uniform integer in [0, n), by rejection sampling. */
+  async below(n) {
+    if (!Number.isInteger(n) || n < 1 || n > TWO_32) throw new RangeError("n must be in 1..2**32");
+    const limit = TWO_32 - TWO_32 % n;
+    for (; ; ) {
+      const x = await this.nextWord();
+      if (x < limit) return x % n;
+    }
+  }
+};
+async function shuffle(deckType, serverSeed, clientSeed, stream = "deal") {
+  const draws = new UniformDraws(await streamKey(serverSeed, clientSeed, deckType, stream));
+  const deck = Array.from({ length: DECK_SIZES[deckType] }, (_, i) => i);
+  for (let i = deck.length - 1; i > 0; i--) {
+    const j = await draws.below(i + 1);
+    [deck[i], deck[j]] = [deck[j], deck[i]];
+  }
+  return deck;
+}
+async function deckCards(deckType, serverSeed, clientSeed, stream = "deal") {
+  const order = await shuffle(deckType, serverSeed, clientSeed, stream);
+  return order.map((index) => cardText(deckType, index));
+}
+
+// src/receipt.ts
+var decoder = new TextDecoder("utf-8", { fatal: true });
+var ALG = "Ed25519";
+function b64urlDecode(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) throw new RangeError("not base64url");
+  const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - text.length % 4) % 4);
+  const raw = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  if (b64urlEncode(raw) !== text) throw new RangeError("not canonical base64url");
+  return raw;
+}
+function b64urlEncode(bytes) {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+var DECK_OF = {
+  "poker-squares": "standard-52",
+  "poker-patience": "standard-52",
+  "serpent-patience": "standard-52",
+  "repeat-poker": "standard-52",
+  "reserve-poker": "joker-53",
+  solodrez: "pokerdrez-56"
+};
+function cleanReceipt(text) {
+  return text.replace(/\s+/g, "");
+}
+async function verifyReceipt(token, keys, expected = {}) {
+  const result = { ok: false, reasons: [], checked: [], payload: null, deck: null };
+  const fail = (reason) => {
+    result.reasons.push(reason);
+    return result;
+  };
+  const parts = cleanReceipt(token).split(".");
+  if (parts.length !== 3) return fail("malformed: a receipt is a compact JWS, three base64url parts");
+  const [head, body, signature] = parts;
+  let header;
+  let payload;
+  let signatureBytes;
+  try {
+    header = JSON.parse(decoder.decode(b64urlDecode(head)));
+    payload = JSON.parse(decoder.decode(b64urlDecode(body)));
+    signatureBytes = b64urlDecode(signature);
+  } catch (error) {
+    return fail(`malformed: the receipt cannot be read (${String(error)})`);
+  }
+  if (typeof header !== "object" || header === null || typeof payload !== "object" || payload === null) {
+    return fail("malformed: the header and payload must be JSON objects");
+  }
+  result.payload = payload;
+  if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
+  const key = keys.keys.find((k) => k.kid === header["kid"]);
+  if (!key || key.kty !== "OKP" || key.crv !== "Ed25519" || !key.x) {
+    return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
+  }
+  let valid = false;
+  try {
+    const publicKey = await crypto.subtle.importKey(
+      "jwk",
+      { kty: "OKP", crv: "Ed25519", x: key.x },
+      { name: "Ed25519" },
+      false,
+      ["verify"]
+    );
+    valid = await crypto.subtle.verify(
+      { name: "Ed25519" },
+      publicKey,
+      signatureBytes,
+      new TextEncoder().encode(`${head}.${body}`)
+    );
+  } catch (error) {
+    return fail(`the signature cannot be checked here (${String(error)})`);
+  }
+  if (!valid) return fail("bad signature: the signature does not match the receipt");
+  result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
+  if (expected.serverSeedHash !== void 0 && payload.server_seed_hash !== expected.serverSeedHash) {
+    return fail("the receipt's server_seed_hash is not the hash committed before the deal");
+  }
+  if (expected.clientSeed !== void 0 && payload.client_seed !== expected.clientSeed) {
+    return fail("the receipt's client_seed is not the client seed this page sent");
+  }
+  if (payload.server_seed === null || payload.server_seed === void 0) {
+    return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked");
+  }
+  if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`);
+  let seed;
+  try {
+    seed = fromHex(payload.server_seed);
+  } catch {
+    return fail("the server seed is not hex");
+  }
+  if (await seedHash(seed) !== payload.server_seed_hash) {
+    return fail("SHA-256 of the server seed is not the committed server_seed_hash");
+  }
+  result.checked.push("SHA-256(server seed) equals the committed hash");
+  const deckType = DECK_OF[payload.variant];
+  if (deckType === void 0) return fail(`unknown variant ${payload.variant}`);
+  try {
+    result.deck = await deckCards(deckType, seed, payload.client_seed);
+  } catch (error) {
+    return fail(`the deck cannot be derived: ${String(error)}`);
+  }
+  result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
+  if (expected.dealt !== void 0) {
+    const first = result.deck.slice(0, expected.dealt.length);
+    const wrong = expected.dealt.findIndex((card, i) => card !== first[i]);
+    if (wrong >= 0) {
+      return fail(`card ${wrong} dealt was ${expected.dealt[wrong]}, the deck's is ${first[wrong]}`);
+    }
+    result.checked.push(`the ${expected.dealt.length} cards dealt are the deck's, in order`);
+  }
+  if (payload.variant === "poker-squares") {
+    const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
+    if (reason) return fail(reason);
+    result.checked.push("the log replayed on the deck gives the receipt's score");
+  }
+  result.ok = true;
+  return result;
+}
+var CELL = /^([a-e])([1-5])$/;
+function checkGridScore(payload, deck, tables2) {
+  const moves = payload.moves.split(" ").filter(Boolean);
+  if (moves.length !== 25) return `the log has ${moves.length} moves, not 25`;
+  const layout = Array.from({ length: 5 }, () => Array(5).fill(null));
+  for (const [i, move] of moves.entries()) {
+    const cell = CELL.exec(move);
+    if (!cell) return `move ${i} (${move}) is not a cell a1..e5`;
+    const row = Number(cell[2]) - 1;
+    const col = cell[1].charCodeAt(0) - 97;
+    const line = layout[row];
+    if (line[col] !== null) return `move ${i} (${move}) places a second card in one cell`;
+    line[col] = deck[i] ?? null;
+  }
+  const options = payload.options;
+  const scoring = options.scoring ?? "american";
+  const table = typeof scoring === "string" ? tables2[scoring] : scoring;
+  if (table === void 0) return `the point table ${String(scoring)} is not known to this page`;
+  const total = runningScore(layout, table, options.diagonals === true).reduce((n, s) => n + s.points, 0);
+  if (total !== payload.score.total) return `the log scores ${total}, the receipt says ${payload.score.total}`;
+  return null;
+}
+
+// src/play.ts
+var PLAYABLE = ["poker-squares"];
+var COLUMNS = "abcde";
+var $ = (id) => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`the page has no #${id}`);
+  return element;
+};
+var tables = {};
+var game = null;
+var focus = [0, 0];
+function say(message) {
+  $("message").textContent = message;
+}
+function cellName(row, col) {
+  return `${COLUMNS[col]}${row + 1}`;
+}
+function fourColours() {
+  return $("four-colours").checked;
+}
+function showCard(element, card) {
+  element.className = "card";
+  element.textContent = "";
+  if (card === null) return;
+  element.classList.add(colourClass(card, fourColours()));
+  element.textContent = cardLabel(card);
+}
+function drawGrid() {
+  const grid = $("grid");
+  grid.replaceChildren();
+  for (let row = 0; row < 5; row++) {
+    for (let col = 0; col < 5; col++) {
+      const button = document.createElement("button");
+      const name = cellName(row, col);
+      button.type = "button";
+      button.className = "cell";
+      button.dataset["row"] = String(row);
+      button.dataset["col"] = String(col);
+      button.setAttribute("aria-label", name);
+      button.tabIndex = row === focus[0] && col === focus[1] ? 0 : -1;
+      const card = game?.view.layout[row]?.[col] ?? null;
+      const face = document.createElement("span");
+      showCard(face, card);
+      const label = document.createElement("span");
+      label.className = "cell-name";
+      label.textContent = name;
+      button.append(label, face);
+      const open = game !== null && !game.finished && card === null;
+      button.setAttribute("aria-disabled", open ? "false" : "true");
+      if (card !== null) button.classList.add("filled");
+      button.addEventListener("click", () => void place(row, col));
+      grid.append(button);
+    }
+  }
+}
+function drawNext() {
+  const next = $("next-card");
+  showCard(next, game && !game.finished ? game.view.next : null);
+  $("next-label").textContent = game && !game.finished ? `Card ${game.next + 1} of 25` : "";
+}
+function drawScore() {
+  const list = $("lines");
+  list.replaceChildren();
+  if (!game) return;
+  const scoring = game.options.scoring;
+  const table = typeof scoring === "string" ? tables[scoring] : scoring;
+  if (!table) return;
+  const lines = runningScore(game.view.layout, table, game.options.diagonals);
+  for (const line of lines) {
+    const item = document.createElement("li");
+    item.textContent = `${line.line}: ${line.category}, ${line.points} point${line.points === 1 ? "" : "s"}`;
+    list.append(item);
+  }
+  const total = lines.reduce((n, line) => n + line.points, 0);
+  const count = lines.length;
+  $("running").textContent = `Score of complete lines: ${total} (${count} line${count === 1 ? "" : "s"} complete)`;
+}
+function draw() {
+  drawGrid();
+  drawNext();
+  drawScore();
+}
+function randomSeed() {
+  return toHex(crypto.getRandomValues(new Uint8Array(16)));
+}
+async function deal() {
+  const variant = $("variant").value;
+  const clientSeed = $("client-seed").value;
+  const scoring = $("scoring").value;
+  const diagonals = $("diagonals").checked;
+  $("deal").setAttribute("disabled", "");
+  $("result").hidden = true;
+  $("verification").textContent = "";
+  game = null;
+  draw();
+  try {
+    const commitment = await call("post", "/v1/commitments", { body: {} });
+    $("commitment").textContent = commitment.server_seed_hash;
+    const state = await call("post", "/v1/deals", {
+      body: {
+        variant,
+        options: { scoring, diagonals },
+        commitment_id: commitment.commitment_id,
+        client_seed: clientSeed
+      },
+      headers: { "Idempotency-Key": newKey() }
+    });
+    const broken = [
+      state.server_seed_hash !== commitment.server_seed_hash && "its hash is not the one committed",
+      state.client_seed !== clientSeed && "its client seed is not the one sent",
+      !state.committed_before_client_seed && "it was not committed before the client seed"
+    ].filter(Boolean);
+    if (broken.length) throw new Error(`the server dealt another game than it promised: ${broken.join("; ")}`);
+    const view = state.view;
+    game = {
+      dealId: state.deal_id,
+      serverSeedHash: commitment.server_seed_hash,
+      clientSeed,
+      options: { scoring, diagonals },
+      view,
+      next: state.next_index,
+      dealt: view.next ? [view.next] : [],
+      finished: state.finished,
+      busy: false
+    };
+    focus = [0, 0];
+    say(`Dealt ${state.deal_id}. Place each card in an empty cell.`);
+    draw();
+    document.querySelector("#grid button[tabindex='0']")?.focus();
+  } catch (error) {
+    say(describe(error));
+  } finally {
+    $("deal").removeAttribute("disabled");
+  }
+}
+function describe(error) {
+  if (error instanceof ApiError) return `${error.message}${error.code ? ` (${error.code})` : ""}`;
+  return error instanceof Error ? error.message : String(error);
+}
+async function place(row, col) {
+  if (!game || game.finished || game.busy) return;
+  if (game.view.layout[row]?.[col] !== null) {
+    say(`${cellName(row, col)} is taken: choose an empty cell.`);
+    return;
+  }
+  const current = game;
+  current.busy = true;
+  const move = cellName(row, col);
+  try {
+    const answer = await call("post", "/v1/deals/{deal_id}/moves", {
+      params: { deal_id: current.dealId },
+      body: { index: current.next, move }
+    });
+    current.view = answer.view;
+    current.next = answer.index + 1;
+    current.finished = answer.finished;
+    if (current.view.next) current.dealt.push(current.view.next);
+    focus = [row, col];
+    draw();
+    say(answer.finished ? "The game is over." : `Placed on ${move}.`);
+    if (answer.finished) await finish(current, answer.score ?? null);
+    else focusCell();
+  } catch (error) {
+    say(describe(error));
+  } finally {
+    current.busy = false;
+  }
+}
+async function finish(done, score) {
+  $("result").hidden = false;
+  $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none";
+  const status = $("verification");
+  status.textContent = "Verifying…";
+  try {
+    const receipt = await call("get", "/v1/deals/{deal_id}/receipt", { params: { deal_id: done.dealId } });
+    const text = $("receipt");
+    text.value = receipt.receipt;
+    const download = $("download");
+    download.href = URL.createObjectURL(new Blob([receipt.receipt], { type: "application/jose" }));
+    download.download = `receipt-${done.dealId}.jws`;
+    const keys = await call("get", "/.well-known/jwks.json");
+    const verdict = await verifyReceipt(receipt.receipt, keys, {
+      serverSeedHash: done.serverSeedHash,
+      clientSeed: done.clientSeed,
+      dealt: done.dealt,
+      tables
+    });
+    status.textContent = verdict.ok ? `Verified: ${verdict.checked.join("; ")}.` : `Not verified: ${verdict.reasons.join("; ")}.`;
+    status.className = verdict.ok ? "verified" : "not-verified";
+  } catch (error) {
+    status.textContent = `Not verified: ${describe(error)}.`;
+    status.className = "not-verified";
+  }
+}
+function focusCell() {
+  const [row, col] = focus;
+  const button = document.querySelector(`#grid button[data-row='${row}'][data-col='${col}']`);
+  document.querySelectorAll("#grid button").forEach((b) => b.tabIndex = -1);
+  if (button) {
+    button.tabIndex = 0;
+    button.focus();
+  }
+}
+function onGridKey(event) {
+  const moves = {
+    ArrowUp: [-1, 0],
+    ArrowDown: [1, 0],
+    ArrowLeft: [0, -1],
+    ArrowRight: [0, 1]
+  };
+  const step = moves[event.key];
+  if (!step) return;
+  event.preventDefault();
+  focus = [Math.min(4, Math.max(0, focus[0] + step[0])), Math.min(4, Math.max(0, focus[1] + step[1]))];
+  focusCell();
+}
+async function start() {
+  const params = new URLSearchParams(location.search);
+  const variants = await call("get", "/v1/variants");
+  const select = $("variant");
+  for (const info of variants.filter((v) => PLAYABLE.includes(v.id))) {
+    select.append(new Option(info.title, info.id));
+    tables = { ...tables, ...info.tables };
+  }
+  const asked = params.get("variant");
+  if (asked && PLAYABLE.includes(asked)) select.value = asked;
+  else if (asked) say(`This page does not play ${asked} yet; it plays ${PLAYABLE.join(", ")}.`);
+  const scoring = $("scoring");
+  for (const name of Object.keys(tables)) scoring.append(new Option(name, name));
+  $("client-seed").value = randomSeed();
+  $("deal").addEventListener("click", () => void deal());
+  $("grid").addEventListener("keydown", onGridKey);
+  $("grid").addEventListener("focusin", (event) => {
+    const target = event.target;
+    if (target.dataset["row"] !== void 0) focus = [Number(target.dataset["row"]), Number(target.dataset["col"])];
+  });
+  $("four-colours").addEventListener("change", draw);
+  $("copy").addEventListener("click", () => {
+    void navigator.clipboard?.writeText($("receipt").value);
+    say("The receipt was copied.");
+  });
+  draw();
+}
+void start().catch((error) => say(describe(error)));

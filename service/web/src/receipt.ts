@@ -1,0 +1,187 @@
+/**
+ * Receipt verification in the browser (DESIGN.md section 4), with WebCrypto only: the
+ * compact JWS's Ed25519 signature against the key set, SHA-256 of the revealed server
+ * seed against the committed hash, the deck re-derived by `cardproof-shuffle-v1`, and the
+ * cards dealt checked against it. Each failed check is a reason, never an exception.
+ */
+
+import type { DeckType } from "./cards";
+import type { Schemas } from "./client";
+import { runningScore, type PointTable } from "./hands";
+import { ALGORITHM, type Bytes, deckCards, fromHex, seedHash } from "./shuffle";
+
+export type Payload = Schemas["ReceiptPayload"];
+export type KeySet = Schemas["JWKS"];
+
+export interface Verification {
+  ok: boolean;
+  /** Why it is not verified (empty when it is). */
+  reasons: string[];
+  /** What was checked, in words, in order. */
+  checked: string[];
+  payload: Payload | null;
+  /** The deck re-derived from the revealed seeds (card texts), when there are seeds. */
+  deck: string[] | null;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+/** The JWS alg of every receipt (RFC 9864: Ed25519, fully specified). */
+const ALG = "Ed25519";
+
+/** Strict base64url (RFC 7515): no padding, no `+` `/`, no white space, canonical last bits. */
+export function b64urlDecode(text: string): Bytes {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) throw new RangeError("not base64url");
+  const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
+  const raw = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  if (b64urlEncode(raw) !== text) throw new RangeError("not canonical base64url");
+  return raw;
+}
+
+/** Base64url without padding. */
+export function b64urlEncode(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The deck type each variant deals from (as `GET /v1/variants` says). */
+export const DECK_OF: Readonly<Record<string, DeckType>> = {
+  "poker-squares": "standard-52",
+  "poker-patience": "standard-52",
+  "serpent-patience": "standard-52",
+  "repeat-poker": "standard-52",
+  "reserve-poker": "joker-53",
+  solodrez: "pokerdrez-56",
+};
+
+/** A receipt as pasted: white space and line breaks (a wrapped terminal) dropped. */
+export function cleanReceipt(text: string): string {
+  return text.replace(/\s+/g, "");
+}
+
+/**
+ * Verify a receipt with nothing but the browser. `expected` is what its player was
+ * promised or saw: the committed hash, the client seed, and the cards dealt in order
+ * (the page's own game); each must match.
+ */
+export async function verifyReceipt(
+  token: string,
+  keys: KeySet,
+  expected: { serverSeedHash?: string; clientSeed?: string; dealt?: string[]; tables?: Record<string, PointTable> } = {},
+): Promise<Verification> {
+  const result: Verification = { ok: false, reasons: [], checked: [], payload: null, deck: null };
+  const fail = (reason: string): Verification => {
+    result.reasons.push(reason);
+    return result;
+  };
+  const parts = cleanReceipt(token).split(".");
+  if (parts.length !== 3) return fail("malformed: a receipt is a compact JWS, three base64url parts");
+  const [head, body, signature] = parts as [string, string, string];
+  let header: Record<string, unknown>;
+  let payload: Payload;
+  let signatureBytes: Bytes;
+  try {
+    header = JSON.parse(decoder.decode(b64urlDecode(head))) as Record<string, unknown>;
+    payload = JSON.parse(decoder.decode(b64urlDecode(body))) as Payload;
+    signatureBytes = b64urlDecode(signature);
+  } catch (error) {
+    return fail(`malformed: the receipt cannot be read (${String(error)})`);
+  }
+  if (typeof header !== "object" || header === null || typeof payload !== "object" || payload === null) {
+    return fail("malformed: the header and payload must be JSON objects");
+  }
+  result.payload = payload;
+  if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
+  const key = keys.keys.find((k) => k.kid === header["kid"]);
+  if (!key || key.kty !== "OKP" || key.crv !== "Ed25519" || !key.x) {
+    return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
+  }
+  let valid = false;
+  try {
+    const publicKey = await crypto.subtle.importKey(
+      "jwk",
+      { kty: "OKP", crv: "Ed25519", x: key.x },
+      { name: "Ed25519" },
+      false,
+      ["verify"],
+    );
+    valid = await crypto.subtle.verify(
+      { name: "Ed25519" },
+      publicKey,
+      signatureBytes,
+      new TextEncoder().encode(`${head}.${body}`),
+    );
+  } catch (error) {
+    return fail(`the signature cannot be checked here (${String(error)})`);
+  }
+  if (!valid) return fail("bad signature: the signature does not match the receipt");
+  result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
+  if (expected.serverSeedHash !== undefined && payload.server_seed_hash !== expected.serverSeedHash) {
+    return fail("the receipt's server_seed_hash is not the hash committed before the deal");
+  }
+  if (expected.clientSeed !== undefined && payload.client_seed !== expected.clientSeed) {
+    return fail("the receipt's client_seed is not the client seed this page sent");
+  }
+  if (payload.server_seed === null || payload.server_seed === undefined) {
+    return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked");
+  }
+  if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`);
+  let seed: Bytes;
+  try {
+    seed = fromHex(payload.server_seed);
+  } catch {
+    return fail("the server seed is not hex");
+  }
+  if ((await seedHash(seed)) !== payload.server_seed_hash) {
+    return fail("SHA-256 of the server seed is not the committed server_seed_hash");
+  }
+  result.checked.push("SHA-256(server seed) equals the committed hash");
+  const deckType = DECK_OF[payload.variant];
+  if (deckType === undefined) return fail(`unknown variant ${payload.variant}`);
+  try {
+    result.deck = await deckCards(deckType, seed, payload.client_seed);
+  } catch (error) {
+    return fail(`the deck cannot be derived: ${String(error)}`);
+  }
+  result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
+  if (expected.dealt !== undefined) {
+    const first = result.deck.slice(0, expected.dealt.length);
+    const wrong = expected.dealt.findIndex((card, i) => card !== first[i]);
+    if (wrong >= 0) {
+      return fail(`card ${wrong} dealt was ${expected.dealt[wrong]}, the deck's is ${first[wrong]}`);
+    }
+    result.checked.push(`the ${expected.dealt.length} cards dealt are the deck's, in order`);
+  }
+  if (payload.variant === "poker-squares") {
+    const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
+    if (reason) return fail(reason);
+    result.checked.push("the log replayed on the deck gives the receipt's score");
+  }
+  result.ok = true;
+  return result;
+}
+
+const CELL = /^([a-e])([1-5])$/;
+
+/** Poker Squares: place deck card i at move i's cell, score the grid, compare. */
+function checkGridScore(payload: Payload, deck: string[], tables: Record<string, PointTable>): string | null {
+  const moves = payload.moves.split(" ").filter(Boolean);
+  if (moves.length !== 25) return `the log has ${moves.length} moves, not 25`;
+  const layout: Array<Array<string | null>> = Array.from({ length: 5 }, () => Array<string | null>(5).fill(null));
+  for (const [i, move] of moves.entries()) {
+    const cell = CELL.exec(move);
+    if (!cell) return `move ${i} (${move}) is not a cell a1..e5`;
+    const row = Number(cell[2]) - 1;
+    const col = (cell[1] as string).charCodeAt(0) - 97;
+    const line = layout[row] as Array<string | null>;
+    if (line[col] !== null) return `move ${i} (${move}) places a second card in one cell`;
+    line[col] = deck[i] ?? null;
+  }
+  const options = payload.options as { scoring?: string | PointTable; diagonals?: boolean };
+  const scoring = options.scoring ?? "american";
+  const table = typeof scoring === "string" ? tables[scoring] : scoring;
+  if (table === undefined) return `the point table ${String(scoring)} is not known to this page`;
+  const total = runningScore(layout, table, options.diagonals === true).reduce((n, s) => n + s.points, 0);
+  if (total !== payload.score.total) return `the log scores ${total}, the receipt says ${payload.score.total}`;
+  return null;
+}

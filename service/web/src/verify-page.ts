@@ -1,0 +1,34 @@
+/** `/verify`: paste any receipt; the page checks it in the browser against the key set. */
+
+import { call } from "./client";
+import type { PointTable } from "./hands";
+import { cleanReceipt, verifyReceipt } from "./receipt";
+
+const status = document.getElementById("verification") as HTMLElement;
+const area = document.getElementById("receipt") as HTMLTextAreaElement;
+const details = document.getElementById("details") as HTMLElement;
+
+async function check(): Promise<void> {
+  status.textContent = "Verifying…";
+  status.className = "";
+  details.textContent = "";
+  try {
+    const [keys, variants] = await Promise.all([call("get", "/.well-known/jwks.json"), call("get", "/v1/variants")]);
+    const tables: Record<string, PointTable> = {};
+    for (const info of variants) Object.assign(tables, info.tables as Record<string, PointTable>);
+    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables });
+    status.textContent = verdict.ok
+      ? `Verified: ${verdict.checked.join("; ")}.`
+      : `Not verified: ${verdict.reasons.join("; ")}.`;
+    status.className = verdict.ok ? "verified" : "not-verified";
+    if (verdict.payload) {
+      const p = verdict.payload;
+      details.textContent = `${p.variant}, score ${p.score.total}, ${p.moves.split(" ").filter(Boolean).length} moves, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}`;
+    }
+  } catch (error) {
+    status.textContent = `Not verified: ${error instanceof Error ? error.message : String(error)}.`;
+    status.className = "not-verified";
+  }
+}
+
+document.getElementById("verify")?.addEventListener("click", () => void check());

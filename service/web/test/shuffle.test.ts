@@ -1,0 +1,122 @@
+/**
+ * The page's deck derivation and receipt checks against the Python reference: every
+ * vector of tests/vectors/shuffle-v1.json (all three decks), and receipts the service
+ * signed (tests/vectors/receipts.json, written by tests/vectors/make_receipts.py).
+ */
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import type { DeckType } from "../src/cards";
+import { cardText } from "../src/cards";
+import { bestCategory, classify } from "../src/hands";
+import { b64urlDecode, verifyReceipt, type KeySet } from "../src/receipt";
+import { UniformDraws, deckCards, fromHex, seedHash, shuffle, streamKey, toHex } from "../src/shuffle";
+
+interface Vector {
+  deck_type: DeckType;
+  server_seed: string;
+  server_seed_hash: string;
+  client_seed: string;
+  stream: string;
+  stream_key: string;
+  first_block: string;
+  order: number[];
+  cards: string[];
+}
+
+const root = new URL("../../../tests/vectors/", import.meta.url);
+const vectors = JSON.parse(readFileSync(new URL("shuffle-v1.json", root), "utf8")) as {
+  vectors: Vector[];
+  below: Array<{ stream_key: string; n: number; values: number[] }>;
+};
+
+test("every deck type has vectors", () => {
+  const decks = new Set(vectors.vectors.map((v) => v.deck_type));
+  assert.deepEqual([...decks].sort(), ["joker-53", "pokerdrez-56", "standard-52"]);
+});
+
+for (const [i, v] of vectors.vectors.entries()) {
+  test(`vector ${i}: ${v.deck_type} ${v.stream} ${JSON.stringify(v.client_seed)}`, async () => {
+    const seed = fromHex(v.server_seed);
+    assert.equal(await seedHash(seed), v.server_seed_hash);
+    assert.equal(toHex(await streamKey(seed, v.client_seed, v.deck_type, v.stream)), v.stream_key);
+    assert.deepEqual(await shuffle(v.deck_type, seed, v.client_seed, v.stream), v.order);
+    assert.deepEqual(await deckCards(v.deck_type, seed, v.client_seed, v.stream), v.cards);
+    assert.deepEqual(
+      v.order.map((index) => cardText(v.deck_type, index)),
+      v.cards,
+    );
+  });
+}
+
+test("draws below n reject the biased tail, as the reference does", async () => {
+  assert.ok(vectors.below.length > 0);
+  for (const case_ of vectors.below) {
+    const draws = new UniformDraws(fromHex(case_.stream_key));
+    const values = [];
+    for (let k = 0; k < case_.values.length; k++) values.push(await draws.below(case_.n));
+    assert.deepEqual(values, case_.values);
+  }
+});
+
+test("bad seeds are refused", async () => {
+  await assert.rejects(streamKey(new Uint8Array(31), "x", "standard-52", "deal"), /32 bytes/);
+  await assert.rejects(streamKey(new Uint8Array(32), "", "standard-52", "deal"), /client seed/);
+  await assert.rejects(streamKey(new Uint8Array(32), "x".repeat(257), "standard-52", "deal"), /client seed/);
+  assert.throws(() => fromHex("0g"), /not hex/);
+});
+
+test("hands are classified as cardproof.hands does", () => {
+  assert.equal(classify(["AH", "KH", "QH", "JH", "TH"]), "royal-flush");
+  assert.equal(classify(["5D", "4C", "3S", "2H", "AD"]), "straight");
+  assert.equal(classify(["QS", "KS", "AS", "2S", "3H"]), "high-card");
+  assert.equal(classify(["9C", "9D", "9H", "4S", "4C"]), "full-house");
+  assert.equal(classify(["7C", "7D", "2H", "2S", "9C"]), "two-pair");
+  assert.equal(classify(["KD", "8D", "5D", "3D", "2D"]), "flush");
+  const reserve = { "five-of-a-kind": 40, "royal-flush": 30, "straight-flush": 25, "four-of-a-kind": 20 };
+  assert.equal(bestCategory(["AH", "AD", "AC", "AS", "JK"], reserve), "five-of-a-kind");
+  assert.equal(bestCategory(["KH", "QH", "JH", "TH", "JK"], reserve), "royal-flush");
+});
+
+test("base64url is strict: one spelling per value", () => {
+  assert.deepEqual([...b64urlDecode("_-8")], [0xff, 0xef]);
+  for (const text of ["_-9", "/+8", "_-8=", "_-8\n", "_ -8"]) assert.throws(() => b64urlDecode(text));
+});
+
+interface SignedReceipt {
+  receipt: string;
+  jwks: KeySet;
+  tables: Record<string, Record<string, number>>;
+  dealt: string[];
+  server_seed_hash: string;
+  client_seed: string;
+}
+
+const signed = JSON.parse(readFileSync(new URL("receipts.json", root), "utf8")) as SignedReceipt[];
+
+test("a receipt the service signed verifies, and every tampering is caught", async () => {
+  assert.ok(signed.length > 0);
+  for (const r of signed) {
+    const expected = { serverSeedHash: r.server_seed_hash, clientSeed: r.client_seed, dealt: r.dealt, tables: r.tables };
+    const good = await verifyReceipt(r.receipt, r.jwks, expected);
+    assert.equal(good.ok, true, good.reasons.join("; "));
+    const wrapped = r.receipt.replace(/(.{60})/g, "$1\n  ");
+    assert.equal((await verifyReceipt(wrapped, r.jwks, expected)).ok, true);
+    const [head, body, sig] = r.receipt.split(".") as [string, string, string];
+    const flipped = `${head}.${body}.${sig.slice(0, 10)}${sig[10] === "A" ? "B" : "A"}${sig.slice(11)}`;
+    assert.match((await verifyReceipt(flipped, r.jwks, expected)).reasons.join(), /signature|not canonical/);
+    const payload = JSON.parse(new TextDecoder().decode(b64urlDecode(body))) as Record<string, unknown>;
+    const forged = Buffer.from(JSON.stringify({ ...payload, score: { total: 9999, hands: [] } })).toString("base64url");
+    assert.match((await verifyReceipt(`${head}.${forged}.${sig}`, r.jwks, expected)).reasons.join(), /bad signature/);
+    const otherSeed = await verifyReceipt(r.receipt, r.jwks, { ...expected, clientSeed: `${r.client_seed}!` });
+    assert.match(otherSeed.reasons.join(), /client seed/);
+    const otherHash = await verifyReceipt(r.receipt, r.jwks, { ...expected, serverSeedHash: "00".repeat(32) });
+    assert.match(otherHash.reasons.join(), /committed/);
+    const otherCard = await verifyReceipt(r.receipt, r.jwks, { ...expected, dealt: ["JK", ...r.dealt.slice(1)] });
+    assert.match(otherCard.reasons.join(), /card 0 dealt was JK/);
+    assert.match((await verifyReceipt("a.b", r.jwks)).reasons.join(), /malformed/);
+    assert.match((await verifyReceipt(r.receipt, { keys: [] })).reasons.join(), /unknown key/);
+  }
+});

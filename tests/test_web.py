@@ -1,0 +1,386 @@
+"""The browser client: ``/play``, ``/verify`` and the offline API reference at ``/schema``.
+
+In-process: the pages and assets are served with a policy that allows this origin only,
+the reference loads nothing from outside, the committed build and the types generated
+from the spec are current (rebuilt with the pinned tools of ``service/web``), and the
+receipts the JS tests verify still verify in Python.
+
+In headless Chromium against a real ``cardproof serve``: a whole committed blind game
+of poker-squares by clicks, checked against its receipt through the SDK; the same by
+keyboard only; a scan of every DOM snapshot and every answer the page received for a
+card before it was due; ``/verify`` with a good and a tampered receipt; a 390-pixel
+phone screenshot; and a record of every request the pages made, none outside the origin.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from cardproof import verify_receipt
+from cardproof.cards import Card
+from cardproof_service.controllers.web import PAGE_POLICY, STATIC_DIR
+from conftest import served
+from test_standings_page import CHROMIUM_ARGS, chromium_or_skip
+
+HttpClient = TestClient[Litestar]
+ROOT = Path(__file__).resolve().parents[1]
+WEB = ROOT / "service" / "web"
+VECTORS = ROOT / "tests" / "vectors" / "receipts.json"
+ROW_ORDER = [f"{c}{r}" for r in "12345" for c in "abcde"]
+OUTSIDE = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.IGNORECASE)
+SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+# --- in process -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/play", "/verify"])
+def test_the_pages_allow_this_origin_only(client: HttpClient, path: str) -> None:
+    answer = client.get(path)
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/html")
+    assert answer.headers["content-security-policy"] == PAGE_POLICY
+    assert "script-src 'self'" in PAGE_POLICY
+    assert "unsafe-inline" not in PAGE_POLICY
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert not OUTSIDE.search(answer.text)
+    for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', answer.text):
+        assert client.get(asset).status_code == 200, asset
+
+
+def test_the_api_reference_loads_nothing_from_outside(client: HttpClient) -> None:
+    page = client.get("/schema")
+    assert page.status_code == 200
+    assert "SwaggerUIBundle" in page.text
+    assert not OUTSIDE.search(page.text), OUTSIDE.search(page.text)
+    for asset in re.findall(r'(?:src|href)="(/static/swagger/[^"]+)"', page.text):
+        assert client.get(asset).status_code == 200, asset
+    assert len(re.findall(r'(?:src|href)="/static/swagger/', page.text)) == 3
+
+
+def test_static_files_stay_inside_their_folder(client: HttpClient) -> None:
+    for path in ("/static/../deals.py", "/static/web/../../app.py", "/static/%2e%2e/app.py"):
+        assert client.get(path).status_code == 404, path
+    missing = client.get("/static/web/nothing.js")
+    assert missing.status_code == 404
+    assert missing.headers["content-type"] == "application/problem+json"
+
+
+def test_the_js_tests_receipts_still_verify_in_python() -> None:
+    entries = json.loads(VECTORS.read_text(encoding="utf-8"))
+    assert entries
+    for entry in entries:
+        checked = verify_receipt(entry["receipt"], entry["jwks"])
+        assert checked.replayed
+        assert checked.payload.server_seed_hash == entry["server_seed_hash"]
+        assert checked.payload.client_seed == entry["client_seed"]
+
+
+def _node_tools() -> Path:
+    """``service/web``'s pinned tools (``make test`` installs them); fail in CI without."""
+    tools = WEB / "node_modules" / ".bin"
+    if (tools / "openapi-typescript").exists() and shutil.which("node"):
+        return tools
+    message = "the web client's tools are not installed (`make web-test` runs npm ci)"
+    if os.environ.get("CI") or os.environ.get("REQUIRE_REDIS") == "1":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def test_the_types_generated_from_the_spec_are_current(tmp_path: Path) -> None:
+    tools = _node_tools()
+    fresh = tmp_path / "api.d.ts"
+    spec = ROOT / "openapi" / "openapi.json"
+    made = subprocess.run(
+        [str(tools / "openapi-typescript"), str(spec), "-o", str(fresh)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    committed = (WEB / "src" / "api.d.ts").read_text(encoding="utf-8")
+    assert fresh.read_text(encoding="utf-8") == committed, "stale: run `make openapi`"
+
+
+def test_the_built_assets_in_the_package_are_current(tmp_path: Path) -> None:
+    _node_tools()
+    built = subprocess.run(
+        ["node", "build.mjs", "--out", str(tmp_path)],
+        cwd=WEB,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    for folder in ("web", "swagger"):
+        compared = filecmp.dircmp(tmp_path / folder, STATIC_DIR / folder)
+        stale = compared.diff_files + compared.left_only + compared.right_only
+        assert not stale, f"static/{folder} is stale ({stale}): run `make web`"
+        mismatch = filecmp.cmpfiles(
+            tmp_path / folder, STATIC_DIR / folder, compared.common_files, shallow=False
+        )[1]
+        assert not mismatch, f"static/{folder} differs ({mismatch}): run `make web`"
+
+
+# --- in headless Chromium ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def web_server() -> Iterator[str]:
+    with served("--log-level", "warning", env={"REDIS_URL": ""}) as base_url:
+        yield base_url
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    executable = chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class Recorder:
+    """Every request a page makes, and the text of every answer it received."""
+
+    def __init__(self, page: Any) -> None:
+        self.urls: list[str] = []
+        self.bodies: list[str] = []
+        page.on("request", lambda request: self.urls.append(request.url))
+        page.on("response", self._answer)
+
+    def _answer(self, response: Any) -> None:
+        if "/v1/" in response.url:
+            try:
+                self.bodies.append(response.text())
+            except Exception:  # a body the browser no longer holds
+                self.bodies.append("")
+
+    def outside(self, base_url: str) -> list[str]:
+        """Requests that left the origin (a blob: download is the page's own)."""
+        return [u for u in self.urls if not u.startswith((base_url, "blob:", "data:"))]
+
+
+def card_forms(card: Card) -> set[str]:
+    """How a card can read in the page: its text and its label (10♦, Joker)."""
+    if card.text == "JK":
+        return {"JK", "Joker"}
+    rank = "10" if card.text[0] == "T" else card.text[0]
+    return {card.text, f"{rank}{SYMBOLS[card.text[1]]}"}
+
+
+def named(text: str, card: Card) -> bool:
+    """Whether ``text`` names ``card`` in any of its forms, as a whole word."""
+    return any(
+        re.search(rf"(?<![0-9A-Za-z]){re.escape(form)}(?![0-9A-Za-z])", text)
+        for form in card_forms(card)
+    )
+
+
+def new_game(page: Any, base_url: str, seed: str, **options: Any) -> str:
+    """Open /play, set the seed and options, press Deal; the commitment hash shown."""
+    loaded = page.goto(f"{base_url}/play?variant=poker-squares")
+    assert loaded is not None
+    assert loaded.status == 200
+    page.get_by_label("Client seed").fill(seed)
+    if options.get("scoring"):
+        page.get_by_label("Scoring").select_option(options["scoring"])
+    page.get_by_role("button", name="Deal").click()
+    wait_for_card(page, 1)
+    commitment = str(page.locator("#commitment").text_content())
+    assert re.fullmatch(r"[0-9a-f]{64}", commitment)
+    return commitment
+
+
+def wait_for_card(page: Any, number: int) -> None:
+    """Until card ``number`` is the one to place; past 25, until the verdict is shown.
+
+    Playwright's locator waits, not page functions: the page's policy forbids eval.
+    """
+    from playwright.sync_api import expect
+
+    if number <= 25:
+        expect(page.locator("#next-label")).to_have_text(f"Card {number} of 25")
+    else:
+        expect(page.get_by_role("status")).to_have_text(re.compile(r"^(Verified|Not verified)"))
+
+
+def finish_and_check(page: Any, base_url: str, recorder: Recorder, seen: list[str]) -> None:
+    """The page's verdict, then the receipt through the SDK; no card shown before its turn."""
+    status = page.get_by_role("status")
+    assert status.text_content().startswith("Verified"), status.text_content()
+    receipt = page.get_by_label("Receipt (compact JWS)").input_value()
+    jwks = httpx.get(f"{base_url}/.well-known/jwks.json").json()
+    checked = verify_receipt(receipt, jwks)
+    assert checked.replayed
+    final = page.locator("#final-score").text_content()
+    assert final == f"Final score: {checked.payload.score.total}"
+    deck = [Card.parse(text) for text in receipt_deck(checked.payload)]
+    for step, snapshot in enumerate(seen):
+        due = {card.text for card in deck[: step + 1]}
+        early = [card.text for card in deck[step + 1 : 25] if named(snapshot, card)]
+        assert not early, f"before card {step + 1} was placed the page showed {early}"
+        assert due  # the snapshot is of a game under way
+    answers = "\n".join(recorder.bodies)
+    assert "server_seed" in answers  # the receipt was read, seed revealed, at the end
+    assert not recorder.outside(base_url), recorder.outside(base_url)
+
+
+def receipt_deck(payload: Any) -> list[str]:
+    from cardproof.deal import standard_deck
+
+    return [
+        card.text for card in standard_deck(bytes.fromhex(payload.server_seed), payload.client_seed)
+    ]
+
+
+def test_a_whole_blind_game_by_clicks(chromium: Any, web_server: str) -> None:
+    page = chromium.new_page(viewport={"width": 1000, "height": 900})
+    recorder = Recorder(page)
+    new_game(page, web_server, "clicks in Chromium", scoring="british")
+    seen = []
+    for number, cell in enumerate(ROW_ORDER, start=1):
+        seen.append(page.content())
+        shown = page.locator("#next-card").text_content()
+        assert shown
+        page.get_by_role("button", name=cell, exact=True).click()
+        wait_for_card(page, number + 1)
+        placed = page.get_by_role("button", name=cell, exact=True).text_content()
+        assert placed is not None
+        assert placed.endswith(shown)
+        if number == 5:
+            assert "row 1:" in str(page.locator("#lines").text_content())
+    finish_and_check(page, web_server, recorder, seen)
+    receipt = page.get_by_label("Receipt (compact JWS)").input_value()
+    jwks = httpx.get(f"{web_server}/.well-known/jwks.json").json()
+    assert verify_receipt(receipt, jwks).payload.moves == " ".join(ROW_ORDER)
+    page.close()
+
+
+def test_a_whole_blind_game_by_keyboard_only(chromium: Any, web_server: str) -> None:
+    page = chromium.new_page(viewport={"width": 1000, "height": 900})
+    recorder = Recorder(page)
+    loaded = page.goto(f"{web_server}/play?variant=poker-squares")
+    assert loaded is not None
+    assert loaded.status == 200
+    page.keyboard.press("Tab")  # the variant
+    while page.evaluate("document.activeElement.id") != "deal":
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    wait_for_card(page, 1)
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "a1"
+    seen, order = [], []
+    for row in range(5):
+        across = ["ArrowRight"] * 4 if row % 2 == 0 else ["ArrowLeft"] * 4
+        for column in range(5):
+            seen.append(page.content())
+            order.append(page.evaluate("document.activeElement.getAttribute('aria-label')"))
+            page.keyboard.press("Enter")
+            wait_for_card(page, len(order) + 1)
+            if column < 4:
+                page.keyboard.press(across[column])
+        if row < 4:
+            page.keyboard.press("ArrowDown")
+    snake = [f"{c}{r}" for r in range(1, 6) for c in ("abcde" if r % 2 else "edcba")]
+    assert order == snake
+    finish_and_check(page, web_server, recorder, seen)
+    page.close()
+
+
+def test_the_verify_page_tells_a_good_receipt_from_a_tampered_one(
+    chromium: Any, web_server: str
+) -> None:
+    from playwright.sync_api import expect
+
+    page = chromium.new_page()
+    recorder = Recorder(page)
+    with httpx.Client(base_url=web_server) as http:
+        receipt = play_in_python(http)
+    page.goto(f"{web_server}/verify")
+    area = page.get_by_label("Receipt", exact=True)
+    wrapped = "\n".join(receipt[i : i + 64] for i in range(0, len(receipt), 64))
+    area.fill(wrapped)  # as copied from a wrapped terminal
+    page.get_by_role("button", name="Verify").click()
+    status = page.get_by_role("status")
+    expect(status).to_have_text(re.compile(r"^(Verified|Not verified)"))
+    assert str(status.text_content()).startswith("Verified"), status.text_content()
+    head, body, signature = receipt.split(".")
+    payload = json.loads(_b64decode(body))
+    payload["score"]["total"] += 1
+    forged = ".".join([head, _b64encode(json.dumps(payload).encode()), signature])
+    area.fill(forged)
+    page.get_by_role("button", name="Verify").click()
+    expect(status).to_have_text(re.compile(r"^Not verified: bad signature"))
+    area.fill(receipt[:-5])
+    page.get_by_role("button", name="Verify").click()
+    expect(status).to_have_text(re.compile(r"^Not verified: (bad signature|malformed)"))
+    assert not recorder.outside(web_server)
+    page.close()
+
+
+def test_a_phone_sized_page_fits(chromium: Any, web_server: str, tmp_path: Path) -> None:
+    page = chromium.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    recorder = Recorder(page)
+    new_game(page, web_server, "phone")
+    for number, cell in enumerate(ROW_ORDER[:7], start=1):
+        page.get_by_role("button", name=cell, exact=True).click()
+        wait_for_card(page, number + 1)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot = tmp_path / "play-390.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    if os.environ.get("CARDPROOF_SCREENSHOT"):  # the README's picture: make screenshot
+        shutil.copy(shot, os.environ["CARDPROOF_SCREENSHOT"])
+    assert not recorder.outside(web_server)
+    page.close()
+
+
+def test_the_api_reference_renders_offline(chromium: Any, web_server: str) -> None:
+    page = chromium.new_page()
+    recorder = Recorder(page)
+    from playwright.sync_api import expect
+
+    page.goto(f"{web_server}/schema")
+    expect(page.get_by_text("/v1/deals", exact=True).first).to_be_visible(timeout=20_000)
+    assert not recorder.outside(web_server), recorder.outside(web_server)
+    page.close()
+
+
+def play_in_python(http: httpx.Client) -> str:
+    commitment = http.post("/v1/commitments", json={}).json()
+    body = {"variant": "poker-squares", "commitment_id": commitment["commitment_id"]}
+    deal_id = http.post("/v1/deals", json={**body, "client_seed": "verify page"}).json()["deal_id"]
+    for index, cell in enumerate(ROW_ORDER):
+        http.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})
+    return str(http.get(f"/v1/deals/{deal_id}/receipt").json()["receipt"])
+
+
+def _b64decode(text: str) -> bytes:
+    import base64
+
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _b64encode(data: bytes) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
