@@ -40,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "service" / "web"
 VECTORS = ROOT / "tests" / "vectors" / "receipts.json"
 ROW_ORDER = [f"{c}{r}" for r in "12345" for c in "abcde"]
+SNAKE = [f"{c}{r}" for r in "12345" for c in ("abcde" if r in "135" else "edcba")]
+OFFSETS = [f"{r},{c}" for r in (0, 1, 2, -1, -2) for c in (0, 1, 2, 3, -1)]
 OUTSIDE = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.IGNORECASE)
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
@@ -103,13 +105,12 @@ def _node_tools() -> Path:
 def test_the_types_generated_from_the_spec_are_current(tmp_path: Path) -> None:
     tools = _node_tools()
     fresh = tmp_path / "api.d.ts"
-    spec = ROOT / "openapi" / "openapi.json"
+    script = json.loads((WEB / "package.json").read_text(encoding="utf-8"))["scripts"]["types"]
+    command = script.split()  # `npm run types`, the command `make openapi` runs
+    command[0] = str(tools / command[0])
+    command[command.index("-o") + 1] = str(fresh)
     made = subprocess.run(
-        [str(tools / "openapi-typescript"), str(spec), "-o", str(fresh)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+        command, cwd=WEB, capture_output=True, text=True, timeout=120, check=False
     )
     assert made.returncode == 0, made.stderr
     committed = (WEB / "src" / "api.d.ts").read_text(encoding="utf-8")
@@ -196,9 +197,11 @@ def named(text: str, card: Card) -> bool:
     )
 
 
-def new_game(page: Any, base_url: str, seed: str, **options: Any) -> str:
+def new_game(
+    page: Any, base_url: str, seed: str, variant: str = "poker-squares", **options: Any
+) -> str:
     """Open /play, set the seed and options, press Deal; the commitment hash shown."""
-    loaded = page.goto(f"{base_url}/play?variant=poker-squares")
+    loaded = page.goto(f"{base_url}/play?variant={variant}")
     assert loaded is not None
     assert loaded.status == 200
     page.get_by_label("Client seed").fill(seed)
@@ -276,6 +279,58 @@ def test_a_whole_blind_game_by_clicks(chromium: Any, web_server: str) -> None:
     page.close()
 
 
+def test_a_whole_poker_patience_game_by_clicks(chromium: Any, web_server: str) -> None:
+    page = chromium.new_page(viewport={"width": 1000, "height": 1000})
+    recorder = Recorder(page)
+    new_game(page, web_server, "floating square", "poker-patience")
+    assert page.locator("#grid button").count() == 1  # the first card goes at 0,0 only
+    seen = []
+    for number, offset in enumerate(OFFSETS, start=1):
+        seen.append(page.content())
+        page.get_by_role("button", name=offset, exact=True).click()
+        wait_for_card(page, number + 1)
+        if number == 5:  # a row of five: the square's columns are fixed, the row scores
+            assert "row 0:" in str(page.locator("#lines").text_content())
+    assert page.locator("#grid button").count() == 25  # the square, and nothing around it
+    finish_and_check(page, web_server, recorder, seen)
+    page.close()
+
+
+def test_a_serpent_game_with_its_par(chromium: Any, web_server: str) -> None:
+    page = chromium.new_page(viewport={"width": 1000, "height": 1000})
+    recorder = Recorder(page)
+    new_game(page, web_server, "a rook's path", "serpent-patience")
+    assert page.locator("#later li").count() == 24  # an open variant: every card shown
+    for number, cell in enumerate(SNAKE, start=1):
+        page.get_by_role("button", name=cell, exact=True).click()
+        wait_for_card(page, number + 1)
+    finish_and_check(page, web_server, recorder, [])
+    from playwright.sync_api import expect
+
+    expect(page.locator("#par")).to_have_text(re.compile(r"^Par for this deal: \d+"))
+    par = int(re.findall(r"\d+", str(page.locator("#par").text_content()))[0])
+    final = int(str(page.locator("#final-score").text_content()).split(": ")[1])
+    assert par >= final
+    page.close()
+
+
+def test_serpent_warns_before_a_dead_end(chromium: Any, web_server: str) -> None:
+    from playwright.sync_api import expect
+
+    page = chromium.new_page(viewport={"width": 1000, "height": 1000})
+    new_game(page, web_server, "a dead end", "serpent-patience")
+    for number, cell in enumerate(["a2", "b2", "b1"], start=1):
+        page.get_by_role("button", name=cell, exact=True).click()
+        wait_for_card(page, number + 1)
+    page.get_by_role("button", name="a1", exact=True).click()  # boxed in: a warning first
+    expect(page.locator("#message")).to_contain_text("leaves no way on")
+    assert page.get_by_role("button", name="a1", exact=True).text_content() == "a1"  # empty
+    page.get_by_role("button", name="a1", exact=True).click()  # again: placed, the end
+    expect(page.locator("#final-score")).to_have_text(re.compile(r"^Final score: none"))
+    expect(page.get_by_role("status")).to_have_text(re.compile(r"^Not verified: an unscored"))
+    page.close()
+
+
 def test_a_whole_blind_game_by_keyboard_only(chromium: Any, web_server: str) -> None:
     page = chromium.new_page(viewport={"width": 1000, "height": 900})
     recorder = Recorder(page)
@@ -337,19 +392,25 @@ def test_the_verify_page_tells_a_good_receipt_from_a_tampered_one(
     page.close()
 
 
-def test_a_phone_sized_page_fits(chromium: Any, web_server: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("variant", "moves"), [("poker-squares", ROW_ORDER[:7]), ("poker-patience", OFFSETS[:2])]
+)
+def test_a_phone_sized_page_fits(
+    chromium: Any, web_server: str, tmp_path: Path, variant: str, moves: list[str]
+) -> None:
     page = chromium.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
     recorder = Recorder(page)
-    new_game(page, web_server, "phone")
-    for number, cell in enumerate(ROW_ORDER[:7], start=1):
+    new_game(page, web_server, "phone", variant)
+    for number, cell in enumerate(moves, start=1):
         page.get_by_role("button", name=cell, exact=True).click()
         wait_for_card(page, number + 1)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    shot = tmp_path / "play-390.png"
+    shot = tmp_path / f"{variant}-390.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
-    if os.environ.get("CARDPROOF_SCREENSHOT"):  # the README's picture: make screenshot
-        shutil.copy(shot, os.environ["CARDPROOF_SCREENSHOT"])
+    folder = os.environ.get("CARDPROOF_SCREENSHOTS")  # to look at, and the README's picture
+    if folder:
+        shutil.copy(shot, Path(folder) / shot.name)
     assert not recorder.outside(web_server)
     page.close()
 

@@ -4,7 +4,7 @@ Run from the repository root::
 
     .venv/bin/python tests/vectors/make_receipts.py
 
-Each entry is a committed poker-squares game played in-process with the test keys
+Each entry is a committed game of a grid variant played in-process with the test keys
 (``conftest.TEST_KEYS``): the compact JWS, the key set, the point tables, the cards dealt
 in order, the committed hash and the client seed. ``web/test/shuffle.test.ts`` verifies
 each in WebCrypto and tampers with it; ``tests/test_web.py`` checks the file still
@@ -25,31 +25,38 @@ from cardproof_service import Settings, create_app
 from conftest import TEST_KEYS
 
 OUTPUT = Path(__file__).with_name("receipts.json")
+ROWS = [f"{c}{r}" for r in "12345" for c in "abcde"]
+COLUMNS = [f"{c}{r}" for c in "abcde" for r in "12345"]
+SNAKE = [f"{c}{r}" for r in "12345" for c in ("abcde" if r in "135" else "edcba")]
+OFFSETS = [f"{r},{c}" for r in (0, 1, 2, -1, -2) for c in (0, 1, 2, 3, -1)]
+"""Row by row out from the first card: each offset touches one laid before it."""
 GAMES: list[dict[str, Any]] = [
-    {"client_seed": "web vectors", "options": {"scoring": "american"}, "order": "rows"},
-    {"client_seed": "Zoë 🂡", "options": {"scoring": "british", "diagonals": True}, "order": "cols"},
+    {"variant": "poker-squares", "client_seed": "web vectors", "moves": ROWS},
+    {
+        "variant": "poker-squares",
+        "client_seed": "Zoë 🂡",
+        "options": {"scoring": "british", "diagonals": True},
+        "moves": COLUMNS,
+    },
+    {"variant": "poker-patience", "client_seed": "floating", "moves": OFFSETS},
+    {"variant": "serpent-patience", "client_seed": "a rook's path", "moves": SNAKE},
 ]
-
-
-def cells(order: str) -> list[str]:
-    """The 25 cells row by row, or column by column."""
-    if order == "rows":
-        return [f"{c}{r}" for r in "12345" for c in "abcde"]
-    return [f"{c}{r}" for c in "abcde" for r in "12345"]
 
 
 def play(client: TestClient[Any], game: dict[str, Any]) -> dict[str, Any]:
     """One committed game, played through the API; what the JS test needs of it."""
     commitment = client.post("/v1/commitments", json={}).json()
-    body = {"variant": "poker-squares", "options": game["options"]}
+    body = {"variant": game["variant"], "options": game.get("options", {})}
     body |= {"commitment_id": commitment["commitment_id"], "client_seed": game["client_seed"]}
     state = client.post("/v1/deals", json=body).json()
-    dealt = [state["view"]["next"]]
-    for index, cell in enumerate(cells(game["order"])):
+    dealt = [state["view"]["next"], *state["view"]["later"]]  # an open variant shows all
+    for index, cell in enumerate(game["moves"]):
         url = f"/v1/deals/{state['deal_id']}/moves"
-        answer = client.post(url, json={"index": index, "move": cell}).json()
-        if answer["view"]["next"]:
-            dealt.append(answer["view"]["next"])
+        answer = client.post(url, json={"index": index, "move": cell})
+        assert answer.status_code == 200, answer.text
+        seen = answer.json()["view"]["next"]
+        if seen and len(dealt) <= index + 1:
+            dealt.append(seen)
     receipt = client.get(f"/v1/deals/{state['deal_id']}/receipt").json()["receipt"]
     tables: dict[str, Any] = {}
     for info in client.get("/v1/variants").json():

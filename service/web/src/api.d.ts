@@ -603,27 +603,27 @@ export interface components {
          */
         CustomTable: {
             /** @default 0 */
-            "high-card": number;
+            "high-card"?: number;
             /** @default 0 */
-            "one-pair": number;
+            "one-pair"?: number;
             /** @default 0 */
-            "two-pair": number;
+            "two-pair"?: number;
             /** @default 0 */
-            "three-of-a-kind": number;
+            "three-of-a-kind"?: number;
             /** @default 0 */
-            straight: number;
+            straight?: number;
             /** @default 0 */
-            flush: number;
+            flush?: number;
             /** @default 0 */
-            "full-house": number;
+            "full-house"?: number;
             /** @default 0 */
-            "four-of-a-kind": number;
+            "four-of-a-kind"?: number;
             /** @default 0 */
-            "straight-flush": number;
+            "straight-flush"?: number;
             /** @default 0 */
-            "royal-flush": number;
+            "royal-flush"?: number;
             /** @default 0 */
-            "five-of-a-kind": number;
+            "five-of-a-kind"?: number;
         };
         /**
          * DealRequest
@@ -674,7 +674,7 @@ export interface components {
             moves: string;
             view: components["schemas"]["GridView"] | components["schemas"]["RowsView"] | components["schemas"]["ReserveView"] | components["schemas"]["SoloDrezView"];
             /** @default null */
-            score: components["schemas"]["Score"] | null;
+            score?: components["schemas"]["Score"] | null;
         };
         /**
          * Entry
@@ -689,9 +689,9 @@ export interface components {
             token: string;
             expires_at: string;
             /** @default [] */
-            rounds: components["schemas"]["RoundCommitment"][];
+            rounds?: components["schemas"]["RoundCommitment"][];
             /** @default  */
-            salt: string;
+            salt?: string;
         };
         /**
          * EntryRequest
@@ -734,9 +734,9 @@ export interface components {
             layout: (string | null)[][];
             next: string | null;
             /** @default [] */
-            later: string[];
+            later?: string[];
             /** @default null */
-            origin: [
+            origin?: [
                 number,
                 number
             ] | null;
@@ -755,9 +755,9 @@ export interface components {
             category: "five-of-a-kind" | "flush" | "four-of-a-kind" | "full-house" | "high-card" | "one-pair" | "royal-flush" | "straight" | "straight-flush" | "three-of-a-kind" | "two-pair";
             points: number;
             /** @default null */
-            level: number | null;
+            level?: number | null;
             /** @default null */
-            removed: string[] | null;
+            removed?: string[] | null;
         };
         /**
          * Health
@@ -781,7 +781,7 @@ export interface components {
          */
         InviteRequest: {
             /** @default 1 */
-            count: number;
+            count?: number;
         };
         /**
          * JWK
@@ -790,15 +790,15 @@ export interface components {
         JWK: {
             kty: string;
             /** @default null */
-            kid: string | null;
+            kid?: string | null;
             /** @default null */
-            crv: string | null;
+            crv?: string | null;
             /** @default null */
-            x: string | null;
+            x?: string | null;
             /** @default null */
-            use: string | null;
+            use?: string | null;
             /** @default null */
-            alg: string | null;
+            alg?: string | null;
         };
         /**
          * JWKS
@@ -842,7 +842,7 @@ export interface components {
             finished: boolean;
             view: components["schemas"]["GridView"] | components["schemas"]["RowsView"] | components["schemas"]["ReserveView"] | components["schemas"]["SoloDrezView"];
             /** @default null */
-            score: components["schemas"]["Score"] | null;
+            score?: components["schemas"]["Score"] | null;
         };
         /**
          * Options
@@ -925,13 +925,13 @@ export interface components {
             committed_before_client_seed: boolean;
             issued_at: number;
             /** @default null */
-            kind: ("casual" | "committed-blind" | "committed-open" | "practice" | "tournament") | null;
+            kind?: ("casual" | "committed-blind" | "committed-open" | "practice" | "tournament") | null;
             /** @default null */
-            player: string | null;
+            player?: string | null;
             /** @default null */
-            tournament: string | null;
+            tournament?: string | null;
             /** @default null */
-            auto_placed: number[] | null;
+            auto_placed?: number[] | null;
         };
         /**
          * ReceiptResponse
@@ -1002,19 +1002,19 @@ export interface components {
             seats: number;
             calls: number;
             /** @default null */
-            call: number | null;
+            call?: number | null;
             /** @default null */
-            card: string | null;
+            card?: string | null;
             /** @default null */
-            called_at: string | null;
+            called_at?: string | null;
             /** @default null */
-            deadline: string | null;
+            deadline?: string | null;
             /** @default null */
-            seconds_left: number | null;
+            seconds_left?: number | null;
             /** @default 0 */
-            placed: number;
+            placed?: number;
             /** @default null */
-            starts_at: string | null;
+            starts_at?: string | null;
         };
         /**
          * RowsView
@@ -1047,11 +1047,11 @@ export interface components {
             total: number;
             hands: components["schemas"]["HandScore"][];
             /** @default null */
-            levels: number[] | null;
+            levels?: number[] | null;
             /** @default null */
-            won: boolean | null;
+            won?: boolean | null;
             /** @default null */
-            series_removed: number | null;
+            series_removed?: number | null;
         };
         /**
          * ScoreRequest
@@ -1102,15 +1102,15 @@ export interface components {
          */
         SoloDrezMove: {
             /** @default null */
-            from: number | null;
+            from?: number | null;
             /** @default null */
-            count: number | null;
+            count?: number | null;
             /** @default null */
-            to: number | null;
+            to?: number | null;
             /** @default null */
-            remove: number | null;
+            remove?: number | null;
             /** @default null */
-            stop: boolean | null;
+            stop?: boolean | null;
         };
         /**
          * SoloDrezSolution
@@ -1159,7 +1159,7 @@ export interface components {
             cards: string[];
             options?: components["schemas"]["Options"];
             /** @default 2 */
-            budget: number;
+            budget?: number;
         };
         /**
          * StandingLine
@@ -1188,7 +1188,7 @@ export interface components {
          */
         TableOption: {
             /** @default american */
-            scoring: ("american" | "british" | "repeat" | "reserve") | components["schemas"]["CustomTable"];
+            scoring?: ("american" | "british" | "repeat" | "reserve") | components["schemas"]["CustomTable"];
         };
         /**
          * Tournament
@@ -1217,16 +1217,16 @@ export interface components {
             rounds: components["schemas"]["RoundCommitment"][];
             created_at: string;
             /** @default null */
-            closed_at: string | null;
+            closed_at?: string | null;
             /**
              * @default async
              * @enum {unknown}
              */
-            format: "async" | "lockstep";
+            format?: "async" | "lockstep";
             /** @default null */
-            card_seconds: number | null;
+            card_seconds?: number | null;
             /** @default null */
-            round_starts: string[] | null;
+            round_starts?: string[] | null;
         };
         /**
          * TournamentCreated
@@ -1237,9 +1237,9 @@ export interface components {
         TournamentCreated: {
             tournament: components["schemas"]["Tournament"];
             /** @default null */
-            invite_code: string | null;
+            invite_code?: string | null;
             /** @default [] */
-            invite_codes: string[];
+            invite_codes?: string[];
         };
         /**
          * TournamentExport
@@ -1285,12 +1285,12 @@ export interface components {
              * @default public
              * @enum {unknown}
              */
-            entry: "invite" | "public";
+            entry?: "invite" | "public";
             invites?: number;
             /** @enum {unknown} */
             format?: "async" | "lockstep";
             /** @default 60 */
-            card_seconds: number;
+            card_seconds?: number;
             round_starts?: string[];
         };
         /**
@@ -1311,7 +1311,7 @@ export interface components {
                 };
             };
             /** @default  */
-            unfinished: string;
+            unfinished?: string;
         };
         /**
          * VerifiedReceipt
@@ -1349,9 +1349,9 @@ export interface components {
             moves: string;
             score: components["schemas"]["Score"];
             /** @default null */
-            receipt: string | null;
+            receipt?: string | null;
             /** @default null */
-            payload: components["schemas"]["ReceiptPayload"] | null;
+            payload?: components["schemas"]["ReceiptPayload"] | null;
         };
     };
     responses: never;

@@ -1,7 +1,7 @@
 /**
  * Five-card hands for the page's running score: the categories of `cardproof.hands`, the
  * joker wild (it stands for whichever card scores most; among equal points the higher
- * category), and the lines of a 5x5 grid as the server names them.
+ * category).
  */
 
 import { rankOf, suitOf } from "./cards";
@@ -73,31 +73,8 @@ export interface LineScore {
   points: number;
 }
 
-type Layout = ReadonlyArray<ReadonlyArray<string | null>>;
-
-/** The lines of a 5x5 grid as the server names them, each as its five (row, col) cells. */
-export function gridLines(diagonals: boolean): Array<[string, Array<[number, number]>]> {
-  const span = [0, 1, 2, 3, 4];
-  const lines: Array<[string, Array<[number, number]>]> = [
-    ...span.map((r): [string, Array<[number, number]>] => [`row ${r + 1}`, span.map((c) => [r, c])]),
-    ...span.map((c): [string, Array<[number, number]>] => [`col ${c + 1}`, span.map((r) => [r, c])]),
-  ];
-  if (diagonals) {
-    lines.push(["diagonal 1", span.map((i) => [i, i])]);
-    lines.push(["diagonal 2", span.map((i) => [i, 4 - i])]);
-  }
-  return lines;
-}
-
-/** The complete lines of a grid and what each scores under `table`. */
-export function runningScore(layout: Layout, table: PointTable, diagonals: boolean): LineScore[] {
-  const scored: LineScore[] = [];
-  for (const [line, cells] of gridLines(diagonals)) {
-    const cards = cells.map(([r, c]) => layout[r]?.[c] ?? null);
-    if (cards.some((card) => card === null)) continue;
-    const full = cards as string[];
-    const category = bestCategory(full, table);
-    scored.push({ line, cards: full, category, points: points(table, category) });
-  }
-  return scored;
+/** One line's hand: its category and points under `table`. */
+export function scoreLine(line: string, cards: string[], table: PointTable): LineScore {
+  const category = bestCategory(cards, table);
+  return { line, cards, category, points: points(table, category) };
 }

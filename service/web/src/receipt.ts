@@ -7,7 +7,8 @@
 
 import type { DeckType } from "./cards";
 import type { Schemas } from "./client";
-import { runningScore, type PointTable } from "./hands";
+import { completeLines, GRID_VARIANTS, type GridVariant, replayPlaced } from "./grid";
+import type { PointTable } from "./hands";
 import { ALGORITHM, type Bytes, deckCards, fromHex, seedHash } from "./shuffle";
 
 export type Payload = Schemas["ReceiptPayload"];
@@ -152,36 +153,26 @@ export async function verifyReceipt(
     }
     result.checked.push(`the ${expected.dealt.length} cards dealt are the deck's, in order`);
   }
-  if (payload.variant === "poker-squares") {
+  if ((GRID_VARIANTS as readonly string[]).includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
     if (reason) return fail(reason);
-    result.checked.push("the log replayed on the deck gives the receipt's score");
+    result.checked.push("the deck's cards on the log's cells score the receipt's total");
   }
   result.ok = true;
   return result;
 }
 
-const CELL = /^([a-e])([1-5])$/;
-
-/** Poker Squares: place deck card i at move i's cell, score the grid, compare. */
+/** A grid variant: place deck card i at move i's cell, score the lines, compare totals. */
 function checkGridScore(payload: Payload, deck: string[], tables: Record<string, PointTable>): string | null {
-  const moves = payload.moves.split(" ").filter(Boolean);
-  if (moves.length !== 25) return `the log has ${moves.length} moves, not 25`;
-  const layout: Array<Array<string | null>> = Array.from({ length: 5 }, () => Array<string | null>(5).fill(null));
-  for (const [i, move] of moves.entries()) {
-    const cell = CELL.exec(move);
-    if (!cell) return `move ${i} (${move}) is not a cell a1..e5`;
-    const row = Number(cell[2]) - 1;
-    const col = (cell[1] as string).charCodeAt(0) - 97;
-    const line = layout[row] as Array<string | null>;
-    if (line[col] !== null) return `move ${i} (${move}) places a second card in one cell`;
-    line[col] = deck[i] ?? null;
-  }
+  const variant = payload.variant as GridVariant;
+  const replayed = replayPlaced(variant, payload.moves.split(" ").filter(Boolean), deck);
+  if ("error" in replayed) return replayed.error;
   const options = payload.options as { scoring?: string | PointTable; diagonals?: boolean };
-  const scoring = options.scoring ?? "american";
+  const scoring = options.scoring ?? (variant === "poker-squares" ? "american" : "british");
   const table = typeof scoring === "string" ? tables[scoring] : scoring;
   if (table === undefined) return `the point table ${String(scoring)} is not known to this page`;
-  const total = runningScore(layout, table, options.diagonals === true).reduce((n, s) => n + s.points, 0);
+  const lines = completeLines(variant, replayed.placed, table, options.diagonals === true);
+  const total = lines.reduce((n, line) => n + line.points, 0);
   if (total !== payload.score.total) return `the log scores ${total}, the receipt says ${payload.score.total}`;
   return null;
 }

@@ -140,28 +140,130 @@ function bestCategory(cards, table) {
   }
   return best;
 }
-function gridLines(diagonals) {
-  const span = [0, 1, 2, 3, 4];
-  const lines = [
-    ...span.map((r) => [`row ${r + 1}`, span.map((c) => [r, c])]),
-    ...span.map((c) => [`col ${c + 1}`, span.map((r) => [r, c])])
-  ];
-  if (diagonals) {
-    lines.push(["diagonal 1", span.map((i) => [i, i])]);
-    lines.push(["diagonal 2", span.map((i) => [i, 4 - i])]);
-  }
-  return lines;
+function scoreLine(line, cards, table) {
+  const category = bestCategory(cards, table);
+  return { line, cards, category, points: points(table, category) };
 }
-function runningScore(layout, table, diagonals) {
-  const scored = [];
-  for (const [line, cells] of gridLines(diagonals)) {
-    const cards = cells.map(([r, c]) => layout[r]?.[c] ?? null);
-    if (cards.some((card) => card === null)) continue;
-    const full = cards;
-    const category = bestCategory(full, table);
-    scored.push({ line, cards: full, category, points: points(table, category) });
+
+// src/grid.ts
+var GRID_VARIANTS = ["poker-squares", "poker-patience", "serpent-patience"];
+var SIZE = 5;
+var COLUMNS = "abcde";
+var key = ([r, c]) => `${r},${c}`;
+function placedCards(view) {
+  const [top, left] = view.origin ?? [0, 0];
+  const placed = /* @__PURE__ */ new Map();
+  view.layout.forEach(
+    (row, r) => row.forEach((card, c) => {
+      if (card !== null) placed.set(key([top + r, left + c]), card);
+    })
+  );
+  return placed;
+}
+var coordOf = (text) => text.split(",").map(Number);
+function moveText(variant, [r, c]) {
+  return variant === "poker-patience" ? `${r},${c}` : `${COLUMNS[c]}${r + 1}`;
+}
+function moveCoord(variant, text) {
+  if (variant === "poker-patience") {
+    const found2 = /^(-?[0-4]),(-?[0-4])$/.exec(text);
+    return found2 ? [Number(found2[1]), Number(found2[2])] : null;
   }
-  return scored;
+  const found = /^([a-e])([1-5])$/.exec(text);
+  return found ? [Number(found[2]) - 1, found[1].charCodeAt(0) - 97] : null;
+}
+function window(variant, placed) {
+  const span = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  if (variant !== "poker-patience") return { rows: span(0, 4), cols: span(0, 4) };
+  if (placed.size === 0) return { rows: [0], cols: [0] };
+  const coords = [...placed.keys()].map(coordOf);
+  const rows = coords.map(([r]) => r);
+  const cols = coords.map(([, c]) => c);
+  return {
+    rows: span(Math.max(...rows) - (SIZE - 1), Math.min(...rows) + (SIZE - 1)),
+    cols: span(Math.max(...cols) - (SIZE - 1), Math.min(...cols) + (SIZE - 1))
+  };
+}
+function playableCells(variant, placed, last) {
+  const free = /* @__PURE__ */ new Set();
+  if (variant === "poker-patience") {
+    if (placed.size === 0) return /* @__PURE__ */ new Set([key([0, 0])]);
+    const coords = [...placed.keys()].map(coordOf);
+    const rows = coords.map(([r]) => r);
+    const cols = coords.map(([, c]) => c);
+    for (const [r, c] of coords) {
+      for (const dr of [-1, 0, 1]) {
+        for (const dc of [-1, 0, 1]) {
+          const cell = [r + dr, c + dc];
+          const fits = Math.max(...rows, cell[0]) - Math.min(...rows, cell[0]) < SIZE && Math.max(...cols, cell[1]) - Math.min(...cols, cell[1]) < SIZE;
+          if (!placed.has(key(cell)) && fits) free.add(key(cell));
+        }
+      }
+    }
+    return free;
+  }
+  for (let r = 0; r < SIZE; r++) for (let c = 0; c < SIZE; c++) if (!placed.has(key([r, c]))) free.add(key([r, c]));
+  if (variant === "serpent-patience" && last !== null) {
+    const [r, c] = last;
+    const next = /* @__PURE__ */ new Set([key([r - 1, c]), key([r + 1, c]), key([r, c - 1]), key([r, c + 1])]);
+    return new Set([...free].filter((cell) => next.has(cell)));
+  }
+  return free;
+}
+function deadEnd(placed, cell, cardsLeftAfter) {
+  if (cardsLeftAfter === 0) return false;
+  const after = new Map(placed);
+  after.set(key(cell), "?");
+  return playableCells("serpent-patience", after, cell).size === 0;
+}
+function scoredLines(variant, placed, diagonals) {
+  const range = [0, 1, 2, 3, 4];
+  if (variant !== "poker-patience") {
+    const lines = [
+      ...range.map((r) => [`row ${r + 1}`, range.map((c) => [r, c])]),
+      ...range.map((c) => [`col ${c + 1}`, range.map((r) => [r, c])])
+    ];
+    if (diagonals) {
+      lines.push(["diagonal 1", range.map((i) => [i, i])]);
+      lines.push(["diagonal 2", range.map((i) => [i, 4 - i])]);
+    }
+    return lines;
+  }
+  const coords = [...placed.keys()].map(coordOf);
+  const rows = [...new Set(coords.map(([r]) => r))].sort((a, b) => a - b);
+  const cols = [...new Set(coords.map(([, c]) => c))].sort((a, b) => a - b);
+  const found = [];
+  const first = (list) => list[0];
+  const last = (list) => list[list.length - 1];
+  if (cols.length && last(cols) - first(cols) === SIZE - 1) {
+    for (const r of rows) found.push([`row ${r}`, range.map((i) => [r, first(cols) + i])]);
+  }
+  if (rows.length && last(rows) - first(rows) === SIZE - 1) {
+    for (const c of cols) found.push([`col ${c}`, range.map((i) => [first(rows) + i, c])]);
+  }
+  return found;
+}
+function completeLines(variant, placed, table, diagonals) {
+  const lines = scoredLines(variant, placed, diagonals);
+  const complete = lines.filter(([, cells]) => cells.every((cell) => placed.has(key(cell))));
+  return complete.map(
+    ([line, cells]) => scoreLine(line, cells.map((cell) => placed.get(key(cell))), table)
+  );
+}
+function replayPlaced(variant, moves, deck) {
+  if (moves.length !== SIZE * SIZE) return { error: `the log has ${moves.length} moves, not 25` };
+  const placed = /* @__PURE__ */ new Map();
+  for (const [i, move] of moves.entries()) {
+    const cell = moveCoord(variant, move);
+    if (cell === null) return { error: `move ${i} (${move}) is not a cell of ${variant}` };
+    if (placed.has(key(cell))) return { error: `move ${i} (${move}) places a second card in one cell` };
+    placed.set(key(cell), deck[i] ?? "?");
+  }
+  const { rows, cols } = window(variant, placed);
+  if (variant === "poker-patience" && (rows.length !== SIZE || cols.length !== SIZE)) {
+    return { error: "the layout is not a 5x5 square" };
+  }
+  return { placed };
 }
 
 // src/shuffle.ts
@@ -179,8 +281,8 @@ function fromHex(text) {
 function toHex(bytes) {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
-async function hmacKey(key) {
-  return crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+async function hmacKey(key2) {
+  return crypto.subtle.importKey("raw", key2, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 async function seedHash(serverSeed) {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", serverSeed)));
@@ -203,15 +305,15 @@ async function streamKey(serverSeed, clientSeed, deckType, stream) {
     message.set(part, at);
     at += part.length;
   });
-  const key = await hmacKey(serverSeed);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
+  const key2 = await hmacKey(serverSeed);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key2, message));
 }
 var UniformDraws = class {
   key;
   counter = 0;
   words = [];
-  constructor(key) {
-    this.key = hmacKey(key);
+  constructor(key2) {
+    this.key = hmacKey(key2);
   }
   /** The stream's next big-endian u32 word (a 32-byte block holds eight). */
   async nextWord() {
@@ -297,15 +399,15 @@ async function verifyReceipt(token, keys, expected = {}) {
   }
   result.payload = payload;
   if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
-  const key = keys.keys.find((k) => k.kid === header["kid"]);
-  if (!key || key.kty !== "OKP" || key.crv !== "Ed25519" || !key.x) {
+  const key2 = keys.keys.find((k) => k.kid === header["kid"]);
+  if (!key2 || key2.kty !== "OKP" || key2.crv !== "Ed25519" || !key2.x) {
     return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
   }
   let valid = false;
   try {
     const publicKey = await crypto.subtle.importKey(
       "jwk",
-      { kty: "OKP", crv: "Ed25519", x: key.x },
+      { kty: "OKP", crv: "Ed25519", x: key2.x },
       { name: "Ed25519" },
       false,
       ["verify"]
@@ -357,53 +459,42 @@ async function verifyReceipt(token, keys, expected = {}) {
     }
     result.checked.push(`the ${expected.dealt.length} cards dealt are the deck's, in order`);
   }
-  if (payload.variant === "poker-squares") {
+  if (GRID_VARIANTS.includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
     if (reason) return fail(reason);
-    result.checked.push("the log replayed on the deck gives the receipt's score");
+    result.checked.push("the deck's cards on the log's cells score the receipt's total");
   }
   result.ok = true;
   return result;
 }
-var CELL = /^([a-e])([1-5])$/;
 function checkGridScore(payload, deck, tables2) {
-  const moves = payload.moves.split(" ").filter(Boolean);
-  if (moves.length !== 25) return `the log has ${moves.length} moves, not 25`;
-  const layout = Array.from({ length: 5 }, () => Array(5).fill(null));
-  for (const [i, move] of moves.entries()) {
-    const cell = CELL.exec(move);
-    if (!cell) return `move ${i} (${move}) is not a cell a1..e5`;
-    const row = Number(cell[2]) - 1;
-    const col = cell[1].charCodeAt(0) - 97;
-    const line = layout[row];
-    if (line[col] !== null) return `move ${i} (${move}) places a second card in one cell`;
-    line[col] = deck[i] ?? null;
-  }
+  const variant = payload.variant;
+  const replayed = replayPlaced(variant, payload.moves.split(" ").filter(Boolean), deck);
+  if ("error" in replayed) return replayed.error;
   const options = payload.options;
-  const scoring = options.scoring ?? "american";
+  const scoring = options.scoring ?? (variant === "poker-squares" ? "american" : "british");
   const table = typeof scoring === "string" ? tables2[scoring] : scoring;
   if (table === void 0) return `the point table ${String(scoring)} is not known to this page`;
-  const total = runningScore(layout, table, options.diagonals === true).reduce((n, s) => n + s.points, 0);
+  const lines = completeLines(variant, replayed.placed, table, options.diagonals === true);
+  const total = lines.reduce((n, line) => n + line.points, 0);
   if (total !== payload.score.total) return `the log scores ${total}, the receipt says ${payload.score.total}`;
   return null;
 }
 
 // src/play.ts
-var PLAYABLE = ["poker-squares"];
-var COLUMNS = "abcde";
+var PLAYABLE = GRID_VARIANTS;
+var TOTAL = 25;
 var $ = (id) => {
   const element = document.getElementById(id);
   if (!element) throw new Error(`the page has no #${id}`);
   return element;
 };
+var variants = [];
 var tables = {};
 var game = null;
 var focus = [0, 0];
 function say(message) {
   $("message").textContent = message;
-}
-function cellName(row, col) {
-  return `${COLUMNS[col]}${row + 1}`;
 }
 function fourColours() {
   return $("four-colours").checked;
@@ -415,47 +506,67 @@ function showCard(element, card) {
   element.classList.add(colourClass(card, fourColours()));
   element.textContent = cardLabel(card);
 }
+function selectedVariant() {
+  return $("variant").value;
+}
 function drawGrid() {
   const grid = $("grid");
   grid.replaceChildren();
-  for (let row = 0; row < 5; row++) {
-    for (let col = 0; col < 5; col++) {
+  const variant = game?.variant ?? selectedVariant();
+  const placed = game ? placedCards(game.view) : /* @__PURE__ */ new Map();
+  const open = game && !game.finished ? playableCells(variant, placed, game.last) : /* @__PURE__ */ new Set();
+  const { rows, cols } = window(variant, placed);
+  grid.style.gridTemplateColumns = `repeat(${cols.length}, var(--cell))`;
+  grid.classList.toggle("floating", variant === "poker-patience");
+  if (!rows.includes(focus[0]) || !cols.includes(focus[1])) focus = [rows[0] ?? 0, cols[0] ?? 0];
+  for (const row of rows) {
+    for (const col of cols) {
+      const cell = [row, col];
+      const name = moveText(variant, cell);
+      const card = placed.get(key(cell)) ?? null;
       const button = document.createElement("button");
-      const name = cellName(row, col);
       button.type = "button";
       button.className = "cell";
-      button.dataset["row"] = String(row);
-      button.dataset["col"] = String(col);
+      button.dataset["cell"] = key(cell);
       button.setAttribute("aria-label", name);
       button.tabIndex = row === focus[0] && col === focus[1] ? 0 : -1;
-      const card = game?.view.layout[row]?.[col] ?? null;
       const face = document.createElement("span");
       showCard(face, card);
       const label = document.createElement("span");
       label.className = "cell-name";
       label.textContent = name;
       button.append(label, face);
-      const open = game !== null && !game.finished && card === null;
-      button.setAttribute("aria-disabled", open ? "false" : "true");
+      button.setAttribute("aria-disabled", open.has(key(cell)) ? "false" : "true");
       if (card !== null) button.classList.add("filled");
-      button.addEventListener("click", () => void place(row, col));
+      if (game?.warned === key(cell)) button.classList.add("warned");
+      button.addEventListener("click", () => void place(cell));
       grid.append(button);
     }
   }
 }
-function drawNext() {
+function drawCards() {
   const next = $("next-card");
-  showCard(next, game && !game.finished ? game.view.next : null);
-  $("next-label").textContent = game && !game.finished ? `Card ${game.next + 1} of 25` : "";
+  const playing = game !== null && !game.finished;
+  showCard(next, playing ? game.view.next : null);
+  $("next-label").textContent = playing ? `Card ${game.next + 1} of ${TOTAL}` : "";
+  const later = $("later");
+  later.replaceChildren();
+  for (const card of playing ? game.view.later ?? [] : []) {
+    const item = document.createElement("li");
+    showCard(item, card);
+    later.append(item);
+  }
+  $("later-label").hidden = later.childElementCount === 0;
 }
 function drawScore() {
   const list = $("lines");
   list.replaceChildren();
+  $("running").textContent = "";
   if (!game) return;
   const scoring = game.options.scoring;
   const table = typeof scoring === "string" ? tables[scoring] : scoring;
   if (!table) return;
-  const lines = runningScore(game.view.layout, table, game.options.diagonals);
+  const lines = completeLines(game.variant, placedCards(game.view), table, game.options.diagonals);
   for (const line of lines) {
     const item = document.createElement("li");
     item.textContent = `${line.line}: ${line.category}, ${line.points} point${line.points === 1 ? "" : "s"}`;
@@ -467,29 +578,46 @@ function drawScore() {
 }
 function draw() {
   drawGrid();
-  drawNext();
+  drawCards();
   drawScore();
 }
 function randomSeed() {
   return toHex(crypto.getRandomValues(new Uint8Array(16)));
 }
+function describe(error) {
+  if (error instanceof ApiError) return `${error.message}${error.code ? ` (${error.code})` : ""}`;
+  return error instanceof Error ? error.message : String(error);
+}
+function showOptions() {
+  const info = variants.find((v) => v.id === selectedVariant());
+  const scoring = $("scoring");
+  scoring.replaceChildren();
+  const own = Object.keys(info?.tables ?? {});
+  for (const name of own) scoring.append(new Option(name, name));
+  const fallback = selectedVariant() === "poker-squares" ? "american" : "british";
+  scoring.value = own.includes(fallback) ? fallback : own[0] ?? "";
+  $("diagonals-option").hidden = selectedVariant() !== "poker-squares";
+  draw();
+}
 async function deal() {
-  const variant = $("variant").value;
+  const variant = selectedVariant();
   const clientSeed = $("client-seed").value;
   const scoring = $("scoring").value;
-  const diagonals = $("diagonals").checked;
+  const diagonals = variant === "poker-squares" && $("diagonals").checked;
   $("deal").setAttribute("disabled", "");
   $("result").hidden = true;
   $("verification").textContent = "";
+  $("par").textContent = "";
   game = null;
   draw();
   try {
     const commitment = await call("post", "/v1/commitments", { body: {} });
     $("commitment").textContent = commitment.server_seed_hash;
+    const options = variant === "poker-squares" ? { scoring, diagonals } : { scoring };
     const state = await call("post", "/v1/deals", {
       body: {
         variant,
-        options: { scoring, diagonals },
+        options,
         commitment_id: commitment.commitment_id,
         client_seed: clientSeed
       },
@@ -503,51 +631,71 @@ async function deal() {
     if (broken.length) throw new Error(`the server dealt another game than it promised: ${broken.join("; ")}`);
     const view = state.view;
     game = {
+      variant,
       dealId: state.deal_id,
       serverSeedHash: commitment.server_seed_hash,
       clientSeed,
       options: { scoring, diagonals },
       view,
       next: state.next_index,
-      dealt: view.next ? [view.next] : [],
+      dealt: view.next ? [view.next, ...view.later ?? []] : [],
+      last: null,
+      warned: null,
       finished: state.finished,
       busy: false
     };
-    focus = [0, 0];
-    say(`Dealt ${state.deal_id}. Place each card in an empty cell.`);
+    focus = variant === "poker-patience" ? [0, 0] : [0, 0];
+    say(`Dealt ${state.deal_id}. ${instructions(variant)}`);
     draw();
-    document.querySelector("#grid button[tabindex='0']")?.focus();
+    focusCell();
   } catch (error) {
     say(describe(error));
   } finally {
     $("deal").removeAttribute("disabled");
   }
 }
-function describe(error) {
-  if (error instanceof ApiError) return `${error.message}${error.code ? ` (${error.code})` : ""}`;
-  return error instanceof Error ? error.message : String(error);
+function instructions(variant) {
+  if (variant === "poker-patience") {
+    return "The first card goes in the middle; each later one next to a card laid, inside a 5x5 square.";
+  }
+  if (variant === "serpent-patience") {
+    return "All 25 cards are shown; each goes next to the one before (up, down, left or right).";
+  }
+  return "Place each card in an empty cell.";
 }
-async function place(row, col) {
+async function place(cell) {
   if (!game || game.finished || game.busy) return;
-  if (game.view.layout[row]?.[col] !== null) {
-    say(`${cellName(row, col)} is taken: choose an empty cell.`);
+  const current = game;
+  const name = moveText(current.variant, cell);
+  const placed = placedCards(current.view);
+  if (!playableCells(current.variant, placed, current.last).has(key(cell))) {
+    say(placed.has(key(cell)) ? `${name} is taken: choose an empty cell.` : `${name} is not open for this card.`);
     return;
   }
-  const current = game;
+  if (current.variant === "serpent-patience" && current.warned !== key(cell)) {
+    if (deadEnd(placed, cell, TOTAL - current.next - 1)) {
+      current.warned = key(cell);
+      say(`Careful: a card on ${name} leaves no way on, and the game would end unscored. Choose ${name} again to place it anyway.`);
+      drawGrid();
+      focusCell();
+      return;
+    }
+  }
   current.busy = true;
-  const move = cellName(row, col);
+  current.warned = null;
   try {
     const answer = await call("post", "/v1/deals/{deal_id}/moves", {
       params: { deal_id: current.dealId },
-      body: { index: current.next, move }
+      body: { index: current.next, move: name }
     });
     current.view = answer.view;
     current.next = answer.index + 1;
     current.finished = answer.finished;
-    if (current.view.next) current.dealt.push(current.view.next);
-    focus = [row, col];
+    current.last = cell;
+    if (current.view.next && current.dealt.length <= answer.index + 1) current.dealt.push(current.view.next);
+    focus = cell;
     draw();
-    say(answer.finished ? "The game is over." : `Placed on ${move}.`);
+    say(answer.finished ? "The game is over." : `Placed on ${name}.`);
     if (answer.finished) await finish(current, answer.score ?? null);
     else focusCell();
   } catch (error) {
@@ -558,8 +706,14 @@ async function place(row, col) {
 }
 async function finish(done, score) {
   $("result").hidden = false;
-  $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none";
+  $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none (a dead end scores nothing)";
   const status = $("verification");
+  if (done.variant === "serpent-patience") void showPar(done);
+  if (!score) {
+    status.textContent = "Not verified: an unscored game has no receipt.";
+    status.className = "not-verified";
+    return;
+  }
   status.textContent = "Verifying…";
   try {
     const receipt = await call("get", "/v1/deals/{deal_id}/receipt", { params: { deal_id: done.dealId } });
@@ -582,9 +736,18 @@ async function finish(done, score) {
     status.className = "not-verified";
   }
 }
+async function showPar(done) {
+  try {
+    const solved = await call("post", "/v1/solve", {
+      body: { variant: "serpent-patience", cards: done.dealt, options: { scoring: done.options.scoring } }
+    });
+    $("par").textContent = `Par for this deal: ${solved.score.total}${solved.optimal ? " (the best possible)" : ""}.`;
+  } catch (error) {
+    $("par").textContent = `Par unavailable: ${describe(error)}.`;
+  }
+}
 function focusCell() {
-  const [row, col] = focus;
-  const button = document.querySelector(`#grid button[data-row='${row}'][data-col='${col}']`);
+  const button = document.querySelector(`#grid button[data-cell='${key(focus)}']`);
   document.querySelectorAll("#grid button").forEach((b) => b.tabIndex = -1);
   if (button) {
     button.tabIndex = 0;
@@ -592,43 +755,43 @@ function focusCell() {
   }
 }
 function onGridKey(event) {
-  const moves = {
-    ArrowUp: [-1, 0],
-    ArrowDown: [1, 0],
-    ArrowLeft: [0, -1],
-    ArrowRight: [0, 1]
-  };
-  const step = moves[event.key];
+  const steps = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  const step = steps[event.key];
   if (!step) return;
   event.preventDefault();
-  focus = [Math.min(4, Math.max(0, focus[0] + step[0])), Math.min(4, Math.max(0, focus[1] + step[1]))];
+  const variant = game?.variant ?? selectedVariant();
+  const { rows, cols } = window(variant, game ? placedCards(game.view) : /* @__PURE__ */ new Map());
+  const clamp = (value, list) => Math.min(list[list.length - 1], Math.max(list[0], value));
+  focus = [clamp(focus[0] + step[0], rows), clamp(focus[1] + step[1], cols)];
   focusCell();
 }
 async function start() {
   const params = new URLSearchParams(location.search);
-  const variants = await call("get", "/v1/variants");
+  variants = (await call("get", "/v1/variants")).filter((v) => PLAYABLE.includes(v.id));
   const select = $("variant");
-  for (const info of variants.filter((v) => PLAYABLE.includes(v.id))) {
+  for (const info of variants) {
     select.append(new Option(info.title, info.id));
     tables = { ...tables, ...info.tables };
   }
   const asked = params.get("variant");
   if (asked && PLAYABLE.includes(asked)) select.value = asked;
   else if (asked) say(`This page does not play ${asked} yet; it plays ${PLAYABLE.join(", ")}.`);
-  const scoring = $("scoring");
-  for (const name of Object.keys(tables)) scoring.append(new Option(name, name));
   $("client-seed").value = randomSeed();
+  select.addEventListener("change", () => {
+    game = null;
+    showOptions();
+  });
   $("deal").addEventListener("click", () => void deal());
   $("grid").addEventListener("keydown", onGridKey);
   $("grid").addEventListener("focusin", (event) => {
-    const target = event.target;
-    if (target.dataset["row"] !== void 0) focus = [Number(target.dataset["row"]), Number(target.dataset["col"])];
+    const cell = event.target.dataset["cell"];
+    if (cell !== void 0) focus = cell.split(",").map(Number);
   });
   $("four-colours").addEventListener("change", draw);
   $("copy").addEventListener("click", () => {
     void navigator.clipboard?.writeText($("receipt").value);
     say("The receipt was copied.");
   });
-  draw();
+  showOptions();
 }
 void start().catch((error) => say(describe(error)));

@@ -123,28 +123,84 @@ function bestCategory(cards, table) {
   }
   return best;
 }
-function gridLines(diagonals) {
-  const span = [0, 1, 2, 3, 4];
-  const lines = [
-    ...span.map((r) => [`row ${r + 1}`, span.map((c) => [r, c])]),
-    ...span.map((c) => [`col ${c + 1}`, span.map((r) => [r, c])])
-  ];
-  if (diagonals) {
-    lines.push(["diagonal 1", span.map((i) => [i, i])]);
-    lines.push(["diagonal 2", span.map((i) => [i, 4 - i])]);
-  }
-  return lines;
+function scoreLine(line, cards, table) {
+  const category = bestCategory(cards, table);
+  return { line, cards, category, points: points(table, category) };
 }
-function runningScore(layout, table, diagonals) {
-  const scored = [];
-  for (const [line, cells] of gridLines(diagonals)) {
-    const cards = cells.map(([r, c]) => layout[r]?.[c] ?? null);
-    if (cards.some((card) => card === null)) continue;
-    const full = cards;
-    const category = bestCategory(full, table);
-    scored.push({ line, cards: full, category, points: points(table, category) });
+
+// src/grid.ts
+var GRID_VARIANTS = ["poker-squares", "poker-patience", "serpent-patience"];
+var SIZE = 5;
+var key = ([r, c]) => `${r},${c}`;
+var coordOf = (text) => text.split(",").map(Number);
+function moveCoord(variant, text) {
+  if (variant === "poker-patience") {
+    const found2 = /^(-?[0-4]),(-?[0-4])$/.exec(text);
+    return found2 ? [Number(found2[1]), Number(found2[2])] : null;
   }
-  return scored;
+  const found = /^([a-e])([1-5])$/.exec(text);
+  return found ? [Number(found[2]) - 1, found[1].charCodeAt(0) - 97] : null;
+}
+function window(variant, placed) {
+  const span = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  if (variant !== "poker-patience") return { rows: span(0, 4), cols: span(0, 4) };
+  if (placed.size === 0) return { rows: [0], cols: [0] };
+  const coords = [...placed.keys()].map(coordOf);
+  const rows = coords.map(([r]) => r);
+  const cols = coords.map(([, c]) => c);
+  return {
+    rows: span(Math.max(...rows) - (SIZE - 1), Math.min(...rows) + (SIZE - 1)),
+    cols: span(Math.max(...cols) - (SIZE - 1), Math.min(...cols) + (SIZE - 1))
+  };
+}
+function scoredLines(variant, placed, diagonals) {
+  const range = [0, 1, 2, 3, 4];
+  if (variant !== "poker-patience") {
+    const lines = [
+      ...range.map((r) => [`row ${r + 1}`, range.map((c) => [r, c])]),
+      ...range.map((c) => [`col ${c + 1}`, range.map((r) => [r, c])])
+    ];
+    if (diagonals) {
+      lines.push(["diagonal 1", range.map((i) => [i, i])]);
+      lines.push(["diagonal 2", range.map((i) => [i, 4 - i])]);
+    }
+    return lines;
+  }
+  const coords = [...placed.keys()].map(coordOf);
+  const rows = [...new Set(coords.map(([r]) => r))].sort((a, b) => a - b);
+  const cols = [...new Set(coords.map(([, c]) => c))].sort((a, b) => a - b);
+  const found = [];
+  const first = (list) => list[0];
+  const last = (list) => list[list.length - 1];
+  if (cols.length && last(cols) - first(cols) === SIZE - 1) {
+    for (const r of rows) found.push([`row ${r}`, range.map((i) => [r, first(cols) + i])]);
+  }
+  if (rows.length && last(rows) - first(rows) === SIZE - 1) {
+    for (const c of cols) found.push([`col ${c}`, range.map((i) => [first(rows) + i, c])]);
+  }
+  return found;
+}
+function completeLines(variant, placed, table, diagonals) {
+  const lines = scoredLines(variant, placed, diagonals);
+  const complete = lines.filter(([, cells]) => cells.every((cell) => placed.has(key(cell))));
+  return complete.map(
+    ([line, cells]) => scoreLine(line, cells.map((cell) => placed.get(key(cell))), table)
+  );
+}
+function replayPlaced(variant, moves, deck) {
+  if (moves.length !== SIZE * SIZE) return { error: `the log has ${moves.length} moves, not 25` };
+  const placed = /* @__PURE__ */ new Map();
+  for (const [i, move] of moves.entries()) {
+    const cell = moveCoord(variant, move);
+    if (cell === null) return { error: `move ${i} (${move}) is not a cell of ${variant}` };
+    if (placed.has(key(cell))) return { error: `move ${i} (${move}) places a second card in one cell` };
+    placed.set(key(cell), deck[i] ?? "?");
+  }
+  const { rows, cols } = window(variant, placed);
+  if (variant === "poker-patience" && (rows.length !== SIZE || cols.length !== SIZE)) {
+    return { error: "the layout is not a 5x5 square" };
+  }
+  return { placed };
 }
 
 // src/shuffle.ts
@@ -162,8 +218,8 @@ function fromHex(text) {
 function toHex(bytes) {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
-async function hmacKey(key) {
-  return crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+async function hmacKey(key2) {
+  return crypto.subtle.importKey("raw", key2, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 async function seedHash(serverSeed) {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", serverSeed)));
@@ -186,15 +242,15 @@ async function streamKey(serverSeed, clientSeed, deckType, stream) {
     message.set(part, at);
     at += part.length;
   });
-  const key = await hmacKey(serverSeed);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
+  const key2 = await hmacKey(serverSeed);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key2, message));
 }
 var UniformDraws = class {
   key;
   counter = 0;
   words = [];
-  constructor(key) {
-    this.key = hmacKey(key);
+  constructor(key2) {
+    this.key = hmacKey(key2);
   }
   /** The stream's next big-endian u32 word (a 32-byte block holds eight). */
   async nextWord() {
@@ -280,15 +336,15 @@ async function verifyReceipt(token, keys, expected = {}) {
   }
   result.payload = payload;
   if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
-  const key = keys.keys.find((k) => k.kid === header["kid"]);
-  if (!key || key.kty !== "OKP" || key.crv !== "Ed25519" || !key.x) {
+  const key2 = keys.keys.find((k) => k.kid === header["kid"]);
+  if (!key2 || key2.kty !== "OKP" || key2.crv !== "Ed25519" || !key2.x) {
     return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
   }
   let valid = false;
   try {
     const publicKey = await crypto.subtle.importKey(
       "jwk",
-      { kty: "OKP", crv: "Ed25519", x: key.x },
+      { kty: "OKP", crv: "Ed25519", x: key2.x },
       { name: "Ed25519" },
       false,
       ["verify"]
@@ -340,33 +396,24 @@ async function verifyReceipt(token, keys, expected = {}) {
     }
     result.checked.push(`the ${expected.dealt.length} cards dealt are the deck's, in order`);
   }
-  if (payload.variant === "poker-squares") {
+  if (GRID_VARIANTS.includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
     if (reason) return fail(reason);
-    result.checked.push("the log replayed on the deck gives the receipt's score");
+    result.checked.push("the deck's cards on the log's cells score the receipt's total");
   }
   result.ok = true;
   return result;
 }
-var CELL = /^([a-e])([1-5])$/;
 function checkGridScore(payload, deck, tables) {
-  const moves = payload.moves.split(" ").filter(Boolean);
-  if (moves.length !== 25) return `the log has ${moves.length} moves, not 25`;
-  const layout = Array.from({ length: 5 }, () => Array(5).fill(null));
-  for (const [i, move] of moves.entries()) {
-    const cell = CELL.exec(move);
-    if (!cell) return `move ${i} (${move}) is not a cell a1..e5`;
-    const row = Number(cell[2]) - 1;
-    const col = cell[1].charCodeAt(0) - 97;
-    const line = layout[row];
-    if (line[col] !== null) return `move ${i} (${move}) places a second card in one cell`;
-    line[col] = deck[i] ?? null;
-  }
+  const variant = payload.variant;
+  const replayed = replayPlaced(variant, payload.moves.split(" ").filter(Boolean), deck);
+  if ("error" in replayed) return replayed.error;
   const options = payload.options;
-  const scoring = options.scoring ?? "american";
+  const scoring = options.scoring ?? (variant === "poker-squares" ? "american" : "british");
   const table = typeof scoring === "string" ? tables[scoring] : scoring;
   if (table === void 0) return `the point table ${String(scoring)} is not known to this page`;
-  const total = runningScore(layout, table, options.diagonals === true).reduce((n, s) => n + s.points, 0);
+  const lines = completeLines(variant, replayed.placed, table, options.diagonals === true);
+  const total = lines.reduce((n, line) => n + line.points, 0);
   if (total !== payload.score.total) return `the log scores ${total}, the receipt says ${payload.score.total}`;
   return null;
 }
