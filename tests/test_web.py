@@ -29,6 +29,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from attack_kit import leaks
 from cardproof import verify_receipt
 from cardproof.cards import Card
 from cardproof_service.controllers.web import PAGE_POLICY, STATIC_DIR
@@ -44,6 +45,8 @@ SNAKE = [f"{c}{r}" for r in "12345" for c in ("abcde" if r in "135" else "edcba"
 OFFSETS = [f"{r},{c}" for r in (0, 1, 2, -1, -2) for c in (0, 1, 2, 3, -1)]
 OUTSIDE = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.IGNORECASE)
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+IN_ORDER = {"poker-squares", "poker-patience", "repeat-poker"}
+"""Hidden variants that turn up cards in deck order (reserve-poker shows them by place)."""
 
 
 # --- in process -----------------------------------------------------------------------
@@ -161,20 +164,17 @@ def chromium() -> Iterator[Any]:
 
 
 class Recorder:
-    """Every request a page makes, and the text of every answer it received."""
+    """Every request a page makes, and every API answer to a POST (URL and text)."""
 
     def __init__(self, page: Any) -> None:
         self.urls: list[str] = []
-        self.bodies: list[str] = []
+        self.answers: list[tuple[str, str]] = []
         page.on("request", lambda request: self.urls.append(request.url))
         page.on("response", self._answer)
 
     def _answer(self, response: Any) -> None:
-        if "/v1/" in response.url:
-            try:
-                self.bodies.append(response.text())
-            except Exception:  # a body the browser no longer holds
-                self.bodies.append("")
+        if "/v1/" in response.url and response.request.method == "POST":
+            self.answers.append((response.url, response.text()))
 
     def outside(self, base_url: str) -> list[str]:
         """Requests that left the origin (a blob: download is the page's own)."""
@@ -208,7 +208,9 @@ def new_game(
     if options.get("scoring"):
         page.get_by_label("Scoring").select_option(options["scoring"])
     page.get_by_role("button", name="Deal").click()
-    wait_for_card(page, 1)
+    from playwright.sync_api import expect
+
+    expect(page.locator("#next-label")).to_have_text(re.compile(r"(Card|card) 1 of"))
     commitment = str(page.locator("#commitment").text_content())
     assert re.fullmatch(r"[0-9a-f]{64}", commitment)
     return commitment
@@ -222,13 +224,20 @@ def wait_for_card(page: Any, number: int) -> None:
     from playwright.sync_api import expect
 
     if number <= 25:
-        expect(page.locator("#next-label")).to_have_text(f"Card {number} of 25")
+        expect(page.locator("#next-label")).to_have_text(re.compile(rf"^Card {number} of 25\b"))
     else:
         expect(page.get_by_role("status")).to_have_text(re.compile(r"^(Verified|Not verified)"))
 
 
-def finish_and_check(page: Any, base_url: str, recorder: Recorder, seen: list[str]) -> None:
-    """The page's verdict, then the receipt through the SDK; no card shown before its turn."""
+def finish_and_check(
+    page: Any, base_url: str, recorder: Recorder, seen: list[str], total: int = 25
+) -> list[Card]:
+    """The page's verdict, then the receipt through the SDK; no card shown before its turn.
+
+    ``seen[i]`` is the page as it was before move ``i``: none of the deck's cards ``i + 1``
+    to ``total`` may be in it. Every deal and move answer the page received is scanned the
+    same way (an answer to move ``i`` may name cards up to ``i + 1``). Returns the deck.
+    """
     status = page.get_by_role("status")
     assert status.text_content().startswith("Verified"), status.text_content()
     receipt = page.get_by_label("Receipt (compact JWS)").input_value()
@@ -239,21 +248,33 @@ def finish_and_check(page: Any, base_url: str, recorder: Recorder, seen: list[st
     assert final == f"Final score: {checked.payload.score.total}"
     deck = [Card.parse(text) for text in receipt_deck(checked.payload)]
     for step, snapshot in enumerate(seen):
-        due = {card.text for card in deck[: step + 1]}
-        early = [card.text for card in deck[step + 1 : 25] if named(snapshot, card)]
+        early = [card.text for card in deck[step + 1 : total] if named(snapshot, card)]
         assert not early, f"before card {step + 1} was placed the page showed {early}"
-        assert due  # the snapshot is of a game under way
-    answers = "\n".join(recorder.bodies)
-    assert "server_seed" in answers  # the receipt was read, seed revealed, at the end
+    scanned = 0
+    for url, body in recorder.answers:
+        if (
+            not re.search(r"/v1/deals(/[^/]+/moves)?$", url)
+            or checked.payload.variant not in IN_ORDER
+        ):
+            continue
+        answer = json.loads(body)
+        due = answer["index"] + 2 if "index" in answer else 1
+        if due < total:
+            assert not leaks(body, deck[due:total]), f"an answer named a card early: {body}"
+            scanned += 1
+    if checked.payload.variant in IN_ORDER:
+        assert scanned >= min(total, 25) - 1  # the deal and the moves were all looked at
     assert not recorder.outside(base_url), recorder.outside(base_url)
+    return deck
 
 
 def receipt_deck(payload: Any) -> list[str]:
+    """The deck a receipt's revealed seeds derive (the first level's, for repeat-poker)."""
     from cardproof.deal import standard_deck
 
-    return [
-        card.text for card in standard_deck(bytes.fromhex(payload.server_seed), payload.client_seed)
-    ]
+    seed = bytes.fromhex(payload.server_seed)
+    jokers = payload.variant == "reserve-poker"
+    return [card.text for card in standard_deck(seed, payload.client_seed, jokers=jokers)]
 
 
 def test_a_whole_blind_game_by_clicks(chromium: Any, web_server: str) -> None:
@@ -329,6 +350,87 @@ def test_serpent_warns_before_a_dead_end(chromium: Any, web_server: str) -> None
     expect(page.locator("#final-score")).to_have_text(re.compile(r"^Final score: none"))
     expect(page.get_by_role("status")).to_have_text(re.compile(r"^Not verified: an unscored"))
     page.close()
+
+
+def test_a_whole_repeat_poker_level_by_clicks(chromium: Any, web_server: str) -> None:
+    page = chromium.new_page(viewport={"width": 1000, "height": 1000})
+    recorder = Recorder(page)
+    new_game(page, web_server, "one level", "repeat-poker")
+    seen = []
+    for number in range(1, 53):
+        seen.append(page.content())
+        page.get_by_role("button", name=f"r{number % 5 + 1}", exact=True).click()
+        if number < 52:
+            expect_text(page, "#next-label", f"Level 1, card {number + 1} of 52")
+    wait_for_card(page, 26)  # the verdict
+    finish_and_check(page, web_server, recorder, seen, total=52)
+    assert "Score so far" in str(page.locator("#running").text_content())
+    page.close()
+
+
+def test_the_repeat_poker_ladder_deals_each_level_from_its_stream(
+    chromium: Any, web_server: str
+) -> None:
+    page = chromium.new_page(viewport={"width": 1000, "height": 1000})
+    recorder = Recorder(page)
+    loaded = page.goto(f"{web_server}/play?variant=repeat-poker")
+    assert loaded is not None
+    page.get_by_label("Levels", exact=True).select_option("5")
+    page.get_by_role("button", name="Deal").click()
+    expect_text(page, "#next-label", "Level 1 of 5, card 1 of 52")
+    assert page.locator(".ladder li").count() == 5
+    for level, rows in enumerate([5, 4, 3, 2, 1], start=1):
+        for number in range(1, 53):
+            page.get_by_role("button", name=f"r{number % rows + 1}", exact=True).click()
+            if number < 52:
+                expect_text(page, "#next-label", f"Level {level} of 5, card {number + 1} of 52")
+            elif level < 5:
+                expect_text(page, "#next-label", f"Level {level + 1} of 5, card 1 of 52")
+    wait_for_card(page, 26)
+    status = str(page.get_by_role("status").text_content())
+    assert status.startswith("Verified"), status
+    assert "the 260 cards shown are the deck's" in status  # five streams, each checked
+    finish_and_check(page, web_server, recorder, [], total=52)
+    page.close()
+
+
+def test_a_whole_reserve_poker_game_by_clicks(chromium: Any, web_server: str) -> None:
+    page = chromium.new_page(viewport={"width": 1000, "height": 1100})
+    recorder = Recorder(page)
+    new_game(page, web_server, "the reserve", "reserve-poker")
+    snapshots: list[tuple[str, list[int]]] = []
+    heights = [0] * 5
+    for number in range(1, 26):
+        lengths = [
+            page.locator(".reserve-column").nth(f).locator(".card").count() for f in range(4)
+        ]
+        snapshots.append((page.content(), lengths))
+        take = next(f for f in ((number + k) % 4 for k in range(4)) if lengths[f])
+        drop = next(c for c in ((number + k) % 5 for k in range(5)) if heights[c] < 5)
+        page.get_by_role("button", name=f"Reserve column {take}", exact=True).click()
+        page.get_by_role("button", name=f"{take}>{drop}", exact=True).click()
+        heights[drop] += 1
+        wait_for_card(page, number + 1)
+    deck = finish_and_check(page, web_server, recorder, [], total=53)
+    for snapshot, lengths in snapshots:  # version 1: only each column's bottom card is up
+        down = [deck[i * 4 + f] for f in range(4) for i in range(max(0, lengths[f] - 1))]
+        early = [card.text for card in down if named(snapshot, card)]
+        assert not early, f"a face-down reserve card was in the page: {early}"
+    answers = [body for url, body in recorder.answers if re.search(r"/v1/deals", url)]
+    assert len(answers) == 26  # the deal and 25 moves
+    for body in answers:  # every place an answer shows face down: not named in it
+        reserve = json.loads(body)["view"]["reserve"]
+        down = [
+            deck[i * 4 + f] for f, col in enumerate(reserve) for i, c in enumerate(col) if c is None
+        ]
+        assert not leaks(body, down), f"an answer named a face-down card: {body}"
+    page.close()
+
+
+def expect_text(page: Any, selector: str, text: str) -> None:
+    from playwright.sync_api import expect
+
+    expect(page.locator(selector)).to_have_text(text)
 
 
 def test_a_whole_blind_game_by_keyboard_only(chromium: Any, web_server: str) -> None:

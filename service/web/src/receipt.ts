@@ -5,6 +5,7 @@
  * cards dealt checked against it. Each failed check is a reason, never an exception.
  */
 
+import type { Seen } from "./board";
 import type { DeckType } from "./cards";
 import type { Schemas } from "./client";
 import { completeLines, GRID_VARIANTS, type GridVariant, replayPlaced } from "./grid";
@@ -60,16 +61,23 @@ export function cleanReceipt(text: string): string {
   return text.replace(/\s+/g, "");
 }
 
+export interface Expected {
+  /** The hash committed before the deal. */
+  serverSeedHash?: string;
+  /** The client seed the page sent. */
+  clientSeed?: string;
+  /** Every card the page was shown, by its place in the deal. */
+  seen?: Seen[];
+  /** The named point tables (`GET /v1/variants`), to score a grid variant's log. */
+  tables?: Record<string, PointTable>;
+}
+
 /**
  * Verify a receipt with nothing but the browser. `expected` is what its player was
- * promised or saw: the committed hash, the client seed, and the cards dealt in order
- * (the page's own game); each must match.
+ * promised or saw: the committed hash, the client seed, and every card shown, each at
+ * its place in the deal (the page's own game); each must match.
  */
-export async function verifyReceipt(
-  token: string,
-  keys: KeySet,
-  expected: { serverSeedHash?: string; clientSeed?: string; dealt?: string[]; tables?: Record<string, PointTable> } = {},
-): Promise<Verification> {
+export async function verifyReceipt(token: string, keys: KeySet, expected: Expected = {}): Promise<Verification> {
   const result: Verification = { ok: false, reasons: [], checked: [], payload: null, deck: null };
   const fail = (reason: string): Verification => {
     result.reasons.push(reason);
@@ -145,13 +153,20 @@ export async function verifyReceipt(
     return fail(`the deck cannot be derived: ${String(error)}`);
   }
   result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
-  if (expected.dealt !== undefined) {
-    const first = result.deck.slice(0, expected.dealt.length);
-    const wrong = expected.dealt.findIndex((card, i) => card !== first[i]);
-    if (wrong >= 0) {
-      return fail(`card ${wrong} dealt was ${expected.dealt[wrong]}, the deck's is ${first[wrong]}`);
+  if (expected.seen !== undefined) {
+    const decks = new Map<string, string[]>([["deal", result.deck]]);
+    for (const { stream, index, card } of [...expected.seen].sort((a, b) => a.index - b.index)) {
+      let deck = decks.get(stream);
+      if (deck === undefined) {
+        deck = await deckCards(deckType, seed, payload.client_seed, stream);
+        decks.set(stream, deck);
+      }
+      if (deck[index] !== card) {
+        const where = stream === "deal" ? `card ${index}` : `card ${index} of ${stream}`;
+        return fail(`${where} was shown as ${card}, the deck's is ${deck[index] ?? "none"}`);
+      }
     }
-    result.checked.push(`the ${expected.dealt.length} cards dealt are the deck's, in order`);
+    result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
   if ((GRID_VARIANTS as readonly string[]).includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});

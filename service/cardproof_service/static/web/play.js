@@ -36,11 +36,29 @@ function cardLabel(card) {
   const symbol = SYMBOLS[card[1] ?? ""];
   return symbol === void 0 ? card : `${RANK_NAMES[rank] ?? rank}${symbol}`;
 }
-function colourClass(card, fourColours2) {
+function colourClass(card, fourColours) {
   const suit = suitOf(card);
   if (!suit) return "card-joker";
-  if (fourColours2) return `card-${suit.toLowerCase()}`;
+  if (fourColours) return `card-${suit.toLowerCase()}`;
   return suit === "D" || suit === "H" ? "card-red" : "card-black";
+}
+
+// src/board.ts
+function cardFace(card, fourColours, tag = "span") {
+  const element = document.createElement(tag);
+  element.className = "card";
+  if (card !== null) {
+    element.classList.add(colourClass(card, fourColours));
+    element.textContent = cardLabel(card);
+  }
+  return element;
+}
+var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+function handLines(hands) {
+  return hands.map((hand) => {
+    const level = hand.level ? ` (level ${hand.level})` : "";
+    return `${hand.line}: ${hand.category}, ${plural(hand.points, "point")}${level}`;
+  });
 }
 
 // src/client.ts
@@ -266,6 +284,443 @@ function replayPlaced(variant, moves, deck) {
   return { placed };
 }
 
+// src/boards/grid-board.ts
+var TOTAL = 25;
+var GridBoard = class {
+  constructor(variant, area, context2) {
+    this.variant = variant;
+    this.area = area;
+    this.context = context2;
+    area.replaceChildren();
+  }
+  variant;
+  area;
+  context;
+  focus = [0, 0];
+  last = null;
+  warned = null;
+  view = null;
+  playing = false;
+  /** The variant's options, as a form for the page's "New game" section. */
+  static optionsForm(variant, context2) {
+    const form = document.createElement("div");
+    form.className = "options";
+    const label = document.createElement("label");
+    label.htmlFor = "scoring";
+    label.textContent = "Scoring";
+    const select = document.createElement("select");
+    select.id = "scoring";
+    for (const name of Object.keys(context2.tables)) select.append(new Option(name, name));
+    select.value = variant === "poker-squares" ? "american" : "british";
+    form.append(label, select);
+    if (variant === "poker-squares") {
+      const check = document.createElement("label");
+      check.className = "check";
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.id = "diagonals";
+      check.append(box, " Score the two diagonals");
+      form.append(check);
+    }
+    return form;
+  }
+  options() {
+    const scoring = document.getElementById("scoring").value;
+    const diagonals = document.getElementById("diagonals");
+    return this.variant === "poker-squares" ? { scoring, diagonals: diagonals?.checked ?? false } : { scoring };
+  }
+  draw(view, playing) {
+    this.view = view;
+    this.playing = playing;
+    let grid2 = this.area.querySelector("#grid");
+    if (!grid2) {
+      grid2 = document.createElement("div");
+      grid2.id = "grid";
+      grid2.setAttribute("role", "group");
+      grid2.setAttribute("aria-label", "Grid: each cell's name is its move");
+      grid2.addEventListener("keydown", (event) => this.onKey(event));
+      grid2.addEventListener("focusin", (event) => {
+        const cell = event.target.dataset["cell"];
+        if (cell !== void 0) this.focus = cell.split(",").map(Number);
+      });
+      this.area.append(grid2);
+    }
+    const hadFocus = grid2.contains(document.activeElement);
+    grid2.replaceChildren();
+    const placed = this.view ? placedCards(this.view) : /* @__PURE__ */ new Map();
+    const open = playing ? playableCells(this.variant, placed, this.last) : /* @__PURE__ */ new Set();
+    const { rows, cols } = window(this.variant, placed);
+    grid2.style.gridTemplateColumns = `repeat(${cols.length}, var(--cell))`;
+    grid2.classList.toggle("floating", this.variant === "poker-patience");
+    if (!rows.includes(this.focus[0]) || !cols.includes(this.focus[1])) this.focus = [rows[0] ?? 0, cols[0] ?? 0];
+    for (const row of rows) {
+      for (const col of cols) {
+        const cell = [row, col];
+        const name = moveText(this.variant, cell);
+        const card = placed.get(key(cell)) ?? null;
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "cell";
+        button.dataset["cell"] = key(cell);
+        button.setAttribute("aria-label", name);
+        button.setAttribute("aria-disabled", open.has(key(cell)) ? "false" : "true");
+        button.tabIndex = row === this.focus[0] && col === this.focus[1] ? 0 : -1;
+        const label = document.createElement("span");
+        label.className = "cell-name";
+        label.textContent = name;
+        button.append(label, cardFace(card, this.context.fourColours()));
+        if (card !== null) button.classList.add("filled");
+        if (this.warned === key(cell)) button.classList.add("warned");
+        button.addEventListener("click", () => this.pick(cell));
+        grid2.append(button);
+      }
+    }
+    if (hadFocus || playing && placed.size === 0) this.focusCell();
+  }
+  pick(cell) {
+    const view = this.view;
+    if (!view || !this.playing) return;
+    const name = moveText(this.variant, cell);
+    const placed = placedCards(view);
+    if (!playableCells(this.variant, placed, this.last).has(key(cell))) {
+      this.context.say(placed.has(key(cell)) ? `${name} is taken: choose an empty cell.` : `${name} is not open for this card.`);
+      return;
+    }
+    if (this.variant === "serpent-patience" && this.warned !== key(cell)) {
+      if (deadEnd(placed, cell, TOTAL - placed.size - 1)) {
+        this.warned = key(cell);
+        this.context.say(
+          `Careful: a card on ${name} leaves no way on, and the game would end unscored. Choose ${name} again to place it anyway.`
+        );
+        this.draw(view, this.playing);
+        return;
+      }
+    }
+    this.focus = cell;
+    this.context.play(name);
+  }
+  placed(move) {
+    this.last = moveCoord(this.variant, move);
+    this.warned = null;
+  }
+  focusCell() {
+    const grid2 = this.area.querySelector("#grid");
+    const button = grid2?.querySelector(`button[data-cell='${key(this.focus)}']`);
+    grid2?.querySelectorAll("button").forEach((b) => b.tabIndex = -1);
+    if (button) {
+      button.tabIndex = 0;
+      button.focus();
+    }
+  }
+  onKey(event) {
+    const steps = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const step = steps[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const { rows, cols } = window(this.variant, this.view ? placedCards(this.view) : /* @__PURE__ */ new Map());
+    const clamp = (value, list) => Math.min(list[list.length - 1], Math.max(list[0], value));
+    this.focus = [clamp(this.focus[0] + step[0], rows), clamp(this.focus[1] + step[1], cols)];
+    this.focusCell();
+  }
+  progress(_view, nextIndex) {
+    return `Card ${nextIndex + 1} of ${TOTAL}`;
+  }
+  next(view) {
+    return view.next;
+  }
+  score(view) {
+    const options = this.options();
+    const scoring = options["scoring"];
+    const table = this.context.tables[scoring];
+    if (!table) return { summary: "", lines: [] };
+    const lines = completeLines(this.variant, placedCards(view), table, options["diagonals"] === true);
+    const total = lines.reduce((n, line) => n + line.points, 0);
+    return {
+      summary: `Score of complete lines: ${total} (${plural(lines.length, "line")} complete)`,
+      lines: lines.map((line) => `${line.line}: ${line.category}, ${plural(line.points, "point")}`)
+    };
+  }
+  seen(view, nextIndex) {
+    const grid2 = view;
+    const cards = grid2.next ? [grid2.next, ...grid2.later ?? []] : [];
+    return cards.map((card, i) => ({ stream: "deal", index: nextIndex + i, card }));
+  }
+  async finished(_view, cards) {
+    if (this.variant !== "serpent-patience") return "";
+    const deal2 = [...cards].filter((c) => c.stream === "deal").sort((a, b) => a.index - b.index).map((c) => c.card);
+    const solved = await call("post", "/v1/solve", {
+      body: {
+        variant: "serpent-patience",
+        cards: deal2,
+        options: this.options()
+      }
+    });
+    return `Par for this deal: ${solved.score.total}${solved.optimal ? " (the best possible)" : ""}.`;
+  }
+};
+
+// src/boards/reserve-board.ts
+var COLUMNS2 = 4;
+var SIZE2 = 5;
+var ReserveBoard = class {
+  constructor(area, context2) {
+    this.area = area;
+    this.context = context2;
+    area.replaceChildren();
+  }
+  area;
+  context;
+  chosen = null;
+  pending = null;
+  view = null;
+  playing = false;
+  /** The variant's options, as a form for the page's "New game" section. */
+  static optionsForm() {
+    const form = document.createElement("div");
+    form.className = "options";
+    const label = document.createElement("label");
+    label.htmlFor = "version";
+    label.textContent = "Version";
+    const select = document.createElement("select");
+    select.id = "version";
+    const names = ["1 card face up", "2 cards face up", "3 cards face up", "4 cards face up", "all face up", "all face down"];
+    names.forEach((name, i) => select.append(new Option(`${i + 1}: ${name}`, String(i + 1))));
+    select.append(new Option("a die roll (random)", "random"));
+    form.append(label, select);
+    return form;
+  }
+  options() {
+    const version = document.getElementById("version").value;
+    return { version: version === "random" ? "random" : Number(version) };
+  }
+  draw(view, playing) {
+    this.view = view;
+    this.playing = playing;
+    let board2 = this.area.querySelector("#reserve-board");
+    if (!board2) {
+      board2 = document.createElement("div");
+      board2.id = "reserve-board";
+      this.area.append(board2);
+    }
+    const focused = board2.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
+    board2.replaceChildren(this.reserveColumns(), this.grid());
+    if (focused) board2.querySelector(`button[aria-label='${focused}']`)?.focus();
+  }
+  reserveColumns() {
+    const reserve = document.createElement("div");
+    reserve.className = "reserve";
+    reserve.setAttribute("role", "group");
+    reserve.setAttribute("aria-label", "Reserve: choose a column, its bottom card is taken");
+    const four = this.context.fourColours();
+    (this.view?.reserve ?? [[], [], [], []]).forEach((column, f) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "reserve-column";
+      const open = this.playing && column.length > 0;
+      button.setAttribute("aria-label", `Reserve column ${f}`);
+      button.setAttribute("aria-pressed", this.chosen === f ? "true" : "false");
+      button.setAttribute("aria-disabled", open ? "false" : "true");
+      const name = document.createElement("span");
+      name.className = "row-name";
+      name.textContent = `${f}`;
+      button.append(name);
+      for (const card of column) {
+        const face = card === null ? document.createElement("span") : cardFace(card, four);
+        if (card === null) {
+          face.className = "card back";
+          face.textContent = "##";
+          face.setAttribute("aria-label", "face down");
+        }
+        button.append(face);
+      }
+      button.addEventListener("click", () => {
+        if (!open) return;
+        this.chosen = f;
+        this.context.say(`Reserve column ${f} chosen: now a grid column, ${f}>0 to ${f}>4.`);
+        this.draw(this.view, this.playing);
+      });
+      reserve.append(button);
+    });
+    return reserve;
+  }
+  grid() {
+    const wrap = document.createElement("div");
+    wrap.className = "gravity";
+    const drops = document.createElement("div");
+    drops.className = "drops";
+    drops.setAttribute("role", "group");
+    drops.setAttribute("aria-label", "Drop into a grid column");
+    const grid2 = this.view?.grid ?? Array.from({ length: SIZE2 }, () => Array(SIZE2).fill(null));
+    for (let c = 0; c < SIZE2; c++) {
+      const full = grid2.every((row) => row[c] !== null);
+      const from = this.chosen;
+      const name = from === null ? `column ${c}` : `${from}>${c}`;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "drop";
+      button.textContent = `↓ ${c}`;
+      button.setAttribute("aria-label", name);
+      button.setAttribute("aria-disabled", this.playing && from !== null && !full ? "false" : "true");
+      button.addEventListener("click", () => {
+        if (!this.playing || from === null || full || !this.view) return;
+        const column = this.view.reserve[from] ?? [];
+        this.pending = { index: (column.length - 1) * COLUMNS2 + from, to: c };
+        this.chosen = null;
+        this.context.play(name);
+      });
+      drops.append(button);
+    }
+    const cells = document.createElement("div");
+    cells.className = "cells";
+    cells.setAttribute("aria-label", "Grid, rows top to bottom");
+    for (const row of grid2) for (const card of row) cells.append(cardFace(card, this.context.fourColours(), "div"));
+    wrap.append(drops, cells);
+    return wrap;
+  }
+  progress(view, nextIndex) {
+    const reserve = view;
+    return `Card ${nextIndex + 1} of 25 (version ${reserve.version})`;
+  }
+  next(_view) {
+    return null;
+  }
+  score(view) {
+    const placed = /* @__PURE__ */ new Map();
+    view.grid.forEach(
+      (row, r) => row.forEach((card, c) => {
+        if (card !== null) placed.set(key([r, c]), card);
+      })
+    );
+    const table = this.context.tables["reserve"];
+    if (!table) return { summary: "", lines: [] };
+    const lines = completeLines("poker-squares", placed, table, true);
+    const total = lines.reduce((n, line) => n + line.points, 0);
+    return {
+      summary: `Score of complete lines: ${total} (${plural(lines.length, "line")} complete)`,
+      lines: lines.map((line) => `${line.line}: ${line.category}, ${plural(line.points, "point")}`)
+    };
+  }
+  seen(view, _nextIndex) {
+    const reserve = view;
+    const found = [];
+    reserve.reserve.forEach(
+      (column, f) => column.forEach((card, i) => {
+        if (card !== null) found.push({ stream: "deal", index: i * COLUMNS2 + f, card });
+      })
+    );
+    if (this.pending) {
+      const { index, to } = this.pending;
+      const card = reserve.grid.map((row) => row[to]).find((cell) => cell !== null && cell !== void 0);
+      if (card) found.push({ stream: "deal", index, card });
+      this.pending = null;
+    }
+    return found;
+  }
+};
+
+// src/boards/rows-board.ts
+var DECK = 52;
+var LADDER = [5, 4, 3, 2, 1];
+var levelStream = (level) => level === 1 ? "deal" : `level-${level}`;
+var RowsBoard = class {
+  constructor(area, context2) {
+    this.area = area;
+    this.context = context2;
+    area.replaceChildren();
+  }
+  area;
+  context;
+  levels = 1;
+  /** The variant's options, as a form for the page's "New game" section. */
+  static optionsForm() {
+    const form = document.createElement("div");
+    form.className = "options";
+    const label = document.createElement("label");
+    label.htmlFor = "levels";
+    label.textContent = "Levels";
+    const select = document.createElement("select");
+    select.id = "levels";
+    select.append(new Option("1 level, 5 rows", "1"), new Option("the ladder: 5 levels, 5 to 1 rows", "5"));
+    form.append(label, select);
+    return form;
+  }
+  options() {
+    this.levels = Number(document.getElementById("levels").value);
+    return { levels: this.levels };
+  }
+  draw(view, playing) {
+    const rows = view;
+    let board2 = this.area.querySelector("#rows");
+    if (!board2) {
+      board2 = document.createElement("div");
+      board2.id = "rows";
+      board2.setAttribute("role", "group");
+      board2.setAttribute("aria-label", "Rows: each row's name is its move");
+      this.area.append(board2);
+    }
+    const hadFocus = board2.contains(document.activeElement);
+    const focused = document.activeElement?.getAttribute("aria-label");
+    board2.replaceChildren();
+    const ladder = document.createElement("ol");
+    ladder.className = "ladder";
+    ladder.setAttribute("aria-label", "The ladder of levels");
+    const totals = this.levelTotals(rows);
+    LADDER.slice(0, this.levels === 5 ? 5 : 1).forEach((count, i) => {
+      const item = document.createElement("li");
+      const level = i + 1;
+      const current = rows?.level === level;
+      item.textContent = `Level ${level}: ${plural(this.levels === 5 ? count : rows?.rows.length ?? 5, "row")}, ${plural(totals[i] ?? 0, "point")}`;
+      if (current) item.setAttribute("aria-current", "step");
+      ladder.append(item);
+    });
+    board2.append(ladder);
+    for (const [r, cards] of (rows?.rows ?? []).entries()) {
+      const name = `r${r + 1}`;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "row";
+      button.setAttribute("aria-label", name);
+      button.setAttribute("aria-disabled", playing ? "false" : "true");
+      const label = document.createElement("span");
+      label.className = "row-name";
+      label.textContent = name;
+      button.append(label, ...cards.map((card) => cardFace(card, this.context.fourColours())));
+      button.addEventListener("click", () => {
+        if (playing) this.context.play(name);
+      });
+      board2.append(button);
+    }
+    if (hadFocus && focused) board2.querySelector(`button[aria-label='${focused}']`)?.focus();
+    else if (playing && rows && rows.cards_left === DECK && rows.level === 1) board2.querySelector("button")?.focus();
+  }
+  levelTotals(view) {
+    const totals = [0, 0, 0, 0, 0];
+    for (const hand of view?.scored ?? []) {
+      const at = (hand.level ?? 1) - 1;
+      totals[at] = (totals[at] ?? 0) + hand.points;
+    }
+    return totals;
+  }
+  progress(view, _nextIndex) {
+    const rows = view;
+    const levels = this.levels === 5 ? " of 5" : "";
+    return `Level ${rows.level}${levels}, card ${DECK - rows.cards_left + 1} of ${DECK}`;
+  }
+  next(view) {
+    return view.next;
+  }
+  score(view) {
+    const scored = view.scored;
+    const total = scored.reduce((n, hand) => n + hand.points, 0);
+    return { summary: `Score so far: ${total} (${plural(scored.length, "hand")} scored)`, lines: handLines(scored) };
+  }
+  seen(view, _nextIndex) {
+    const rows = view;
+    if (!rows.next) return [];
+    return [{ stream: levelStream(rows.level), index: DECK - rows.cards_left, card: rows.next }];
+  }
+};
+
 // src/shuffle.ts
 var ALGORITHM = "cardproof-shuffle-v1";
 var SEED_BYTES = 32;
@@ -451,13 +906,20 @@ async function verifyReceipt(token, keys, expected = {}) {
     return fail(`the deck cannot be derived: ${String(error)}`);
   }
   result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
-  if (expected.dealt !== void 0) {
-    const first = result.deck.slice(0, expected.dealt.length);
-    const wrong = expected.dealt.findIndex((card, i) => card !== first[i]);
-    if (wrong >= 0) {
-      return fail(`card ${wrong} dealt was ${expected.dealt[wrong]}, the deck's is ${first[wrong]}`);
+  if (expected.seen !== void 0) {
+    const decks = /* @__PURE__ */ new Map([["deal", result.deck]]);
+    for (const { stream, index, card } of [...expected.seen].sort((a, b) => a.index - b.index)) {
+      let deck = decks.get(stream);
+      if (deck === void 0) {
+        deck = await deckCards(deckType, seed, payload.client_seed, stream);
+        decks.set(stream, deck);
+      }
+      if (deck[index] !== card) {
+        const where = stream === "deal" ? `card ${index}` : `card ${index} of ${stream}`;
+        return fail(`${where} was shown as ${card}, the deck's is ${deck[index] ?? "none"}`);
+      }
     }
-    result.checked.push(`the ${expected.dealt.length} cards dealt are the deck's, in order`);
+    result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
   if (GRID_VARIANTS.includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
@@ -467,13 +929,13 @@ async function verifyReceipt(token, keys, expected = {}) {
   result.ok = true;
   return result;
 }
-function checkGridScore(payload, deck, tables2) {
+function checkGridScore(payload, deck, tables) {
   const variant = payload.variant;
   const replayed = replayPlaced(variant, payload.moves.split(" ").filter(Boolean), deck);
   if ("error" in replayed) return replayed.error;
   const options = payload.options;
   const scoring = options.scoring ?? (variant === "poker-squares" ? "american" : "british");
-  const table = typeof scoring === "string" ? tables2[scoring] : scoring;
+  const table = typeof scoring === "string" ? tables[scoring] : scoring;
   if (table === void 0) return `the point table ${String(scoring)} is not known to this page`;
   const lines = completeLines(variant, replayed.placed, table, options.diagonals === true);
   const total = lines.reduce((n, line) => n + line.points, 0);
@@ -482,138 +944,100 @@ function checkGridScore(payload, deck, tables2) {
 }
 
 // src/play.ts
-var PLAYABLE = GRID_VARIANTS;
-var TOTAL = 25;
 var $ = (id) => {
   const element = document.getElementById(id);
   if (!element) throw new Error(`the page has no #${id}`);
   return element;
 };
+var grid = (variant) => ({
+  board: (area, context2) => new GridBoard(variant, area, context2),
+  form: (context2) => GridBoard.optionsForm(variant, context2)
+});
+var BOARDS = {
+  "poker-squares": grid("poker-squares"),
+  "poker-patience": grid("poker-patience"),
+  "serpent-patience": grid("serpent-patience"),
+  "repeat-poker": { board: (area, context2) => new RowsBoard(area, context2), form: () => RowsBoard.optionsForm() },
+  "reserve-poker": {
+    board: (area, context2) => new ReserveBoard(area, context2),
+    form: () => ReserveBoard.optionsForm()
+  }
+};
 var variants = [];
-var tables = {};
+var board = null;
 var game = null;
-var focus = [0, 0];
 function say(message) {
   $("message").textContent = message;
-}
-function fourColours() {
-  return $("four-colours").checked;
-}
-function showCard(element, card) {
-  element.className = "card";
-  element.textContent = "";
-  if (card === null) return;
-  element.classList.add(colourClass(card, fourColours()));
-  element.textContent = cardLabel(card);
-}
-function selectedVariant() {
-  return $("variant").value;
-}
-function drawGrid() {
-  const grid = $("grid");
-  grid.replaceChildren();
-  const variant = game?.variant ?? selectedVariant();
-  const placed = game ? placedCards(game.view) : /* @__PURE__ */ new Map();
-  const open = game && !game.finished ? playableCells(variant, placed, game.last) : /* @__PURE__ */ new Set();
-  const { rows, cols } = window(variant, placed);
-  grid.style.gridTemplateColumns = `repeat(${cols.length}, var(--cell))`;
-  grid.classList.toggle("floating", variant === "poker-patience");
-  if (!rows.includes(focus[0]) || !cols.includes(focus[1])) focus = [rows[0] ?? 0, cols[0] ?? 0];
-  for (const row of rows) {
-    for (const col of cols) {
-      const cell = [row, col];
-      const name = moveText(variant, cell);
-      const card = placed.get(key(cell)) ?? null;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "cell";
-      button.dataset["cell"] = key(cell);
-      button.setAttribute("aria-label", name);
-      button.tabIndex = row === focus[0] && col === focus[1] ? 0 : -1;
-      const face = document.createElement("span");
-      showCard(face, card);
-      const label = document.createElement("span");
-      label.className = "cell-name";
-      label.textContent = name;
-      button.append(label, face);
-      button.setAttribute("aria-disabled", open.has(key(cell)) ? "false" : "true");
-      if (card !== null) button.classList.add("filled");
-      if (game?.warned === key(cell)) button.classList.add("warned");
-      button.addEventListener("click", () => void place(cell));
-      grid.append(button);
-    }
-  }
-}
-function drawCards() {
-  const next = $("next-card");
-  const playing = game !== null && !game.finished;
-  showCard(next, playing ? game.view.next : null);
-  $("next-label").textContent = playing ? `Card ${game.next + 1} of ${TOTAL}` : "";
-  const later = $("later");
-  later.replaceChildren();
-  for (const card of playing ? game.view.later ?? [] : []) {
-    const item = document.createElement("li");
-    showCard(item, card);
-    later.append(item);
-  }
-  $("later-label").hidden = later.childElementCount === 0;
-}
-function drawScore() {
-  const list = $("lines");
-  list.replaceChildren();
-  $("running").textContent = "";
-  if (!game) return;
-  const scoring = game.options.scoring;
-  const table = typeof scoring === "string" ? tables[scoring] : scoring;
-  if (!table) return;
-  const lines = completeLines(game.variant, placedCards(game.view), table, game.options.diagonals);
-  for (const line of lines) {
-    const item = document.createElement("li");
-    item.textContent = `${line.line}: ${line.category}, ${line.points} point${line.points === 1 ? "" : "s"}`;
-    list.append(item);
-  }
-  const total = lines.reduce((n, line) => n + line.points, 0);
-  const count = lines.length;
-  $("running").textContent = `Score of complete lines: ${total} (${count} line${count === 1 ? "" : "s"} complete)`;
-}
-function draw() {
-  drawGrid();
-  drawCards();
-  drawScore();
-}
-function randomSeed() {
-  return toHex(crypto.getRandomValues(new Uint8Array(16)));
 }
 function describe(error) {
   if (error instanceof ApiError) return `${error.message}${error.code ? ` (${error.code})` : ""}`;
   return error instanceof Error ? error.message : String(error);
 }
-function showOptions() {
-  const info = variants.find((v) => v.id === selectedVariant());
-  const scoring = $("scoring");
-  scoring.replaceChildren();
-  const own = Object.keys(info?.tables ?? {});
-  for (const name of own) scoring.append(new Option(name, name));
-  const fallback = selectedVariant() === "poker-squares" ? "american" : "british";
-  scoring.value = own.includes(fallback) ? fallback : own[0] ?? "";
-  $("diagonals-option").hidden = selectedVariant() !== "poker-squares";
+var context = (info) => ({
+  play: (move) => void play(move),
+  say,
+  fourColours: () => $("four-colours").checked,
+  tables: info.tables ?? {}
+});
+function chosen() {
+  const info = variants.find((v) => v.id === $("variant").value);
+  const kind = info ? BOARDS[info.id] : void 0;
+  return info && kind ? { info, kind } : null;
+}
+function chooseVariant() {
+  const found = chosen();
+  $("options").replaceChildren(...found ? [found.kind.form(context(found.info))] : []);
+  newBoard();
+}
+function newBoard() {
+  const found = chosen();
+  game = null;
+  board = found ? found.kind.board($("board"), context(found.info)) : null;
   draw();
 }
+function draw() {
+  const playing = game !== null && !game.finished;
+  board?.draw(game?.view ?? null, playing);
+  const next = $("next-card");
+  const card = playing && board && game ? board.next(game.view) : null;
+  next.className = card ? `card ${colourClass(card, $("four-colours").checked)}` : "card";
+  next.textContent = card ? cardLabel(card) : "";
+  $("next-label").textContent = playing && board && game ? board.progress(game.view, game.next) : "";
+  const later = $("later");
+  later.replaceChildren();
+  const upcoming = playing && game && "later" in game.view ? game.view.later ?? [] : [];
+  for (const card2 of upcoming) {
+    const item = document.createElement("li");
+    item.className = `card ${colourClass(card2, $("four-colours").checked)}`;
+    item.textContent = cardLabel(card2);
+    later.append(item);
+  }
+  $("later-label").hidden = upcoming.length === 0;
+  const score = game && board ? board.score(game.view) : { summary: "", lines: [] };
+  $("running").textContent = score.summary;
+  $("lines").replaceChildren(
+    ...score.lines.map((line) => {
+      const item = document.createElement("li");
+      item.textContent = line;
+      return item;
+    })
+  );
+}
+function remember(current, view) {
+  for (const card of board?.seen(view, current.next) ?? []) current.seen.set(`${card.stream}:${card.index}`, card);
+}
 async function deal() {
-  const variant = selectedVariant();
+  const variant = $("variant").value;
   const clientSeed = $("client-seed").value;
-  const scoring = $("scoring").value;
-  const diagonals = variant === "poker-squares" && $("diagonals").checked;
   $("deal").setAttribute("disabled", "");
   $("result").hidden = true;
   $("verification").textContent = "";
   $("par").textContent = "";
-  game = null;
-  draw();
+  newBoard();
   try {
+    const options = board?.options() ?? {};
     const commitment = await call("post", "/v1/commitments", { body: {} });
     $("commitment").textContent = commitment.server_seed_hash;
-    const options = variant === "poker-squares" ? { scoring, diagonals } : { scoring };
     const state = await call("post", "/v1/deals", {
       body: {
         variant,
@@ -626,78 +1050,47 @@ async function deal() {
     const broken = [
       state.server_seed_hash !== commitment.server_seed_hash && "its hash is not the one committed",
       state.client_seed !== clientSeed && "its client seed is not the one sent",
-      !state.committed_before_client_seed && "it was not committed before the client seed"
+      !state.committed_before_client_seed && "it was not committed before the client seed",
+      state.variant !== variant && "it is another variant"
     ].filter(Boolean);
     if (broken.length) throw new Error(`the server dealt another game than it promised: ${broken.join("; ")}`);
-    const view = state.view;
     game = {
       variant,
       dealId: state.deal_id,
       serverSeedHash: commitment.server_seed_hash,
       clientSeed,
-      options: { scoring, diagonals },
-      view,
+      view: state.view,
       next: state.next_index,
-      dealt: view.next ? [view.next, ...view.later ?? []] : [],
-      last: null,
-      warned: null,
+      seen: /* @__PURE__ */ new Map(),
       finished: state.finished,
       busy: false
     };
-    focus = variant === "poker-patience" ? [0, 0] : [0, 0];
-    say(`Dealt ${state.deal_id}. ${instructions(variant)}`);
+    remember(game, state.view);
+    say(`Dealt ${state.deal_id}.`);
     draw();
-    focusCell();
   } catch (error) {
     say(describe(error));
   } finally {
     $("deal").removeAttribute("disabled");
   }
 }
-function instructions(variant) {
-  if (variant === "poker-patience") {
-    return "The first card goes in the middle; each later one next to a card laid, inside a 5x5 square.";
-  }
-  if (variant === "serpent-patience") {
-    return "All 25 cards are shown; each goes next to the one before (up, down, left or right).";
-  }
-  return "Place each card in an empty cell.";
-}
-async function place(cell) {
+async function play(move) {
   if (!game || game.finished || game.busy) return;
   const current = game;
-  const name = moveText(current.variant, cell);
-  const placed = placedCards(current.view);
-  if (!playableCells(current.variant, placed, current.last).has(key(cell))) {
-    say(placed.has(key(cell)) ? `${name} is taken: choose an empty cell.` : `${name} is not open for this card.`);
-    return;
-  }
-  if (current.variant === "serpent-patience" && current.warned !== key(cell)) {
-    if (deadEnd(placed, cell, TOTAL - current.next - 1)) {
-      current.warned = key(cell);
-      say(`Careful: a card on ${name} leaves no way on, and the game would end unscored. Choose ${name} again to place it anyway.`);
-      drawGrid();
-      focusCell();
-      return;
-    }
-  }
   current.busy = true;
-  current.warned = null;
   try {
     const answer = await call("post", "/v1/deals/{deal_id}/moves", {
       params: { deal_id: current.dealId },
-      body: { index: current.next, move: name }
+      body: { index: current.next, move }
     });
     current.view = answer.view;
     current.next = answer.index + 1;
     current.finished = answer.finished;
-    current.last = cell;
-    if (current.view.next && current.dealt.length <= answer.index + 1) current.dealt.push(current.view.next);
-    focus = cell;
+    board?.placed?.(move);
+    remember(current, answer.view);
     draw();
-    say(answer.finished ? "The game is over." : `Placed on ${name}.`);
+    say(answer.finished ? "The game is over." : `Played ${move}.`);
     if (answer.finished) await finish(current, answer.score ?? null);
-    else focusCell();
   } catch (error) {
     say(describe(error));
   } finally {
@@ -708,7 +1101,7 @@ async function finish(done, score) {
   $("result").hidden = false;
   $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none (a dead end scores nothing)";
   const status = $("verification");
-  if (done.variant === "serpent-patience") void showPar(done);
+  void board?.finished?.(done.view, [...done.seen.values()]).then((words) => $("par").textContent = words).catch((error) => $("par").textContent = `Par unavailable: ${describe(error)}.`);
   if (!score) {
     status.textContent = "Not verified: an unscored game has no receipt.";
     status.className = "not-verified";
@@ -717,16 +1110,17 @@ async function finish(done, score) {
   status.textContent = "Verifying…";
   try {
     const receipt = await call("get", "/v1/deals/{deal_id}/receipt", { params: { deal_id: done.dealId } });
-    const text = $("receipt");
-    text.value = receipt.receipt;
+    $("receipt").value = receipt.receipt;
     const download = $("download");
     download.href = URL.createObjectURL(new Blob([receipt.receipt], { type: "application/jose" }));
     download.download = `receipt-${done.dealId}.jws`;
     const keys = await call("get", "/.well-known/jwks.json");
+    const tables = {};
+    for (const info of variants) Object.assign(tables, info.tables);
     const verdict = await verifyReceipt(receipt.receipt, keys, {
       serverSeedHash: done.serverSeedHash,
       clientSeed: done.clientSeed,
-      dealt: done.dealt,
+      seen: [...done.seen.values()],
       tables
     });
     status.textContent = verdict.ok ? `Verified: ${verdict.checked.join("; ")}.` : `Not verified: ${verdict.reasons.join("; ")}.`;
@@ -736,62 +1130,22 @@ async function finish(done, score) {
     status.className = "not-verified";
   }
 }
-async function showPar(done) {
-  try {
-    const solved = await call("post", "/v1/solve", {
-      body: { variant: "serpent-patience", cards: done.dealt, options: { scoring: done.options.scoring } }
-    });
-    $("par").textContent = `Par for this deal: ${solved.score.total}${solved.optimal ? " (the best possible)" : ""}.`;
-  } catch (error) {
-    $("par").textContent = `Par unavailable: ${describe(error)}.`;
-  }
-}
-function focusCell() {
-  const button = document.querySelector(`#grid button[data-cell='${key(focus)}']`);
-  document.querySelectorAll("#grid button").forEach((b) => b.tabIndex = -1);
-  if (button) {
-    button.tabIndex = 0;
-    button.focus();
-  }
-}
-function onGridKey(event) {
-  const steps = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-  const step = steps[event.key];
-  if (!step) return;
-  event.preventDefault();
-  const variant = game?.variant ?? selectedVariant();
-  const { rows, cols } = window(variant, game ? placedCards(game.view) : /* @__PURE__ */ new Map());
-  const clamp = (value, list) => Math.min(list[list.length - 1], Math.max(list[0], value));
-  focus = [clamp(focus[0] + step[0], rows), clamp(focus[1] + step[1], cols)];
-  focusCell();
-}
 async function start() {
   const params = new URLSearchParams(location.search);
-  variants = (await call("get", "/v1/variants")).filter((v) => PLAYABLE.includes(v.id));
+  variants = (await call("get", "/v1/variants")).filter((v) => v.id in BOARDS);
   const select = $("variant");
-  for (const info of variants) {
-    select.append(new Option(info.title, info.id));
-    tables = { ...tables, ...info.tables };
-  }
+  for (const info of variants) select.append(new Option(info.title, info.id));
   const asked = params.get("variant");
-  if (asked && PLAYABLE.includes(asked)) select.value = asked;
-  else if (asked) say(`This page does not play ${asked} yet; it plays ${PLAYABLE.join(", ")}.`);
-  $("client-seed").value = randomSeed();
-  select.addEventListener("change", () => {
-    game = null;
-    showOptions();
-  });
+  if (asked && asked in BOARDS) select.value = asked;
+  else if (asked) say(`This page does not play ${asked} yet; it plays ${Object.keys(BOARDS).join(", ")}.`);
+  $("client-seed").value = toHex(crypto.getRandomValues(new Uint8Array(16)));
+  select.addEventListener("change", chooseVariant);
   $("deal").addEventListener("click", () => void deal());
-  $("grid").addEventListener("keydown", onGridKey);
-  $("grid").addEventListener("focusin", (event) => {
-    const cell = event.target.dataset["cell"];
-    if (cell !== void 0) focus = cell.split(",").map(Number);
-  });
   $("four-colours").addEventListener("change", draw);
   $("copy").addEventListener("click", () => {
     void navigator.clipboard?.writeText($("receipt").value);
     say("The receipt was copied.");
   });
-  showOptions();
+  chooseVariant();
 }
 void start().catch((error) => say(describe(error)));

@@ -388,13 +388,20 @@ async function verifyReceipt(token, keys, expected = {}) {
     return fail(`the deck cannot be derived: ${String(error)}`);
   }
   result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
-  if (expected.dealt !== void 0) {
-    const first = result.deck.slice(0, expected.dealt.length);
-    const wrong = expected.dealt.findIndex((card, i) => card !== first[i]);
-    if (wrong >= 0) {
-      return fail(`card ${wrong} dealt was ${expected.dealt[wrong]}, the deck's is ${first[wrong]}`);
+  if (expected.seen !== void 0) {
+    const decks = /* @__PURE__ */ new Map([["deal", result.deck]]);
+    for (const { stream, index, card } of [...expected.seen].sort((a, b) => a.index - b.index)) {
+      let deck = decks.get(stream);
+      if (deck === void 0) {
+        deck = await deckCards(deckType, seed, payload.client_seed, stream);
+        decks.set(stream, deck);
+      }
+      if (deck[index] !== card) {
+        const where = stream === "deal" ? `card ${index}` : `card ${index} of ${stream}`;
+        return fail(`${where} was shown as ${card}, the deck's is ${deck[index] ?? "none"}`);
+      }
     }
-    result.checked.push(`the ${expected.dealt.length} cards dealt are the deck's, in order`);
+    result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
   if (GRID_VARIANTS.includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
