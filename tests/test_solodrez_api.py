@@ -17,7 +17,7 @@ from cardproof.client import Client
 from cardproof.games import SoloDrez
 from cardproof.games.solodrez import MAX_MOVES
 from cardproof.models import SoloDrezSolution
-from cardproof.pokerdrez import POKERDREZ_DECK, PokerdrezCard, parse_pokerdrez_cards
+from cardproof.pokerdrez import NEUTRAL, POKERDREZ_DECK, PokerdrezCard, parse_pokerdrez_cards
 from cardproof.receipts import verify_receipt
 from conftest import play_blind
 
@@ -367,3 +367,47 @@ def test_play_solodrez_in_the_terminal_with_a_hint(
 
 def test_pokerdrez_cards_parse_in_any_case() -> None:
     assert PokerdrezCard.parse("q3") is PokerdrezCard.parse("Q3")
+
+
+def test_solve_a_position_of_a_game_under_way(client: HttpClient) -> None:
+    """A hint: the columns of a game part-played, solved from there (the web page's hint)."""
+    line = client.post("/v1/solve", json={"variant": "solodrez", "cards": WINNABLE}).json()
+    game = SoloDrez.new(parse_pokerdrez_cards(WINNABLE))
+    for move in line["log"].split()[:3]:
+        game.play(SoloDrez.parse_move(move))
+    columns = [[card.text for card in column] for column in game.columns]
+    answer = client.post("/v1/solve", json={"variant": "solodrez", "columns": columns})
+    body = answer.json()
+    assert answer.status_code == 200, body
+    assert body["result"] == "won"
+    position = SoloDrez.from_columns([parse_pokerdrez_cards(column) for column in columns])
+    for move in body["log"].split():
+        position.play(SoloDrez.parse_move(move))
+    assert all(card.figure == NEUTRAL for column in position.columns for card in column)
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"cards": WINNABLE, "columns": [[]] * 9}, 422, "cards-or-columns"),
+        ({}, 422, "cards-or-columns"),
+        ({"columns": [["J1"], ["J1"], *[[]] * 7]}, 422, "duplicate-card"),
+        ({"columns": [["AH"], *[[]] * 8]}, 400, None),  # no Pokerdrez card: cannot parse
+    ],
+)
+def test_a_bad_position_is_refused(
+    client: HttpClient, body: dict[str, Any], status: int, code: str
+) -> None:
+    answer = client.post("/v1/solve", json={"variant": "solodrez", **body})
+    assert (answer.status_code, answer.json().get("code")) == (status, code), answer.text
+
+
+def test_a_position_is_for_solodrez_only_and_has_nine_columns(client: HttpClient) -> None:
+    serpent = client.post("/v1/solve", json={"variant": "serpent-patience", "columns": [[]] * 9})
+    assert (serpent.status_code, serpent.json()["code"]) == (422, "columns-need-solodrez")
+    eight = client.post("/v1/solve", json={"variant": "solodrez", "columns": [[]] * 8})
+    assert eight.status_code == 400
+    assert "columns" in eight.json()["detail"]
+    bad = client.post("/v1/solve", json={"variant": "solodrez", "columns": [["Z9"], *[[]] * 8]})
+    assert bad.status_code == 400
+    assert "columns[0]" in bad.text

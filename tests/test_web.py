@@ -210,7 +210,7 @@ def new_game(
     page.get_by_role("button", name="Deal").click()
     from playwright.sync_api import expect
 
-    expect(page.locator("#next-label")).to_have_text(re.compile(r"(Card|card) 1 of"))
+    expect(page.locator("#next-label")).to_have_text(re.compile(r"^(Card 1 of|Level 1|Move 1)"))
     commitment = str(page.locator("#commitment").text_content())
     assert re.fullmatch(r"[0-9a-f]{64}", commitment)
     return commitment
@@ -427,6 +427,73 @@ def test_a_whole_reserve_poker_game_by_clicks(chromium: Any, web_server: str) ->
     page.close()
 
 
+def solodrez_deal(page: Any, base_url: str) -> tuple[str, list[list[str]]]:
+    """Deal solodrez in the page; its deal id and columns, read back from the API."""
+    from playwright.sync_api import expect
+
+    page.get_by_role("button", name="Deal").click()
+    expect(page.locator("#message")).to_have_text(re.compile(r"^Dealt d_"))
+    deal_id = str(page.locator("#message").text_content()).split()[1].rstrip(".")
+    view = httpx.get(f"{base_url}/v1/deals/{deal_id}").json()["view"]
+    return deal_id, view["columns"]
+
+
+def test_a_won_solodrez_game_by_clicks(chromium: Any, web_server: str) -> None:
+    from playwright.sync_api import expect
+
+    page = chromium.new_page(viewport={"width": 1000, "height": 1200})
+    recorder = Recorder(page)
+    page.goto(f"{web_server}/play?variant=solodrez")
+    for _ in range(10):  # about 94% of deals can be won: deal until the solver wins one
+        _, columns = solodrez_deal(page, web_server)
+        solved = httpx.post(
+            f"{web_server}/v1/solve", json={"variant": "solodrez", "columns": columns}
+        ).json()
+        if solved["result"] == "won":
+            break
+    assert solved["result"] == "won"
+    for move in solved["log"].split():
+        if move.startswith("r"):
+            page.get_by_role("button", name=move, exact=True).click()
+        else:
+            run, _, _ = move.partition(">")
+            page.get_by_role("button", name=run, exact=True).click()
+            page.get_by_role("button", name=move, exact=True).click()
+        expect(page.locator("#message")).to_have_text(
+            re.compile(rf"^(Played {re.escape(move)}|The game is over)")
+        )
+    expect(page.get_by_role("status")).to_have_text(re.compile(r"^(Verified|Not verified)"))
+    status = str(page.get_by_role("status").text_content())
+    assert status.startswith("Verified"), status
+    assert "the 56 cards shown are the deck's" in status
+    expect(page.locator("#par")).to_have_text("Won: all nine series removed.")
+    receipt = page.get_by_label("Receipt (compact JWS)").input_value()
+    jwks = httpx.get(f"{web_server}/.well-known/jwks.json").json()
+    checked = verify_receipt(receipt, jwks)
+    assert checked.payload.score.won is True
+    assert checked.payload.moves == solved["log"]
+    assert not recorder.outside(web_server)
+    page.close()
+
+
+def test_solodrez_hint_and_stop(chromium: Any, web_server: str) -> None:
+    from playwright.sync_api import expect
+
+    page = chromium.new_page(viewport={"width": 1000, "height": 1200})
+    page.goto(f"{web_server}/play?variant=solodrez")
+    solodrez_deal(page, web_server)
+    page.get_by_role("button", name="hint").click()
+    expect(page.locator("#message")).to_have_text(re.compile(r"^hint: "))
+    page.get_by_role("button", name="stop").click()  # asks first
+    expect(page.locator("#message")).to_contain_text("Choose stop again")
+    assert page.locator("#result").is_hidden()
+    page.get_by_role("button", name="stop").click()
+    expect(page.locator("#final-score")).to_have_text("Final score: 0")
+    expect(page.locator("#par")).to_have_text("Not won: 0 of 9 series removed.")
+    expect(page.get_by_role("status")).to_have_text(re.compile(r"^Verified"))
+    page.close()
+
+
 def expect_text(page: Any, selector: str, text: str) -> None:
     from playwright.sync_api import expect
 
@@ -495,7 +562,14 @@ def test_the_verify_page_tells_a_good_receipt_from_a_tampered_one(
 
 
 @pytest.mark.parametrize(
-    ("variant", "moves"), [("poker-squares", ROW_ORDER[:7]), ("poker-patience", OFFSETS[:2])]
+    ("variant", "moves"),
+    [
+        ("poker-squares", ROW_ORDER[:7]),
+        ("poker-patience", OFFSETS[:2]),
+        ("repeat-poker", ["r1", "r2", "r1"]),
+        ("reserve-poker", []),
+        ("solodrez", []),
+    ],
 )
 def test_a_phone_sized_page_fits(
     chromium: Any, web_server: str, tmp_path: Path, variant: str, moves: list[str]
@@ -503,9 +577,9 @@ def test_a_phone_sized_page_fits(
     page = chromium.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
     recorder = Recorder(page)
     new_game(page, web_server, "phone", variant)
-    for number, cell in enumerate(moves, start=1):
+    for cell in moves:
         page.get_by_role("button", name=cell, exact=True).click()
-        wait_for_card(page, number + 1)
+        expect_text(page, "#message", f"Played {cell}.")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot = tmp_path / f"{variant}-390.png"
     page.screenshot(path=str(shot), full_page=True)

@@ -252,15 +252,29 @@ MAX_SOLVE_BUDGET = 10.0
 """The longest a solve may search, in seconds."""
 
 
-class SolveRequest(Struct, forbid_unknown_fields=True):
-    """Ask for the best play of a known deal.
+SoloDrezColumns = Annotated[
+    list[Annotated[list[DeckCardText], Meta(max_length=56)]],
+    Meta(
+        min_length=9,
+        max_length=9,
+        description="A solodrez position: the 9 columns, each from its first card (on the "
+        "table) to its last (the exposed one), as a game's view shows them.",
+    ),
+]
 
-    ``budget``: how long a search may take, in seconds (solodrez; the serpent solver is
-    exact and takes milliseconds).
+
+class SolveRequest(Struct, forbid_unknown_fields=True):
+    """Ask for the best play of a known deal, or (solodrez) of a position in a game.
+
+    ``cards``: the deal, in deal order. ``columns`` instead: a solodrez position (a hint
+    for a game under way: the answer's moves go on from there). ``budget``: how long a
+    search may take, in seconds (solodrez; the serpent solver is exact and takes
+    milliseconds).
     """
 
     variant: VariantId
-    cards: DeckOrder
+    cards: DeckOrder | UnsetType = UNSET
+    columns: SoloDrezColumns | UnsetType = UNSET
     options: Options = msgspec.field(default_factory=Options)
     budget: Annotated[float, Meta(gt=0, le=MAX_SOLVE_BUDGET)] = 2.0
 

@@ -24,10 +24,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import UNSET
+
 from cardproof.errors import RuleError
 from cardproof.games import Game, SerpentPatience, SoloDrez, variant
 from cardproof.games.grid import SIZE, Cell
 from cardproof.models import SerpentSolution, SoloDrezSolution, SolveRequest
+from cardproof.pokerdrez import parse_pokerdrez_cards
 from cardproof.solvers import serpent, solodrez
 from cardproof_service.settings import Settings
 
@@ -52,7 +55,11 @@ class TooManySearches(Exception):
 
 
 def game_of(body: SolveRequest) -> Game[Any, Any]:
-    """The deal to solve, checked: a solvable variant, its deck's cards, its options."""
+    """The deal (or solodrez position) to solve, checked.
+
+    A solvable variant, its deck's cards, its options; exactly one of ``cards`` and
+    ``columns``.
+    """
     cls = variant(body.variant)
     if cls.id not in SOLVABLE:
         raise RuleError(
@@ -60,6 +67,26 @@ def game_of(body: SolveRequest) -> Game[Any, Any]:
             f"no solver for {cls.id}; /v1/solve solves: {', '.join(SOLVABLE)}",
             field="variant",
         )
+    if (body.cards is UNSET) == (body.columns is UNSET):
+        raise RuleError(
+            "cards-or-columns",
+            "give either cards (a deal) or columns (a solodrez position), not both or neither",
+            field="cards",
+        )
+    if body.columns is not UNSET:
+        if cls is not SoloDrez:
+            raise RuleError(
+                "columns-need-solodrez", "columns is a solodrez position", field="columns"
+            )
+        columns = [
+            parse_pokerdrez_cards(column, field=f"columns[{i}]")
+            for i, column in enumerate(body.columns)
+        ]
+        try:
+            return SoloDrez.from_columns(columns)
+        except ValueError as error:
+            raise RuleError("bad-position", str(error), field="columns") from None
+    assert body.cards is not UNSET
     return cls.new(cls.parse_cards(body.cards, field="cards"), body.options, field="cards")
 
 

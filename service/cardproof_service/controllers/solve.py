@@ -31,7 +31,9 @@ class SolveController(Controller):
             503,
             e422="No solver for the variant (`no-solver`), a card twice (`duplicate-card`), "
             "fewer cards than the game uses (`too-few-cards`), a card of another deck "
-            "(`card-not-in-deck`), an option the variant does not take (`unknown-option`).",
+            "(`card-not-in-deck`), an option the variant does not take (`unknown-option`), "
+            "both or neither of `cards` and `columns` (`cards-or-columns`), `columns` for "
+            "another variant than solodrez (`columns-need-solodrez`).",
             e429="Too many requests (`rate-limited`), or this client has as many searches "
             "running or waiting as it may (`too-many-searches`): come back after "
             "`Retry-After` seconds.",
@@ -43,10 +45,12 @@ class SolveController(Controller):
     async def solve(self, request: Request[Any, Any, Any]) -> SerpentSolution | SoloDrezSolution:
         """Serpent-patience: the exact best score, a layout reaching it and its moves.
 
-        Solodrez (``cards``: the 56-card deck order): a search of at most ``budget`` seconds
-        (default 2, at most 10) in a solver process answers ``won`` with a winning move
-        list, ``lost`` when the whole reachable state space holds no win, or ``unknown``
-        when the budget (or the search's memory bound) ran out.
+        Solodrez (``cards``: the 56-card deck order; or ``columns``: a position of a game
+        under way, its 9 columns as the game's view shows them, for a hint): a search of
+        at most ``budget`` seconds (default 2, at most 10) in a solver process answers
+        ``won`` with a winning move list from there, ``lost`` when the whole reachable
+        state space holds no win, or ``unknown`` when the budget (or the search's memory
+        bound) ran out.
         """
         body = await read_body(request, SolveRequest)
         solvers: Solvers = request.app.state.solvers

@@ -80,10 +80,12 @@ export interface paths {
          * Solve a deal
          * @description Serpent-patience: the exact best score, a layout reaching it and its moves.
          *
-         *     Solodrez (``cards``: the 56-card deck order): a search of at most ``budget`` seconds
-         *     (default 2, at most 10) in a solver process answers ``won`` with a winning move
-         *     list, ``lost`` when the whole reachable state space holds no win, or ``unknown``
-         *     when the budget (or the search's memory bound) ran out.
+         *     Solodrez (``cards``: the 56-card deck order; or ``columns``: a position of a game
+         *     under way, its 9 columns as the game's view shows them, for a hint): a search of
+         *     at most ``budget`` seconds (default 2, at most 10) in a solver process answers
+         *     ``won`` with a winning move list from there, ``lost`` when the whole reachable
+         *     state space holds no win, or ``unknown`` when the budget (or the search's memory
+         *     bound) ran out.
          */
         post: operations["V1SolveSolve"];
         delete?: never;
@@ -1144,10 +1146,12 @@ export interface components {
         };
         /**
          * SolveRequest
-         * @description Ask for the best play of a known deal.
+         * @description Ask for the best play of a known deal, or (solodrez) of a position in a game.
          *
-         *     ``budget``: how long a search may take, in seconds (solodrez; the serpent solver is
-         *     exact and takes milliseconds).
+         *     ``cards``: the deal, in deal order. ``columns`` instead: a solodrez position (a hint
+         *     for a game under way: the answer's moves go on from there). ``budget``: how long a
+         *     search may take, in seconds (solodrez; the serpent solver is exact and takes
+         *     milliseconds).
          */
         SolveRequest: {
             /**
@@ -1156,7 +1160,9 @@ export interface components {
              */
             variant: "poker-squares" | "poker-patience" | "serpent-patience" | "repeat-poker" | "reserve-poker" | "solodrez";
             /** @description Cards in deal order, first card first (repeat-poker's 5 levels: 260). */
-            cards: string[];
+            cards?: string[];
+            /** @description A solodrez position: the 9 columns, each from its first card (on the table) to its last (the exposed one), as a game's view shows them. */
+            columns?: string[][];
             options?: components["schemas"]["Options"];
             /** @default 2 */
             budget?: number;
@@ -1742,7 +1748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No solver for the variant (`no-solver`), a card twice (`duplicate-card`), fewer cards than the game uses (`too-few-cards`), a card of another deck (`card-not-in-deck`), an option the variant does not take (`unknown-option`). */
+            /** @description No solver for the variant (`no-solver`), a card twice (`duplicate-card`), fewer cards than the game uses (`too-few-cards`), a card of another deck (`card-not-in-deck`), an option the variant does not take (`unknown-option`), both or neither of `cards` and `columns` (`cards-or-columns`), `columns` for another variant than solodrez (`columns-need-solodrez`). */
             422: {
                 headers: {
                     [name: string]: unknown;

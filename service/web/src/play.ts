@@ -11,6 +11,7 @@
 
 import type { Board, BoardContext, Seen, View } from "./board";
 import type { GridVariant } from "./grid";
+import { ColumnsBoard } from "./boards/columns-board";
 import { GridBoard } from "./boards/grid-board";
 import { ReserveBoard } from "./boards/reserve-board";
 import { RowsBoard } from "./boards/rows-board";
@@ -50,6 +51,7 @@ const BOARDS: Record<string, Kind> = {
     board: (area, context) => new ReserveBoard(area, context),
     form: () => ReserveBoard.optionsForm(),
   },
+  solodrez: { board: (area, context) => new ColumnsBoard(area, context), form: () => ColumnsBoard.optionsForm() },
 };
 
 interface Game {

@@ -106,6 +106,188 @@ async function call(method, path, options = {}) {
   return parsed;
 }
 
+// src/boards/columns-board.ts
+var COLUMNS = 9;
+var SERIES = "JQTBNP";
+var HINT_SECONDS = 2;
+function isSeries(column) {
+  return column.length === SERIES.length && column.every((card, i) => card[0] === SERIES[i]);
+}
+var ColumnsBoard = class {
+  constructor(area, context2) {
+    this.area = area;
+    this.context = context2;
+    area.replaceChildren();
+  }
+  area;
+  context;
+  run = null;
+  stopAsked = false;
+  view = null;
+  playing = false;
+  /** SoloDrez takes no options. */
+  static optionsForm() {
+    const note = document.createElement("p");
+    note.className = "options-note";
+    note.textContent = "SoloDrez has no options: all 56 cards are dealt face up into nine columns.";
+    return note;
+  }
+  options() {
+    return {};
+  }
+  draw(view, playing) {
+    this.view = view;
+    this.playing = playing;
+    let board2 = this.area.querySelector("#columns");
+    if (!board2) {
+      board2 = document.createElement("div");
+      board2.id = "columns";
+      this.area.append(board2);
+    }
+    const focused = board2.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
+    board2.replaceChildren(this.tools(), this.table());
+    if (focused) board2.querySelector(`button[aria-label='${CSS.escape(focused)}']`)?.focus();
+  }
+  tools() {
+    const tools = document.createElement("div");
+    tools.className = "tools";
+    const hint = document.createElement("button");
+    hint.type = "button";
+    hint.textContent = "hint";
+    hint.setAttribute("aria-disabled", this.playing ? "false" : "true");
+    hint.addEventListener("click", () => void this.hint());
+    const stop = document.createElement("button");
+    stop.type = "button";
+    stop.textContent = "stop";
+    stop.setAttribute("aria-disabled", this.playing ? "false" : "true");
+    stop.addEventListener("click", () => this.stop());
+    const removed = document.createElement("span");
+    removed.textContent = `Series removed: ${this.view?.series_removed ?? 0} of 9`;
+    tools.append(hint, stop, removed);
+    return tools;
+  }
+  table() {
+    const table = document.createElement("div");
+    table.className = "solodrez";
+    table.setAttribute("role", "group");
+    table.setAttribute("aria-label", "Nine columns, first card at the top, the exposed card last");
+    const columns = this.view?.columns ?? Array.from({ length: COLUMNS }, () => []);
+    const four = this.context.fourColours();
+    columns.forEach((column, a) => {
+      const box = document.createElement("div");
+      box.className = "column";
+      const head = document.createElement("span");
+      head.className = "row-name";
+      head.textContent = `${a}`;
+      box.append(head);
+      column.forEach((card, i) => {
+        const count = column.length - i;
+        const name = `${a}:${count}`;
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "pick";
+        button.setAttribute("aria-label", name);
+        button.title = `${card}: take ${plural(count, "card")} from column ${a}`;
+        button.setAttribute("aria-disabled", this.playing ? "false" : "true");
+        const chosen2 = this.run && this.run.from === a && i >= column.length - this.run.count;
+        button.setAttribute("aria-pressed", chosen2 ? "true" : "false");
+        button.append(cardFace(card, four));
+        button.addEventListener("click", () => {
+          if (!this.playing) return;
+          this.run = { from: a, count };
+          this.context.say(`Run ${name} chosen (${plural(count, "card")} from column ${a}): now a column to put it on.`);
+          this.draw(this.view, this.playing);
+        });
+        box.append(button);
+      });
+      const run = this.run;
+      const drop = document.createElement("button");
+      drop.type = "button";
+      drop.className = "drop";
+      const move = run ? `${run.from}:${run.count}>${a}` : `to column ${a}`;
+      drop.setAttribute("aria-label", move);
+      drop.textContent = `↓ ${a}`;
+      drop.setAttribute("aria-disabled", this.playing && run && run.from !== a ? "false" : "true");
+      drop.addEventListener("click", () => {
+        if (!this.playing || !run || run.from === a) return;
+        this.run = null;
+        this.context.play(move);
+      });
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "remove";
+      remove.setAttribute("aria-label", `r${a}`);
+      remove.textContent = `r${a}`;
+      remove.title = `remove the series in column ${a}`;
+      const series = isSeries(column);
+      remove.setAttribute("aria-disabled", this.playing && series ? "false" : "true");
+      remove.addEventListener("click", () => {
+        if (this.playing && series) this.context.play(`r${a}`);
+      });
+      box.append(drop, remove);
+      table.append(box);
+    });
+    return table;
+  }
+  stop() {
+    if (!this.playing) return;
+    if (!this.stopAsked) {
+      this.stopAsked = true;
+      const removed = this.view?.series_removed ?? 0;
+      this.context.say(`Stop ends the game with ${removed} series removed, not won. Choose stop again to end it.`);
+      return;
+    }
+    this.stopAsked = false;
+    this.context.play("stop");
+  }
+  async hint() {
+    if (!this.playing || !this.view) return;
+    this.context.say("Looking for a winning line…");
+    try {
+      const found = await call("post", "/v1/solve", {
+        body: { variant: "solodrez", columns: this.view.columns.map((c) => [...c]), budget: HINT_SECONDS }
+      });
+      const first = found.log.split(" ").filter(Boolean)[0];
+      const searched = `${found.states_searched.toLocaleString("en")} positions searched`;
+      if (found.result === "won" && first) {
+        this.context.say(`hint: ${first}; a win is ${plural(found.moves.length, "move")} away (${searched}).`);
+      } else if (found.result === "lost") {
+        this.context.say(`hint: this position cannot be won (${searched}); stop ends the game.`);
+      } else {
+        this.context.say(`hint: no win found within ${HINT_SECONDS} s (${searched}).`);
+      }
+    } catch (error) {
+      this.context.say(`hint unavailable: ${error instanceof ApiError ? error.message : String(error)}`);
+    }
+  }
+  placed(_move) {
+    this.run = null;
+    this.stopAsked = false;
+  }
+  progress(_view, nextIndex) {
+    return `Move ${nextIndex + 1}`;
+  }
+  next(_view) {
+    return null;
+  }
+  score(view) {
+    const removed = view.series_removed;
+    return { summary: `Series removed: ${removed} of 9`, lines: [] };
+  }
+  seen(view, nextIndex) {
+    if (nextIndex !== 0) return [];
+    const found = [];
+    view.columns.forEach(
+      (column, c) => column.forEach((card, i) => found.push({ stream: "deal", index: i * COLUMNS + c, card }))
+    );
+    return found;
+  }
+  async finished(view) {
+    const removed = view.series_removed;
+    return removed === COLUMNS ? "Won: all nine series removed." : `Not won: ${removed} of 9 series removed.`;
+  }
+};
+
 // src/hands.ts
 var CATEGORIES = [
   "high-card",
@@ -166,7 +348,7 @@ function scoreLine(line, cards, table) {
 // src/grid.ts
 var GRID_VARIANTS = ["poker-squares", "poker-patience", "serpent-patience"];
 var SIZE = 5;
-var COLUMNS = "abcde";
+var COLUMNS2 = "abcde";
 var key = ([r, c]) => `${r},${c}`;
 function placedCards(view) {
   const [top, left] = view.origin ?? [0, 0];
@@ -180,7 +362,7 @@ function placedCards(view) {
 }
 var coordOf = (text) => text.split(",").map(Number);
 function moveText(variant, [r, c]) {
-  return variant === "poker-patience" ? `${r},${c}` : `${COLUMNS[c]}${r + 1}`;
+  return variant === "poker-patience" ? `${r},${c}` : `${COLUMNS2[c]}${r + 1}`;
 }
 function moveCoord(variant, text) {
   if (variant === "poker-patience") {
@@ -460,7 +642,7 @@ var GridBoard = class {
 };
 
 // src/boards/reserve-board.ts
-var COLUMNS2 = 4;
+var COLUMNS3 = 4;
 var SIZE2 = 5;
 var ReserveBoard = class {
   constructor(area, context2) {
@@ -564,7 +746,7 @@ var ReserveBoard = class {
       button.addEventListener("click", () => {
         if (!this.playing || from === null || full || !this.view) return;
         const column = this.view.reserve[from] ?? [];
-        this.pending = { index: (column.length - 1) * COLUMNS2 + from, to: c };
+        this.pending = { index: (column.length - 1) * COLUMNS3 + from, to: c };
         this.chosen = null;
         this.context.play(name);
       });
@@ -605,7 +787,7 @@ var ReserveBoard = class {
     const found = [];
     reserve.reserve.forEach(
       (column, f) => column.forEach((card, i) => {
-        if (card !== null) found.push({ stream: "deal", index: i * COLUMNS2 + f, card });
+        if (card !== null) found.push({ stream: "deal", index: i * COLUMNS3 + f, card });
       })
     );
     if (this.pending) {
@@ -961,7 +1143,8 @@ var BOARDS = {
   "reserve-poker": {
     board: (area, context2) => new ReserveBoard(area, context2),
     form: () => ReserveBoard.optionsForm()
-  }
+  },
+  solodrez: { board: (area, context2) => new ColumnsBoard(area, context2), form: () => ColumnsBoard.optionsForm() }
 };
 var variants = [];
 var board = null;
