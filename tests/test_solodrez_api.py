@@ -17,7 +17,7 @@ from cardproof.client import Client
 from cardproof.games import SoloDrez
 from cardproof.games.solodrez import MAX_MOVES
 from cardproof.models import SoloDrezSolution
-from cardproof.pokerdrez import NEUTRAL, POKERDREZ_DECK, PokerdrezCard, parse_pokerdrez_cards
+from cardproof.pokerdrez import POKERDREZ_DECK, PokerdrezCard, parse_pokerdrez_cards
 from cardproof.receipts import verify_receipt
 from conftest import play_blind
 
@@ -383,7 +383,8 @@ def test_solve_a_position_of_a_game_under_way(client: HttpClient) -> None:
     position = SoloDrez.from_columns([parse_pokerdrez_cards(column) for column in columns])
     for move in body["log"].split():
         position.play(SoloDrez.parse_move(move))
-    assert all(card.figure == NEUTRAL for column in position.columns for card in column)
+    left = [card for column in position.columns for card in column]
+    assert all(isinstance(card, PokerdrezCard) and card.is_neutral for card in left)
 
 
 @pytest.mark.parametrize(

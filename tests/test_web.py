@@ -494,6 +494,109 @@ def test_solodrez_hint_and_stop(chromium: Any, web_server: str) -> None:
     page.close()
 
 
+@pytest.fixture(scope="module")
+def organized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A ``cardproof serve`` on the memory store with an organizer; its URL and key."""
+    organizers = tmp_path_factory.mktemp("organizers") / "organizers.json"
+    env = {"CARDPROOF_ORGANIZERS_FILE": str(organizers), "REDIS_URL": ""}
+    with served("--log-level", "warning", env=env) as base_url:
+        clean = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        made = subprocess.run(
+            [str(ROOT / ".venv" / "bin" / "cardproof"), "keys", "organizer", "create", "Web Club"],
+            capture_output=True,
+            text=True,
+            env={**clean, **env},
+            timeout=60,
+            check=False,
+        )
+        assert made.returncode == 0, made.stderr
+        yield base_url, f"Bearer {made.stdout.strip()}"
+
+
+def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[str, str]) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from playwright.sync_api import expect
+
+    base_url, owner = organized
+    now = datetime.now(UTC)
+    created = httpx.post(
+        f"{base_url}/v1/tournaments",
+        headers={"Authorization": owner},
+        json={
+            "name": "Browser Cup",
+            "variant": "poker-squares",
+            "rounds": 1,
+            "opens_at": (now - timedelta(hours=1)).isoformat(),
+            "closes_at": (now + timedelta(hours=2)).isoformat(),
+            "format": "lockstep",
+            "entry": "invite",
+            "invites": 2,
+        },
+    )
+    assert created.status_code == 201, created.text
+    tid = created.json()["tournament"]["tournament_id"]
+    codes = created.json()["invite_codes"]
+    players = {"Ada": ROW_ORDER, "Bea": SNAKE}
+    pages, recorders = {}, {}
+    for (name, _), code in zip(players.items(), codes, strict=True):
+        page = chromium.new_context(viewport={"width": 1000, "height": 1000}).new_page()
+        recorders[name] = Recorder(page)
+        page.goto(f"{base_url}/play?tournament={tid}")
+        expect(page.locator("#t-status")).to_contain_text("invite code")
+        page.get_by_label("Your name").fill(name)
+        page.get_by_label("Invite code").fill(code)
+        page.get_by_role("button", name="Enter").click()
+        expect(page.locator("#t-entered")).to_have_text(f"Entered as {name}.")
+        page.reload()  # the token is kept in this browser's storage
+        expect(page.locator("#t-entered")).to_have_text(f"Entered as {name}.")
+        expect(page.locator("#t-status")).to_contain_text("lockstep, 60 s a card")
+        page.get_by_role("button", name="Play round 1").click()
+        expect(page.locator("#deadline")).to_have_text("Seated: waiting for the first call.")
+        assert page.locator("#next-card").text_content() == ""  # no card before its call
+        pages[name] = page
+    started = httpx.post(
+        f"{base_url}/v1/tournaments/{tid}/rounds/1/start", json={}, headers={"Authorization": owner}
+    )
+    assert started.status_code == 200, started.text
+    seen: list[str] = []
+    for step in range(25):
+        for name, order in players.items():
+            page = pages[name]
+            expect(page.locator("#next-label")).to_have_text(f"Card {step + 1} of 25")
+            expect(page.locator("#deadline")).to_have_text(
+                re.compile(rf"^Card {step + 1} called: \d+ s left")
+            )
+            if name == "Ada":
+                seen.append(page.content())
+            page.get_by_role("button", name=order[step], exact=True).click()
+            if step < 24:  # the other seat has not placed it: no next card yet
+                expect(page.locator("#message")).to_have_text(f"Played {order[step]}.")
+    for page in pages.values():
+        expect(page.get_by_role("status")).to_have_text(re.compile(r"^Not verified yet: Ed25519"))
+    closed = httpx.post(
+        f"{base_url}/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner}
+    )
+    assert closed.status_code == 200, closed.text
+    ada = pages["Ada"]
+    ada.reload()
+    expect(ada.locator("#t-after table").first).to_contain_text("Ada")
+    assert ada.locator("#t-after caption").all_text_contents()[:2] == [
+        "Standings",
+        "Settlement (each entrant's net)",
+    ]
+    assert ada.locator(".final-grid").count() == 2  # every grid of round 1
+    seed = bytes.fromhex(closed.json()["rounds"][0]["server_seed"])
+    from cardproof.deal import standard_deck
+
+    deck = list(standard_deck(seed, created.json()["tournament"]["salt"]))
+    for step, snapshot in enumerate(seen):
+        early = [card.text for card in deck[step + 1 : 25] if named(snapshot, card)]
+        assert not early, f"before card {step + 1} was called the page showed {early}"
+    for name, recorder in recorders.items():
+        assert not recorder.outside(base_url), (name, recorder.outside(base_url))
+
+
 def expect_text(page: Any, selector: str, text: str) -> None:
     from playwright.sync_api import expect
 

@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any, Final
+from urllib.parse import quote
 
 import msgspec
 
@@ -261,6 +262,11 @@ def render(
             f"this page refreshes every {REFRESH_SECONDS} seconds.</p>"
         )
     closed_line = f" &middot; closed {escape(tournament.closed_at)}" if tournament.closed_at else ""
+    play_words = (
+        "Every grid, round by round, in your browser"
+        if tournament.status == "closed"
+        else "Enter, or play your rounds, in your browser"
+    )
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -276,6 +282,8 @@ def render(
         f'<p class="meta">Opens {escape(tournament.opens_at)} &middot; closes '
         f"{escape(tournament.closes_at)}{closed_line} &middot; salt "
         f"<code>{escape(tournament.salt)}</code> &middot; {escape(tournament.algorithm)}</p>"
+        f'<p class="meta"><a id="play" href="/play?tournament={quote(tournament.tournament_id)}">'
+        f"{play_words}</a></p>"
         f"<h2>Standings</h2>{_standings_html(standings.entrants)}{calls}"
         f"<h2>Games</h2>{games_note}{games}"
         f"<h2>Round commitments</h2>{_rounds_html(tournament.rounds)}"

@@ -39,8 +39,10 @@ export interface Board {
   score(view: View): { summary: string; lines: string[] };
   /** Every card the view shows, by its place in the deal. */
   seen(view: View, nextIndex: number): Seen[];
-  /** The deal's options as the form has them. */
+  /** The deal's options: as the form has them, or as adopted from the deal. */
   options(): Record<string, unknown>;
+  /** Play by the deal's own options (a tournament's, or the canonical ones of a deal). */
+  adopt?(options: Record<string, unknown>): void;
   /** A move was placed: remember what the board needs (serpent's last cell). */
   placed?(move: string): void;
   /** Extra words at the end (serpent's par, solodrez's result). */

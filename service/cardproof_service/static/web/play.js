@@ -1,66 +1,3 @@
-// src/cards.ts
-var DECK_SIZES = {
-  "standard-52": 52,
-  "joker-53": 53,
-  "pokerdrez-56": 56
-};
-var RANKS = "23456789TJQKA";
-var SUITS = "CDHS";
-var FIGURES = "JQTBNP";
-var COLOURS = 9;
-function cardText(deck, index) {
-  if (!Number.isInteger(index) || index < 0 || index >= DECK_SIZES[deck]) {
-    throw new RangeError(`no card ${index} in a ${deck} deck`);
-  }
-  if (deck === "pokerdrez-56") {
-    const figures = FIGURES.length * COLOURS;
-    if (index < figures) {
-      return `${FIGURES[index % FIGURES.length]}${Math.floor(index / FIGURES.length) + 1}`;
-    }
-    return `X${index - figures + 1}`;
-  }
-  if (index === 52) return "JK";
-  return `${RANKS[index % 13]}${SUITS[Math.floor(index / 13)]}`;
-}
-function rankOf(card) {
-  return card === "JK" ? -1 : RANKS.indexOf(card[0] ?? "");
-}
-function suitOf(card) {
-  return card === "JK" ? "" : card[1] ?? "";
-}
-var SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
-var RANK_NAMES = { T: "10" };
-function cardLabel(card) {
-  if (card === "JK") return "Joker";
-  const rank = card[0] ?? "";
-  const symbol = SYMBOLS[card[1] ?? ""];
-  return symbol === void 0 ? card : `${RANK_NAMES[rank] ?? rank}${symbol}`;
-}
-function colourClass(card, fourColours) {
-  const suit = suitOf(card);
-  if (!suit) return "card-joker";
-  if (fourColours) return `card-${suit.toLowerCase()}`;
-  return suit === "D" || suit === "H" ? "card-red" : "card-black";
-}
-
-// src/board.ts
-function cardFace(card, fourColours, tag = "span") {
-  const element = document.createElement(tag);
-  element.className = "card";
-  if (card !== null) {
-    element.classList.add(colourClass(card, fourColours));
-    element.textContent = cardLabel(card);
-  }
-  return element;
-}
-var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-function handLines(hands) {
-  return hands.map((hand) => {
-    const level = hand.level ? ` (level ${hand.level})` : "";
-    return `${hand.line}: ${hand.category}, ${plural(hand.points, "point")}${level}`;
-  });
-}
-
 // src/client.ts
 var ApiError = class extends Error {
   status;
@@ -106,187 +43,50 @@ async function call(method, path, options = {}) {
   return parsed;
 }
 
-// src/boards/columns-board.ts
-var COLUMNS = 9;
-var SERIES = "JQTBNP";
-var HINT_SECONDS = 2;
-function isSeries(column) {
-  return column.length === SERIES.length && column.every((card, i) => card[0] === SERIES[i]);
-}
-var ColumnsBoard = class {
-  constructor(area, context2) {
-    this.area = area;
-    this.context = context2;
-    area.replaceChildren();
-  }
-  area;
-  context;
-  run = null;
-  stopAsked = false;
-  view = null;
-  playing = false;
-  /** SoloDrez takes no options. */
-  static optionsForm() {
-    const note = document.createElement("p");
-    note.className = "options-note";
-    note.textContent = "SoloDrez has no options: all 56 cards are dealt face up into nine columns.";
-    return note;
-  }
-  options() {
-    return {};
-  }
-  draw(view, playing) {
-    this.view = view;
-    this.playing = playing;
-    let board2 = this.area.querySelector("#columns");
-    if (!board2) {
-      board2 = document.createElement("div");
-      board2.id = "columns";
-      this.area.append(board2);
-    }
-    const focused = board2.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
-    board2.replaceChildren(this.tools(), this.table());
-    if (focused) board2.querySelector(`button[aria-label='${CSS.escape(focused)}']`)?.focus();
-  }
-  tools() {
-    const tools = document.createElement("div");
-    tools.className = "tools";
-    const hint = document.createElement("button");
-    hint.type = "button";
-    hint.textContent = "hint";
-    hint.setAttribute("aria-disabled", this.playing ? "false" : "true");
-    hint.addEventListener("click", () => void this.hint());
-    const stop = document.createElement("button");
-    stop.type = "button";
-    stop.textContent = "stop";
-    stop.setAttribute("aria-disabled", this.playing ? "false" : "true");
-    stop.addEventListener("click", () => this.stop());
-    const removed = document.createElement("span");
-    removed.textContent = `Series removed: ${this.view?.series_removed ?? 0} of 9`;
-    tools.append(hint, stop, removed);
-    return tools;
-  }
-  table() {
-    const table = document.createElement("div");
-    table.className = "solodrez";
-    table.setAttribute("role", "group");
-    table.setAttribute("aria-label", "Nine columns, first card at the top, the exposed card last");
-    const columns = this.view?.columns ?? Array.from({ length: COLUMNS }, () => []);
-    const four = this.context.fourColours();
-    columns.forEach((column, a) => {
-      const box = document.createElement("div");
-      box.className = "column";
-      const head = document.createElement("span");
-      head.className = "row-name";
-      head.textContent = `${a}`;
-      box.append(head);
-      column.forEach((card, i) => {
-        const count = column.length - i;
-        const name = `${a}:${count}`;
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "pick";
-        button.setAttribute("aria-label", name);
-        button.title = `${card}: take ${plural(count, "card")} from column ${a}`;
-        button.setAttribute("aria-disabled", this.playing ? "false" : "true");
-        const chosen2 = this.run && this.run.from === a && i >= column.length - this.run.count;
-        button.setAttribute("aria-pressed", chosen2 ? "true" : "false");
-        button.append(cardFace(card, four));
-        button.addEventListener("click", () => {
-          if (!this.playing) return;
-          this.run = { from: a, count };
-          this.context.say(`Run ${name} chosen (${plural(count, "card")} from column ${a}): now a column to put it on.`);
-          this.draw(this.view, this.playing);
-        });
-        box.append(button);
-      });
-      const run = this.run;
-      const drop = document.createElement("button");
-      drop.type = "button";
-      drop.className = "drop";
-      const move = run ? `${run.from}:${run.count}>${a}` : `to column ${a}`;
-      drop.setAttribute("aria-label", move);
-      drop.textContent = `↓ ${a}`;
-      drop.setAttribute("aria-disabled", this.playing && run && run.from !== a ? "false" : "true");
-      drop.addEventListener("click", () => {
-        if (!this.playing || !run || run.from === a) return;
-        this.run = null;
-        this.context.play(move);
-      });
-      const remove = document.createElement("button");
-      remove.type = "button";
-      remove.className = "remove";
-      remove.setAttribute("aria-label", `r${a}`);
-      remove.textContent = `r${a}`;
-      remove.title = `remove the series in column ${a}`;
-      const series = isSeries(column);
-      remove.setAttribute("aria-disabled", this.playing && series ? "false" : "true");
-      remove.addEventListener("click", () => {
-        if (this.playing && series) this.context.play(`r${a}`);
-      });
-      box.append(drop, remove);
-      table.append(box);
-    });
-    return table;
-  }
-  stop() {
-    if (!this.playing) return;
-    if (!this.stopAsked) {
-      this.stopAsked = true;
-      const removed = this.view?.series_removed ?? 0;
-      this.context.say(`Stop ends the game with ${removed} series removed, not won. Choose stop again to end it.`);
-      return;
-    }
-    this.stopAsked = false;
-    this.context.play("stop");
-  }
-  async hint() {
-    if (!this.playing || !this.view) return;
-    this.context.say("Looking for a winning line…");
-    try {
-      const found = await call("post", "/v1/solve", {
-        body: { variant: "solodrez", columns: this.view.columns.map((c) => [...c]), budget: HINT_SECONDS }
-      });
-      const first = found.log.split(" ").filter(Boolean)[0];
-      const searched = `${found.states_searched.toLocaleString("en")} positions searched`;
-      if (found.result === "won" && first) {
-        this.context.say(`hint: ${first}; a win is ${plural(found.moves.length, "move")} away (${searched}).`);
-      } else if (found.result === "lost") {
-        this.context.say(`hint: this position cannot be won (${searched}); stop ends the game.`);
-      } else {
-        this.context.say(`hint: no win found within ${HINT_SECONDS} s (${searched}).`);
-      }
-    } catch (error) {
-      this.context.say(`hint unavailable: ${error instanceof ApiError ? error.message : String(error)}`);
-    }
-  }
-  placed(_move) {
-    this.run = null;
-    this.stopAsked = false;
-  }
-  progress(_view, nextIndex) {
-    return `Move ${nextIndex + 1}`;
-  }
-  next(_view) {
-    return null;
-  }
-  score(view) {
-    const removed = view.series_removed;
-    return { summary: `Series removed: ${removed} of 9`, lines: [] };
-  }
-  seen(view, nextIndex) {
-    if (nextIndex !== 0) return [];
-    const found = [];
-    view.columns.forEach(
-      (column, c) => column.forEach((card, i) => found.push({ stream: "deal", index: i * COLUMNS + c, card }))
-    );
-    return found;
-  }
-  async finished(view) {
-    const removed = view.series_removed;
-    return removed === COLUMNS ? "Won: all nine series removed." : `Not won: ${removed} of 9 series removed.`;
-  }
+// src/cards.ts
+var DECK_SIZES = {
+  "standard-52": 52,
+  "joker-53": 53,
+  "pokerdrez-56": 56
 };
+var RANKS = "23456789TJQKA";
+var SUITS = "CDHS";
+var FIGURES = "JQTBNP";
+var COLOURS = 9;
+function cardText(deck, index) {
+  if (!Number.isInteger(index) || index < 0 || index >= DECK_SIZES[deck]) {
+    throw new RangeError(`no card ${index} in a ${deck} deck`);
+  }
+  if (deck === "pokerdrez-56") {
+    const figures = FIGURES.length * COLOURS;
+    if (index < figures) {
+      return `${FIGURES[index % FIGURES.length]}${Math.floor(index / FIGURES.length) + 1}`;
+    }
+    return `X${index - figures + 1}`;
+  }
+  if (index === 52) return "JK";
+  return `${RANKS[index % 13]}${SUITS[Math.floor(index / 13)]}`;
+}
+function rankOf(card) {
+  return card === "JK" ? -1 : RANKS.indexOf(card[0] ?? "");
+}
+function suitOf(card) {
+  return card === "JK" ? "" : card[1] ?? "";
+}
+var SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+var RANK_NAMES = { T: "10" };
+function cardLabel(card) {
+  if (card === "JK") return "Joker";
+  const rank = card[0] ?? "";
+  const symbol = SYMBOLS[card[1] ?? ""];
+  return symbol === void 0 ? card : `${RANK_NAMES[rank] ?? rank}${symbol}`;
+}
+function colourClass(card, fourColours2) {
+  const suit = suitOf(card);
+  if (!suit) return "card-joker";
+  if (fourColours2) return `card-${suit.toLowerCase()}`;
+  return suit === "D" || suit === "H" ? "card-red" : "card-black";
+}
 
 // src/hands.ts
 var CATEGORIES = [
@@ -348,7 +148,7 @@ function scoreLine(line, cards, table) {
 // src/grid.ts
 var GRID_VARIANTS = ["poker-squares", "poker-patience", "serpent-patience"];
 var SIZE = 5;
-var COLUMNS2 = "abcde";
+var COLUMNS = "abcde";
 var key = ([r, c]) => `${r},${c}`;
 function placedCards(view) {
   const [top, left] = view.origin ?? [0, 0];
@@ -362,7 +162,7 @@ function placedCards(view) {
 }
 var coordOf = (text) => text.split(",").map(Number);
 function moveText(variant, [r, c]) {
-  return variant === "poker-patience" ? `${r},${c}` : `${COLUMNS2[c]}${r + 1}`;
+  return variant === "poker-patience" ? `${r},${c}` : `${COLUMNS[c]}${r + 1}`;
 }
 function moveCoord(variant, text) {
   if (variant === "poker-patience") {
@@ -372,7 +172,7 @@ function moveCoord(variant, text) {
   const found = /^([a-e])([1-5])$/.exec(text);
   return found ? [Number(found[2]) - 1, found[1].charCodeAt(0) - 97] : null;
 }
-function window(variant, placed) {
+function window2(variant, placed) {
   const span = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
   if (variant !== "poker-patience") return { rows: span(0, 4), cols: span(0, 4) };
   if (placed.size === 0) return { rows: [0], cols: [0] };
@@ -459,449 +259,12 @@ function replayPlaced(variant, moves, deck) {
     if (placed.has(key(cell))) return { error: `move ${i} (${move}) places a second card in one cell` };
     placed.set(key(cell), deck[i] ?? "?");
   }
-  const { rows, cols } = window(variant, placed);
+  const { rows, cols } = window2(variant, placed);
   if (variant === "poker-patience" && (rows.length !== SIZE || cols.length !== SIZE)) {
     return { error: "the layout is not a 5x5 square" };
   }
   return { placed };
 }
-
-// src/boards/grid-board.ts
-var TOTAL = 25;
-var GridBoard = class {
-  constructor(variant, area, context2) {
-    this.variant = variant;
-    this.area = area;
-    this.context = context2;
-    area.replaceChildren();
-  }
-  variant;
-  area;
-  context;
-  focus = [0, 0];
-  last = null;
-  warned = null;
-  view = null;
-  playing = false;
-  /** The variant's options, as a form for the page's "New game" section. */
-  static optionsForm(variant, context2) {
-    const form = document.createElement("div");
-    form.className = "options";
-    const label = document.createElement("label");
-    label.htmlFor = "scoring";
-    label.textContent = "Scoring";
-    const select = document.createElement("select");
-    select.id = "scoring";
-    for (const name of Object.keys(context2.tables)) select.append(new Option(name, name));
-    select.value = variant === "poker-squares" ? "american" : "british";
-    form.append(label, select);
-    if (variant === "poker-squares") {
-      const check = document.createElement("label");
-      check.className = "check";
-      const box = document.createElement("input");
-      box.type = "checkbox";
-      box.id = "diagonals";
-      check.append(box, " Score the two diagonals");
-      form.append(check);
-    }
-    return form;
-  }
-  options() {
-    const scoring = document.getElementById("scoring").value;
-    const diagonals = document.getElementById("diagonals");
-    return this.variant === "poker-squares" ? { scoring, diagonals: diagonals?.checked ?? false } : { scoring };
-  }
-  draw(view, playing) {
-    this.view = view;
-    this.playing = playing;
-    let grid2 = this.area.querySelector("#grid");
-    if (!grid2) {
-      grid2 = document.createElement("div");
-      grid2.id = "grid";
-      grid2.setAttribute("role", "group");
-      grid2.setAttribute("aria-label", "Grid: each cell's name is its move");
-      grid2.addEventListener("keydown", (event) => this.onKey(event));
-      grid2.addEventListener("focusin", (event) => {
-        const cell = event.target.dataset["cell"];
-        if (cell !== void 0) this.focus = cell.split(",").map(Number);
-      });
-      this.area.append(grid2);
-    }
-    const hadFocus = grid2.contains(document.activeElement);
-    grid2.replaceChildren();
-    const placed = this.view ? placedCards(this.view) : /* @__PURE__ */ new Map();
-    const open = playing ? playableCells(this.variant, placed, this.last) : /* @__PURE__ */ new Set();
-    const { rows, cols } = window(this.variant, placed);
-    grid2.style.gridTemplateColumns = `repeat(${cols.length}, var(--cell))`;
-    grid2.classList.toggle("floating", this.variant === "poker-patience");
-    if (!rows.includes(this.focus[0]) || !cols.includes(this.focus[1])) this.focus = [rows[0] ?? 0, cols[0] ?? 0];
-    for (const row of rows) {
-      for (const col of cols) {
-        const cell = [row, col];
-        const name = moveText(this.variant, cell);
-        const card = placed.get(key(cell)) ?? null;
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "cell";
-        button.dataset["cell"] = key(cell);
-        button.setAttribute("aria-label", name);
-        button.setAttribute("aria-disabled", open.has(key(cell)) ? "false" : "true");
-        button.tabIndex = row === this.focus[0] && col === this.focus[1] ? 0 : -1;
-        const label = document.createElement("span");
-        label.className = "cell-name";
-        label.textContent = name;
-        button.append(label, cardFace(card, this.context.fourColours()));
-        if (card !== null) button.classList.add("filled");
-        if (this.warned === key(cell)) button.classList.add("warned");
-        button.addEventListener("click", () => this.pick(cell));
-        grid2.append(button);
-      }
-    }
-    if (hadFocus || playing && placed.size === 0) this.focusCell();
-  }
-  pick(cell) {
-    const view = this.view;
-    if (!view || !this.playing) return;
-    const name = moveText(this.variant, cell);
-    const placed = placedCards(view);
-    if (!playableCells(this.variant, placed, this.last).has(key(cell))) {
-      this.context.say(placed.has(key(cell)) ? `${name} is taken: choose an empty cell.` : `${name} is not open for this card.`);
-      return;
-    }
-    if (this.variant === "serpent-patience" && this.warned !== key(cell)) {
-      if (deadEnd(placed, cell, TOTAL - placed.size - 1)) {
-        this.warned = key(cell);
-        this.context.say(
-          `Careful: a card on ${name} leaves no way on, and the game would end unscored. Choose ${name} again to place it anyway.`
-        );
-        this.draw(view, this.playing);
-        return;
-      }
-    }
-    this.focus = cell;
-    this.context.play(name);
-  }
-  placed(move) {
-    this.last = moveCoord(this.variant, move);
-    this.warned = null;
-  }
-  focusCell() {
-    const grid2 = this.area.querySelector("#grid");
-    const button = grid2?.querySelector(`button[data-cell='${key(this.focus)}']`);
-    grid2?.querySelectorAll("button").forEach((b) => b.tabIndex = -1);
-    if (button) {
-      button.tabIndex = 0;
-      button.focus();
-    }
-  }
-  onKey(event) {
-    const steps = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-    const step = steps[event.key];
-    if (!step) return;
-    event.preventDefault();
-    const { rows, cols } = window(this.variant, this.view ? placedCards(this.view) : /* @__PURE__ */ new Map());
-    const clamp = (value, list) => Math.min(list[list.length - 1], Math.max(list[0], value));
-    this.focus = [clamp(this.focus[0] + step[0], rows), clamp(this.focus[1] + step[1], cols)];
-    this.focusCell();
-  }
-  progress(_view, nextIndex) {
-    return `Card ${nextIndex + 1} of ${TOTAL}`;
-  }
-  next(view) {
-    return view.next;
-  }
-  score(view) {
-    const options = this.options();
-    const scoring = options["scoring"];
-    const table = this.context.tables[scoring];
-    if (!table) return { summary: "", lines: [] };
-    const lines = completeLines(this.variant, placedCards(view), table, options["diagonals"] === true);
-    const total = lines.reduce((n, line) => n + line.points, 0);
-    return {
-      summary: `Score of complete lines: ${total} (${plural(lines.length, "line")} complete)`,
-      lines: lines.map((line) => `${line.line}: ${line.category}, ${plural(line.points, "point")}`)
-    };
-  }
-  seen(view, nextIndex) {
-    const grid2 = view;
-    const cards = grid2.next ? [grid2.next, ...grid2.later ?? []] : [];
-    return cards.map((card, i) => ({ stream: "deal", index: nextIndex + i, card }));
-  }
-  async finished(_view, cards) {
-    if (this.variant !== "serpent-patience") return "";
-    const deal2 = [...cards].filter((c) => c.stream === "deal").sort((a, b) => a.index - b.index).map((c) => c.card);
-    const solved = await call("post", "/v1/solve", {
-      body: {
-        variant: "serpent-patience",
-        cards: deal2,
-        options: this.options()
-      }
-    });
-    return `Par for this deal: ${solved.score.total}${solved.optimal ? " (the best possible)" : ""}.`;
-  }
-};
-
-// src/boards/reserve-board.ts
-var COLUMNS3 = 4;
-var SIZE2 = 5;
-var ReserveBoard = class {
-  constructor(area, context2) {
-    this.area = area;
-    this.context = context2;
-    area.replaceChildren();
-  }
-  area;
-  context;
-  chosen = null;
-  pending = null;
-  view = null;
-  playing = false;
-  /** The variant's options, as a form for the page's "New game" section. */
-  static optionsForm() {
-    const form = document.createElement("div");
-    form.className = "options";
-    const label = document.createElement("label");
-    label.htmlFor = "version";
-    label.textContent = "Version";
-    const select = document.createElement("select");
-    select.id = "version";
-    const names = ["1 card face up", "2 cards face up", "3 cards face up", "4 cards face up", "all face up", "all face down"];
-    names.forEach((name, i) => select.append(new Option(`${i + 1}: ${name}`, String(i + 1))));
-    select.append(new Option("a die roll (random)", "random"));
-    form.append(label, select);
-    return form;
-  }
-  options() {
-    const version = document.getElementById("version").value;
-    return { version: version === "random" ? "random" : Number(version) };
-  }
-  draw(view, playing) {
-    this.view = view;
-    this.playing = playing;
-    let board2 = this.area.querySelector("#reserve-board");
-    if (!board2) {
-      board2 = document.createElement("div");
-      board2.id = "reserve-board";
-      this.area.append(board2);
-    }
-    const focused = board2.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
-    board2.replaceChildren(this.reserveColumns(), this.grid());
-    if (focused) board2.querySelector(`button[aria-label='${focused}']`)?.focus();
-  }
-  reserveColumns() {
-    const reserve = document.createElement("div");
-    reserve.className = "reserve";
-    reserve.setAttribute("role", "group");
-    reserve.setAttribute("aria-label", "Reserve: choose a column, its bottom card is taken");
-    const four = this.context.fourColours();
-    (this.view?.reserve ?? [[], [], [], []]).forEach((column, f) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "reserve-column";
-      const open = this.playing && column.length > 0;
-      button.setAttribute("aria-label", `Reserve column ${f}`);
-      button.setAttribute("aria-pressed", this.chosen === f ? "true" : "false");
-      button.setAttribute("aria-disabled", open ? "false" : "true");
-      const name = document.createElement("span");
-      name.className = "row-name";
-      name.textContent = `${f}`;
-      button.append(name);
-      for (const card of column) {
-        const face = card === null ? document.createElement("span") : cardFace(card, four);
-        if (card === null) {
-          face.className = "card back";
-          face.textContent = "##";
-          face.setAttribute("aria-label", "face down");
-        }
-        button.append(face);
-      }
-      button.addEventListener("click", () => {
-        if (!open) return;
-        this.chosen = f;
-        this.context.say(`Reserve column ${f} chosen: now a grid column, ${f}>0 to ${f}>4.`);
-        this.draw(this.view, this.playing);
-      });
-      reserve.append(button);
-    });
-    return reserve;
-  }
-  grid() {
-    const wrap = document.createElement("div");
-    wrap.className = "gravity";
-    const drops = document.createElement("div");
-    drops.className = "drops";
-    drops.setAttribute("role", "group");
-    drops.setAttribute("aria-label", "Drop into a grid column");
-    const grid2 = this.view?.grid ?? Array.from({ length: SIZE2 }, () => Array(SIZE2).fill(null));
-    for (let c = 0; c < SIZE2; c++) {
-      const full = grid2.every((row) => row[c] !== null);
-      const from = this.chosen;
-      const name = from === null ? `column ${c}` : `${from}>${c}`;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "drop";
-      button.textContent = `↓ ${c}`;
-      button.setAttribute("aria-label", name);
-      button.setAttribute("aria-disabled", this.playing && from !== null && !full ? "false" : "true");
-      button.addEventListener("click", () => {
-        if (!this.playing || from === null || full || !this.view) return;
-        const column = this.view.reserve[from] ?? [];
-        this.pending = { index: (column.length - 1) * COLUMNS3 + from, to: c };
-        this.chosen = null;
-        this.context.play(name);
-      });
-      drops.append(button);
-    }
-    const cells = document.createElement("div");
-    cells.className = "cells";
-    cells.setAttribute("aria-label", "Grid, rows top to bottom");
-    for (const row of grid2) for (const card of row) cells.append(cardFace(card, this.context.fourColours(), "div"));
-    wrap.append(drops, cells);
-    return wrap;
-  }
-  progress(view, nextIndex) {
-    const reserve = view;
-    return `Card ${nextIndex + 1} of 25 (version ${reserve.version})`;
-  }
-  next(_view) {
-    return null;
-  }
-  score(view) {
-    const placed = /* @__PURE__ */ new Map();
-    view.grid.forEach(
-      (row, r) => row.forEach((card, c) => {
-        if (card !== null) placed.set(key([r, c]), card);
-      })
-    );
-    const table = this.context.tables["reserve"];
-    if (!table) return { summary: "", lines: [] };
-    const lines = completeLines("poker-squares", placed, table, true);
-    const total = lines.reduce((n, line) => n + line.points, 0);
-    return {
-      summary: `Score of complete lines: ${total} (${plural(lines.length, "line")} complete)`,
-      lines: lines.map((line) => `${line.line}: ${line.category}, ${plural(line.points, "point")}`)
-    };
-  }
-  seen(view, _nextIndex) {
-    const reserve = view;
-    const found = [];
-    reserve.reserve.forEach(
-      (column, f) => column.forEach((card, i) => {
-        if (card !== null) found.push({ stream: "deal", index: i * COLUMNS3 + f, card });
-      })
-    );
-    if (this.pending) {
-      const { index, to } = this.pending;
-      const card = reserve.grid.map((row) => row[to]).find((cell) => cell !== null && cell !== void 0);
-      if (card) found.push({ stream: "deal", index, card });
-      this.pending = null;
-    }
-    return found;
-  }
-};
-
-// src/boards/rows-board.ts
-var DECK = 52;
-var LADDER = [5, 4, 3, 2, 1];
-var levelStream = (level) => level === 1 ? "deal" : `level-${level}`;
-var RowsBoard = class {
-  constructor(area, context2) {
-    this.area = area;
-    this.context = context2;
-    area.replaceChildren();
-  }
-  area;
-  context;
-  levels = 1;
-  /** The variant's options, as a form for the page's "New game" section. */
-  static optionsForm() {
-    const form = document.createElement("div");
-    form.className = "options";
-    const label = document.createElement("label");
-    label.htmlFor = "levels";
-    label.textContent = "Levels";
-    const select = document.createElement("select");
-    select.id = "levels";
-    select.append(new Option("1 level, 5 rows", "1"), new Option("the ladder: 5 levels, 5 to 1 rows", "5"));
-    form.append(label, select);
-    return form;
-  }
-  options() {
-    this.levels = Number(document.getElementById("levels").value);
-    return { levels: this.levels };
-  }
-  draw(view, playing) {
-    const rows = view;
-    let board2 = this.area.querySelector("#rows");
-    if (!board2) {
-      board2 = document.createElement("div");
-      board2.id = "rows";
-      board2.setAttribute("role", "group");
-      board2.setAttribute("aria-label", "Rows: each row's name is its move");
-      this.area.append(board2);
-    }
-    const hadFocus = board2.contains(document.activeElement);
-    const focused = document.activeElement?.getAttribute("aria-label");
-    board2.replaceChildren();
-    const ladder = document.createElement("ol");
-    ladder.className = "ladder";
-    ladder.setAttribute("aria-label", "The ladder of levels");
-    const totals = this.levelTotals(rows);
-    LADDER.slice(0, this.levels === 5 ? 5 : 1).forEach((count, i) => {
-      const item = document.createElement("li");
-      const level = i + 1;
-      const current = rows?.level === level;
-      item.textContent = `Level ${level}: ${plural(this.levels === 5 ? count : rows?.rows.length ?? 5, "row")}, ${plural(totals[i] ?? 0, "point")}`;
-      if (current) item.setAttribute("aria-current", "step");
-      ladder.append(item);
-    });
-    board2.append(ladder);
-    for (const [r, cards] of (rows?.rows ?? []).entries()) {
-      const name = `r${r + 1}`;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "row";
-      button.setAttribute("aria-label", name);
-      button.setAttribute("aria-disabled", playing ? "false" : "true");
-      const label = document.createElement("span");
-      label.className = "row-name";
-      label.textContent = name;
-      button.append(label, ...cards.map((card) => cardFace(card, this.context.fourColours())));
-      button.addEventListener("click", () => {
-        if (playing) this.context.play(name);
-      });
-      board2.append(button);
-    }
-    if (hadFocus && focused) board2.querySelector(`button[aria-label='${focused}']`)?.focus();
-    else if (playing && rows && rows.cards_left === DECK && rows.level === 1) board2.querySelector("button")?.focus();
-  }
-  levelTotals(view) {
-    const totals = [0, 0, 0, 0, 0];
-    for (const hand of view?.scored ?? []) {
-      const at = (hand.level ?? 1) - 1;
-      totals[at] = (totals[at] ?? 0) + hand.points;
-    }
-    return totals;
-  }
-  progress(view, _nextIndex) {
-    const rows = view;
-    const levels = this.levels === 5 ? " of 5" : "";
-    return `Level ${rows.level}${levels}, card ${DECK - rows.cards_left + 1} of ${DECK}`;
-  }
-  next(view) {
-    return view.next;
-  }
-  score(view) {
-    const scored = view.scored;
-    const total = scored.reduce((n, hand) => n + hand.points, 0);
-    return { summary: `Score so far: ${total} (${plural(scored.length, "hand")} scored)`, lines: handLines(scored) };
-  }
-  seen(view, _nextIndex) {
-    const rows = view;
-    if (!rows.next) return [];
-    return [{ stream: levelStream(rows.level), index: DECK - rows.cards_left, card: rows.next }];
-  }
-};
 
 // src/shuffle.ts
 var ALGORITHM = "cardproof-shuffle-v1";
@@ -1125,30 +488,12 @@ function checkGridScore(payload, deck, tables) {
   return null;
 }
 
-// src/play.ts
+// src/session.ts
 var $ = (id) => {
   const element = document.getElementById(id);
   if (!element) throw new Error(`the page has no #${id}`);
   return element;
 };
-var grid = (variant) => ({
-  board: (area, context2) => new GridBoard(variant, area, context2),
-  form: (context2) => GridBoard.optionsForm(variant, context2)
-});
-var BOARDS = {
-  "poker-squares": grid("poker-squares"),
-  "poker-patience": grid("poker-patience"),
-  "serpent-patience": grid("serpent-patience"),
-  "repeat-poker": { board: (area, context2) => new RowsBoard(area, context2), form: () => RowsBoard.optionsForm() },
-  "reserve-poker": {
-    board: (area, context2) => new ReserveBoard(area, context2),
-    form: () => ReserveBoard.optionsForm()
-  },
-  solodrez: { board: (area, context2) => new ColumnsBoard(area, context2), form: () => ColumnsBoard.optionsForm() }
-};
-var variants = [];
-var board = null;
-var game = null;
 function say(message) {
   $("message").textContent = message;
 }
@@ -1156,47 +501,147 @@ function describe(error) {
   if (error instanceof ApiError) return `${error.message}${error.code ? ` (${error.code})` : ""}`;
   return error instanceof Error ? error.message : String(error);
 }
-var context = (info) => ({
-  play: (move) => void play(move),
-  say,
-  fourColours: () => $("four-colours").checked,
-  tables: info.tables ?? {}
-});
-function chosen() {
-  const info = variants.find((v) => v.id === $("variant").value);
-  const kind = info ? BOARDS[info.id] : void 0;
-  return info && kind ? { info, kind } : null;
-}
-function chooseVariant() {
-  const found = chosen();
-  $("options").replaceChildren(...found ? [found.kind.form(context(found.info))] : []);
-  newBoard();
-}
-function newBoard() {
-  const found = chosen();
-  game = null;
-  board = found ? found.kind.board($("board"), context(found.info)) : null;
-  draw();
-}
-function draw() {
-  const playing = game !== null && !game.finished;
-  board?.draw(game?.view ?? null, playing);
-  const next = $("next-card");
-  const card = playing && board && game ? board.next(game.view) : null;
-  next.className = card ? `card ${colourClass(card, $("four-colours").checked)}` : "card";
-  next.textContent = card ? cardLabel(card) : "";
-  $("next-label").textContent = playing && board && game ? board.progress(game.view, game.next) : "";
-  const later = $("later");
-  later.replaceChildren();
-  const upcoming = playing && game && "later" in game.view ? game.view.later ?? [] : [];
-  for (const card2 of upcoming) {
-    const item = document.createElement("li");
-    item.className = `card ${colourClass(card2, $("four-colours").checked)}`;
-    item.textContent = cardLabel(card2);
-    later.append(item);
+var Session = class {
+  constructor(state, board3, promised, tables, token = null, changed = () => void 0) {
+    this.state = state;
+    this.board = board3;
+    this.promised = promised;
+    this.tables = tables;
+    this.token = token;
+    this.changed = changed;
+    this.view = state.view;
+    this.next = state.next_index;
+    this.finished = state.finished;
+    board3.adopt?.(state.options);
+    this.remember(state.view);
   }
+  state;
+  board;
+  promised;
+  tables;
+  token;
+  changed;
+  view;
+  next;
+  finished;
+  seen = /* @__PURE__ */ new Map();
+  busy = false;
+  get dealId() {
+    return this.state.deal_id;
+  }
+  headers() {
+    return this.token ? { Authorization: `Bearer ${this.token}` } : {};
+  }
+  /** Whether a move can be made now (a lockstep seat waits for each call). */
+  get playing() {
+    if (this.finished) return false;
+    return this.board.next(this.view) !== null || !("next" in this.view);
+  }
+  remember(view) {
+    for (const card of this.board.seen(view, this.next)) this.seen.set(`${card.stream}:${card.index}`, card);
+  }
+  /** The deal as the server has it now (a lockstep call, a card placed for the player). */
+  async refresh() {
+    const state = await call("get", "/v1/deals/{deal_id}", { params: { deal_id: this.dealId }, headers: this.headers() });
+    this.view = state.view;
+    this.next = state.next_index;
+    const ended = state.finished && !this.finished;
+    this.finished = state.finished;
+    this.remember(state.view);
+    this.changed();
+    if (ended) await this.finish(state.score ?? null);
+  }
+  /** Send one move (its text form); a refused one is said, and the game stays as it was. */
+  async play(move) {
+    if (this.finished || this.busy) return;
+    this.busy = true;
+    try {
+      const answer = await call("post", "/v1/deals/{deal_id}/moves", {
+        params: { deal_id: this.dealId },
+        body: { index: this.next, move },
+        headers: this.headers()
+      });
+      this.view = answer.view;
+      this.next = answer.index + 1;
+      this.finished = answer.finished;
+      this.board.placed?.(move);
+      this.remember(answer.view);
+      this.changed();
+      say(answer.finished ? "The game is over." : `Played ${move}.`);
+      if (answer.finished) await this.finish(answer.score ?? null);
+    } catch (error) {
+      say(describe(error));
+      if (error instanceof ApiError && error.code === "auto-placed") await this.refresh();
+    } finally {
+      this.busy = false;
+    }
+  }
+  /** The score, the receipt, and the page's own verification of it. */
+  async finish(score) {
+    $("result").hidden = false;
+    $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none (a dead end scores nothing)";
+    const status = $("verification");
+    void this.board.finished?.(this.view, [...this.seen.values()]).then((words) => $("par").textContent = words).catch((error) => $("par").textContent = `Par unavailable: ${describe(error)}.`);
+    if (!score) {
+      status.textContent = "Not verified: an unscored game has no receipt.";
+      status.className = "not-verified";
+      return;
+    }
+    status.textContent = "Verifying…";
+    status.className = "";
+    try {
+      const receipt = await call("get", "/v1/deals/{deal_id}/receipt", {
+        params: { deal_id: this.dealId },
+        headers: this.headers()
+      });
+      $("receipt").value = receipt.receipt;
+      const download = $("download");
+      download.href = URL.createObjectURL(new Blob([receipt.receipt], { type: "application/jose" }));
+      download.download = `receipt-${this.dealId}.jws`;
+      const keys = await call("get", "/.well-known/jwks.json");
+      const verdict = await verifyReceipt(receipt.receipt, keys, {
+        ...this.promised,
+        seen: [...this.seen.values()],
+        tables: this.tables
+      });
+      if (verdict.ok) {
+        status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
+      } else if (receipt.payload.server_seed === null && verdict.checked.length > 0) {
+        status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
+      } else {
+        status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
+      }
+      status.className = verdict.ok ? "verified" : "not-verified";
+    } catch (error) {
+      status.textContent = `Not verified: ${describe(error)}.`;
+      status.className = "not-verified";
+    }
+  }
+};
+
+// src/draw.ts
+function fourColours() {
+  return $("four-colours").checked;
+}
+function drawGame(board3, view, next, playing) {
+  board3?.draw(view, playing);
+  const due = $("next-card");
+  const card = playing && board3 && view ? board3.next(view) : null;
+  due.className = card ? `card ${colourClass(card, fourColours())}` : "card";
+  due.textContent = card ? cardLabel(card) : "";
+  $("next-label").textContent = view && board3 && (playing || card) ? board3.progress(view, next) : "";
+  const later = $("later");
+  const upcoming = playing && view && "later" in view ? view.later ?? [] : [];
+  later.replaceChildren(
+    ...upcoming.map((text) => {
+      const item = document.createElement("li");
+      item.className = `card ${colourClass(text, fourColours())}`;
+      item.textContent = cardLabel(text);
+      return item;
+    })
+  );
   $("later-label").hidden = upcoming.length === 0;
-  const score = game && board ? board.score(game.view) : { summary: "", lines: [] };
+  const score = view && board3 ? board3.score(view) : { summary: "", lines: [] };
   $("running").textContent = score.summary;
   $("lines").replaceChildren(
     ...score.lines.map((line) => {
@@ -1206,11 +651,967 @@ function draw() {
     })
   );
 }
-function remember(current, view) {
-  for (const card of board?.seen(view, current.next) ?? []) current.seen.set(`${card.stream}:${card.index}`, card);
+
+// src/board.ts
+function cardFace(card, fourColours2, tag = "span") {
+  const element = document.createElement(tag);
+  element.className = "card";
+  if (card !== null) {
+    element.classList.add(colourClass(card, fourColours2));
+    element.textContent = cardLabel(card);
+  }
+  return element;
+}
+var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+function handLines(hands) {
+  return hands.map((hand) => {
+    const level = hand.level ? ` (level ${hand.level})` : "";
+    return `${hand.line}: ${hand.category}, ${plural(hand.points, "point")}${level}`;
+  });
+}
+
+// src/boards/columns-board.ts
+var COLUMNS2 = 9;
+var SERIES = "JQTBNP";
+var HINT_SECONDS = 2;
+function isSeries(column) {
+  return column.length === SERIES.length && column.every((card, i) => card[0] === SERIES[i]);
+}
+var ColumnsBoard = class {
+  constructor(area, context) {
+    this.area = area;
+    this.context = context;
+    area.replaceChildren();
+  }
+  area;
+  context;
+  run = null;
+  stopAsked = false;
+  view = null;
+  playing = false;
+  /** SoloDrez takes no options. */
+  static optionsForm() {
+    const note = document.createElement("p");
+    note.className = "options-note";
+    note.textContent = "SoloDrez has no options: all 56 cards are dealt face up into nine columns.";
+    return note;
+  }
+  options() {
+    return {};
+  }
+  draw(view, playing) {
+    this.view = view;
+    this.playing = playing;
+    let board3 = this.area.querySelector("#columns");
+    if (!board3) {
+      board3 = document.createElement("div");
+      board3.id = "columns";
+      this.area.append(board3);
+    }
+    const focused = board3.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
+    board3.replaceChildren(this.tools(), this.table());
+    if (focused) board3.querySelector(`button[aria-label='${CSS.escape(focused)}']`)?.focus();
+  }
+  tools() {
+    const tools = document.createElement("div");
+    tools.className = "tools";
+    const hint = document.createElement("button");
+    hint.type = "button";
+    hint.textContent = "hint";
+    hint.setAttribute("aria-disabled", this.playing ? "false" : "true");
+    hint.addEventListener("click", () => void this.hint());
+    const stop = document.createElement("button");
+    stop.type = "button";
+    stop.textContent = "stop";
+    stop.setAttribute("aria-disabled", this.playing ? "false" : "true");
+    stop.addEventListener("click", () => this.stop());
+    const removed = document.createElement("span");
+    removed.textContent = `Series removed: ${this.view?.series_removed ?? 0} of 9`;
+    tools.append(hint, stop, removed);
+    return tools;
+  }
+  table() {
+    const table = document.createElement("div");
+    table.className = "solodrez";
+    table.setAttribute("role", "group");
+    table.setAttribute("aria-label", "Nine columns, first card at the top, the exposed card last");
+    const columns = this.view?.columns ?? Array.from({ length: COLUMNS2 }, () => []);
+    const four = this.context.fourColours();
+    columns.forEach((column, a) => {
+      const box = document.createElement("div");
+      box.className = "column";
+      const head = document.createElement("span");
+      head.className = "row-name";
+      head.textContent = `${a}`;
+      box.append(head);
+      column.forEach((card, i) => {
+        const count = column.length - i;
+        const name = `${a}:${count}`;
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "pick";
+        button.setAttribute("aria-label", name);
+        button.title = `${card}: take ${plural(count, "card")} from column ${a}`;
+        button.setAttribute("aria-disabled", this.playing ? "false" : "true");
+        const chosen2 = this.run && this.run.from === a && i >= column.length - this.run.count;
+        button.setAttribute("aria-pressed", chosen2 ? "true" : "false");
+        button.append(cardFace(card, four));
+        button.addEventListener("click", () => {
+          if (!this.playing) return;
+          this.run = { from: a, count };
+          this.context.say(`Run ${name} chosen (${plural(count, "card")} from column ${a}): now a column to put it on.`);
+          this.draw(this.view, this.playing);
+        });
+        box.append(button);
+      });
+      const run = this.run;
+      const drop = document.createElement("button");
+      drop.type = "button";
+      drop.className = "drop";
+      const move = run ? `${run.from}:${run.count}>${a}` : `to column ${a}`;
+      drop.setAttribute("aria-label", move);
+      drop.textContent = `↓ ${a}`;
+      drop.setAttribute("aria-disabled", this.playing && run && run.from !== a ? "false" : "true");
+      drop.addEventListener("click", () => {
+        if (!this.playing || !run || run.from === a) return;
+        this.run = null;
+        this.context.play(move);
+      });
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "remove";
+      remove.setAttribute("aria-label", `r${a}`);
+      remove.textContent = `r${a}`;
+      remove.title = `remove the series in column ${a}`;
+      const series = isSeries(column);
+      remove.setAttribute("aria-disabled", this.playing && series ? "false" : "true");
+      remove.addEventListener("click", () => {
+        if (this.playing && series) this.context.play(`r${a}`);
+      });
+      box.append(drop, remove);
+      table.append(box);
+    });
+    return table;
+  }
+  stop() {
+    if (!this.playing) return;
+    if (!this.stopAsked) {
+      this.stopAsked = true;
+      const removed = this.view?.series_removed ?? 0;
+      this.context.say(`Stop ends the game with ${removed} series removed, not won. Choose stop again to end it.`);
+      return;
+    }
+    this.stopAsked = false;
+    this.context.play("stop");
+  }
+  async hint() {
+    if (!this.playing || !this.view) return;
+    this.context.say("Looking for a winning line…");
+    try {
+      const found = await call("post", "/v1/solve", {
+        body: { variant: "solodrez", columns: this.view.columns.map((c) => [...c]), budget: HINT_SECONDS }
+      });
+      const first = found.log.split(" ").filter(Boolean)[0];
+      const searched = `${found.states_searched.toLocaleString("en")} positions searched`;
+      if (found.result === "won" && first) {
+        this.context.say(`hint: ${first}; a win is ${plural(found.moves.length, "move")} away (${searched}).`);
+      } else if (found.result === "lost") {
+        this.context.say(`hint: this position cannot be won (${searched}); stop ends the game.`);
+      } else {
+        this.context.say(`hint: no win found within ${HINT_SECONDS} s (${searched}).`);
+      }
+    } catch (error) {
+      this.context.say(`hint unavailable: ${error instanceof ApiError ? error.message : String(error)}`);
+    }
+  }
+  placed(_move) {
+    this.run = null;
+    this.stopAsked = false;
+  }
+  progress(_view, nextIndex) {
+    return `Move ${nextIndex + 1}`;
+  }
+  next(_view) {
+    return null;
+  }
+  score(view) {
+    const removed = view.series_removed;
+    return { summary: `Series removed: ${removed} of 9`, lines: [] };
+  }
+  seen(view, nextIndex) {
+    if (nextIndex !== 0) return [];
+    const found = [];
+    view.columns.forEach(
+      (column, c) => column.forEach((card, i) => found.push({ stream: "deal", index: i * COLUMNS2 + c, card }))
+    );
+    return found;
+  }
+  async finished(view) {
+    const removed = view.series_removed;
+    return removed === COLUMNS2 ? "Won: all nine series removed." : `Not won: ${removed} of 9 series removed.`;
+  }
+};
+
+// src/boards/grid-board.ts
+var TOTAL = 25;
+var GridBoard = class {
+  constructor(variant, area, context) {
+    this.variant = variant;
+    this.area = area;
+    this.context = context;
+    area.replaceChildren();
+  }
+  variant;
+  area;
+  context;
+  focus = [0, 0];
+  last = null;
+  warned = null;
+  view = null;
+  playing = false;
+  adopted = null;
+  /** The variant's options, as a form for the page's "New game" section. */
+  static optionsForm(variant, context) {
+    const form = document.createElement("div");
+    form.className = "options";
+    const label = document.createElement("label");
+    label.htmlFor = "scoring";
+    label.textContent = "Scoring";
+    const select = document.createElement("select");
+    select.id = "scoring";
+    for (const name of Object.keys(context.tables)) select.append(new Option(name, name));
+    select.value = variant === "poker-squares" ? "american" : "british";
+    form.append(label, select);
+    if (variant === "poker-squares") {
+      const check = document.createElement("label");
+      check.className = "check";
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.id = "diagonals";
+      check.append(box, " Score the two diagonals");
+      form.append(check);
+    }
+    return form;
+  }
+  adopt(options) {
+    this.adopted = options;
+  }
+  options() {
+    if (this.adopted) return this.adopted;
+    const scoring = document.getElementById("scoring").value;
+    const diagonals = document.getElementById("diagonals");
+    return this.variant === "poker-squares" ? { scoring, diagonals: diagonals?.checked ?? false } : { scoring };
+  }
+  draw(view, playing) {
+    this.view = view;
+    this.playing = playing;
+    let grid2 = this.area.querySelector("#grid");
+    if (!grid2) {
+      grid2 = document.createElement("div");
+      grid2.id = "grid";
+      grid2.setAttribute("role", "group");
+      grid2.setAttribute("aria-label", "Grid: each cell's name is its move");
+      grid2.addEventListener("keydown", (event) => this.onKey(event));
+      grid2.addEventListener("focusin", (event) => {
+        const cell = event.target.dataset["cell"];
+        if (cell !== void 0) this.focus = cell.split(",").map(Number);
+      });
+      this.area.append(grid2);
+    }
+    const hadFocus = grid2.contains(document.activeElement);
+    grid2.replaceChildren();
+    const placed = this.view ? placedCards(this.view) : /* @__PURE__ */ new Map();
+    const open = playing ? playableCells(this.variant, placed, this.last) : /* @__PURE__ */ new Set();
+    const { rows, cols } = window2(this.variant, placed);
+    grid2.style.gridTemplateColumns = `repeat(${cols.length}, var(--cell))`;
+    grid2.classList.toggle("floating", this.variant === "poker-patience");
+    if (!rows.includes(this.focus[0]) || !cols.includes(this.focus[1])) this.focus = [rows[0] ?? 0, cols[0] ?? 0];
+    for (const row of rows) {
+      for (const col of cols) {
+        const cell = [row, col];
+        const name = moveText(this.variant, cell);
+        const card = placed.get(key(cell)) ?? null;
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "cell";
+        button.dataset["cell"] = key(cell);
+        button.setAttribute("aria-label", name);
+        button.setAttribute("aria-disabled", open.has(key(cell)) ? "false" : "true");
+        button.tabIndex = row === this.focus[0] && col === this.focus[1] ? 0 : -1;
+        const label = document.createElement("span");
+        label.className = "cell-name";
+        label.textContent = name;
+        button.append(label, cardFace(card, this.context.fourColours()));
+        if (card !== null) button.classList.add("filled");
+        if (this.warned === key(cell)) button.classList.add("warned");
+        button.addEventListener("click", () => this.pick(cell));
+        grid2.append(button);
+      }
+    }
+    if (hadFocus || playing && placed.size === 0) this.focusCell();
+  }
+  pick(cell) {
+    const view = this.view;
+    if (!view || !this.playing) return;
+    const name = moveText(this.variant, cell);
+    const placed = placedCards(view);
+    if (!playableCells(this.variant, placed, this.last).has(key(cell))) {
+      this.context.say(placed.has(key(cell)) ? `${name} is taken: choose an empty cell.` : `${name} is not open for this card.`);
+      return;
+    }
+    if (this.variant === "serpent-patience" && this.warned !== key(cell)) {
+      if (deadEnd(placed, cell, TOTAL - placed.size - 1)) {
+        this.warned = key(cell);
+        this.context.say(
+          `Careful: a card on ${name} leaves no way on, and the game would end unscored. Choose ${name} again to place it anyway.`
+        );
+        this.draw(view, this.playing);
+        return;
+      }
+    }
+    this.focus = cell;
+    this.context.play(name);
+  }
+  placed(move) {
+    this.last = moveCoord(this.variant, move);
+    this.warned = null;
+  }
+  focusCell() {
+    const grid2 = this.area.querySelector("#grid");
+    const button = grid2?.querySelector(`button[data-cell='${key(this.focus)}']`);
+    grid2?.querySelectorAll("button").forEach((b) => b.tabIndex = -1);
+    if (button) {
+      button.tabIndex = 0;
+      button.focus();
+    }
+  }
+  onKey(event) {
+    const steps = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const step = steps[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const { rows, cols } = window2(this.variant, this.view ? placedCards(this.view) : /* @__PURE__ */ new Map());
+    const clamp = (value, list) => Math.min(list[list.length - 1], Math.max(list[0], value));
+    this.focus = [clamp(this.focus[0] + step[0], rows), clamp(this.focus[1] + step[1], cols)];
+    this.focusCell();
+  }
+  progress(_view, nextIndex) {
+    return `Card ${nextIndex + 1} of ${TOTAL}`;
+  }
+  next(view) {
+    return view.next;
+  }
+  score(view) {
+    const options = this.options();
+    const scoring = options["scoring"];
+    const table = this.context.tables[scoring];
+    if (!table) return { summary: "", lines: [] };
+    const lines = completeLines(this.variant, placedCards(view), table, options["diagonals"] === true);
+    const total = lines.reduce((n, line) => n + line.points, 0);
+    return {
+      summary: `Score of complete lines: ${total} (${plural(lines.length, "line")} complete)`,
+      lines: lines.map((line) => `${line.line}: ${line.category}, ${plural(line.points, "point")}`)
+    };
+  }
+  seen(view, nextIndex) {
+    const grid2 = view;
+    const cards = grid2.next ? [grid2.next, ...grid2.later ?? []] : [];
+    return cards.map((card, i) => ({ stream: "deal", index: nextIndex + i, card }));
+  }
+  async finished(_view, cards) {
+    if (this.variant !== "serpent-patience") return "";
+    const deal2 = [...cards].filter((c) => c.stream === "deal").sort((a, b) => a.index - b.index).map((c) => c.card);
+    const solved = await call("post", "/v1/solve", {
+      body: {
+        variant: "serpent-patience",
+        cards: deal2,
+        options: this.options()
+      }
+    });
+    return `Par for this deal: ${solved.score.total}${solved.optimal ? " (the best possible)" : ""}.`;
+  }
+};
+
+// src/boards/reserve-board.ts
+var COLUMNS3 = 4;
+var SIZE2 = 5;
+var ReserveBoard = class {
+  constructor(area, context) {
+    this.area = area;
+    this.context = context;
+    area.replaceChildren();
+  }
+  area;
+  context;
+  chosen = null;
+  pending = null;
+  view = null;
+  playing = false;
+  /** The variant's options, as a form for the page's "New game" section. */
+  static optionsForm() {
+    const form = document.createElement("div");
+    form.className = "options";
+    const label = document.createElement("label");
+    label.htmlFor = "version";
+    label.textContent = "Version";
+    const select = document.createElement("select");
+    select.id = "version";
+    const names = ["1 card face up", "2 cards face up", "3 cards face up", "4 cards face up", "all face up", "all face down"];
+    names.forEach((name, i) => select.append(new Option(`${i + 1}: ${name}`, String(i + 1))));
+    select.append(new Option("a die roll (random)", "random"));
+    form.append(label, select);
+    return form;
+  }
+  options() {
+    const version = document.getElementById("version").value;
+    return { version: version === "random" ? "random" : Number(version) };
+  }
+  draw(view, playing) {
+    this.view = view;
+    this.playing = playing;
+    let board3 = this.area.querySelector("#reserve-board");
+    if (!board3) {
+      board3 = document.createElement("div");
+      board3.id = "reserve-board";
+      this.area.append(board3);
+    }
+    const focused = board3.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
+    board3.replaceChildren(this.reserveColumns(), this.grid());
+    if (focused) board3.querySelector(`button[aria-label='${focused}']`)?.focus();
+  }
+  reserveColumns() {
+    const reserve = document.createElement("div");
+    reserve.className = "reserve";
+    reserve.setAttribute("role", "group");
+    reserve.setAttribute("aria-label", "Reserve: choose a column, its bottom card is taken");
+    const four = this.context.fourColours();
+    (this.view?.reserve ?? [[], [], [], []]).forEach((column, f) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "reserve-column";
+      const open = this.playing && column.length > 0;
+      button.setAttribute("aria-label", `Reserve column ${f}`);
+      button.setAttribute("aria-pressed", this.chosen === f ? "true" : "false");
+      button.setAttribute("aria-disabled", open ? "false" : "true");
+      const name = document.createElement("span");
+      name.className = "row-name";
+      name.textContent = `${f}`;
+      button.append(name);
+      for (const card of column) {
+        const face = card === null ? document.createElement("span") : cardFace(card, four);
+        if (card === null) {
+          face.className = "card back";
+          face.textContent = "##";
+          face.setAttribute("aria-label", "face down");
+        }
+        button.append(face);
+      }
+      button.addEventListener("click", () => {
+        if (!open) return;
+        this.chosen = f;
+        this.context.say(`Reserve column ${f} chosen: now a grid column, ${f}>0 to ${f}>4.`);
+        this.draw(this.view, this.playing);
+      });
+      reserve.append(button);
+    });
+    return reserve;
+  }
+  grid() {
+    const wrap = document.createElement("div");
+    wrap.className = "gravity";
+    const drops = document.createElement("div");
+    drops.className = "drops";
+    drops.setAttribute("role", "group");
+    drops.setAttribute("aria-label", "Drop into a grid column");
+    const grid2 = this.view?.grid ?? Array.from({ length: SIZE2 }, () => Array(SIZE2).fill(null));
+    for (let c = 0; c < SIZE2; c++) {
+      const full = grid2.every((row) => row[c] !== null);
+      const from = this.chosen;
+      const name = from === null ? `column ${c}` : `${from}>${c}`;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "drop";
+      button.textContent = `↓ ${c}`;
+      button.setAttribute("aria-label", name);
+      button.setAttribute("aria-disabled", this.playing && from !== null && !full ? "false" : "true");
+      button.addEventListener("click", () => {
+        if (!this.playing || from === null || full || !this.view) return;
+        const column = this.view.reserve[from] ?? [];
+        this.pending = { index: (column.length - 1) * COLUMNS3 + from, to: c };
+        this.chosen = null;
+        this.context.play(name);
+      });
+      drops.append(button);
+    }
+    const cells = document.createElement("div");
+    cells.className = "cells";
+    cells.setAttribute("aria-label", "Grid, rows top to bottom");
+    for (const row of grid2) for (const card of row) cells.append(cardFace(card, this.context.fourColours(), "div"));
+    wrap.append(drops, cells);
+    return wrap;
+  }
+  progress(view, nextIndex) {
+    const reserve = view;
+    return `Card ${nextIndex + 1} of 25 (version ${reserve.version})`;
+  }
+  next(_view) {
+    return null;
+  }
+  score(view) {
+    const placed = /* @__PURE__ */ new Map();
+    view.grid.forEach(
+      (row, r) => row.forEach((card, c) => {
+        if (card !== null) placed.set(key([r, c]), card);
+      })
+    );
+    const table = this.context.tables["reserve"];
+    if (!table) return { summary: "", lines: [] };
+    const lines = completeLines("poker-squares", placed, table, true);
+    const total = lines.reduce((n, line) => n + line.points, 0);
+    return {
+      summary: `Score of complete lines: ${total} (${plural(lines.length, "line")} complete)`,
+      lines: lines.map((line) => `${line.line}: ${line.category}, ${plural(line.points, "point")}`)
+    };
+  }
+  seen(view, _nextIndex) {
+    const reserve = view;
+    const found = [];
+    reserve.reserve.forEach(
+      (column, f) => column.forEach((card, i) => {
+        if (card !== null) found.push({ stream: "deal", index: i * COLUMNS3 + f, card });
+      })
+    );
+    if (this.pending) {
+      const { index, to } = this.pending;
+      const card = reserve.grid.map((row) => row[to]).find((cell) => cell !== null && cell !== void 0);
+      if (card) found.push({ stream: "deal", index, card });
+      this.pending = null;
+    }
+    return found;
+  }
+};
+
+// src/boards/rows-board.ts
+var DECK = 52;
+var LADDER = [5, 4, 3, 2, 1];
+var levelStream = (level) => level === 1 ? "deal" : `level-${level}`;
+var RowsBoard = class {
+  constructor(area, context) {
+    this.area = area;
+    this.context = context;
+    area.replaceChildren();
+  }
+  area;
+  context;
+  levels = 1;
+  /** The variant's options, as a form for the page's "New game" section. */
+  static optionsForm() {
+    const form = document.createElement("div");
+    form.className = "options";
+    const label = document.createElement("label");
+    label.htmlFor = "levels";
+    label.textContent = "Levels";
+    const select = document.createElement("select");
+    select.id = "levels";
+    select.append(new Option("1 level, 5 rows", "1"), new Option("the ladder: 5 levels, 5 to 1 rows", "5"));
+    form.append(label, select);
+    return form;
+  }
+  adopt(options) {
+    this.levels = Number(options["levels"] ?? 1);
+  }
+  options() {
+    this.levels = Number(document.getElementById("levels").value);
+    return { levels: this.levels };
+  }
+  draw(view, playing) {
+    const rows = view;
+    let board3 = this.area.querySelector("#rows");
+    if (!board3) {
+      board3 = document.createElement("div");
+      board3.id = "rows";
+      board3.setAttribute("role", "group");
+      board3.setAttribute("aria-label", "Rows: each row's name is its move");
+      this.area.append(board3);
+    }
+    const hadFocus = board3.contains(document.activeElement);
+    const focused = document.activeElement?.getAttribute("aria-label");
+    board3.replaceChildren();
+    const ladder = document.createElement("ol");
+    ladder.className = "ladder";
+    ladder.setAttribute("aria-label", "The ladder of levels");
+    const totals = this.levelTotals(rows);
+    LADDER.slice(0, this.levels === 5 ? 5 : 1).forEach((count, i) => {
+      const item = document.createElement("li");
+      const level = i + 1;
+      const current = rows?.level === level;
+      item.textContent = `Level ${level}: ${plural(this.levels === 5 ? count : rows?.rows.length ?? 5, "row")}, ${plural(totals[i] ?? 0, "point")}`;
+      if (current) item.setAttribute("aria-current", "step");
+      ladder.append(item);
+    });
+    board3.append(ladder);
+    for (const [r, cards] of (rows?.rows ?? []).entries()) {
+      const name = `r${r + 1}`;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "row";
+      button.setAttribute("aria-label", name);
+      button.setAttribute("aria-disabled", playing ? "false" : "true");
+      const label = document.createElement("span");
+      label.className = "row-name";
+      label.textContent = name;
+      button.append(label, ...cards.map((card) => cardFace(card, this.context.fourColours())));
+      button.addEventListener("click", () => {
+        if (playing) this.context.play(name);
+      });
+      board3.append(button);
+    }
+    if (hadFocus && focused) board3.querySelector(`button[aria-label='${focused}']`)?.focus();
+    else if (playing && rows && rows.cards_left === DECK && rows.level === 1) board3.querySelector("button")?.focus();
+  }
+  levelTotals(view) {
+    const totals = [0, 0, 0, 0, 0];
+    for (const hand of view?.scored ?? []) {
+      const at = (hand.level ?? 1) - 1;
+      totals[at] = (totals[at] ?? 0) + hand.points;
+    }
+    return totals;
+  }
+  progress(view, _nextIndex) {
+    const rows = view;
+    const levels = this.levels === 5 ? " of 5" : "";
+    return `Level ${rows.level}${levels}, card ${DECK - rows.cards_left + 1} of ${DECK}`;
+  }
+  next(view) {
+    return view.next;
+  }
+  score(view) {
+    const scored = view.scored;
+    const total = scored.reduce((n, hand) => n + hand.points, 0);
+    return { summary: `Score so far: ${total} (${plural(scored.length, "hand")} scored)`, lines: handLines(scored) };
+  }
+  seen(view, _nextIndex) {
+    const rows = view;
+    if (!rows.next) return [];
+    return [{ stream: levelStream(rows.level), index: DECK - rows.cards_left, card: rows.next }];
+  }
+};
+
+// src/kinds.ts
+var grid = (variant) => ({
+  board: (area, context) => new GridBoard(variant, area, context),
+  form: (context) => GridBoard.optionsForm(variant, context)
+});
+var KINDS = {
+  "poker-squares": grid("poker-squares"),
+  "poker-patience": grid("poker-patience"),
+  "serpent-patience": grid("serpent-patience"),
+  "repeat-poker": { board: (area, context) => new RowsBoard(area, context), form: () => RowsBoard.optionsForm() },
+  "reserve-poker": { board: (area, context) => new ReserveBoard(area, context), form: () => ReserveBoard.optionsForm() },
+  solodrez: { board: (area, context) => new ColumnsBoard(area, context), form: () => ColumnsBoard.optionsForm() }
+};
+
+// src/tournament.ts
+var storageKey = (id) => `cardproof:entry:${id}`;
+function kept(id) {
+  try {
+    const text = localStorage.getItem(storageKey(id));
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+function keep(id, entry) {
+  localStorage.setItem(storageKey(id), JSON.stringify(entry));
+}
+var session = null;
+var board = null;
+var following = null;
+var ticking;
+function draw() {
+  drawGame(board, session?.view ?? null, session?.next ?? 0, session?.playing ?? false);
+}
+async function startTournament(id, variants2) {
+  $("setup").hidden = true;
+  $("tournament").hidden = false;
+  $("four-colours-tournament").addEventListener("change", () => {
+    $("four-colours").checked = $("four-colours-tournament").checked;
+    draw();
+  });
+  $("t-enter-button").addEventListener("click", () => void enter(id, variants2));
+  await show(id, variants2);
+}
+function bearer(entry) {
+  return entry ? { Authorization: `Bearer ${entry.token}` } : {};
+}
+async function show(id, variants2) {
+  const entry = kept(id);
+  let tournament;
+  try {
+    tournament = await call("get", "/v1/tournaments/{tournament_id}", {
+      params: { tournament_id: id },
+      headers: bearer(entry)
+    });
+  } catch (error) {
+    $("t-name").textContent = "A tournament";
+    $("t-status").textContent = entry ? describe(error) : "Enter with your invite code to see this tournament.";
+    showEntry(entry, "invite");
+    return;
+  }
+  $("t-name").textContent = tournament.name;
+  const format = tournament.format === "lockstep" ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
+  $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
+  showEntry(entry, tournament.entry);
+  if (tournament.status === "closed") {
+    await showClosed(id, tournament, entry);
+    return;
+  }
+  const rounds = $("t-rounds");
+  rounds.replaceChildren();
+  if (!entry) return;
+  for (const round of tournament.rounds) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = `Play round ${round.round}`;
+    button.addEventListener("click", () => void openRound(id, tournament, round.round, variants2));
+    const item = document.createElement("li");
+    item.append(button);
+    rounds.append(item);
+  }
+}
+function showEntry(entry, kind) {
+  $("t-enter").hidden = entry !== null;
+  $("t-invite-field").hidden = kind !== "invite";
+  $("t-entered").textContent = entry ? `Entered as ${entry.name}.` : "";
+}
+async function enter(id, variants2) {
+  const name = $("t-entrant-name").value.trim();
+  const code = $("t-invite-code").value.trim();
+  try {
+    const answer = await call("post", "/v1/tournaments/{tournament_id}/entries", {
+      params: { tournament_id: id },
+      body: code ? { name, invite_code: code } : { name },
+      headers: { "Idempotency-Key": newKey() }
+    });
+    const hashes = {};
+    for (const round of answer.rounds ?? []) hashes[String(round.round)] = round.server_seed_hash;
+    keep(id, { token: answer.token, name: answer.name, hashes, salt: answer.salt ?? "", keys: {} });
+    say(`Entered as ${answer.name}. Your token is kept in this browser.`);
+    await show(id, variants2);
+  } catch (error) {
+    say(describe(error));
+  }
+}
+async function openRound(id, tournament, round, variants2) {
+  const entry = kept(id);
+  const info = variants2.find((v) => v.id === tournament.variant);
+  const kind = KINDS[tournament.variant];
+  if (!entry || !info || !kind) return;
+  entry.keys[String(round)] ??= newKey();
+  keep(id, entry);
+  following?.abort();
+  $("result").hidden = true;
+  let state;
+  try {
+    state = await call("post", "/v1/tournaments/{tournament_id}/rounds/{round_number}/deal", {
+      params: { tournament_id: id, round_number: round },
+      body: {},
+      headers: { ...bearer(entry), "Idempotency-Key": entry.keys[String(round)] }
+    });
+  } catch (error) {
+    const first = error.problem?.["deal_id"];
+    if (typeof first !== "string") {
+      say(describe(error));
+      return;
+    }
+    state = await call("get", "/v1/deals/{deal_id}", { params: { deal_id: first }, headers: bearer(entry) });
+  }
+  const promised = entry.hashes[String(round)];
+  if (state.server_seed_hash !== promised || state.client_seed !== entry.salt) {
+    say(`Round ${round} is not the deal the tournament committed to: stop here.`);
+    return;
+  }
+  $("commitment").textContent = state.server_seed_hash;
+  const tables = info.tables ?? {};
+  board = kind.board($("board"), {
+    play: (move) => void session?.play(move),
+    say,
+    fourColours,
+    tables
+  });
+  board.adopt?.(state.options);
+  session = new Session(state, board, { serverSeedHash: promised, clientSeed: entry.salt }, tables, entry.token, draw);
+  say(`Round ${round}: ${state.deal_id}.`);
+  draw();
+  if (tournament.format === "lockstep" && !state.finished) void follow(id, round, entry, session);
+}
+async function follow(id, round, entry, game) {
+  following = new AbortController();
+  const url = `/v1/tournaments/${encodeURIComponent(id)}/rounds/${round}/calls?after=${game.next - 1}`;
+  try {
+    const response = await fetch(url, {
+      headers: { Accept: "text/event-stream", ...bearer(entry) },
+      signal: following.signal,
+      credentials: "omit"
+    });
+    if (!response.ok || !response.body) throw new Error(`the calls could not be followed (HTTP ${response.status})`);
+    $("deadline").textContent = game.next === 0 && game.board.next(game.view) === null ? "Seated: waiting for the first call." : "";
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (; ; ) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end;
+      while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, "");
+        const fields = Object.fromEntries(
+          block.split(/\r?\n/).filter((line) => line && !line.startsWith(":")).map((line) => {
+            const at = line.indexOf(":");
+            return [line.slice(0, at), line.slice(at + 1).trimStart()];
+          })
+        );
+        if (fields["event"] === "call" && fields["data"]) {
+          const called = JSON.parse(fields["data"]);
+          countdown(called);
+          if (called.index >= game.next) await game.refresh();
+        } else if (fields["event"] === "end") {
+          clearInterval(ticking);
+          $("deadline").textContent = "The round is over.";
+          await game.refresh();
+          return;
+        }
+      }
+    }
+  } catch (error) {
+    if (!following.signal.aborted) say(`The calls: ${describe(error)}`);
+  }
+}
+function countdown(called) {
+  clearInterval(ticking);
+  const deadline = Date.parse(called.deadline);
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1e3));
+    $("deadline").textContent = `Card ${called.index + 1} called: ${left} s left to place it${left === 0 ? " (it is placed for you at the deadline)" : ""}.`;
+  };
+  tick();
+  ticking = window.setInterval(tick, 500);
+}
+async function showClosed(id, tournament, entry) {
+  $("t-rounds").replaceChildren();
+  const after = $("t-after");
+  after.hidden = false;
+  const headers = bearer(entry);
+  const [standings, settlement] = await Promise.all([
+    call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: id }, headers }),
+    call("get", "/v1/tournaments/{tournament_id}/settlement", { params: { tournament_id: id }, headers })
+  ]);
+  const table = (caption, head, rows) => {
+    const element = document.createElement("table");
+    element.createCaption().textContent = caption;
+    const top = element.createTHead().insertRow();
+    for (const text of head) {
+      const cell = document.createElement("th");
+      cell.scope = "col";
+      cell.textContent = text;
+      top.append(cell);
+    }
+    const body = element.createTBody();
+    for (const row of rows) {
+      const line = body.insertRow();
+      for (const value of row) line.insertCell().textContent = String(value);
+    }
+    return element;
+  };
+  const parts = [
+    table("Standings", ["rank", "name", "total", "games"], standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished])),
+    table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net]))
+  ];
+  if (GRID_VARIANTS.includes(tournament.variant)) {
+    parts.push(...await grids(id, tournament, headers));
+  }
+  after.replaceChildren(...parts);
+}
+async function grids(id, tournament, headers) {
+  const exported = await call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: id }, headers });
+  const variant = tournament.variant;
+  const sections = [];
+  for (const round of tournament.rounds) {
+    if (!round.server_seed) continue;
+    const deck = await deckCards(DECK_OF[variant] ?? "standard-52", fromHex(round.server_seed), tournament.salt);
+    const section = document.createElement("section");
+    const title = document.createElement("h3");
+    title.textContent = `Round ${round.round}`;
+    section.append(title);
+    for (const game of exported.games.filter((g) => g.round === round.round)) {
+      const replayed = replayPlaced(variant, game.moves.split(" ").filter(Boolean), deck);
+      if ("error" in replayed) continue;
+      const figure = document.createElement("figure");
+      figure.className = "final-grid";
+      const caption = document.createElement("figcaption");
+      caption.textContent = `${game.player}: ${game.total}`;
+      figure.append(caption, gridOf(replayed.placed));
+      section.append(figure);
+    }
+    sections.push(section);
+  }
+  return sections;
+}
+function gridOf(placed) {
+  const coords = [...placed.keys()].map((text) => text.split(",").map(Number));
+  const top = Math.min(...coords.map(([r]) => r));
+  const left = Math.min(...coords.map(([, c]) => c));
+  const grid2 = document.createElement("div");
+  grid2.className = "mini-grid";
+  grid2.setAttribute("role", "img");
+  const cards = [];
+  for (let r = 0; r < 5; r++) {
+    for (let c = 0; c < 5; c++) {
+      const card = placed.get(key([top + r, left + c])) ?? null;
+      const cell = document.createElement("span");
+      cell.className = card ? `card ${colourClass(card, fourColours())}` : "card";
+      cell.textContent = card ? cardLabel(card) : "";
+      if (card) cards.push(card);
+      grid2.append(cell);
+    }
+  }
+  grid2.setAttribute("aria-label", `grid, row by row: ${cards.join(" ")}`);
+  return grid2;
+}
+
+// src/play.ts
+var variants = [];
+var board2 = null;
+var session2 = null;
+var contextOf = (info, play) => ({
+  play,
+  say,
+  fourColours,
+  tables: info.tables ?? {}
+});
+function chosen() {
+  return variants.find((v) => v.id === $("variant").value) ?? null;
+}
+function draw2() {
+  drawGame(board2, session2?.view ?? null, session2?.next ?? 0, session2?.playing ?? false);
+}
+function chooseVariant() {
+  const info = chosen();
+  const kind = info ? KINDS[info.id] : void 0;
+  $("options").replaceChildren(...info && kind ? [kind.form(contextOf(info, () => void 0))] : []);
+  newBoard();
+}
+function newBoard() {
+  const info = chosen();
+  const kind = info ? KINDS[info.id] : void 0;
+  session2 = null;
+  board2 = info && kind ? kind.board($("board"), contextOf(info, (move) => void session2?.play(move))) : null;
+  draw2();
 }
 async function deal() {
-  const variant = $("variant").value;
+  const info = chosen();
+  if (!info) return;
   const clientSeed = $("client-seed").value;
   $("deal").setAttribute("disabled", "");
   $("result").hidden = true;
@@ -1218,12 +1619,12 @@ async function deal() {
   $("par").textContent = "";
   newBoard();
   try {
-    const options = board?.options() ?? {};
+    const options = board2?.options() ?? {};
     const commitment = await call("post", "/v1/commitments", { body: {} });
     $("commitment").textContent = commitment.server_seed_hash;
     const state = await call("post", "/v1/deals", {
       body: {
-        variant,
+        variant: info.id,
         options,
         commitment_id: commitment.commitment_id,
         client_seed: clientSeed
@@ -1234,101 +1635,48 @@ async function deal() {
       state.server_seed_hash !== commitment.server_seed_hash && "its hash is not the one committed",
       state.client_seed !== clientSeed && "its client seed is not the one sent",
       !state.committed_before_client_seed && "it was not committed before the client seed",
-      state.variant !== variant && "it is another variant"
+      state.variant !== info.id && "it is another variant"
     ].filter(Boolean);
     if (broken.length) throw new Error(`the server dealt another game than it promised: ${broken.join("; ")}`);
-    game = {
-      variant,
-      dealId: state.deal_id,
-      serverSeedHash: commitment.server_seed_hash,
-      clientSeed,
-      view: state.view,
-      next: state.next_index,
-      seen: /* @__PURE__ */ new Map(),
-      finished: state.finished,
-      busy: false
-    };
-    remember(game, state.view);
+    const tables = {};
+    for (const each of variants) Object.assign(tables, each.tables);
+    session2 = new Session(
+      state,
+      board2,
+      { serverSeedHash: commitment.server_seed_hash, clientSeed },
+      tables,
+      null,
+      draw2
+    );
     say(`Dealt ${state.deal_id}.`);
-    draw();
+    draw2();
   } catch (error) {
     say(describe(error));
   } finally {
     $("deal").removeAttribute("disabled");
   }
 }
-async function play(move) {
-  if (!game || game.finished || game.busy) return;
-  const current = game;
-  current.busy = true;
-  try {
-    const answer = await call("post", "/v1/deals/{deal_id}/moves", {
-      params: { deal_id: current.dealId },
-      body: { index: current.next, move }
-    });
-    current.view = answer.view;
-    current.next = answer.index + 1;
-    current.finished = answer.finished;
-    board?.placed?.(move);
-    remember(current, answer.view);
-    draw();
-    say(answer.finished ? "The game is over." : `Played ${move}.`);
-    if (answer.finished) await finish(current, answer.score ?? null);
-  } catch (error) {
-    say(describe(error));
-  } finally {
-    current.busy = false;
-  }
-}
-async function finish(done, score) {
-  $("result").hidden = false;
-  $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none (a dead end scores nothing)";
-  const status = $("verification");
-  void board?.finished?.(done.view, [...done.seen.values()]).then((words) => $("par").textContent = words).catch((error) => $("par").textContent = `Par unavailable: ${describe(error)}.`);
-  if (!score) {
-    status.textContent = "Not verified: an unscored game has no receipt.";
-    status.className = "not-verified";
-    return;
-  }
-  status.textContent = "Verifying…";
-  try {
-    const receipt = await call("get", "/v1/deals/{deal_id}/receipt", { params: { deal_id: done.dealId } });
-    $("receipt").value = receipt.receipt;
-    const download = $("download");
-    download.href = URL.createObjectURL(new Blob([receipt.receipt], { type: "application/jose" }));
-    download.download = `receipt-${done.dealId}.jws`;
-    const keys = await call("get", "/.well-known/jwks.json");
-    const tables = {};
-    for (const info of variants) Object.assign(tables, info.tables);
-    const verdict = await verifyReceipt(receipt.receipt, keys, {
-      serverSeedHash: done.serverSeedHash,
-      clientSeed: done.clientSeed,
-      seen: [...done.seen.values()],
-      tables
-    });
-    status.textContent = verdict.ok ? `Verified: ${verdict.checked.join("; ")}.` : `Not verified: ${verdict.reasons.join("; ")}.`;
-    status.className = verdict.ok ? "verified" : "not-verified";
-  } catch (error) {
-    status.textContent = `Not verified: ${describe(error)}.`;
-    status.className = "not-verified";
-  }
-}
 async function start() {
   const params = new URLSearchParams(location.search);
-  variants = (await call("get", "/v1/variants")).filter((v) => v.id in BOARDS);
-  const select = $("variant");
-  for (const info of variants) select.append(new Option(info.title, info.id));
-  const asked = params.get("variant");
-  if (asked && asked in BOARDS) select.value = asked;
-  else if (asked) say(`This page does not play ${asked} yet; it plays ${Object.keys(BOARDS).join(", ")}.`);
-  $("client-seed").value = toHex(crypto.getRandomValues(new Uint8Array(16)));
-  select.addEventListener("change", chooseVariant);
-  $("deal").addEventListener("click", () => void deal());
-  $("four-colours").addEventListener("change", draw);
+  variants = (await call("get", "/v1/variants")).filter((v) => v.id in KINDS);
   $("copy").addEventListener("click", () => {
     void navigator.clipboard?.writeText($("receipt").value);
     say("The receipt was copied.");
   });
+  const tournament = params.get("tournament");
+  if (tournament) {
+    await startTournament(tournament, variants);
+    return;
+  }
+  const select = $("variant");
+  for (const info of variants) select.append(new Option(info.title, info.id));
+  const asked = params.get("variant");
+  if (asked && asked in KINDS) select.value = asked;
+  else if (asked) say(`This page does not play ${asked}; it plays ${Object.keys(KINDS).join(", ")}.`);
+  $("client-seed").value = toHex(crypto.getRandomValues(new Uint8Array(16)));
+  select.addEventListener("change", chooseVariant);
+  $("deal").addEventListener("click", () => void deal());
+  $("four-colours").addEventListener("change", draw2);
   chooseVariant();
 }
 void start().catch((error) => say(describe(error)));

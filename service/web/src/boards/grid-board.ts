@@ -30,6 +30,7 @@ export class GridBoard implements Board {
   private warned: string | null = null;
   private view: GridView | null = null;
   private playing = false;
+  private adopted: Record<string, unknown> | null = null;
 
   constructor(
     private readonly variant: GridVariant,
@@ -63,7 +64,12 @@ export class GridBoard implements Board {
     return form;
   }
 
+  adopt(options: Record<string, unknown>): void {
+    this.adopted = options;
+  }
+
   options(): Record<string, unknown> {
+    if (this.adopted) return this.adopted;
     const scoring = (document.getElementById("scoring") as HTMLSelectElement).value;
     const diagonals = document.getElementById("diagonals") as HTMLInputElement | null;
     return this.variant === "poker-squares" ? { scoring, diagonals: diagonals?.checked ?? false } : { scoring };

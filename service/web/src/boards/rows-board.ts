@@ -37,6 +37,10 @@ export class RowsBoard implements Board {
     return form;
   }
 
+  adopt(options: Record<string, unknown>): void {
+    this.levels = Number(options["levels"] ?? 1);
+  }
+
   options(): Record<string, unknown> {
     this.levels = Number((document.getElementById("levels") as HTMLSelectElement).value);
     return { levels: this.levels };

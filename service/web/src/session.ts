@@ -1,0 +1,155 @@
+/**
+ * One game on the page: its deal, its view, the cards it was shown (each by its place
+ * in the deal), its moves (sent with the entrant's token in a tournament), and at the
+ * end its receipt, verified in the page. The shell (play.ts) and the tournament mode
+ * (tournament.ts) each open sessions their own way and draw them the same way.
+ */
+
+import type { Board, Seen, View } from "./board";
+import { ApiError, call, type Schemas } from "./client";
+import type { PointTable } from "./hands";
+import { verifyReceipt } from "./receipt";
+
+export type DealState = Schemas["DealState"];
+
+export const $ = <T extends HTMLElement>(id: string): T => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`the page has no #${id}`);
+  return element as T;
+};
+
+export function say(message: string): void {
+  $("message").textContent = message;
+}
+
+export function describe(error: unknown): string {
+  if (error instanceof ApiError) return `${error.message}${error.code ? ` (${error.code})` : ""}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class Session {
+  view: View;
+  next: number;
+  finished: boolean;
+  readonly seen = new Map<string, Seen>();
+  private busy = false;
+
+  constructor(
+    readonly state: DealState,
+    readonly board: Board,
+    /** What the deal was promised to be: its committed hash and client seed. */
+    readonly promised: { serverSeedHash: string; clientSeed: string },
+    readonly tables: Record<string, PointTable>,
+    /** The entrant's token (`cpe_...`) for a tournament game. */
+    readonly token: string | null = null,
+    /** Told after every change (a move, a refresh). */
+    readonly changed: () => void = () => undefined,
+  ) {
+    this.view = state.view;
+    this.next = state.next_index;
+    this.finished = state.finished;
+    board.adopt?.(state.options);
+    this.remember(state.view);
+  }
+
+  get dealId(): string {
+    return this.state.deal_id;
+  }
+
+  private headers(): Record<string, string> {
+    return this.token ? { Authorization: `Bearer ${this.token}` } : {};
+  }
+
+  /** Whether a move can be made now (a lockstep seat waits for each call). */
+  get playing(): boolean {
+    if (this.finished) return false;
+    return this.board.next(this.view) !== null || !("next" in this.view);
+  }
+
+  private remember(view: View): void {
+    for (const card of this.board.seen(view, this.next)) this.seen.set(`${card.stream}:${card.index}`, card);
+  }
+
+  /** The deal as the server has it now (a lockstep call, a card placed for the player). */
+  async refresh(): Promise<void> {
+    const state = await call("get", "/v1/deals/{deal_id}", { params: { deal_id: this.dealId }, headers: this.headers() });
+    this.view = state.view;
+    this.next = state.next_index;
+    const ended = state.finished && !this.finished;
+    this.finished = state.finished;
+    this.remember(state.view);
+    this.changed();
+    if (ended) await this.finish(state.score ?? null);
+  }
+
+  /** Send one move (its text form); a refused one is said, and the game stays as it was. */
+  async play(move: string): Promise<void> {
+    if (this.finished || this.busy) return;
+    this.busy = true;
+    try {
+      const answer = await call("post", "/v1/deals/{deal_id}/moves", {
+        params: { deal_id: this.dealId },
+        body: { index: this.next, move },
+        headers: this.headers(),
+      });
+      this.view = answer.view;
+      this.next = answer.index + 1;
+      this.finished = answer.finished;
+      this.board.placed?.(move);
+      this.remember(answer.view);
+      this.changed();
+      say(answer.finished ? "The game is over." : `Played ${move}.`);
+      if (answer.finished) await this.finish(answer.score ?? null);
+    } catch (error) {
+      say(describe(error));
+      if (error instanceof ApiError && error.code === "auto-placed") await this.refresh();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** The score, the receipt, and the page's own verification of it. */
+  async finish(score: Schemas["Score"] | null): Promise<void> {
+    $("result").hidden = false;
+    $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none (a dead end scores nothing)";
+    const status = $("verification");
+    void this.board
+      .finished?.(this.view, [...this.seen.values()])
+      .then((words) => ($("par").textContent = words))
+      .catch((error: unknown) => ($("par").textContent = `Par unavailable: ${describe(error)}.`));
+    if (!score) {
+      status.textContent = "Not verified: an unscored game has no receipt.";
+      status.className = "not-verified";
+      return;
+    }
+    status.textContent = "Verifying…";
+    status.className = "";
+    try {
+      const receipt = await call("get", "/v1/deals/{deal_id}/receipt", {
+        params: { deal_id: this.dealId },
+        headers: this.headers(),
+      });
+      $<HTMLTextAreaElement>("receipt").value = receipt.receipt;
+      const download = $<HTMLAnchorElement>("download");
+      download.href = URL.createObjectURL(new Blob([receipt.receipt], { type: "application/jose" }));
+      download.download = `receipt-${this.dealId}.jws`;
+      const keys = await call("get", "/.well-known/jwks.json");
+      const verdict = await verifyReceipt(receipt.receipt, keys, {
+        ...this.promised,
+        seen: [...this.seen.values()],
+        tables: this.tables,
+      });
+      if (verdict.ok) {
+        status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
+      } else if (receipt.payload.server_seed === null && verdict.checked.length > 0) {
+        status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
+      } else {
+        status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
+      }
+      status.className = verdict.ok ? "verified" : "not-verified";
+    } catch (error) {
+      status.textContent = `Not verified: ${describe(error)}.`;
+      status.className = "not-verified";
+    }
+  }
+}
