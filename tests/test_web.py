@@ -597,6 +597,35 @@ def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[s
         assert not recorder.outside(base_url), (name, recorder.outside(base_url))
 
 
+A11Y_SCRIPT = (ROOT / "tests" / "a11y_check.js").read_text(encoding="utf-8")
+"""Every visible control has an accessible name; every visible text meets WCAG AA contrast
+(4.5:1, 3:1 for large text) against the background it is drawn on."""
+
+
+@pytest.mark.parametrize("variant", ["poker-squares", "repeat-poker", "reserve-poker", "solodrez"])
+def test_every_control_is_labelled_and_text_meets_aa_contrast(
+    chromium: Any, web_server: str, variant: str
+) -> None:
+    page = chromium.new_page(viewport={"width": 1000, "height": 1000})
+    new_game(page, web_server, "labels", variant)
+    page.locator("#four-colours").check()
+    assert page.evaluate(A11Y_SCRIPT) == []
+    page.goto(f"{web_server}/verify")
+    assert page.evaluate(A11Y_SCRIPT) == []
+    page.evaluate(  # the check itself finds what it should: faint text, an unnamed button
+        """() => {
+        const faint = document.createElement('p');
+        faint.textContent = 'faint';
+        faint.style.color = '#bbbbbb';
+        document.querySelector('main').append(faint, document.createElement('button'));
+      }"""
+    )
+    found = page.evaluate(A11Y_SCRIPT)
+    assert any(problem.startswith("contrast") and "faint" in problem for problem in found)
+    assert any(problem.startswith("no label: <button") for problem in found)
+    page.close()
+
+
 def expect_text(page: Any, selector: str, text: str) -> None:
     from playwright.sync_api import expect
 

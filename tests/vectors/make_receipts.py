@@ -4,11 +4,12 @@ Run from the repository root::
 
     .venv/bin/python tests/vectors/make_receipts.py
 
-Each entry is a committed game of a grid variant played in-process with the test keys
-(``conftest.TEST_KEYS``): the compact JWS, the key set, the point tables, the cards dealt
-in order, the committed hash and the client seed. ``web/test/shuffle.test.ts`` verifies
-each in WebCrypto and tampers with it; ``tests/test_web.py`` checks the file still
-verifies with :func:`cardproof.verify_receipt`.
+Each entry is a committed game of a grid variant (or reserve-poker) played in-process
+with the test keys (``conftest.TEST_KEYS``): the compact JWS, the key set, the point
+tables, the cards shown (each at its place in the deal), the committed hash and the
+client seed. ``service/web/test/shuffle.test.ts`` verifies each in WebCrypto and tampers
+with it; ``tests/test_web.py`` checks the file still verifies with
+:func:`cardproof.verify_receipt`.
 """
 
 from __future__ import annotations
@@ -40,7 +41,26 @@ GAMES: list[dict[str, Any]] = [
     },
     {"variant": "poker-patience", "client_seed": "floating", "moves": OFFSETS},
     {"variant": "serpent-patience", "client_seed": "a rook's path", "moves": SNAKE},
+    {
+        "variant": "reserve-poker",
+        "client_seed": "gravity",
+        "options": {"version": 2},
+        "moves": [f"{i % 4}>{i % 5}" for i in range(25)],
+    },
 ]
+
+
+def shown(view: dict[str, Any], next_index: int) -> dict[int, str]:
+    """The cards a view shows, by their place in the deal (the deck's index)."""
+    if view["kind"] == "reserve":  # dealt round-robin into four columns
+        return {
+            i * 4 + f: card
+            for f, column in enumerate(view["reserve"])
+            for i, card in enumerate(column)
+            if card is not None
+        }
+    cards = [view["next"], *view["later"]] if view["next"] else []
+    return {next_index + i: card for i, card in enumerate(cards)}
 
 
 def play(client: TestClient[Any], game: dict[str, Any]) -> dict[str, Any]:
@@ -49,14 +69,12 @@ def play(client: TestClient[Any], game: dict[str, Any]) -> dict[str, Any]:
     body = {"variant": game["variant"], "options": game.get("options", {})}
     body |= {"commitment_id": commitment["commitment_id"], "client_seed": game["client_seed"]}
     state = client.post("/v1/deals", json=body).json()
-    dealt = [state["view"]["next"], *state["view"]["later"]]  # an open variant shows all
+    seen = shown(state["view"], 0)
     for index, cell in enumerate(game["moves"]):
         url = f"/v1/deals/{state['deal_id']}/moves"
         answer = client.post(url, json={"index": index, "move": cell})
         assert answer.status_code == 200, answer.text
-        seen = answer.json()["view"]["next"]
-        if seen and len(dealt) <= index + 1:
-            dealt.append(seen)
+        seen |= shown(answer.json()["view"], index + 1)
     receipt = client.get(f"/v1/deals/{state['deal_id']}/receipt").json()["receipt"]
     tables: dict[str, Any] = {}
     for info in client.get("/v1/variants").json():
@@ -65,7 +83,7 @@ def play(client: TestClient[Any], game: dict[str, Any]) -> dict[str, Any]:
         "receipt": receipt,
         "jwks": client.get("/.well-known/jwks.json").json(),
         "tables": tables,
-        "dealt": dealt,
+        "seen": [{"stream": "deal", "index": i, "card": card} for i, card in sorted(seen.items())],
         "server_seed_hash": commitment["server_seed_hash"],
         "client_seed": game["client_seed"],
     }

@@ -174,3 +174,25 @@ export function replayPlaced(
   }
   return { placed };
 }
+
+/**
+ * Reserve-poker's whole log on a 53-card deck: the deck dealt round-robin into four
+ * reserve columns (column f holds cards f, f + 4, ...; its last is taken first), each
+ * move `f>c` dropping column f's last card to the lowest empty cell of grid column c.
+ */
+export function replayReserve(moves: string[], deck: string[]): { placed: Map<string, string> } | { error: string } {
+  const columns: string[][] = [[], [], [], []];
+  deck.forEach((card, i) => columns[i % 4]?.push(card));
+  const placed = new Map<string, string>();
+  for (const [i, move] of moves.entries()) {
+    const found = /^([0-3])>([0-4])$/.exec(move);
+    if (!found) return { error: `move ${i} (${move}) is not a reserve move f>c` };
+    const card = columns[Number(found[1])]?.pop();
+    const col = Number(found[2]);
+    const row = [4, 3, 2, 1, 0].find((r) => !placed.has(key([r, col])));
+    if (card === undefined || row === undefined) return { error: `move ${i} (${move}) cannot be played` };
+    placed.set(key([row, col]), card);
+  }
+  if (placed.size !== SIZE * SIZE) return { error: `the log fills ${placed.size} cells, not 25` };
+  return { placed };
+}

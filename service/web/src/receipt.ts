@@ -8,7 +8,7 @@
 import type { Seen } from "./board";
 import type { DeckType } from "./cards";
 import type { Schemas } from "./client";
-import { completeLines, GRID_VARIANTS, type GridVariant, replayPlaced } from "./grid";
+import { completeLines, GRID_VARIANTS, type GridVariant, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
 import { ALGORITHM, type Bytes, deckCards, fromHex, seedHash } from "./shuffle";
 
@@ -168,7 +168,7 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
     }
     result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
-  if ((GRID_VARIANTS as readonly string[]).includes(payload.variant)) {
+  if ((GRID_VARIANTS as readonly string[]).includes(payload.variant) || payload.variant === "reserve-poker") {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
     if (reason) return fail(reason);
     result.checked.push("the deck's cards on the log's cells score the receipt's total");
@@ -179,14 +179,17 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
 
 /** A grid variant: place deck card i at move i's cell, score the lines, compare totals. */
 function checkGridScore(payload: Payload, deck: string[], tables: Record<string, PointTable>): string | null {
-  const variant = payload.variant as GridVariant;
-  const replayed = replayPlaced(variant, payload.moves.split(" ").filter(Boolean), deck);
+  const reserve = payload.variant === "reserve-poker";
+  const variant = (reserve ? "poker-squares" : payload.variant) as GridVariant;
+  const moves = payload.moves.split(" ").filter(Boolean);
+  const replayed = reserve ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
   if ("error" in replayed) return replayed.error;
   const options = payload.options as { scoring?: string | PointTable; diagonals?: boolean };
-  const scoring = options.scoring ?? (variant === "poker-squares" ? "american" : "british");
+  const fallback = reserve ? "reserve" : variant === "poker-squares" ? "american" : "british";
+  const scoring = reserve ? "reserve" : (options.scoring ?? fallback);
   const table = typeof scoring === "string" ? tables[scoring] : scoring;
   if (table === undefined) return `the point table ${String(scoring)} is not known to this page`;
-  const lines = completeLines(variant, replayed.placed, table, options.diagonals === true);
+  const lines = completeLines(variant, replayed.placed, table, reserve || options.diagonals === true);
   const total = lines.reduce((n, line) => n + line.points, 0);
   if (total !== payload.score.total) return `the log scores ${total}, the receipt says ${payload.score.total}`;
   return null;

@@ -11,7 +11,7 @@
 import type { Board } from "./board";
 import { call, newKey, type Schemas } from "./client";
 import { drawGame, fourColours } from "./draw";
-import { GRID_VARIANTS, type GridVariant, key, replayPlaced } from "./grid";
+import { GRID_VARIANTS, type GridVariant, key, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
 import { KINDS } from "./kinds";
 import { cardLabel, colourClass } from "./cards";
@@ -265,7 +265,7 @@ async function showClosed(id: string, tournament: Tournament, entry: Kept | null
     table("Standings", ["rank", "name", "total", "games"], standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished])),
     table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net])),
   ];
-  if ((GRID_VARIANTS as readonly string[]).includes(tournament.variant)) {
+  if ((GRID_VARIANTS as readonly string[]).includes(tournament.variant) || tournament.variant === "reserve-poker") {
     parts.push(...(await grids(id, tournament, headers)));
   }
   after.replaceChildren(...parts);
@@ -283,7 +283,8 @@ async function grids(id: string, tournament: Tournament, headers: Record<string,
     title.textContent = `Round ${round.round}`;
     section.append(title);
     for (const game of exported.games.filter((g) => g.round === round.round)) {
-      const replayed = replayPlaced(variant, game.moves.split(" ").filter(Boolean), deck);
+      const moves = game.moves.split(" ").filter(Boolean);
+      const replayed = variant === ("reserve-poker" as string) ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
       if ("error" in replayed) continue;
       const figure = document.createElement("figure");
       figure.className = "final-grid";

@@ -265,6 +265,22 @@ function replayPlaced(variant, moves, deck) {
   }
   return { placed };
 }
+function replayReserve(moves, deck) {
+  const columns = [[], [], [], []];
+  deck.forEach((card, i) => columns[i % 4]?.push(card));
+  const placed = /* @__PURE__ */ new Map();
+  for (const [i, move] of moves.entries()) {
+    const found = /^([0-3])>([0-4])$/.exec(move);
+    if (!found) return { error: `move ${i} (${move}) is not a reserve move f>c` };
+    const card = columns[Number(found[1])]?.pop();
+    const col = Number(found[2]);
+    const row = [4, 3, 2, 1, 0].find((r) => !placed.has(key([r, col])));
+    if (card === void 0 || row === void 0) return { error: `move ${i} (${move}) cannot be played` };
+    placed.set(key([row, col]), card);
+  }
+  if (placed.size !== SIZE * SIZE) return { error: `the log fills ${placed.size} cells, not 25` };
+  return { placed };
+}
 
 // src/shuffle.ts
 var ALGORITHM = "cardproof-shuffle-v1";
@@ -466,7 +482,7 @@ async function verifyReceipt(token, keys, expected = {}) {
     }
     result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
-  if (GRID_VARIANTS.includes(payload.variant)) {
+  if (GRID_VARIANTS.includes(payload.variant) || payload.variant === "reserve-poker") {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
     if (reason) return fail(reason);
     result.checked.push("the deck's cards on the log's cells score the receipt's total");
@@ -475,14 +491,17 @@ async function verifyReceipt(token, keys, expected = {}) {
   return result;
 }
 function checkGridScore(payload, deck, tables) {
-  const variant = payload.variant;
-  const replayed = replayPlaced(variant, payload.moves.split(" ").filter(Boolean), deck);
+  const reserve = payload.variant === "reserve-poker";
+  const variant = reserve ? "poker-squares" : payload.variant;
+  const moves = payload.moves.split(" ").filter(Boolean);
+  const replayed = reserve ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
   if ("error" in replayed) return replayed.error;
   const options = payload.options;
-  const scoring = options.scoring ?? (variant === "poker-squares" ? "american" : "british");
+  const fallback = reserve ? "reserve" : variant === "poker-squares" ? "american" : "british";
+  const scoring = reserve ? "reserve" : options.scoring ?? fallback;
   const table = typeof scoring === "string" ? tables[scoring] : scoring;
   if (table === void 0) return `the point table ${String(scoring)} is not known to this page`;
-  const lines = completeLines(variant, replayed.placed, table, options.diagonals === true);
+  const lines = completeLines(variant, replayed.placed, table, reserve || options.diagonals === true);
   const total = lines.reduce((n, line) => n + line.points, 0);
   if (total !== payload.score.total) return `the log scores ${total}, the receipt says ${payload.score.total}`;
   return null;
@@ -1528,7 +1547,7 @@ async function showClosed(id, tournament, entry) {
     table("Standings", ["rank", "name", "total", "games"], standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished])),
     table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net]))
   ];
-  if (GRID_VARIANTS.includes(tournament.variant)) {
+  if (GRID_VARIANTS.includes(tournament.variant) || tournament.variant === "reserve-poker") {
     parts.push(...await grids(id, tournament, headers));
   }
   after.replaceChildren(...parts);
@@ -1545,7 +1564,8 @@ async function grids(id, tournament, headers) {
     title.textContent = `Round ${round.round}`;
     section.append(title);
     for (const game of exported.games.filter((g) => g.round === round.round)) {
-      const replayed = replayPlaced(variant, game.moves.split(" ").filter(Boolean), deck);
+      const moves = game.moves.split(" ").filter(Boolean);
+      const replayed = variant === "reserve-poker" ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
       if ("error" in replayed) continue;
       const figure = document.createElement("figure");
       figure.className = "final-grid";
