@@ -332,9 +332,7 @@ def test_the_sdk_solves_plays_and_checks_a_receipt(sdk: Client) -> None:
     assert isinstance(solution, SoloDrezSolution)
     assert solution.result == "won"
     game = sdk.deal("solodrez")
-    position = SoloDrez.from_columns(
-        [parse_pokerdrez_cards(c) for c in game.visible.columns]  # type: ignore[union-attr]
-    )
+    position = SoloDrez.from_columns([parse_pokerdrez_cards(c) for c in game.visible.columns])
     first = position.legal_moves()[0]
     game.play(first)
     game.play({"stop": True})

@@ -11,6 +11,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient, TestClient
 
 from cardproof import (
+    CommitmentMismatchError,
     ConflictError,
     ForbiddenError,
     ReceiptError,
@@ -191,6 +192,31 @@ def test_a_wrong_revealed_seed_does_not_verify(organizer: Client) -> None:
     with pytest.raises(ReceiptError) as differs:
         verify_receipt(revealed.receipt, jwks, server_seed=other_round)
     assert differs.value.code == "seed-mismatch"
+
+
+def test_a_round_asked_for_as_another_variant_is_refused(organizer: Client) -> None:
+    created = organizer.create_tournament(
+        "Typed",
+        "poker-squares",
+        rounds=2,
+        opens_at=hours(-1),
+        closes_at=hours(1),
+        format="async",
+        entry="invite",
+        invites=2,
+    )
+    tid = created.tournament.tournament_id
+    token = organizer.enter(tid, "Ada", invite_code=created.invite_codes[0]).token
+    with pytest.raises(CommitmentMismatchError) as wrong:
+        organizer.play_round(tid, 1, token, variant="repeat-poker")
+    assert (wrong.value.field, wrong.value.expected, wrong.value.got) == (
+        "variant",
+        "repeat-poker",
+        "poker-squares",
+    )
+    game = organizer.play_round(tid, 2, token, variant="poker-squares")
+    assert isinstance(game.visible, GridView)
+    assert game.visible.next is not None
 
 
 def test_invite_only_entry_and_refusals(organizer: Client, client: TestClient[Litestar]) -> None:

@@ -39,7 +39,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Final, Generic, Literal, TypeVar, overload
+from typing import Any, Final, Generic, Literal, TypeVar, cast, overload
 from urllib.parse import quote, urlencode
 
 import httpx
@@ -60,6 +60,7 @@ from cardproof.errors import (
     UnauthorizedError,
     UnprocessableError,
 )
+from cardproof.games import GridView, ReserveView, RowsView, SoloDrezView
 from cardproof.hands import Score
 from cardproof.models import (
     Call,
@@ -103,6 +104,13 @@ from cardproof.receipts import (
 from cardproof.tournaments import Payment, SettlementPage
 
 T = TypeVar("T")
+V = TypeVar("V", bound=View)
+"""The view a game handle shows: its variant's (``GridView`` for the grid variants...)."""
+GridVariantId = Literal["poker-squares", "poker-patience", "serpent-patience"]
+"""The variants whose view is a ``GridView``."""
+RepeatId = Literal["repeat-poker"]
+ReserveId = Literal["reserve-poker"]
+SoloDrezId = Literal["solodrez"]
 
 DEFAULT_BASE_URL: Final = "http://127.0.0.1:8000"
 RETRY_STATUSES: Final = frozenset({429, 500, 502, 503, 504})
@@ -641,6 +649,51 @@ class Client:
         """A fresh commitment to a server seed."""
         return self._send(_Calls.commit())
 
+    @overload
+    def deal(
+        self,
+        variant: GridVariantId,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> Game[GridView]: ...
+
+    @overload
+    def deal(
+        self,
+        variant: RepeatId,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> Game[RowsView]: ...
+
+    @overload
+    def deal(
+        self,
+        variant: ReserveId,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> Game[ReserveView]: ...
+
+    @overload
+    def deal(
+        self,
+        variant: SoloDrezId,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> Game[SoloDrezView]: ...
+
+    @overload
     def deal(
         self,
         variant: str,
@@ -649,7 +702,17 @@ class Client:
         client_seed: str | None = None,
         committed: bool = True,
         commitment: Commitment | None = None,
-    ) -> Game:
+    ) -> Game[View]: ...
+
+    def deal(
+        self,
+        variant: str,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> Game[Any]:
         """Open a deal to play move by move, and check it is the one promised.
 
         Commits first (or uses ``commitment``, from an earlier :meth:`commit`; with
@@ -666,7 +729,7 @@ class Client:
         check_deal(
             state, variant_id=variant, options=options, client_seed=seed, commitment=commitment
         )
-        return Game(self, state, played=_played(state, options))
+        return Game[Any](self, state, played=_played(state, options))
 
     def read_deal(self, deal_id: str, *, token: str | None = None) -> DealState:
         """A deal as its player may see it now (a tournament game's: with its ``token``)."""
@@ -798,18 +861,52 @@ class Client:
         self._promises.keep_entry(entry)
         return entry
 
-    def play_round(self, tournament_id: str, round_number: int, token: str) -> Game:
+    @overload
+    def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: GridVariantId
+    ) -> Game[GridView]: ...
+
+    @overload
+    def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: RepeatId
+    ) -> Game[RowsView]: ...
+
+    @overload
+    def play_round(
+        self,
+        tournament_id: str,
+        round_number: int,
+        token: str,
+        *,
+        variant: ReserveId,
+    ) -> Game[ReserveView]: ...
+
+    @overload
+    def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: SoloDrezId
+    ) -> Game[SoloDrezView]: ...
+
+    @overload
+    def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: None = None
+    ) -> Game[View]: ...
+
+    def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: str | None = None
+    ) -> Game[Any]:
         """Open the entrant's game on a round (``token`` from :meth:`enter`), to play it.
 
         Every entrant gets the same cards on a round; the game is played like any deal. It
         must be dealt from the round's committed seed hash (as shown at entry, or read
-        now) and the tournament's salt.
+        now) and the tournament's salt. ``variant``, when given, types the handle by its
+        view and must be the tournament's (else ``CommitmentMismatchError``).
         """
         if self._promises.round_hash(tournament_id, round_number) is None:
             self.tournament(tournament_id, token=token)
         state = self._send(_Calls.open_round(tournament_id, round_number, token))
         self._promises.check_round(tournament_id, round_number, state)
-        game = Game(self, state, token, played=_played(state, None, tournament_id))
+        _check_variant(state, variant)
+        game = Game[Any](self, state, token, played=_played(state, None, tournament_id))
         self._promises.keep_game(tournament_id, round_number, game.played)
         return game
 
@@ -901,8 +998,19 @@ def _played(state: DealState, options: Options, tournament: str | None = None) -
     )
 
 
-class _GameState:
-    """What a game handle knows: the deal, what is visible now, and what it played."""
+def _check_variant(state: DealState, variant: str | None) -> None:
+    """A tournament game asked for as ``variant`` must be of it (the handle is typed so)."""
+    if variant is not None and state.variant != variant:
+        raise CommitmentMismatchError("variant", variant, state.variant)
+
+
+class _GameState(Generic[V]):
+    """What a game handle knows: the deal, what is visible now, and what it played.
+
+    ``V`` is the variant's view: :meth:`Client.deal` on a literal variant id gives a
+    handle whose ``visible`` is that view (``GridView`` for poker-squares), so a script
+    reads ``game.visible.next`` with no narrowing of its own.
+    """
 
     def __init__(
         self, state: DealState, token: str | None = None, played: Played | None = None
@@ -912,7 +1020,7 @@ class _GameState:
         """A tournament game's entrant token: its moves need it."""
         self.variant = state.variant
         self.state = state
-        self.visible: View = state.view
+        self.visible: V = cast(V, state.view)
         """What the player may see now (the layout and the card to place)."""
         self.next_index = state.next_index
         self.finished = state.finished
@@ -925,7 +1033,7 @@ class _GameState:
         if result.index == len(self.played.moves):
             self.played.moves.append(canonical_move(self.variant, move, result.index))
         self.played.views[result.index + 1] = result.view
-        self.visible = result.view
+        self.visible = cast(V, result.view)
         self.next_index = result.index + 1
         self.finished = result.finished
         self.score = result.score
@@ -944,7 +1052,7 @@ class _GameState:
         known.extend(moves[len(known) :])
         self.played.views[state.next_index] = state.view
         self.state = state
-        self.visible = state.view
+        self.visible = cast(V, state.view)
         self.next_index = state.next_index
         self.finished = state.finished
         self.score = state.score
@@ -957,7 +1065,7 @@ class _GameState:
         return response
 
 
-class Game(_GameState):
+class Game(_GameState[V]):
     """A deal being played through a :class:`Client`, one move at a time."""
 
     def __init__(
@@ -1111,6 +1219,51 @@ class AsyncClient:
         """A fresh commitment to a server seed."""
         return await self._send(_Calls.commit())
 
+    @overload
+    async def deal(
+        self,
+        variant: GridVariantId,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> AsyncGame[GridView]: ...
+
+    @overload
+    async def deal(
+        self,
+        variant: RepeatId,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> AsyncGame[RowsView]: ...
+
+    @overload
+    async def deal(
+        self,
+        variant: ReserveId,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> AsyncGame[ReserveView]: ...
+
+    @overload
+    async def deal(
+        self,
+        variant: SoloDrezId,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> AsyncGame[SoloDrezView]: ...
+
+    @overload
     async def deal(
         self,
         variant: str,
@@ -1119,7 +1272,17 @@ class AsyncClient:
         client_seed: str | None = None,
         committed: bool = True,
         commitment: Commitment | None = None,
-    ) -> AsyncGame:
+    ) -> AsyncGame[View]: ...
+
+    async def deal(
+        self,
+        variant: str,
+        options: Options = None,
+        *,
+        client_seed: str | None = None,
+        committed: bool = True,
+        commitment: Commitment | None = None,
+    ) -> AsyncGame[Any]:
         """Open a deal to play move by move, checked as :meth:`Client.deal` checks it."""
         if commitment is None and committed:
             commitment = await self.commit()
@@ -1129,7 +1292,7 @@ class AsyncClient:
         check_deal(
             state, variant_id=variant, options=options, client_seed=seed, commitment=commitment
         )
-        return AsyncGame(self, state, played=_played(state, options))
+        return AsyncGame[Any](self, state, played=_played(state, options))
 
     async def read_deal(self, deal_id: str, *, token: str | None = None) -> DealState:
         """A deal as its player may see it now (a tournament game's: with its ``token``)."""
@@ -1241,13 +1404,46 @@ class AsyncClient:
             game = AsyncGame(self, state, token, played=played)
         return AsyncRound(self, tournament_id, round_number, game)
 
-    async def play_round(self, tournament_id: str, round_number: int, token: str) -> AsyncGame:
+    @overload
+    async def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: GridVariantId
+    ) -> AsyncGame[GridView]: ...
+
+    @overload
+    async def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: RepeatId
+    ) -> AsyncGame[RowsView]: ...
+
+    @overload
+    async def play_round(
+        self,
+        tournament_id: str,
+        round_number: int,
+        token: str,
+        *,
+        variant: ReserveId,
+    ) -> AsyncGame[ReserveView]: ...
+
+    @overload
+    async def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: SoloDrezId
+    ) -> AsyncGame[SoloDrezView]: ...
+
+    @overload
+    async def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: None = None
+    ) -> AsyncGame[View]: ...
+
+    async def play_round(
+        self, tournament_id: str, round_number: int, token: str, *, variant: str | None = None
+    ) -> AsyncGame[Any]:
         """Open the entrant's game on a round (see :meth:`Client.play_round`)."""
         if self._promises.round_hash(tournament_id, round_number) is None:
             await self.tournament(tournament_id, token=token)
         state = await self._send(_Calls.open_round(tournament_id, round_number, token))
         self._promises.check_round(tournament_id, round_number, state)
-        game = AsyncGame(self, state, token, played=_played(state, None, tournament_id))
+        _check_variant(state, variant)
+        game = AsyncGame[Any](self, state, token, played=_played(state, None, tournament_id))
         self._promises.keep_game(tournament_id, round_number, game.played)
         return game
 
@@ -1346,7 +1542,7 @@ class _Seat:
         current = answer.calls[-1] if answer.calls else None
         return current if current is not None and current.index >= next_index else None
 
-    def _placeable(self, call: Call, game: _GameState) -> bool:
+    def _placeable(self, call: Call, game: _GameState[View]) -> bool:
         """Whether ``call`` is the card ``game`` (read again) places next: it is yielded."""
         if game.finished or call.index != game.next_index:
             return False
@@ -1366,7 +1562,9 @@ class Round(_Seat):
     placed for the player by the server (the first legal move), and the game follows.
     """
 
-    def __init__(self, client: Client, tournament_id: str, round_number: int, game: Game) -> None:
+    def __init__(
+        self, client: Client, tournament_id: str, round_number: int, game: Game[View]
+    ) -> None:
         """A seat whose game is ``game`` (see :meth:`Client.join_round`)."""
         super().__init__(tournament_id, round_number)
         self._client = client
@@ -1412,7 +1610,7 @@ class AsyncRound(_Seat):
     """An entrant's seat in a lockstep round, on an :class:`AsyncClient` (see :class:`Round`)."""
 
     def __init__(
-        self, client: AsyncClient, tournament_id: str, round_number: int, game: AsyncGame
+        self, client: AsyncClient, tournament_id: str, round_number: int, game: AsyncGame[View]
     ) -> None:
         """A seat whose game is ``game`` (see :meth:`AsyncClient.join_round`)."""
         super().__init__(tournament_id, round_number)
@@ -1457,7 +1655,7 @@ class AsyncRound(_Seat):
             return None
 
 
-class AsyncGame(_GameState):
+class AsyncGame(_GameState[V]):
     """A deal being played through an :class:`AsyncClient`."""
 
     def __init__(

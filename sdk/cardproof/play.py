@@ -53,6 +53,7 @@ from cardproof.games.repeat_poker import RowsView
 from cardproof.games.reserve_poker import ReserveView
 from cardproof.games.solodrez import SoloDrez, SoloDrezView
 from cardproof.hands import HandScore, PointTable, Score, score_hands
+from cardproof.models import View
 from cardproof.pokerdrez import parse_pokerdrez_cards
 
 PLAYABLE: Final = (
@@ -283,7 +284,7 @@ class _Session(ABC):
     :class:`_RepeatPlay` repeat-poker's rows, :class:`_ReservePlay` reserve-poker.
     """
 
-    def __init__(self, game: Game, term: _Terminal) -> None:
+    def __init__(self, game: Game[View], term: _Terminal) -> None:
         self.game = game
         self.term = term
         self.variant = game.variant
@@ -401,7 +402,7 @@ class _Session(ABC):
 class _GridPlay(_Session):
     """A 5x5 grid game: poker-squares, poker-patience or serpent-patience."""
 
-    def __init__(self, game: Game, term: _Terminal) -> None:
+    def __init__(self, game: Game[View], term: _Terminal) -> None:
         super().__init__(game, term)
         self.diagonals = bool(getattr(self.settings, "diagonals", False))
         self.placed = placed_cards(self.view)
@@ -513,7 +514,7 @@ def _hand_text(hand: HandScore, *, level: bool) -> str:
 class _RepeatPlay(_Session):
     """repeat-poker: rows scored and emptied as they fill, 52 cards a level."""
 
-    def __init__(self, game: Game, term: _Terminal) -> None:
+    def __init__(self, game: Game[View], term: _Terminal) -> None:
         super().__init__(game, term)
         self.ladder: tuple[int, ...] = self.settings.rows_per_level
         self.shown_level = self.view.level
@@ -616,7 +617,7 @@ FACE_DOWN: Final = "##"
 class _ReservePlay(_Session):
     """reserve-poker: 4 reserve columns, a 5x5 gravity grid, 12 hands."""
 
-    def __init__(self, game: Game, term: _Terminal) -> None:
+    def __init__(self, game: Game[View], term: _Terminal) -> None:
         super().__init__(game, term)
         self.placed = self.grid_cards()
         self.last: Coord | None = None
@@ -787,7 +788,7 @@ class _SoloDrezPlay(_Session):
         self.term.say(f"  {score.series_removed} series removed ({won})")
 
 
-def _session(game: Game, term: _Terminal) -> _Session:
+def _session(game: Game[View], term: _Terminal) -> _Session:
     """The session that draws ``game``'s kind of view."""
     if isinstance(game.visible, SoloDrezView):
         return _SoloDrezPlay(game, term)
@@ -945,7 +946,7 @@ def _seconds_left(deadline: str) -> float:
 
 def _show_receipt(
     client: Client,
-    game: Game,
+    game: Game[View],
     term: _Terminal,
     server_url: str | None,
     receipt_out: str | Path | None,
