@@ -136,5 +136,9 @@ def test_a_signed_but_false_receipt_fails_the_replay() -> None:
         with pytest.raises(ReceiptError) as error:
             verify_receipt(KEY.sign(bad), KEYS)
         assert error.value.code == code
-    pending = verify_receipt(KEY.sign(payload(server_seed=None)), KEYS)
-    assert not pending.replayed  # a tournament receipt before the reveal: signature only
+    unrevealed = KEY.sign(payload(server_seed=None))  # a tournament's before the reveal
+    with pytest.raises(ReceiptError) as error:
+        verify_receipt(unrevealed, KEYS)  # its deck and score are unchecked: not a pass
+    assert error.value.code == "seed-not-revealed"
+    pending = verify_receipt(unrevealed, KEYS, signature_only=True)
+    assert not pending.replayed  # accepted knowingly: the signature only

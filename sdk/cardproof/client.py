@@ -967,13 +967,21 @@ class Client:
         server_seed: str | bytes | None = None,
         allow: Sequence[ReceiptKind] = (),
         expect: Expected | None = None,
+        signature_only: bool = False,
     ) -> VerifiedReceipt:
-        """Verify a receipt offline against this server's current key set.
+        """Verify a receipt against this server's key set, fetched from it now.
 
-        The keywords are :func:`cardproof.verify_receipt`'s.
+        It reads ``/.well-known/jwks.json`` from the server, then checks as
+        :func:`cardproof.verify_receipt` does (the keywords are its own), which is the
+        offline check: give it a key set you keep and no server is asked anything.
         """
         return verify_receipt(
-            token, self.jwks(), server_seed=server_seed, allow=allow, expect=expect
+            token,
+            self.jwks(),
+            server_seed=server_seed,
+            allow=allow,
+            expect=expect,
+            signature_only=signature_only,
         )
 
     def health(self) -> Health:
@@ -1498,10 +1506,19 @@ class AsyncClient:
         server_seed: str | bytes | None = None,
         allow: Sequence[ReceiptKind] = (),
         expect: Expected | None = None,
+        signature_only: bool = False,
     ) -> VerifiedReceipt:
-        """Verify a receipt offline against this server's key set (as the sync client does)."""
+        """Verify a receipt against this server's key set, fetched from it now.
+
+        See :meth:`Client.verify_receipt`; :func:`cardproof.verify_receipt` is the offline check.
+        """
         return verify_receipt(
-            token, await self.jwks(), server_seed=server_seed, allow=allow, expect=expect
+            token,
+            await self.jwks(),
+            server_seed=server_seed,
+            allow=allow,
+            expect=expect,
+            signature_only=signature_only,
         )
 
     async def health(self) -> Health:

@@ -447,6 +447,7 @@ def verify_receipt(
     server_seed: str | bytes | None = None,
     allow: Iterable[ReceiptKind] = (),
     expect: Expected | None = None,
+    signature_only: bool = False,
 ) -> VerifiedReceipt:
     """Verify a receipt offline: signature, kind, what it must say, then seed, deck, replay.
 
@@ -463,6 +464,11 @@ def verify_receipt(
     The result's ``payload`` stays the signed one (its ``server_seed`` still null).
     A receipt that carries its own seed is checked with that one, and a given seed
     must equal it.
+
+    A receipt that cannot be replayed (no seed revealed, none given) raises
+    ``seed-not-revealed``: its deck and score are unchecked, so it must not pass for a
+    verified one. ``signature_only=True`` accepts it knowingly: the result then says
+    ``replayed=False``.
 
     Raises :class:`ReceiptError` naming the first check that fails.
     """
@@ -503,6 +509,13 @@ def verify_receipt(
     if expect is not None:
         check_expected(payload, expect)
     if payload.server_seed is None:
-        return verified
+        if signature_only:
+            return verified
+        raise ReceiptError(
+            "seed-not-revealed",
+            "the server seed is not revealed yet (a tournament still open), so the deck and "
+            "the score cannot be replayed: pass server_seed= once the tournament shows it, "
+            "or signature_only=True to accept the signature alone",
+        )
     check_payload(payload)
     return VerifiedReceipt(payload=verified.payload, kid=verified.kid, replayed=True)

@@ -55,6 +55,7 @@ __all__ = [
     "CURSOR_PATTERN",
     "MAX_PAGE",
     "ExportCheck",
+    "ExportError",
     "Payment",
     "Settlement",
     "SettlementPage",
@@ -280,14 +281,25 @@ def rank(lines: Iterable[tuple[str, int, int]]) -> list[StandingLine]:
 
 
 class ExportCheck(msgspec.Struct, frozen=True):
-    """What :func:`verify_export` found: games checked, the recomputed standings, problems.
-
-    The export holds up when ``problems`` is empty.
-    """
+    """An export that holds up: the games checked and the standings recomputed from them."""
 
     games: int
     standings: list[StandingLine]
-    problems: list[str]
+
+
+class ExportError(CardproofError):
+    """An export that does not hold up; ``problems`` lists every one found, in words.
+
+    Raised, never returned: a check whose problems are left unread must not look like a pass.
+    """
+
+    def __init__(self, problems: list[str]) -> None:
+        """The problems found (at least one)."""
+        self.problems = problems
+        shown = "; ".join(problems[:5]) + (
+            f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+        )
+        super().__init__(f"the export does not verify: {shown}")
 
 
 def verify_export(
@@ -359,4 +371,6 @@ def verify_export(
     )
     if standings != export.standings:
         problems.append("the standings differ from the ones the games add up to")
-    return ExportCheck(games=len(export.games), standings=standings, problems=problems)
+    if problems:
+        raise ExportError(problems)
+    return ExportCheck(games=len(export.games), standings=standings)

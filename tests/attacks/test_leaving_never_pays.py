@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import pytest
 
 from attack_kit import CELLS, HttpClient, bearer, enter, open_tournament, reader
 from cardproof.models import TournamentExport
-from cardproof.tournaments import settle, verify_export, worst_round
+from cardproof.tournaments import ExportError, settle, verify_export, worst_round
 
 NEGATIVE = {
     "high-card": -20,
@@ -77,7 +78,6 @@ def test_an_entrant_who_leaves_never_beats_one_who_finishes(client: HttpClient, 
     assert {line.name: line.total for line in export.standings} == expected
     assert len(export.games) == 2  # only finished games are in the record
     check = verify_export(export)
-    assert check.problems == []
     assert {line.name: line.total for line in check.standings} == expected
     forged = msgspec.structs.replace(
         export,
@@ -86,7 +86,9 @@ def test_an_entrant_who_leaves_never_beats_one_who_finishes(client: HttpClient, 
             for line in export.standings
         ],
     )
-    assert "the standings differ" in " ".join(verify_export(forged).problems)
+    with pytest.raises(ExportError) as refused:
+        verify_export(forged)
+    assert "the standings differ" in " ".join(refused.value.problems)
 
 
 def test_a_serpent_dead_end_counts_the_worst_score(client: HttpClient, owner: str) -> None:
