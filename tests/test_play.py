@@ -60,11 +60,30 @@ def play(
     return code, output.getvalue()
 
 
-def receipt_of(output: str) -> str:
-    tokens = [line.removeprefix("Receipt: ") for line in output.splitlines()]
-    found = [t for t, line in zip(tokens, output.splitlines(), strict=True) if t != line]
+@pytest.fixture(autouse=True)
+def _in_a_fresh_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cardproof play`` writes its receipt in the current directory: a test's own."""
+    monkeypatch.chdir(tmp_path)
+
+
+def receipt_file(output: str, cwd: Path | None = None) -> Path:
+    """The file the transcript says the receipt was written to."""
+    found = re.findall(r"(?m)^Receipt: written to (\S+)$", output)
     assert len(found) == 1, output
-    return found[0]
+    assert "eyJ" not in output  # the path is shown, not a blob of base64
+    return (cwd or Path.cwd()) / found[0]
+
+
+def receipt_of(output: str, cwd: Path | None = None) -> str:
+    """The receipt the transcript's file holds."""
+    return receipt_file(output, cwd).read_text().strip()
+
+
+def key_set_of(output: str, cwd: Path) -> Any:
+    """The key set an embedded server's game wrote beside its receipt."""
+    found = re.findall(r"cardproof verify (\S+) --jwks (\S+)", output)
+    assert len(found) == 1, output
+    return json.loads((cwd / found[0][1]).read_text())
 
 
 @pytest.mark.parametrize(
@@ -137,18 +156,22 @@ def test_serpent_shows_the_cards_to_come_and_where_the_next_may_go(sdk_client: C
 
 def test_a_serpent_dead_end_ends_unscored(sdk_client: Client) -> None:
     corner = ["b1", "b2", "a2", "a1"]  # a1's neighbours, a2 and b1, are both taken
-    code, output = play(sdk_client, "serpent-patience", corner)
+    code, output = play(sdk_client, "serpent-patience", [*corner, "n", "a1", "y"])
     assert code == 1, output
+    warning = "a1 leaves no way on: the path would stop there with 21 cards unplaced"
+    assert output.count(warning) == 2  # asked, declined (nothing sent), asked again
+    assert output.count("Place ") == 5  # b1 b2 a2, then a1 twice: the first a1 was not sent
     assert "Dead end at a1" in output
     assert "is not scored, and has no receipt" in output
     assert "Receipt:" not in output
 
 
 def test_q_quits_with_status_1_and_no_receipt(sdk_client: Client) -> None:
-    code, output = play(sdk_client, "poker-squares", ["a1", "q"])
+    code, output = play(sdk_client, "poker-squares", ["a1", "q", "n", "b1", "q", "yes"])
     assert code == 1
+    assert output.count("Quit and forfeit deal d_") == 2  # asked each time, declined once
     assert "Quit: deal d_" in output
-    assert "left unfinished after 1 card" in output
+    assert "left unfinished after 2 cards" in output
     assert "Receipt:" not in output
 
 
@@ -234,13 +257,15 @@ def test_cardproof_play_runs_an_embedded_server(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert time.monotonic() - started < 15
     output = result.stdout
-    token = receipt_of(output)
+    token = receipt_of(output, tmp_path)
     assert "signed by a throwaway key" in output
-    assert "cardproof verify FILE --jwks KEYS.json" in output
-    key_set = next(line for line in output.splitlines() if line.startswith("Key set: "))
-    jwks = json.loads(key_set.removeprefix("Key set: "))
+    jwks = key_set_of(output, tmp_path)
     assert verify_receipt(token, jwks).replayed
-    assert list(tmp_path.iterdir()) == []  # no key file was written
+    deal_id = verify_receipt(token, jwks).payload.deal_id
+    assert sorted(p.name for p in tmp_path.iterdir()) == [  # the receipt and its key set only
+        f"receipt-{deal_id}.jws",
+        f"receipt-{deal_id}.keys.json",
+    ]
     assert "HTTP Request" not in result.stderr
 
 
@@ -295,9 +320,13 @@ def test_a_scripted_repeat_game_runs_to_a_verified_receipt(
         assert rows == [[*row, *["."] * (5 - len(row))] for row in view.rows]  # 5 slots
         assert f"Place {view.next} (r1-r2): " in screen
         replay.play(RepeatPoker.parse_move(moves[k]))
-        found = re.search(r"Score so far: (\d+) from (\d+) hands? scored", screen)
-        assert found is not None, screen
+        found = re.search(r"Score so far: (\d+) points? from (\d+) hands? scored", screen)
+        if found is None:  # before the first hand: said in words, not as "0 from 0 hands"
+            assert "No hand scored yet" in screen, screen
+            assert "from 0 hands" not in screen
+            continue
         total, count = int(found[1]), int(found[2])
+        assert ("1 hand scored" in screen) == (count == 1)  # one hand is "1 hand", not "1 hands"
         assert total == sum(hand.points for hand in hands[:count])  # the server's, so far
         if count:
             last = hands[count - 1]
@@ -411,8 +440,7 @@ def test_cardproof_play_takes_options(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     output = result.stdout
     assert "reserve-poker, version 6: card 25 of 25" in output
-    key_set = next(line for line in output.splitlines() if line.startswith("Key set: "))
-    verified = verify_receipt(receipt_of(output), json.loads(key_set.removeprefix("Key set: ")))
+    verified = verify_receipt(receipt_of(output, tmp_path), key_set_of(output, tmp_path))
     assert verified.replayed
     assert verified.payload.options == {"version": 6}
 

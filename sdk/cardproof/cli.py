@@ -867,7 +867,12 @@ def build_parser() -> argparse.ArgumentParser:
         "throwaway key)",
     )
     play.add_argument("--seed", help="your client seed (default: a random one)")
-    play.add_argument("--receipt-out", metavar="FILE", help="also write the receipt to FILE")
+    play.add_argument(
+        "--receipt-out",
+        metavar="FILE",
+        help="where to write the receipt (default receipt-<deal id>.jws; with the embedded "
+        "server its key set goes beside it, receipt-<deal id>.keys.json)",
+    )
     play.set_defaults(run=_play)
     _add_tournament_parser(commands)
     keys = commands.add_parser("keys", help="make keys")

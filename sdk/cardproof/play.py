@@ -55,6 +55,7 @@ from cardproof.games.solodrez import SoloDrez, SoloDrezView
 from cardproof.hands import HandScore, PointTable, Score, score_hands
 from cardproof.models import View
 from cardproof.pokerdrez import parse_pokerdrez_cards
+from cardproof.words import plural
 
 PLAYABLE: Final = (
     "poker-squares",
@@ -240,6 +241,14 @@ class _Terminal:
         ):
             self.say(line)
 
+    def confirm(self, question: str) -> bool:
+        """A yes-or-no question: ``y`` or ``yes`` is yes, anything else no.
+
+        The end of the input counts as yes: nothing more can be asked.
+        """
+        answer = self.ask(question)
+        return answer is None or answer.strip().lower() in {"y", "yes"}
+
     def ask(self, prompt: str) -> str | None:
         """One line from the player, or ``None`` at the end of the input."""
         if self.line_editing:
@@ -313,6 +322,10 @@ class _Session(ABC):
     def moved(self) -> None:  # noqa: B027 - optional: most screens have nothing to take in
         """Take in the server's new view after a move it took."""
 
+    def before_move(self, answer: str) -> bool:
+        """Whether to send this move (a game may ask first: serpent's dead ends)."""
+        return True
+
     def command(self, command: str) -> bool:
         """Run a command of this game's own (``hint``); ``False`` if ``command`` is none."""
         return False
@@ -330,7 +343,7 @@ class _Session(ABC):
     def score_paragraph(self, score: Score) -> None:
         """``Score so far``: the total of the complete lines, and the lines that score."""
         scoring = ", ".join(f"{h.line} {h.category} {h.points}" for h in score.hands if h.points)
-        lines = f"{len(score.hands)} complete line" + ("" if len(score.hands) == 1 else "s")
+        lines = plural(len(score.hands), "complete line")
         self.term.paragraph(
             f"Score so far: {score.total} from {lines}" + (f" ({scoring})" if scoring else ""),
             indent="  ",
@@ -370,9 +383,20 @@ class _Session(ABC):
             if changed:
                 self.show()
             answer = self.term.ask(self.prompt())
-            if answer is None or answer.strip().lower() in QUIT:
-                return False
+            if answer is None:
+                return False  # the input ended: nothing more can be played
             command = answer.strip().lower()
+            if command in QUIT:
+                if self.term.confirm(
+                    f"Quit and forfeit deal {self.game.deal_id}? It is left unfinished, with no "
+                    "receipt and no second try. [y/N] "
+                ):
+                    return False
+                changed = False
+                continue
+            if not self.before_move(answer):
+                changed = False
+                continue
             if command in HELP:
                 self.term.paragraph(HELP_TEXT[self.variant], indent="  ")
                 self.term.paragraph(COMMANDS_HELP, indent="  ")
@@ -496,6 +520,26 @@ class _GridPlay(_Session):
                 indent="  ",
             )
 
+    def before_move(self, answer: str) -> bool:
+        """Serpent: a move that leaves the path no way on is played only if confirmed."""
+        if self.variant != "serpent-patience":
+            return True
+        found = re.fullmatch(r"([a-e])([1-5])", self.move_text(answer).lower())
+        if found is None:
+            return True  # the server says what is wrong with it
+        cell = (int(found[2]) - 1, COLUMN_LETTERS.index(found[1]))
+        if cell not in playable_cells(self.variant, self.placed, self.last):
+            return True
+        after = {**self.placed, cell: "?"}
+        left = SIZE * SIZE - len(after)
+        if left == 0 or playable_cells(self.variant, after, cell):
+            return True
+        return self.term.confirm(
+            f"  {self.cell_text(cell)} leaves no way on: the path would stop there with "
+            f"{plural(left, 'card')} unplaced, and the game would end unscored. "
+            "Play it anyway? [y/N] "
+        )
+
     def unscored_text(self) -> str:
         return (
             f"Dead end at {self.cell_text(self.last)}: no empty cell is next to the "
@@ -546,8 +590,8 @@ class _RepeatPlay(_Session):
         if view.level != self.shown_level:
             done = sum(h.points for h in view.scored if h.level == self.shown_level)
             term.say(
-                f"Level {self.shown_level} is over: {done} points. Level {view.level} has "
-                f"{len(view.rows)} row{'s' * (len(view.rows) > 1)} and a fresh deck."
+                f"Level {self.shown_level} is over: {plural(done, 'point')}. Level {view.level} "
+                f"has {plural(len(view.rows), 'row')} and a fresh deck."
             )
             self.shown_level = view.level
         in_level = REPEAT_DECK - view.cards_left + 1
@@ -558,15 +602,19 @@ class _RepeatPlay(_Session):
         for line in self.board_lines():
             term.say(line)
         total = sum(h.points for h in view.scored)
-        hands = f"{len(view.scored)} hand" + ("" if len(view.scored) == 1 else "s")
-        by_level = ""
-        if levels > 1:
-            totals = (
-                f"level {k} {sum(h.points for h in view.scored if h.level == k)}"
-                for k in range(1, view.level + 1)
-            )
-            by_level = "; " + ", ".join(totals)
-        term.say(f"  Score so far: {total} from {hands} scored{by_level}")
+        if not view.scored:
+            term.say("  No hand scored yet: a row scores when it holds five cards.")
+        else:
+            by_level = ""
+            if levels > 1:
+                points = [
+                    sum(h.points for h in view.scored if h.level == k)
+                    for k in range(1, view.level + 1)
+                ]
+                totals = (f"level {k}: {plural(n, 'point')}" for k, n in enumerate(points, 1))
+                by_level = " (" + ", ".join(totals) + ")"
+            scored = plural(len(view.scored), "hand")
+            term.say(f"  Score so far: {plural(total, 'point')} from {scored} scored{by_level}")
         if view.scored:
             label = "Just scored" if self.fresh else "Last scored"
             term.paragraph(f"{label}: {_hand_text(view.scored[-1], level=levels > 1)}", "  ")
@@ -815,7 +863,9 @@ def run(
 
     ``server_url`` names the server in the hint on checking the receipt; ``None`` means
     an embedded server (:func:`embedded_client`), whose throwaway key set is printed
-    instead. ``receipt_out`` also writes the receipt (the compact JWS) to that file.
+    instead. The receipt (the compact JWS) is written to ``receipt_out``, by default
+    ``receipt-<deal id>.jws`` in the current directory (with an embedded server, its key
+    set beside it, ``receipt-<deal id>.keys.json``).
     ``color`` is automatic when ``None`` (on for a terminal, off under ``NO_COLOR``).
 
     Returns 0 when the game ended scored and its receipt was shown; 1 when the player
@@ -854,8 +904,7 @@ def run(
         term.say(f"(deal {game.deal_id}, next move {game.next_index})")
         return 2
     if not finished:
-        unit = "move" if variant == SoloDrez.id else "card"
-        played = f"{game.next_index} {unit}" + ("" if game.next_index == 1 else "s")
+        played = plural(game.next_index, "move" if variant == SoloDrez.id else "card")
         term.say(f"Quit: deal {game.deal_id} is left unfinished after {played};")
         term.say("  an unfinished game has no receipt.")
         return 1
@@ -951,38 +1000,45 @@ def _show_receipt(
     server_url: str | None,
     receipt_out: str | Path | None,
 ) -> int:
-    """Fetch the receipt, print it (and write it), and say how to check it."""
+    """Fetch the receipt, write it to a file, and say where it is and how to check it.
+
+    The file is ``receipt-<deal id>.jws`` by default; with an embedded server its key set
+    goes beside it.
+    """
     try:
         token = game.receipt().receipt
+        keys = None if server_url is not None else msgspec.json.encode(client.jwks())
     except CardproofError as error:
         term.say(f"cannot fetch the receipt of deal {game.deal_id}: {error}")
         return 2
+    path = Path(receipt_out) if receipt_out is not None else receipt_path(game.deal_id)
+    key_path = path.with_name(f"{path.stem}.keys.json")
+    try:
+        path.write_text(token + "\n")
+        if keys is not None:
+            key_path.write_bytes(keys + b"\n")
+    except OSError as error:
+        term.say(f"cannot write the receipt to {path}: {error}")
+        term.say(f"Receipt: {token}")
+        return 2
     term.say()
-    term.say(f"Receipt: {token}")
-    if receipt_out is not None:
-        Path(receipt_out).write_text(token + "\n")
-        term.say(f"The receipt is written to {receipt_out}.")
-        where = str(receipt_out)
-    else:
-        where = "FILE"
-        term.say("To keep it, save the text after 'Receipt: ' to a FILE (or use --receipt-out).")
+    term.say(f"Receipt: written to {path}")
     if server_url is not None:
-        term.say(f"Check it: cardproof verify {where} --url {server_url}")
+        term.say(f"Check it: cardproof verify {path} --url {server_url}")
         return 0
     term.paragraph(
         "This game ran on an embedded server: its receipt is signed by a throwaway key made "
         "for this run only, so no server vouches for it and checking it with --url will "
-        "fail. Its deal, replay and score can still be checked offline: save the key set "
-        "below as KEYS.json, then run:"
+        f"fail. Its key set is written beside it, to {key_path}; with it the deal, replay "
+        "and score check offline:"
     )
-    term.say(f"  cardproof verify {where} --jwks KEYS.json")
-    try:
-        keys = msgspec.json.encode(client.jwks()).decode()
-    except CardproofError as error:  # pragma: no cover - the embedded server is in-process
-        term.say(f"cannot fetch the key set: {error}")
-        return 2
-    term.say(f"Key set: {keys}")
+    term.say(f"  cardproof verify {path} --jwks {key_path}")
     return 0
+
+
+def receipt_path(deal_id: str) -> Path:
+    """Where ``cardproof play`` writes a receipt by default: ``receipt-<deal id>.jws``."""
+    return Path(f"receipt-{re.sub(r'[^A-Za-z0-9_-]', '_', deal_id)}.jws")
 
 
 @contextlib.contextmanager

@@ -83,6 +83,7 @@ from cardproof.pokerdrez import (
     POKERDREZ_DECK,
     PokerdrezCard,
 )
+from cardproof.words import plural
 
 COLUMNS: Final = 9
 SERIES: Final = len(FIGURES)
@@ -343,13 +344,14 @@ class SoloDrez(Game[SoloDrezMove, SoloDrezOptions]):
             return "same-column", f"a run moves to another column, not back onto column {a}"
         source, target = self.columns[a], self.columns[b]
         if n > len(source):
-            held = f"holds {_cards(len(source))}" if source else "is empty"
+            held = f"holds {plural(len(source), 'card')}" if source else "is empty"
             return "too-many-cards", f"column {a} {held}, not {n}"
         moving = source[-n:]
         heads = run_heads([_FIGURE[card.index] for card in moving])
         if heads is None:
             texts = " ".join(card.text for card in moving)
-            return "not-a-run", f"the last {_cards(n)} of column {a} ({texts}) are not a run"
+            cards = plural(n, "card")
+            return "not-a-run", f"the last {cards} of column {a} ({texts}) are not a run"
         lo, hi = heads
         if not target:
             if lo != 0:
@@ -365,7 +367,7 @@ class SoloDrez(Game[SoloDrezMove, SoloDrezOptions]):
         if hi == 0:
             return "joker-needs-empty", (
                 f"a run headed by a Joker goes only into an empty column; column {b} holds "
-                f"{_cards(len(target))}"
+                f"{plural(len(target), 'card')}"
             )
         if under == NEUTRAL:
             return None  # it stands for the figure above the run's head (which is not a Joker)
@@ -460,7 +462,7 @@ class SoloDrez(Game[SoloDrezMove, SoloDrezOptions]):
     def incomplete_reason(self) -> str:
         """The game is still going: finish it, or end it with ``stop``."""
         return (
-            f"the game is not over after {_moves(len(self._moves))}: moves are still "
+            f"the game is not over after {plural(len(self._moves), 'move')}: moves are still "
             'possible; end it with {"stop": true} (text: stop)'
         )
 
@@ -478,14 +480,6 @@ class SoloDrez(Game[SoloDrezMove, SoloDrezOptions]):
             columns=tuple(tuple(card.text for card in column) for column in self.columns),
             series_removed=self.series_removed,
         )
-
-
-def _cards(n: int) -> str:
-    return f"{n} card" if n == 1 else f"{n} cards"
-
-
-def _moves(n: int) -> str:
-    return f"{n} move" if n == 1 else f"{n} moves"
 
 
 def _figure_name(card: Card, head: int) -> str:
