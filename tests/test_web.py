@@ -69,11 +69,20 @@ def test_the_pages_allow_this_origin_only(client: HttpClient, path: str) -> None
 def test_the_api_reference_loads_nothing_from_outside(client: HttpClient) -> None:
     page = client.get("/schema")
     assert page.status_code == 200
-    assert "SwaggerUIBundle" in page.text
+    assert "<script>" not in page.text  # no inline script: the policy allows none
     assert not OUTSIDE.search(page.text), OUTSIDE.search(page.text)
     for asset in re.findall(r'(?:src|href)="(/static/swagger/[^"]+)"', page.text):
         assert client.get(asset).status_code == 200, asset
     assert len(re.findall(r'(?:src|href)="/static/swagger/', page.text)) == 3
+    assert page.headers["content-security-policy"].startswith(
+        "default-src 'none'; script-src 'self';"
+    )
+    assert (page.headers["x-frame-options"], page.headers["x-content-type-options"]) == (
+        "DENY",
+        "nosniff",
+    )
+    spec = client.get("/schema/openapi.json")  # the spec itself is data: no page policy
+    assert "content-security-policy" not in spec.headers
 
 
 def test_static_files_stay_inside_their_folder(client: HttpClient) -> None:
@@ -88,7 +97,9 @@ def test_the_js_tests_receipts_still_verify_in_python() -> None:
     entries = json.loads(VECTORS.read_text(encoding="utf-8"))
     assert entries
     for entry in entries:
-        checked = verify_receipt(entry["receipt"], entry["jwks"])
+        checked = verify_receipt(
+            entry["receipt"], entry["jwks"], allow=[entry.get("kind")] if entry.get("kind") else []
+        )
         assert checked.replayed
         assert checked.payload.server_seed_hash == entry["server_seed_hash"]
         assert checked.payload.client_seed == entry["client_seed"]
@@ -431,7 +442,9 @@ def solodrez_deal(page: Any, base_url: str) -> tuple[str, list[list[str]]]:
     """Deal solodrez in the page; its deal id and columns, read back from the API."""
     from playwright.sync_api import expect
 
+    before = page.locator("#message").text_content()
     page.get_by_role("button", name="Deal").click()
+    expect(page.locator("#message")).not_to_have_text(before or "")  # this deal's, not the last
     expect(page.locator("#message")).to_have_text(re.compile(r"^Dealt d_"))
     deal_id = str(page.locator("#message").text_content()).split()[1].rstrip(".")
     view = httpx.get(f"{base_url}/v1/deals/{deal_id}").json()["view"]
@@ -689,6 +702,25 @@ def test_the_verify_page_tells_a_good_receipt_from_a_tampered_one(
     area.fill(receipt[:-5])
     page.get_by_role("button", name="Verify").click()
     expect(status).to_have_text(re.compile(r"^Not verified: (bad signature|malformed)"))
+    with httpx.Client(base_url=web_server) as http:  # a practice receipt of this server's
+        answer = http.post(
+            "/v1/verify",
+            json={
+                "variant": "poker-squares",
+                "deal": {"server_seed": "00" * 32, "client_seed": "my seeds"},
+                "moves": " ".join(ROW_ORDER),
+                "options": {"scoring": {"high-card": 1000}},
+            },
+        ).json()
+    area.fill(answer["receipt"])
+    page.get_by_role("button", name="Verify").click()
+    expect(status).to_have_text(re.compile(r"^Not verified: this is a practice receipt"))
+    page.get_by_label("a practice receipt").check()  # accepted knowingly: the table is shown
+    page.get_by_role("button", name="Verify").click()
+    expect(status).to_have_text(re.compile(r"^Verified"))
+    total = answer["payload"]["score"]["total"]
+    expect(page.locator("#details")).to_contain_text(f"(practice), score {total}")
+    expect(page.locator("#details")).to_contain_text("a custom point table")
     assert not recorder.outside(web_server)
     page.close()
 
@@ -728,8 +760,16 @@ def test_the_api_reference_renders_offline(chromium: Any, web_server: str) -> No
     recorder = Recorder(page)
     from playwright.sync_api import expect
 
+    refused: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            refused.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     page.goto(f"{web_server}/schema")
     expect(page.get_by_text("/v1/deals", exact=True).first).to_be_visible(timeout=20_000)
+    assert refused == []  # the policy let everything it needs load
     assert not recorder.outside(web_server), recorder.outside(web_server)
     page.close()
 

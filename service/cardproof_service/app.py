@@ -30,6 +30,7 @@ from cardproof_service.controllers import (
     WebController,
     static_router,
 )
+from cardproof_service.controllers.web import reference_headers
 from cardproof_service.deals import Deals
 from cardproof_service.keys import Keys, load_keys
 from cardproof_service.limits import RateLimiter
@@ -131,5 +132,5 @@ def create_app(
     install_exact_schemas(app)
     # Around the router, not per route: unknown paths (404) and methods (405) are
     # counted and logged too.
-    app.asgi_handler = observe_requests(app.asgi_handler)
+    app.asgi_handler = observe_requests(reference_headers(app.asgi_handler))
     return app

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from litestar import Litestar
+from litestar import Litestar, Request
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import (
@@ -51,17 +51,30 @@ def openapi_config() -> OpenAPIConfig:
         version=__version__,
         description=DESCRIPTION,
         path="/schema",
-        render_plugins=[
-            SwaggerRenderPlugin(
-                js_url="/static/swagger/swagger-ui-bundle.js",
-                css_url="/static/swagger/swagger-ui.css",
-                standalone_preset_js_url="/static/swagger/swagger-ui-standalone-preset.js",
-                favicon="",
-                path="/swagger",
-            )
-        ],
+        render_plugins=[OfflineSwagger(path="/swagger")],
         use_handler_docstrings=True,
     )
+
+
+class OfflineSwagger(SwaggerRenderPlugin):
+    """Swagger UI from the package's own assets, with no inline script.
+
+    Litestar's page inlines the spec in a script; this one loads ``swagger-init.js``
+    (``service/web/pages``), which reads ``/schema/openapi.json``, so the page runs under
+    the same policy as the client's pages (``script-src 'self'``).
+    """
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        """The page: the stylesheet and three scripts of this origin, and an empty mount."""
+        return (
+            b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            b'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            b"<title>cardproof API reference</title>"
+            b'<link rel="stylesheet" href="/static/swagger/swagger-ui.css">'
+            b'<script src="/static/swagger/swagger-ui-bundle.js" defer></script>'
+            b'<script src="/static/swagger/swagger-init.js" defer></script>'
+            b'</head><body><main id="swagger-container"></main></body></html>\n'
+        )
 
 
 @dataclass

@@ -39,9 +39,11 @@ if (args.includes("--tests")) {
     outdir: web,
     charset: "utf8",
   });
-  for (const name of readdirSync(join(here, "pages"))) copyFileSync(join(here, "pages", name), join(web, name));
+  for (const name of readdirSync(join(here, "pages"))) {
+    copyFileSync(join(here, "pages", name), join(name === "swagger-init.js" ? swagger : web, name));
+  }
   const dist = join(here, "node_modules", "swagger-ui-dist");
-  for (const name of ["swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css", "LICENSE", "NOTICE"]) {
+  for (const name of ["swagger-ui-bundle.js", "swagger-ui.css", "LICENSE", "NOTICE"]) {
     copyFileSync(join(dist, name), join(swagger, name));
   }
 }

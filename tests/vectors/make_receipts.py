@@ -89,11 +89,36 @@ def play(client: TestClient[Any], game: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def practice(client: TestClient[Any]) -> dict[str, Any]:
+    """A practice receipt (a log on seeds the player chose): refused unless allowed."""
+    answer = client.post(
+        "/v1/verify",
+        json={
+            "variant": "poker-squares",
+            "deal": {"server_seed": "00" * 32, "client_seed": "my own seeds"},
+            "moves": " ".join(ROWS),
+        },
+    ).json()
+    tables: dict[str, Any] = {}
+    for info in client.get("/v1/variants").json():
+        tables |= info.get("tables") or {}
+    return {
+        "receipt": answer["receipt"],
+        "jwks": client.get("/.well-known/jwks.json").json(),
+        "tables": tables,
+        "seen": [],
+        "server_seed_hash": answer["payload"]["server_seed_hash"],
+        "client_seed": "my own seeds",
+        "kind": "practice",
+    }
+
+
 def main() -> None:
     """Play the games and write the file."""
     app = create_app(Settings(warm_up=False), keys=TEST_KEYS)
     with TestClient(app) as client:
         entries = [play(client, game) for game in GAMES]
+        entries.append(practice(client))
     OUTPUT.write_text(json.dumps(entries, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {len(entries)} receipts to {OUTPUT}")
 

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Final
 
 from litestar import Controller, MediaType, Response, Router, get
-from litestar.datastructures import CacheControlHeader
+from litestar.datastructures import CacheControlHeader, MutableScopeHeaders
+from litestar.enums import ScopeType
 from litestar.static_files import create_static_files_router
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 STATIC_DIR: Final = Path(__file__).resolve().parents[1] / "static"
 """The built assets: ``web/`` (the client) and ``swagger/`` (the API reference's)."""
@@ -29,6 +31,41 @@ PAGE_HEADERS: Final = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+
+REFERENCE_POLICY: Final = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+"""The API reference (``/schema``): its own scripts only; Swagger UI's icons are data: URLs."""
+
+
+def reference_headers(app: ASGIApp) -> ASGIApp:
+    """``app`` with the reference page's policy on every HTML answer under ``/schema``.
+
+    Litestar serves the reference itself, so its headers are added on the way out: the
+    page may not be framed, sniffed, or run a script from anywhere but this origin.
+    """
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP or not scope["path"].startswith("/schema"):
+            await app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableScopeHeaders.from_message(message)
+                if (headers.get("content-type") or "").startswith("text/html"):
+                    headers["Content-Security-Policy"] = REFERENCE_POLICY
+                    headers["X-Content-Type-Options"] = "nosniff"
+                    headers["X-Frame-Options"] = "DENY"
+                    headers["Referrer-Policy"] = "no-referrer"
+            await send(message)
+
+        await app(scope, receive, sending)
+
+    return wrapped
 
 
 @cache

@@ -61,6 +61,29 @@ export function cleanReceipt(text: string): string {
   return text.replace(/\s+/g, "");
 }
 
+/** The receipt format this page reads (as `cardproof.receipts.RECEIPT_VERSION`). */
+export const RECEIPT_VERSION = 2;
+/** Kinds that prove a fair deck: accepted unless the reader allows others knowingly. */
+export const COMMITTED_KINDS: readonly string[] = ["committed-blind", "committed-open", "tournament"];
+/** What a kind claims, checked against the payload's own flags. */
+const KIND_HOLDS: Readonly<Record<string, (p: Payload) => boolean>> = {
+  "committed-blind": (p) => p.committed_before_client_seed && p.blind,
+  "committed-open": (p) => p.committed_before_client_seed,
+  tournament: (p) => p.committed_before_client_seed && p.tournament !== null && p.tournament !== undefined,
+};
+/** Variants whose whole log the page replays and scores (the others: the signed score). */
+const REPLAYED: readonly string[] = [...GRID_VARIANTS, "reserve-poker"];
+
+/** A JSON value with its object keys sorted: two equal values give one text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
 export interface Expected {
   /** The hash committed before the deal. */
   serverSeedHash?: string;
@@ -70,6 +93,10 @@ export interface Expected {
   seen?: Seen[];
   /** The named point tables (`GET /v1/variants`), to score a grid variant's log. */
   tables?: Record<string, PointTable>;
+  /** The game the page played: the receipt must be of it, field by field. */
+  game?: { dealId: string; variant: string; options: unknown; moves: string; total: number | null; kinds: readonly string[] };
+  /** Kinds accepted beyond the committed ones (`practice`, `casual`), knowingly. */
+  allow?: string[];
 }
 
 /**
@@ -99,7 +126,6 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
   if (typeof header !== "object" || header === null || typeof payload !== "object" || payload === null) {
     return fail("malformed: the header and payload must be JSON objects");
   }
-  result.payload = payload;
   if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
   const key = keys.keys.find((k) => k.kid === header["kid"]);
   if (!key || key.kty !== "OKP" || key.crv !== "Ed25519" || !key.x) {
@@ -124,7 +150,32 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
     return fail(`the signature cannot be checked here (${String(error)})`);
   }
   if (!valid) return fail("bad signature: the signature does not match the receipt");
+  result.payload = payload; // only a signed payload is shown
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
+  const kind = typeof payload.kind === "string" ? payload.kind : null;
+  if (payload.version !== RECEIPT_VERSION || kind === null) {
+    return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);
+  }
+  if (![...COMMITTED_KINDS, ...(expected.allow ?? [])].includes(kind)) {
+    return fail(
+      `this is a ${kind} receipt: it proves the score of a log on a deck, not that the deck was fixed before the player chose (accept it only knowingly)`,
+    );
+  }
+  if (KIND_HOLDS[kind] && !KIND_HOLDS[kind](payload)) return fail(`the receipt says ${kind} but its flags do not`);
+  result.checked.push(`kind ${kind}`);
+  const game = expected.game;
+  if (game !== undefined) {
+    const differs = [
+      payload.deal_id !== game.dealId && `the deal (${String(payload.deal_id)}, not ${game.dealId})`,
+      payload.variant !== game.variant && `the variant (${payload.variant}, not ${game.variant})`,
+      canonical(payload.options) !== canonical(game.options) && "the options",
+      payload.moves !== game.moves && "the log",
+      game.total !== null && payload.score.total !== game.total && `the score (${payload.score.total}, not ${game.total})`,
+      !game.kinds.includes(kind) && `the kind (${kind})`,
+    ].filter(Boolean);
+    if (differs.length) return fail(`the receipt is not of the game played here: ${differs.join(", ")} differ`);
+    result.checked.push("the receipt is of the game played here (deal, variant, options, log, score)");
+  }
   if (expected.serverSeedHash !== undefined && payload.server_seed_hash !== expected.serverSeedHash) {
     return fail("the receipt's server_seed_hash is not the hash committed before the deal");
   }
@@ -168,10 +219,12 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
     }
     result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
-  if ((GRID_VARIANTS as readonly string[]).includes(payload.variant) || payload.variant === "reserve-poker") {
+  if (REPLAYED.includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
     if (reason) return fail(reason);
     result.checked.push("the deck's cards on the log's cells score the receipt's total");
+  } else {
+    result.checked.push(`the ${payload.variant} log is not replayed in the page (the score is as signed; cardproof verify replays it)`);
   }
   result.ok = true;
   return result;

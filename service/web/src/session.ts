@@ -32,6 +32,8 @@ export class Session {
   next: number;
   finished: boolean;
   readonly seen = new Map<string, Seen>();
+  /** The log as played here (with any card the server placed for the player). */
+  private log: string[];
   private busy = false;
 
   constructor(
@@ -48,6 +50,7 @@ export class Session {
     this.view = state.view;
     this.next = state.next_index;
     this.finished = state.finished;
+    this.log = state.moves.split(" ").filter(Boolean);
     board.adopt?.(state.options);
     this.remember(state.view);
   }
@@ -73,6 +76,11 @@ export class Session {
   /** The deal as the server has it now (a lockstep call, a card placed for the player). */
   async refresh(): Promise<void> {
     const state = await call("get", "/v1/deals/{deal_id}", { params: { deal_id: this.dealId }, headers: this.headers() });
+    const moves = state.moves.split(" ").filter(Boolean);
+    if (moves.slice(0, this.log.length).join(" ") !== this.log.join(" ")) {
+      throw new Error("the server's log is not the one played here");
+    }
+    this.log = moves;
     this.view = state.view;
     this.next = state.next_index;
     const ended = state.finished && !this.finished;
@@ -95,6 +103,7 @@ export class Session {
       this.view = answer.view;
       this.next = answer.index + 1;
       this.finished = answer.finished;
+      if (answer.index === this.log.length) this.log.push(move);
       this.board.placed?.(move);
       this.remember(answer.view);
       this.changed();
@@ -138,6 +147,14 @@ export class Session {
         ...this.promised,
         seen: [...this.seen.values()],
         tables: this.tables,
+        game: {
+          dealId: this.dealId,
+          variant: this.state.variant,
+          options: this.state.options,
+          moves: this.log.join(" "),
+          total: score.total,
+          kinds: this.token ? ["tournament"] : ["committed-blind", "committed-open"],
+        },
       });
       if (verdict.ok) {
         status.textContent = `Verified: ${verdict.checked.join("; ")}.`;

@@ -16,14 +16,17 @@ async function check(): Promise<void> {
     const [keys, variants] = await Promise.all([call("get", "/.well-known/jwks.json"), call("get", "/v1/variants")]);
     const tables: Record<string, PointTable> = {};
     for (const info of variants) Object.assign(tables, info.tables as Record<string, PointTable>);
-    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables });
+    const allow = [...document.querySelectorAll<HTMLInputElement>("input[name=allow]:checked")].map((box) => box.value);
+    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables, allow });
     status.textContent = verdict.ok
       ? `Verified: ${verdict.checked.join("; ")}.`
       : `Not verified: ${verdict.reasons.join("; ")}.`;
     status.className = verdict.ok ? "verified" : "not-verified";
     if (verdict.payload) {
       const p = verdict.payload;
-      details.textContent = `${p.variant}, score ${p.score.total}, ${p.moves.split(" ").filter(Boolean).length} moves, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}`;
+      const scoring = (p.options as { scoring?: unknown }).scoring;
+      const table = scoring !== null && typeof scoring === "object" ? `, a custom point table ${JSON.stringify(scoring)}` : "";
+      details.textContent = `${p.variant} (${String(p.kind)}), score ${p.score.total}, ${p.moves.split(" ").filter(Boolean).length} moves, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}${table}`;
     }
   } catch (error) {
     status.textContent = `Not verified: ${error instanceof Error ? error.message : String(error)}.`;

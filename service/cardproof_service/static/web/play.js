@@ -391,6 +391,22 @@ var DECK_OF = {
 function cleanReceipt(text) {
   return text.replace(/\s+/g, "");
 }
+var RECEIPT_VERSION = 2;
+var COMMITTED_KINDS = ["committed-blind", "committed-open", "tournament"];
+var KIND_HOLDS = {
+  "committed-blind": (p) => p.committed_before_client_seed && p.blind,
+  "committed-open": (p) => p.committed_before_client_seed,
+  tournament: (p) => p.committed_before_client_seed && p.tournament !== null && p.tournament !== void 0
+};
+var REPLAYED = [...GRID_VARIANTS, "reserve-poker"];
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => a < b ? -1 : 1);
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
 async function verifyReceipt(token, keys, expected = {}) {
   const result = { ok: false, reasons: [], checked: [], payload: null, deck: null };
   const fail = (reason) => {
@@ -413,7 +429,6 @@ async function verifyReceipt(token, keys, expected = {}) {
   if (typeof header !== "object" || header === null || typeof payload !== "object" || payload === null) {
     return fail("malformed: the header and payload must be JSON objects");
   }
-  result.payload = payload;
   if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
   const key2 = keys.keys.find((k) => k.kid === header["kid"]);
   if (!key2 || key2.kty !== "OKP" || key2.crv !== "Ed25519" || !key2.x) {
@@ -438,7 +453,32 @@ async function verifyReceipt(token, keys, expected = {}) {
     return fail(`the signature cannot be checked here (${String(error)})`);
   }
   if (!valid) return fail("bad signature: the signature does not match the receipt");
+  result.payload = payload;
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
+  const kind = typeof payload.kind === "string" ? payload.kind : null;
+  if (payload.version !== RECEIPT_VERSION || kind === null) {
+    return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);
+  }
+  if (![...COMMITTED_KINDS, ...expected.allow ?? []].includes(kind)) {
+    return fail(
+      `this is a ${kind} receipt: it proves the score of a log on a deck, not that the deck was fixed before the player chose (accept it only knowingly)`
+    );
+  }
+  if (KIND_HOLDS[kind] && !KIND_HOLDS[kind](payload)) return fail(`the receipt says ${kind} but its flags do not`);
+  result.checked.push(`kind ${kind}`);
+  const game = expected.game;
+  if (game !== void 0) {
+    const differs = [
+      payload.deal_id !== game.dealId && `the deal (${String(payload.deal_id)}, not ${game.dealId})`,
+      payload.variant !== game.variant && `the variant (${payload.variant}, not ${game.variant})`,
+      canonical(payload.options) !== canonical(game.options) && "the options",
+      payload.moves !== game.moves && "the log",
+      game.total !== null && payload.score.total !== game.total && `the score (${payload.score.total}, not ${game.total})`,
+      !game.kinds.includes(kind) && `the kind (${kind})`
+    ].filter(Boolean);
+    if (differs.length) return fail(`the receipt is not of the game played here: ${differs.join(", ")} differ`);
+    result.checked.push("the receipt is of the game played here (deal, variant, options, log, score)");
+  }
   if (expected.serverSeedHash !== void 0 && payload.server_seed_hash !== expected.serverSeedHash) {
     return fail("the receipt's server_seed_hash is not the hash committed before the deal");
   }
@@ -482,10 +522,12 @@ async function verifyReceipt(token, keys, expected = {}) {
     }
     result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
-  if (GRID_VARIANTS.includes(payload.variant) || payload.variant === "reserve-poker") {
+  if (REPLAYED.includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
     if (reason) return fail(reason);
     result.checked.push("the deck's cards on the log's cells score the receipt's total");
+  } else {
+    result.checked.push(`the ${payload.variant} log is not replayed in the page (the score is as signed; cardproof verify replays it)`);
   }
   result.ok = true;
   return result;
@@ -531,6 +573,7 @@ var Session = class {
     this.view = state.view;
     this.next = state.next_index;
     this.finished = state.finished;
+    this.log = state.moves.split(" ").filter(Boolean);
     board3.adopt?.(state.options);
     this.remember(state.view);
   }
@@ -544,6 +587,8 @@ var Session = class {
   next;
   finished;
   seen = /* @__PURE__ */ new Map();
+  /** The log as played here (with any card the server placed for the player). */
+  log;
   busy = false;
   get dealId() {
     return this.state.deal_id;
@@ -562,6 +607,11 @@ var Session = class {
   /** The deal as the server has it now (a lockstep call, a card placed for the player). */
   async refresh() {
     const state = await call("get", "/v1/deals/{deal_id}", { params: { deal_id: this.dealId }, headers: this.headers() });
+    const moves = state.moves.split(" ").filter(Boolean);
+    if (moves.slice(0, this.log.length).join(" ") !== this.log.join(" ")) {
+      throw new Error("the server's log is not the one played here");
+    }
+    this.log = moves;
     this.view = state.view;
     this.next = state.next_index;
     const ended = state.finished && !this.finished;
@@ -583,6 +633,7 @@ var Session = class {
       this.view = answer.view;
       this.next = answer.index + 1;
       this.finished = answer.finished;
+      if (answer.index === this.log.length) this.log.push(move);
       this.board.placed?.(move);
       this.remember(answer.view);
       this.changed();
@@ -621,7 +672,15 @@ var Session = class {
       const verdict = await verifyReceipt(receipt.receipt, keys, {
         ...this.promised,
         seen: [...this.seen.values()],
-        tables: this.tables
+        tables: this.tables,
+        game: {
+          dealId: this.dealId,
+          variant: this.state.variant,
+          options: this.state.options,
+          moves: this.log.join(" "),
+          total: score.total,
+          kinds: this.token ? ["tournament"] : ["committed-blind", "committed-open"]
+        }
       });
       if (verdict.ok) {
         status.textContent = `Verified: ${verdict.checked.join("; ")}.`;

@@ -328,6 +328,22 @@ var DECK_OF = {
 function cleanReceipt(text) {
   return text.replace(/\s+/g, "");
 }
+var RECEIPT_VERSION = 2;
+var COMMITTED_KINDS = ["committed-blind", "committed-open", "tournament"];
+var KIND_HOLDS = {
+  "committed-blind": (p) => p.committed_before_client_seed && p.blind,
+  "committed-open": (p) => p.committed_before_client_seed,
+  tournament: (p) => p.committed_before_client_seed && p.tournament !== null && p.tournament !== void 0
+};
+var REPLAYED = [...GRID_VARIANTS, "reserve-poker"];
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => a < b ? -1 : 1);
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
 async function verifyReceipt(token, keys, expected = {}) {
   const result = { ok: false, reasons: [], checked: [], payload: null, deck: null };
   const fail = (reason) => {
@@ -350,7 +366,6 @@ async function verifyReceipt(token, keys, expected = {}) {
   if (typeof header !== "object" || header === null || typeof payload !== "object" || payload === null) {
     return fail("malformed: the header and payload must be JSON objects");
   }
-  result.payload = payload;
   if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
   const key2 = keys.keys.find((k) => k.kid === header["kid"]);
   if (!key2 || key2.kty !== "OKP" || key2.crv !== "Ed25519" || !key2.x) {
@@ -375,7 +390,32 @@ async function verifyReceipt(token, keys, expected = {}) {
     return fail(`the signature cannot be checked here (${String(error)})`);
   }
   if (!valid) return fail("bad signature: the signature does not match the receipt");
+  result.payload = payload;
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
+  const kind = typeof payload.kind === "string" ? payload.kind : null;
+  if (payload.version !== RECEIPT_VERSION || kind === null) {
+    return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);
+  }
+  if (![...COMMITTED_KINDS, ...expected.allow ?? []].includes(kind)) {
+    return fail(
+      `this is a ${kind} receipt: it proves the score of a log on a deck, not that the deck was fixed before the player chose (accept it only knowingly)`
+    );
+  }
+  if (KIND_HOLDS[kind] && !KIND_HOLDS[kind](payload)) return fail(`the receipt says ${kind} but its flags do not`);
+  result.checked.push(`kind ${kind}`);
+  const game = expected.game;
+  if (game !== void 0) {
+    const differs = [
+      payload.deal_id !== game.dealId && `the deal (${String(payload.deal_id)}, not ${game.dealId})`,
+      payload.variant !== game.variant && `the variant (${payload.variant}, not ${game.variant})`,
+      canonical(payload.options) !== canonical(game.options) && "the options",
+      payload.moves !== game.moves && "the log",
+      game.total !== null && payload.score.total !== game.total && `the score (${payload.score.total}, not ${game.total})`,
+      !game.kinds.includes(kind) && `the kind (${kind})`
+    ].filter(Boolean);
+    if (differs.length) return fail(`the receipt is not of the game played here: ${differs.join(", ")} differ`);
+    result.checked.push("the receipt is of the game played here (deal, variant, options, log, score)");
+  }
   if (expected.serverSeedHash !== void 0 && payload.server_seed_hash !== expected.serverSeedHash) {
     return fail("the receipt's server_seed_hash is not the hash committed before the deal");
   }
@@ -419,10 +459,12 @@ async function verifyReceipt(token, keys, expected = {}) {
     }
     result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
-  if (GRID_VARIANTS.includes(payload.variant) || payload.variant === "reserve-poker") {
+  if (REPLAYED.includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
     if (reason) return fail(reason);
     result.checked.push("the deck's cards on the log's cells score the receipt's total");
+  } else {
+    result.checked.push(`the ${payload.variant} log is not replayed in the page (the score is as signed; cardproof verify replays it)`);
   }
   result.ok = true;
   return result;
@@ -456,12 +498,15 @@ async function check() {
     const [keys, variants] = await Promise.all([call("get", "/.well-known/jwks.json"), call("get", "/v1/variants")]);
     const tables = {};
     for (const info of variants) Object.assign(tables, info.tables);
-    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables });
+    const allow = [...document.querySelectorAll("input[name=allow]:checked")].map((box) => box.value);
+    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables, allow });
     status.textContent = verdict.ok ? `Verified: ${verdict.checked.join("; ")}.` : `Not verified: ${verdict.reasons.join("; ")}.`;
     status.className = verdict.ok ? "verified" : "not-verified";
     if (verdict.payload) {
       const p = verdict.payload;
-      details.textContent = `${p.variant}, score ${p.score.total}, ${p.moves.split(" ").filter(Boolean).length} moves, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}`;
+      const scoring = p.options.scoring;
+      const table = scoring !== null && typeof scoring === "object" ? `, a custom point table ${JSON.stringify(scoring)}` : "";
+      details.textContent = `${p.variant} (${String(p.kind)}), score ${p.score.total}, ${p.moves.split(" ").filter(Boolean).length} moves, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}${table}`;
     }
   } catch (error) {
     status.textContent = `Not verified: ${error instanceof Error ? error.message : String(error)}.`;
