@@ -168,6 +168,57 @@ def test_verify_fetches_the_key_set_from_a_server(tmp_path: Path, live_server: s
     from_env = _cardproof("verify", str(path), env={"CARDPROOF_URL": live_server})
     assert from_env.returncode == 0, from_env.stderr
     assert "verified: serpent-patience" in from_env.stdout
+    assert "committed before client seed yes" in from_env.stdout  # words, not True/False
+    assert "True" not in from_env.stdout
+
+    token = verified["receipt"]
+    wrapped = tmp_path / "wrapped.jws"  # as copied from a terminal that wrapped it
+    wrapped.write_text("\n".join(token[i : i + 70] for i in range(0, len(token), 70)) + "\n\n")
+    forgiving = _cardproof("verify", str(wrapped), "--url", live_server)
+    assert forgiving.returncode == 0, forgiving.stdout + forgiving.stderr
+    assert "verified: serpent-patience" in forgiving.stdout
+
+    for broken, words in (
+        (token[:-6], "malformed"),  # a signature cut short
+        (token.rpartition(".")[0] + ".", "malformed"),  # none at all
+        (token[:-2] + ("AA" if token[-2:] != "AA" else "BA"), "bad-signature"),  # another one
+        ("not a receipt", "malformed"),
+    ):
+        bad = tmp_path / "bad.jws"
+        bad.write_text(broken)
+        refused = _cardproof("verify", str(bad), "--url", live_server)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert f"NOT VERIFIED ({words})" in refused.stdout
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(live_server: str, tmp_path: Path) -> None:
+    """``cardproof verify ... | head -1``: the pipe closes under it, quietly."""
+    with httpx.Client(base_url=live_server) as http:
+        commitment = http.post("/v1/commitments", json={}).json()["commitment_id"]
+        deal = http.post(
+            "/v1/deals", json={"variant": "poker-squares", "commitment_id": commitment}
+        ).json()
+        for index, cell in enumerate(f"{c}{r}" for r in "12345" for c in "abcde"):
+            http.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": index, "move": cell})
+        receipt = http.get(f"/v1/deals/{deal['deal_id']}/receipt").json()["receipt"]
+    path = tmp_path / "receipt.jws"
+    path.write_text(receipt)
+    verify = f"{Path(sys.executable).parent / 'cardproof'} verify {path} --url {live_server}"
+    result = subprocess.run(  # `true` reads nothing and is gone before a line is written
+        ["bash", "-o", "pipefail", "-c", f"{verify} | true"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 141, result.stderr  # 128 + SIGPIPE, as a shell reports it
+    assert "Traceback" not in result.stderr
+    assert "BrokenPipeError" not in result.stderr
+    head = subprocess.run(
+        ["bash", "-c", f"{verify} | head -1"], capture_output=True, text=True, timeout=60
+    )
+    assert head.stdout.startswith("verified: poker-squares")
+    assert head.stdout.count("\n") == 1
+    assert head.stderr == ""
 
 
 def test_cardproof_url_names_the_server_when_url_is_not_given(live_server: str) -> None:

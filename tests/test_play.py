@@ -71,7 +71,7 @@ def receipt_file(output: str, cwd: Path | None = None) -> Path:
     found = re.findall(r"(?m)^Receipt: written to (\S+)$", output)
     assert len(found) == 1, output
     assert "eyJ" not in output  # the path is shown, not a blob of base64
-    return (cwd or Path.cwd()) / found[0]
+    return (cwd or Path.cwd()) / str(found[0])
 
 
 def receipt_of(output: str, cwd: Path | None = None) -> str:
@@ -117,6 +117,10 @@ def test_a_scripted_game_runs_to_a_verified_receipt(
         assert "       a    b    c    d    e" in output
         assert "  5    .    .    .    .    ." in output
     assert f"illegal move ({taken}): cell {taken} is taken" in output
+    if variant_id == "serpent-patience":  # the deal's exact best, beside the game's score
+        par = re.search(r"Par for this deal: (\d+) points?, the best possible \(you: (\d+)", output)
+        assert par is not None, output
+        assert int(par[1]) >= int(par[2])
     assert "'zz' is not a move in text form; type ? for help" in output
     assert "q quits" in output  # the help
     token = receipt_of(output)
@@ -162,6 +166,7 @@ def test_a_serpent_dead_end_ends_unscored(sdk_client: Client) -> None:
     assert output.count(warning) == 2  # asked, declined (nothing sent), asked again
     assert output.count("Place ") == 5  # b1 b2 a2, then a1 twice: the first a1 was not sent
     assert "Dead end at a1" in output
+    assert re.search(r"Par for this deal: \d+ points, the best possible \(you: unscored\)", output)
     assert "is not scored, and has no receipt" in output
     assert "Receipt:" not in output
 

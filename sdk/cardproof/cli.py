@@ -26,6 +26,7 @@ from cardproof.client import DEFAULT_BASE_URL, Client
 from cardproof.errors import APIError, TransportError
 from cardproof.models import RoundStatus, Tournament
 from cardproof.receipts import ReceiptError, ReceiptPayload
+from cardproof.words import plural, yes_no
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -132,12 +133,16 @@ def _load_jwks(source: str) -> bytes:
 
 
 def _read_receipt(path: str) -> str:
-    """A receipt file: the compact JWS, or the JSON answer of GET /v1/deals/{id}/receipt."""
+    """A receipt file: the compact JWS, or the JSON answer of GET /v1/deals/{id}/receipt.
+
+    Read forgivingly: white space and line breaks anywhere in a JWS (one copied from a
+    wrapped terminal) are dropped, and that canonical form is what is checked.
+    """
     text = sys.stdin.read() if path == "-" else Path(path).read_text()
     text = text.strip()
     if text.startswith("{"):
-        return str(json.loads(text)["receipt"])
-    return text
+        text = str(json.loads(text)["receipt"])
+    return "".join(text.split())
 
 
 def _verify_tournament(args: argparse.Namespace) -> int:
@@ -167,9 +172,11 @@ def _verify_tournament(args: argparse.Namespace) -> int:
         return 2
     keys = "the given key set" if jwks is not None else "the key set in the export (pass --url "
     keys += "" if jwks is not None else "to check against the server's)"
-    print(f"verified: {check.games} games replayed and their receipts checked against {keys}")
+    games = plural(check.games, "game")
+    print(f"verified: {games} replayed and their receipts checked against {keys}")
     for line in check.standings:
-        print(f"  {line.rank:>4}  {line.name:<24} {line.total:>8}  ({line.games_finished} games)")
+        finished = plural(line.games_finished, "game")
+        print(f"  {line.rank:>4}  {line.name:<24} {line.total:>8}  ({finished})")
     return 0
 
 
@@ -265,10 +272,10 @@ def _verify(args: argparse.Namespace) -> int:
     for hand in payload.score.hands:
         cards = " ".join(hand.cards)
         print(f"  {hand.line:<11} {cards:<15} {hand.category:<16} {hand.points:>5}")
-    blind = "" if payload.kind == "committed-open" else f"  blind {payload.blind}"
+    blind = "" if payload.kind == "committed-open" else f"  blind {yes_no(payload.blind)}"
     print(
         f"  deal {payload.deal_id}{blind}  "
-        f"committed before client seed {payload.committed_before_client_seed}"
+        f"committed before client seed {yes_no(payload.committed_before_client_seed)}"
     )
     if payload.tournament is not None:
         print(f"  tournament {payload.tournament}  player {payload.player}")
@@ -597,7 +604,7 @@ def _tournament_export(client: Client, args: argparse.Namespace) -> int:
         print(f"cannot write {args.output}: {error}", file=sys.stderr)
         return 2
     print(
-        f"wrote {args.output}: {len(export.games)} games; re-check it with "
+        f"wrote {args.output}: {plural(len(export.games), 'game')}; re-check it with "
         f"cardproof verify --tournament {args.output}",
         file=sys.stderr,
     )
@@ -896,9 +903,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``cardproof`` console script."""
+    """Entry point of the ``cardproof`` console script.
+
+    A reader that stops early (``cardproof verify ... | head``) ends the command quietly,
+    as Unix tools do, with no traceback.
+    """
     args = build_parser().parse_args(argv)
-    return int(args.run(args))
+    try:
+        code = int(args.run(args))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+        return 141  # 128 + SIGPIPE, as a shell reports it
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -39,6 +39,7 @@ import msgspec
 from cardproof.cards import Card
 from cardproof.client import Client, Game, Options, Round
 from cardproof.errors import BadRequestError, CardproofError, IllegalMoveError
+from cardproof.games import SerpentPatience
 from cardproof.games import variant as variant_class
 from cardproof.games.grid import (
     COLUMN_LETTERS,
@@ -909,11 +910,31 @@ def run(
         term.say("  an unfinished game has no receipt.")
         return 1
     session.final()
+    if variant == SerpentPatience.id:
+        _show_par(client, game, term)
     if game.score is None:
         term.say()
         term.paragraph(session.unscored_text())
         return 1
     return _show_receipt(client, game, term, server_url, receipt_out)
+
+
+def _show_par(client: Client, game: Game[View], term: _Terminal) -> None:
+    """Serpent's par: the deal's exact best score (the service's solver), beside the game's."""
+    first = game.played.views.get(0)
+    if not isinstance(first, GridView) or first.next is None:
+        return
+    try:
+        best = client.solve(
+            SerpentPatience.id, [first.next, *first.later], options=game.state.options
+        )
+    except CardproofError as error:
+        term.say(f"Par unavailable: {error}")
+        return
+    yours = "unscored" if game.score is None else plural(game.score.total, "point")
+    term.say(
+        f"Par for this deal: {plural(best.score.total, 'point')}, the best possible (you: {yours})."
+    )
 
 
 def run_round(

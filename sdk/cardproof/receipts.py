@@ -33,6 +33,8 @@ from cardproof.errors import CardproofError, ParseError, RuleError
 from cardproof.games import replay_log, variant
 from cardproof.hands import Score
 
+SIGNATURE_BYTES: Final = 64
+"""An Ed25519 signature's length (RFC 8032)."""
 RECEIPT_VERSION: Final = 2
 """Version 2 added ``kind``; a version 1 receipt cannot say what it proves and is refused."""
 ALG: Final = "Ed25519"
@@ -285,9 +287,20 @@ def verify_signature(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -
         raise ReceiptError("unknown-key", f"key {kid!r} is not an Ed25519 key")
     signing_input, _, signature = token.strip().rpartition(".")
     try:
+        raw = b64url_decode(signature)
+    except ValueError:
+        raise ReceiptError("malformed", "the signature part is not base64url") from None
+    if len(raw) != SIGNATURE_BYTES:
+        raise ReceiptError(
+            "malformed", f"an Ed25519 signature is {SIGNATURE_BYTES} bytes, not {len(raw)}"
+        )
+    try:
         public_key = Ed25519PublicKey.from_public_bytes(b64url_decode(key.x))
-        public_key.verify(b64url_decode(signature), signing_input.encode("ascii"))
-    except (InvalidSignature, ValueError):
+    except ValueError:
+        raise ReceiptError("unknown-key", f"key {kid!r} is not a valid Ed25519 key") from None
+    try:
+        public_key.verify(raw, signing_input.encode("ascii"))
+    except InvalidSignature:
         raise ReceiptError("bad-signature", "the signature does not match the receipt") from None
     return VerifiedReceipt(payload=payload, kid=str(key.kid), replayed=False)
 
