@@ -45,17 +45,19 @@ def decode_body(raw: bytes, body_type: type[T]) -> T:
     except msgspec.ValidationError as error:
         typed_error = error
     except msgspec.DecodeError as error:
-        raise from_decode_error(error) from None
+        raise from_decode_error(error, body_type) from None
     except (UnicodeDecodeError, RecursionError) as error:
         raise ParseError(f"the body is not valid JSON: {error.__class__.__name__}") from None
     try:  # the slow path, only for bodies that failed: 2.0 where an integer is due
         generic = _integral(msgspec.json.decode(raw))
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
-        raise from_decode_error(typed_error) from None  # the typed decode's error is the real one
+        raise from_decode_error(
+            typed_error, body_type
+        ) from None  # the typed decode's error is the real one
     try:
         return msgspec.convert(generic, body_type, strict=True)
     except msgspec.ValidationError as error:  # with integral floats allowed: the real fault
-        raise from_decode_error(error) from None
+        raise from_decode_error(error, body_type) from None
 
 
 async def read_body(request: Request[Any, Any, Any], body_type: type[T]) -> T:

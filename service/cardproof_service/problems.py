@@ -25,6 +25,7 @@ from litestar.plugins.problem_details import (
 
 from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.models import Problem
+from cardproof_service.expected import reword, reword_parameter
 from cardproof_service.idempotency import KEY_RULE
 from cardproof_service.metrics import RATE_LIMITED
 from cardproof_service.solving import SolverBusy, TooManySearches
@@ -113,6 +114,8 @@ def from_http_exception(error: HTTPException) -> ProblemDetailsException:
         message = str(first.get("message", "invalid value"))
         if field == "idempotency_key":
             field, message = "Idempotency-Key", KEY_RULE
+        else:
+            message = reword_parameter(message, field or "")
         return from_parse_error(
             ParseError(f"{field}: {message}" if field else message, field=field)
         )
@@ -188,8 +191,12 @@ def from_unexpected(error: Exception) -> ProblemDetailsException:
     return problem(500, "the server failed to handle this request")
 
 
-def from_decode_error(error: msgspec.DecodeError) -> ParseError:
-    """A body decode failure as a ``ParseError`` naming the field (``layout[1]``)."""
+def from_decode_error(error: msgspec.DecodeError, body_type: Any = None) -> ParseError:
+    """A body decode failure as a ``ParseError`` naming the field (``layout[1]``).
+
+    With ``body_type``, the detail says what the field takes in words (its values, or its
+    description in the spec), never a regular expression.
+    """
     message = str(error)
     if not isinstance(error, msgspec.ValidationError):
         return ParseError(f"the body is not valid JSON: {message}")
@@ -200,6 +207,8 @@ def from_decode_error(error: msgspec.DecodeError) -> ParseError:
         field = f"{field}.{named[2]}" if field else named[2]
         adjective = "unknown" if named[1] == "contains unknown" else "missing required"
         return ParseError(f"{adjective} field {field!r}", field=field)
+    if body_type is not None and field:
+        message = reword(message, field, body_type)
     return ParseError(f"{field}: {message}" if field else message, field=field or None)
 
 
