@@ -119,3 +119,29 @@ def test_every_pattern_field_of_every_request_body_is_explained(client: HttpClie
             plain(answer.json()["detail"])
             sent += 1
     assert sent >= 2  # the sweep reached fields (variant, on several paths)
+
+
+def test_each_variant_lists_only_the_tables_it_takes(client: HttpClient) -> None:
+    variants = {info["id"]: info for info in client.get("/v1/variants").json()}
+    every = {"american", "british", "repeat", "reserve"}
+    for grid in ("poker-squares", "poker-patience", "serpent-patience"):
+        assert set(variants[grid]["tables"]) == every
+    assert set(variants["repeat-poker"]["tables"]) == {"repeat"}
+    assert set(variants["reserve-poker"]["tables"]) == {"reserve"}
+    assert variants["solodrez"]["tables"] == {}
+
+
+def test_information_is_given_per_option_where_it_differs(client: HttpClient) -> None:
+    variants = {info["id"]: info for info in client.get("/v1/variants").json()}
+    assert variants["reserve-poker"]["information"] == "hidden"
+    assert variants["reserve-poker"]["information_by_option"] == {"version": {"5": "open"}}
+    assert all(
+        info["information_by_option"] == {}
+        for name, info in variants.items()
+        if name != "reserve-poker"
+    )
+    open_deal = client.post(
+        "/v1/deals", json={"variant": "reserve-poker", "options": {"version": 5}}
+    )
+    reserve = open_deal.json()["view"]["reserve"]
+    assert all(card is not None for column in reserve for card in column)  # as it says: open

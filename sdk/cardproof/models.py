@@ -376,6 +376,13 @@ class VariantInfo(Struct):
     deck: str
     options: dict[str, Any]
     tables: dict[str, dict[str, int]]
+    """The named point tables this variant takes (the grid variants: any, or a custom one;
+    repeat-poker and reserve-poker: their fixed one; solodrez counts series: none)."""
+    information_by_option: dict[str, dict[str, Literal["open", "hidden"]]] = msgspec.field(
+        default_factory=dict
+    )
+    """Where an option's value changes ``information``: by option, by value. Reserve-poker's
+    ``version`` 5 is open (a ``"random"`` version is 5 one time in six)."""
     unfinished: str = ""
     """What a tournament game not finished by the close counts (GAMES.md section 9):
     the worst score its table allows, so that leaving never beats finishing."""

@@ -111,6 +111,14 @@ class Game(ABC, Generic[M, O]):
         return cls.information
 
     @classmethod
+    def information_by_option(cls) -> dict[str, dict[str, Information]]:
+        """Where an option's value makes a deal other than :attr:`information`.
+
+        By option, by value; for most variants, nowhere.
+        """
+        return {}
+
+    @classmethod
     def resolve_options(cls, options: O, server_seed: bytes | None, client_seed: str | None) -> O:
         """The options a game runs with, once the seeds are known (a die roll, say).
 

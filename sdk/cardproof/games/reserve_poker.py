@@ -200,6 +200,11 @@ class ReservePoker(GridGame[ReserveMove, ReserveOptions]):
         return "open" if options.version == 5 else "hidden"
 
     @classmethod
+    def information_by_option(cls) -> dict[str, dict[str, Information]]:
+        """Version 5 is open (and so is a ``"random"`` version that rolls a 5)."""
+        return {"version": {"5": "open"}}
+
+    @classmethod
     def resolve_options(
         cls,
         options: ReserveOptions | Mapping[str, Any] | None,

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from litestar import Controller, get
 
-from cardproof.games import VARIANTS
+from cardproof.games import VARIANTS, Game
 from cardproof.hands import TABLES
 from cardproof.models import VariantInfo
 from cardproof_service.openapi import clean_descriptions
@@ -25,6 +25,18 @@ def options_schema(options_type: type[msgspec.Struct]) -> dict[str, Any]:
     return cleaned
 
 
+def tables_of(cls: type[Game[Any, Any]]) -> dict[str, dict[str, int]]:
+    """The named tables a variant takes.
+
+    All of them where ``scoring`` is an option, else its fixed one (repeat-poker,
+    reserve-poker), else none (solodrez counts series).
+    """
+    if "scoring" in {field.name for field in msgspec.structs.fields(cls.options_type)}:
+        return {name: table.as_mapping() for name, table in TABLES.items()}
+    fixed = getattr(cls.parse_options(None), "table", None)
+    return {} if fixed is None else {fixed.name: fixed.as_mapping()}
+
+
 @cache
 def variant_infos() -> list[VariantInfo]:
     """Every registered variant, described (computed once)."""
@@ -36,7 +48,8 @@ def variant_infos() -> list[VariantInfo]:
             description=cls.description,
             deck=cls.deck_type,
             options=options_schema(cls.options_type),
-            tables={name: table.as_mapping() for name, table in TABLES.items()},
+            tables=tables_of(cls),
+            information_by_option=cls.information_by_option(),
             unfinished="Decision (GAMES.md section 9): in a tournament, a game not finished by "
             "the close (abandoned, a dead end, never opened) counts as the worst score its "
             f"options allow, so that leaving never beats finishing: {cls.unfinished_rule}.",

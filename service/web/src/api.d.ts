@@ -1316,6 +1316,12 @@ export interface components {
                     [key: string]: number;
                 };
             };
+            /** @default {} */
+            information_by_option?: {
+                [key: string]: {
+                    [key: string]: "hidden" | "open";
+                };
+            };
             /** @default  */
             unfinished?: string;
         };
