@@ -38,6 +38,7 @@ STATED: dict[str, Callable[[dict[str, Any]], bool]] = {
     '"a1 b1 a1"': lambda body: (body["code"], body["move_index"]) == ("cell-taken", 2),
     "/v1/commitments": lambda body: body["commitment_id"].startswith("c_"),
     "/.well-known/jwks.json": lambda body: body["keys"][0]["kty"] == "OKP",
+    '"budget": 1': lambda body: (body["result"], len(body["moves"])) == ("won", 11),
 }
 """What the README says some examples answer."""
 

@@ -303,3 +303,15 @@ def test_solve_agrees_with_brute_force(series: int, neutrals: int, drop: int, se
         assert solution.moves == ()
         # lost means every reachable position was searched: exactly the brute force's
         assert solution.states_searched == reachable
+
+
+def test_a_won_line_is_a_shortest_one_when_the_search_can_tell() -> None:
+    """Seven clean series, two more under the neutrals: 11 moves, not the 12 of a greedy line."""
+    cards = [f"{figure}{colour}" for figure in "JQTBNP" for colour in range(1, 10)] + ["X1", "X2"]
+    game = SoloDrez.new(parse_pokerdrez_cards(cards))
+    found = solve(game, budget=1.0)
+    assert found.result == "won"
+    assert len(found.moves) == 11
+    for move in found.moves:
+        game.play(move)
+    assert game.won
