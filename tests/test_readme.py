@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shlex
@@ -18,10 +19,12 @@ BLOCKS = re.findall(r"```(sh|python)\n(.*?)```", README, flags=re.DOTALL)
 CURLS = [
     line
     for kind, body in BLOCKS
-    if kind == "sh"
+    if kind == "sh" and "for cell in" not in body
     for line in body.splitlines()
     if line.startswith("curl ")
 ]
+SCRIPTS = [body for kind, body in BLOCKS if kind == "sh" and "for cell in" in body]
+"""The curl game: it chains answers through variables, so it runs whole, in bash."""
 PYTHON = [body for kind, body in BLOCKS if kind == "python"]
 DEFAULT = "http://127.0.0.1:8000"
 
@@ -60,6 +63,22 @@ def test_curl_examples_run_and_answer_as_stated(command: str, live_server: str) 
 def test_every_stated_answer_has_its_example() -> None:
     for marker in STATED:
         assert any(marker in command for command in CURLS), marker
+
+
+def test_the_curl_game_plays_a_committed_game(live_server: str) -> None:
+    (script,) = SCRIPTS
+    result = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", script.replace(DEFAULT, live_server)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    payload = ast.literal_eval(result.stdout.strip())  # as python3 prints a dict
+    assert (payload["kind"], payload["committed_before_client_seed"]) == ("committed-blind", True)
+    assert payload["moves"] == " ".join(f"{c}{r}" for r in "12345" for c in "abcde")
+    assert payload["server_seed"] is not None  # revealed at the end
+    assert payload["client_seed"] == "my lucky seed"
 
 
 @pytest.mark.parametrize("code", PYTHON)

@@ -229,9 +229,11 @@ def successors(
     return found
 
 
-SHORTEST_MIN_SECONDS: Final = 0.05
-"""The least time a search looks for a shorter line once it has won (else four times what
-the win took, within the budget)."""
+SHORTEST_UP_TO: Final = 20
+"""A won line of at most this many moves is checked for a shorter one, breadth first
+(a longer one is kept as shortened: a breadth-first search that deep never ends)."""
+SHORTEST_SECONDS: Final = 0.5
+"""How long that check may take at most (within the budget)."""
 MAX_STATES: Final = 1_000_000
 """Positions a search may remember by default (about 150 MB): its memory bound."""
 
@@ -293,10 +295,10 @@ def solve(game: SoloDrez, *, budget: float = 2.0, max_states: int = MAX_STATES) 
         path_left.append(left)
         if not left:
             line = _shorten(path_states, path_steps, infos, deadline)
-            now = time.perf_counter()  # a shorter line is worth a bounded share of the time
-            spend = min(deadline, now + max(SHORTEST_MIN_SECONDS, 4 * (now - start)))
-            shorter = _shortest(root, figures, len(line), spend, max_states - len(seen))
-            line = shorter if shorter is not None else line
+            if len(line) <= SHORTEST_UP_TO:  # a short win: a shortest one is within reach
+                spend = min(deadline, time.perf_counter() + SHORTEST_SECONDS)
+                shorter = _shortest(root, figures, len(line), spend, max_states - len(seen))
+                line = shorter if shorter is not None else line
             if len(line) <= room:
                 moves = tuple(_move(s) for s in line)
                 return SearchResult("won", moves, expanded, time.perf_counter() - start)
