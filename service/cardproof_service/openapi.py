@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 from litestar import Litestar, Request
@@ -127,8 +127,9 @@ def install_exact_schemas(app: Litestar) -> None:
     _, defs = msgspec.json.schema_components(
         sorted(types, key=lambda t: t.__name__), ref_template="#/components/schemas/{name}"
     )
+    defs["MoveObject"] = move_object_schema(defs["MoveObject"])
     for name, schema in defs.items():
-        known[name] = RawSchema(raw=clean_descriptions(schema))
+        known[name] = RawSchema(raw=plain_tuples(clean_descriptions(schema)))
     components.schemas = dict(sorted(known.items()))
     spec.components = components
     _optional_headers_as_strings(spec.paths or {})
@@ -144,6 +145,59 @@ def install_exact_schemas(app: Litestar) -> None:
                 },
                 required=True,
             )
+
+
+def plain_tuples(schema: Any) -> Any:
+    """``schema`` with each tuple of one item type as a plain array of that type.
+
+    msgspec writes ``tuple[int, int]`` as ``prefixItems`` with ``items: false``, which
+    generators such as openapi-python-client refuse outright; ``minItems`` and
+    ``maxItems`` keep the length, and ``items`` the one type.
+    """
+    if isinstance(schema, list):
+        return [plain_tuples(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    plain = {key: plain_tuples(value) for key, value in schema.items()}
+    prefix = plain.get("prefixItems")
+    if plain.get("items") is False and prefix and all(item == prefix[0] for item in prefix):
+        del plain["prefixItems"]
+        plain["items"] = prefix[0]
+        plain["minItems"] = plain["maxItems"] = len(prefix)
+    return plain
+
+
+MOVE_SHAPES: Final = {
+    "a cell of a grid variant (poker-patience: relative to the first card)": ("row", "col"),
+    "a row of repeat-poker": ("row",),
+    "reserve-poker: from a reserve column to a grid column": ("from", "to"),
+    "solodrez: the last count cards of column from, onto column to": ("from", "count", "to"),
+    "solodrez: remove the series in a column": ("remove",),
+    "solodrez: end the game": ("stop",),
+}
+"""Each variant's move object: its description and its fields (all required)."""
+
+
+def move_object_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``MoveObject`` as a ``oneOf`` of each variant's move.
+
+    Generated clients then build typed moves; the server reads any of them as the one
+    struct it decodes, and the variant's rules say which shape it takes.
+    """
+    properties = schema["properties"]
+    shapes = [
+        {
+            "type": "object",
+            "title": "".join(word.capitalize() for word in fields) + "Move",
+            "description": description,
+            "properties": {field: properties[field] for field in fields},
+            "required": list(fields),
+            "additionalProperties": False,
+        }
+        for description, fields in MOVE_SHAPES.items()
+    ]
+    kept = {key: value for key, value in schema.items() if key in {"title", "description"}}
+    return {**kept, "oneOf": shapes}
 
 
 def _optional_headers_as_strings(paths: Any) -> None:

@@ -738,10 +738,7 @@ export interface components {
             /** @default [] */
             later?: string[];
             /** @default null */
-            origin?: [
-                number,
-                number
-            ] | null;
+            origin?: number[] | null;
         };
         /**
          * HandScore
@@ -819,13 +816,21 @@ export interface components {
          *     out the series in column a) or ``{"stop": true}`` (end the game).
          */
         MoveObject: {
-            row?: number;
-            col?: number;
-            from?: number;
-            count?: number;
-            to?: number;
-            remove?: number;
-            stop?: boolean;
+            row: number;
+            col: number;
+        } | {
+            row: number;
+        } | {
+            from: number;
+            to: number;
+        } | {
+            from: number;
+            count: number;
+            to: number;
+        } | {
+            remove: number;
+        } | {
+            stop: boolean;
         };
         /**
          * MoveRequest

@@ -18,14 +18,16 @@ const COLUMNS = "abcde";
 
 export interface GridViewLike {
   layout: ReadonlyArray<ReadonlyArray<string | null>>;
-  origin?: readonly [number, number] | null;
+  /** Where the layout's first cell sits, relative to the first card (two numbers). */
+  origin?: readonly number[] | null;
 }
 
 export const key = ([r, c]: Coord): string => `${r},${c}`;
 
 /** Every placed card by coordinate (poker-patience: relative to the first card). */
 export function placedCards(view: GridViewLike): Map<string, string> {
-  const [top, left] = view.origin ?? [0, 0];
+  const top = view.origin?.[0] ?? 0;
+  const left = view.origin?.[1] ?? 0;
   const placed = new Map<string, string>();
   view.layout.forEach((row, r) =>
     row.forEach((card, c) => {

@@ -151,7 +151,8 @@ var SIZE = 5;
 var COLUMNS = "abcde";
 var key = ([r, c]) => `${r},${c}`;
 function placedCards(view) {
-  const [top, left] = view.origin ?? [0, 0];
+  const top = view.origin?.[0] ?? 0;
+  const left = view.origin?.[1] ?? 0;
   const placed = /* @__PURE__ */ new Map();
   view.layout.forEach(
     (row, r) => row.forEach((card, c) => {
