@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -89,21 +90,27 @@ def free_port() -> int:
 
 
 @contextmanager
-def served(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Run ``cardproof serve`` on a free port until the block ends; yield its base URL."""
-    with served_process(*args, env=env) as (base_url, _):
+def served(*args: str, env: dict[str, str] | None = None, log: Path | None = None) -> Iterator[str]:
+    """Run ``cardproof serve`` on a free port until the block ends; yield its base URL.
+
+    ``log``: a file that gets the server's output (its JSON lines), for a test to read.
+    """
+    with served_process(*args, env=env, log=log) as (base_url, _):
         yield base_url
 
 
 @contextmanager
 def served_process(
-    *args: str, env: dict[str, str] | None = None
+    *args: str, env: dict[str, str] | None = None, log: Path | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """:func:`served`, also yielding the process (a test may kill it)."""
     port = free_port()
     command = [str(Path(sys.executable).parent / "cardproof"), "serve", "--port", str(port), *args]
     base_env = {**os.environ, "CARDPROOF_WARM_UP": "0", **SERVER_KEYS, **UNLIMITED_ENV}
-    server = subprocess.Popen(command, env={**base_env, **(env or {})})
+    output = None if log is None else log.open("wb")
+    server = subprocess.Popen(
+        command, env={**base_env, **(env or {})}, stdout=output, stderr=subprocess.STDOUT
+    )
     base_url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -120,6 +127,8 @@ def served_process(
         if server.poll() is None:
             server.terminate()
         server.wait(timeout=20)
+        if output is not None:
+            output.close()
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +136,17 @@ def live_server() -> Iterator[str]:
     """A real ``cardproof serve`` process (one worker) for the tests of one module."""
     with served("--log-level", "warning") as base_url:
         yield base_url
+
+
+def answering_pids(log: Path, path_part: str) -> set[int]:
+    """The workers (pids) whose request lines in ``log`` name a path containing ``path_part``."""
+    pids = set()
+    for line in log.read_text(errors="replace").splitlines():
+        if line.startswith("{") and path_part in line:
+            entry = json.loads(line)
+            if entry.get("msg") == "request" and path_part in str(entry.get("path", "")):
+                pids.add(int(entry["pid"]))
+    return pids
 
 
 def play_blind(

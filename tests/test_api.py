@@ -145,8 +145,17 @@ def test_malformed_json_and_oversized_bodies(client: Client) -> None:
 
 def test_integral_floats_count_as_integers(client: Client) -> None:
     request = copy.deepcopy(examples.VERIFY)
+    request["moves"] = [{"row": i // 5, "col": i % 5} for i in range(25)]
+    integral = client.post("/v1/verify", json=request)
     request["moves"] = [{"row": float(i // 5), "col": float(i % 5)} for i in range(25)]
-    assert client.post("/v1/verify", json=request).status_code == 200
+    floats = client.post("/v1/verify", json=request)
+    assert (floats.status_code, integral.status_code) == (200, 200)
+    assert floats.json()["score"] == integral.json()["score"]  # the same game, the same score
+    assert (
+        floats.json()["moves"]
+        == integral.json()["moves"]
+        == " ".join(f"{c}{r}" for r in "12345" for c in "abcde")
+    )
     request["moves"][3] = {"row": 0.5, "col": 3}
     assert problem(client.post("/v1/verify", json=request), 400)["field"] == "moves[3].row"
 
@@ -225,7 +234,18 @@ def test_verify_poker_patience_and_a_serpent_dead_end(client: Client) -> None:
         "deal": {"cards": examples.FIRST_25},
         "moves": " ".join(rows),
     }
-    assert client.post("/v1/verify", json=request).status_code == 200
+    verified = client.post("/v1/verify", json=request)
+    assert verified.status_code == 200
+    body = verified.json()
+    assert body["moves"] == " ".join(rows)  # the log as played, canonical
+    assert body["options"]["scoring"] == "british"  # poker-patience's default table
+    layout = [examples.FIRST_25[5 * r : 5 * r + 5] for r in range(5)]  # row by row, as played
+    scored = client.post(
+        "/v1/score",
+        json={"variant": "poker-patience", "layout": layout, "options": body["options"]},
+    ).json()
+    assert body["score"]["total"] == scored["total"]  # the same square, scored the same
+    assert len(body["score"]["hands"]) == 10
     request["moves"] = "0,0 2,2"
     body = problem(client.post("/v1/verify", json=request), 422)
     assert (body["move_index"], body["code"]) == (1, "not-adjacent")

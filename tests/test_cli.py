@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -19,7 +20,7 @@ from litestar.testing import TestClient
 from cardproof.cli import build_parser, serve_options
 from cardproof_service import Settings, create_app
 from cardproof_service.keys import load_keys
-from conftest import TEST_KEYS, free_port, served
+from conftest import TEST_KEYS, answering_pids, free_port, served
 from redis_server import redis_url_or_skip
 
 
@@ -34,17 +35,23 @@ def test_serve_answers_on_the_port_it_was_given() -> None:
         assert score.json()["code"] == "duplicate-card"
 
 
-def test_two_workers_share_redis() -> None:
+def test_two_workers_share_redis(tmp_path: Path) -> None:
+    """Moves of one deal answered by both workers (by pid): each sees what the other stored."""
     cells = [f"{col}{row}" for row in "12345" for col in "abcde"]
+    log = tmp_path / "serve.log"
     with (
         redis_url_or_skip() as url,
-        served("--workers", "2", env={"REDIS_URL": url}) as base_url,
-        httpx.Client(base_url=base_url) as http,
+        served("--workers", "2", "--log-level", "info", env={"REDIS_URL": url}, log=log) as base,
     ):
-        deal = http.post("/v1/deals", json={"variant": "poker-squares"}).json()["deal_id"]
-        for index, cell in enumerate(cells[:10]):  # spread over both workers: all see the deal
-            answer = http.post(f"/v1/deals/{deal}/moves", json={"index": index, "move": cell})
+        deal = httpx.post(f"{base}/v1/deals", json={"variant": "poker-squares"}).json()["deal_id"]
+        for index, cell in enumerate(cells):  # a connection each: the workers share them out
+            answer = httpx.post(
+                f"{base}/v1/deals/{deal}/moves", json={"index": index, "move": cell}
+            )
             assert answer.status_code == 200, answer.text
+        assert answer.json()["finished"] is True
+        time.sleep(0.3)  # request lines are written at most 0.1 s late
+    assert len(answering_pids(log, f"/v1/deals/{deal}/moves")) == 2  # both took moves
 
 
 def test_two_workers_without_redis_are_refused() -> None:

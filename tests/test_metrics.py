@@ -3,7 +3,9 @@ calls, counted by route template and summed over the workers of `cardproof serve
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
+from pathlib import Path
 
 import httpx
 from litestar import Litestar
@@ -12,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from cardproof_service import Settings, create_app
 from cardproof_service.store.redis import RedisStore
-from conftest import TEST_KEYS, UNLIMITED, served
+from conftest import TEST_KEYS, UNLIMITED, answering_pids, served
 from redis_server import private_redis, redis_url_or_skip
 
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
@@ -134,11 +136,14 @@ def test_store_calls_are_timed_and_failures_counted() -> None:
                  **on_redis) == 0  # fmt: skip
 
 
-def test_two_workers_report_their_sum() -> None:
+def test_two_workers_report_their_sum(tmp_path: Path) -> None:
     """Whichever worker answers the scrape, it counts every worker's requests."""
+    log = tmp_path / "serve.log"
     with (
         redis_url_or_skip() as url,
-        served("--workers", "2", env={"REDIS_URL": url}) as base_url,
+        served(
+            "--workers", "2", "--log-level", "info", env={"REDIS_URL": url}, log=log
+        ) as base_url,
     ):
         requests = 60
         route = {"route": "/v1/variants", "method": "GET", "status": "200"}
@@ -149,3 +154,6 @@ def test_two_workers_report_their_sum() -> None:
                 samples = scrape(probe)
             counted = value(samples, "cardproof_http_requests_total", **route)
             assert counted == requests
+        time.sleep(0.3)  # request lines are written at most 0.1 s late
+    assert len(answering_pids(log, "/v1/variants")) == 2  # both workers counted some
+    assert len(answering_pids(log, "/metrics")) >= 1

@@ -28,7 +28,10 @@ from cardproof_service.settings import Settings
 from conftest import SERVER_KEYS, TEST_KEYS, free_port
 
 HttpClient = TestClient[Litestar]
-FIELDS = {"ts", "level", "logger", "msg", "request_id", "method", "path", "status", "duration_ms"}
+FIELDS = {
+    *("ts", "level", "logger", "msg", "pid"),
+    *("request_id", "method", "path", "status", "duration_ms"),
+}
 
 
 def lines_of(caplog: pytest.LogCaptureFixture) -> list[dict[str, object]]:

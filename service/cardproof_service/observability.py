@@ -36,7 +36,9 @@ access_log = logging.getLogger("cardproof.access")
 
 
 class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message and the record's ``fields``.
+    """One JSON object per line: time, level, logger, message, pid and the record's fields.
+
+    The pid says which worker wrote it (several may share a socket).
 
     One line is written per request, so this is cheap: msgspec encodes it, and the time
     is formatted once per second (``2026-11-23T20:14:35.041+00:00``, UTC).
@@ -62,6 +64,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),
+            "pid": record.process,  # which worker: several share a socket
         }
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):
