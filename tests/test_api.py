@@ -61,7 +61,7 @@ def test_score_example_scores_each_line(client: Client) -> None:
     categories = [h["category"] for h in body["hands"][:5]]
     assert categories == ["royal-flush", "four-of-a-kind", "full-house", "straight", "flush"]
     assert [h["line"] for h in body["hands"]] == [f"row {i}" for i in range(1, 6)] + [
-        f"col {i}" for i in range(1, 6)
+        f"col {c}" for c in "abcde"
     ]
     assert body["total"] == 100 + 50 + 25 + 15 + 20
 
@@ -70,7 +70,7 @@ def test_score_with_diagonals_british_and_custom_tables(client: Client) -> None:
     request = copy.deepcopy(examples.SCORE)
     request["options"] = {"diagonals": True}
     body = client.post("/v1/score", json=request).json()
-    assert [h["line"] for h in body["hands"]][-2:] == ["diagonal 1", "diagonal 2"]
+    assert [h["line"] for h in body["hands"]][-2:] == ["diagonal \\", "diagonal /"]
     assert body["hands"][10]["cards"] == ["AH", "9D", "3H", "7C", "AD"]
     assert body["hands"][11]["cards"] == ["TH", "9S", "3H", "5S", "2D"]
 

@@ -126,9 +126,9 @@ def expected_lines(variant_id: str, deck: Sequence[Card], moves: Sequence[Any]) 
         assert (top, left) == (0, 0)
     grid = [[placed[(top + r, left + c)] for c in range(5)] for r in range(5)]
     lines = {f"row {r + 1}": tuple(grid[r]) for r in range(5)}
-    lines |= {f"col {c + 1}": tuple(grid[r][c] for r in range(5)) for c in range(5)}
-    lines["diagonal 1"] = tuple(grid[i][i] for i in range(5))
-    lines["diagonal 2"] = tuple(grid[i][4 - i] for i in range(5))
+    lines |= {f"col {'abcde'[c]}": tuple(grid[r][c] for r in range(5)) for c in range(5)}
+    lines["diagonal \\"] = tuple(grid[i][i] for i in range(5))
+    lines["diagonal /"] = tuple(grid[i][4 - i] for i in range(5))
     return lines
 
 
@@ -476,7 +476,7 @@ DIAGONAL_LAYOUT = [
     "6S QH 8D JS 5D",
     "3C 7C 9D TD TS",
 ]
-"""Diagonal 1 is a royal flush (AS KS QS JS TS), diagonal 2 four queens and 3C; row 5
+"""Diagonal \\ is a royal flush (AS KS QS JS TS), diagonal / four queens and 3C; row 5
 holds the only pair; every other row and column is high card."""
 
 
@@ -496,10 +496,10 @@ def play_row_major(options: dict[str, Any] | None) -> Score:
 def test_poker_squares_rows_columns_and_default_table() -> None:
     score = play_row_major(None)
     names = [h.line for h in score.hands]
-    assert names == [f"row {i}" for i in range(1, 6)] + [f"col {i}" for i in range(1, 6)]
+    assert names == [f"row {i}" for i in range(1, 6)] + [f"col {c}" for c in "abcde"]
     by_line = {h.line: h for h in score.hands}
     assert by_line["row 1"].cards == tuple(DIAGONAL_LAYOUT[0].split())
-    assert by_line["col 2"].cards == ("2C", "KS", "3D", "QH", "7C")
+    assert by_line["col b"].cards == ("2C", "KS", "3D", "QH", "7C")
     assert by_line["row 5"].category == "one-pair"
     others = [h for h in score.hands if h.line != "row 5"]
     assert all(h.category == "high-card" for h in others)
@@ -509,7 +509,7 @@ def test_poker_squares_rows_columns_and_default_table() -> None:
 def test_poker_squares_diagonals() -> None:
     score = play_row_major({"diagonals": True})
     assert len(score.hands) == 12
-    assert [h.line for h in score.hands[10:]] == ["diagonal 1", "diagonal 2"]
+    assert [h.line for h in score.hands[10:]] == ["diagonal \\", "diagonal /"]
     diagonal_1, diagonal_2 = score.hands[10], score.hands[11]
     assert diagonal_1.cards == ("AS", "KS", "QS", "JS", "TS")  # top-left to bottom-right
     assert diagonal_1.category == "royal-flush"
@@ -641,7 +641,7 @@ def test_poker_patience_final_square_orientation() -> None:
     for i in range(5):
         assert by_line[f"row {i + 1}"].cards == tuple(DIAGONAL_LAYOUT[i].split())
         column = tuple(DIAGONAL_LAYOUT[r].split()[i] for r in range(5))
-        assert by_line[f"col {i + 1}"].cards == column
+        assert by_line[f"col {'abcde'[i]}"].cards == column
     assert by_line["row 5"].category == "one-pair"
     assert score.total == BRITISH["one-pair"]  # british is the default
     american = PokerPatience.replay(deck, {"scoring": "american"}, game.moves).score()
@@ -733,20 +733,20 @@ def test_serpent_full_path_score() -> None:
     assert by_line["row 1"].cards == ("2C", "3C", "4C", "5C", "6C")
     assert by_line["row 2"].cards == ("JC", "TC", "9C", "8C", "7C")
     assert by_line["row 3"].cards == ("QC", "KC", "AC", "2D", "3D")
-    assert by_line["col 1"].cards == ("2C", "JC", "QC", "8D", "9D")
-    assert by_line["col 2"].cards == ("3C", "TC", "KC", "7D", "TD")
-    assert by_line["col 4"].cards == ("5C", "8C", "2D", "5D", "QD")
+    assert by_line["col a"].cards == ("2C", "JC", "QC", "8D", "9D")
+    assert by_line["col b"].cards == ("3C", "TC", "KC", "7D", "TD")
+    assert by_line["col d"].cards == ("5C", "8C", "2D", "5D", "QD")
     expected = {
         "row 1": "straight-flush",
         "row 2": "straight-flush",
         "row 3": "high-card",  # Q-K-A-2-3 does not wrap
         "row 4": "straight-flush",
         "row 5": "straight-flush",
-        "col 1": "high-card",
-        "col 2": "one-pair",
-        "col 3": "high-card",
-        "col 4": "one-pair",
-        "col 5": "high-card",
+        "col a": "high-card",
+        "col b": "one-pair",
+        "col c": "high-card",
+        "col d": "one-pair",
+        "col e": "high-card",
     }
     assert {line: h.category for line, h in by_line.items()} == expected
     assert score.total == 4 * BRITISH["straight-flush"] + 2 * BRITISH["one-pair"]  # british

@@ -212,9 +212,17 @@ def test_the_patience_grid_shows_offsets_and_playable_cells(sdk_client: Client) 
 
 def test_patience_lines_are_known_once_the_layout_spans_five() -> None:
     placed = {(0, c): card for c, card in enumerate(["AH", "KH", "QH", "JH", "TH"])}
-    assert [name for name, _ in scored_lines("poker-patience", placed)] == ["row 0"]
+    # a complete row, but which of rows 1..5 is not fixed yet: named by its first cell
+    assert [name for name, _ in scored_lines("poker-patience", placed)] == ["row from 0,0"]
     score = running_score("poker-patience", placed, TABLES["british"])
     assert score.hands[0].category == "royal-flush"
+    square = placed | {(r, 0): "2C" for r in range(-2, 3) if r != 0}  # now it spans 5 rows too
+    assert [name for name, _ in scored_lines("poker-patience", square)][:3] == [
+        "row 1",
+        "row 2",
+        "row 3",
+    ]
+    assert "col a" in [name for name, _ in scored_lines("poker-patience", square)]
 
 
 def test_playable_cells_follow_the_rules() -> None:
@@ -392,7 +400,7 @@ def test_a_scripted_reserve_game_shows_only_what_is_face_up(
     )
     assert code == 0, output
     assert "'0>9' is not a move in text form; type ? for help" in output
-    assert "illegal move (1>0): grid column 0 is full (5 cards)" in output
+    assert "illegal move (1>0): grid column 0 (col a) is full (5 cards)" in output
     assert "as in Connect Four" in " ".join(output.split())  # the help
     payload = verified_payload(client, output)
     assert payload.variant == "reserve-poker"
@@ -417,7 +425,7 @@ def test_a_scripted_reserve_game_shows_only_what_is_face_up(
         assert f"Score so far: {expected.total} from {len(expected.hands)} complete" in screen
     final = output[game_over : output.index("Receipt: ")]
     assert set(CARD_TEXT.findall(final)) == grid_texts(views[-1])
-    assert "       0    1    2    3    4" in final
+    assert "      a=0  b=1  c=2  d=3  e=4" in final  # letters, and the number a move uses
     assert f"Final score: {payload.score.total} (table reserve)" in final
     assert len(payload.score.hands) == 12
     for hand in payload.score.hands:

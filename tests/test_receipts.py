@@ -10,6 +10,8 @@ from cardproof.deal import seed_hash
 from cardproof.games import PokerSquares
 from cardproof.receipts import (
     JWKS,
+    LEGACY_LINE_NAMES,
+    RECEIPT_VERSION,
     ReceiptError,
     ReceiptPayload,
     SigningKey,
@@ -30,7 +32,7 @@ def payload(**changes: object) -> ReceiptPayload:
     while not game.is_over():
         game.play(game.legal_moves()[0])
     base = ReceiptPayload(
-        version=2,
+        version=RECEIPT_VERSION,
         variant="poker-squares",
         options=msgspec.to_builtins(options),
         deal_id="d_test",
@@ -142,3 +144,36 @@ def test_a_signed_but_false_receipt_fails_the_replay() -> None:
     assert error.value.code == "seed-not-revealed"
     pending = verify_receipt(unrevealed, KEYS, signature_only=True)
     assert not pending.replayed  # accepted knowingly: the signature only
+
+
+def test_a_version_2_receipt_with_its_old_line_names_still_verifies() -> None:
+    """Version 2 named lines ``col 1`` and ``diagonal 1``; version 3 ``col a``, ``diagonal \\``."""
+    current = payload(options={"scoring": "american", "diagonals": True})
+    game = PokerSquares.new(
+        PokerSquares.deal_cards(SEED, "client", PokerSquares.parse_options({"diagonals": True})),
+        {"diagonals": True},
+    )
+    while not game.is_over():
+        game.play(game.legal_moves()[0])
+    current = msgspec.structs.replace(current, moves=game.log_text(), score=game.score())
+    names = [hand.line for hand in current.score.hands]
+    assert "col a" in names
+    assert names[-2:] == ["diagonal \\", "diagonal /"]
+    old_names = {new: old for old, new in LEGACY_LINE_NAMES.items()}
+    legacy_score = msgspec.structs.replace(
+        current.score,
+        hands=tuple(
+            msgspec.structs.replace(hand, line=old_names.get(hand.line, hand.line))
+            for hand in current.score.hands
+        ),
+    )
+    legacy = msgspec.structs.replace(current, version=2, score=legacy_score)
+    assert verify_receipt(KEY.sign(current), KEYS).replayed
+    assert verify_receipt(KEY.sign(legacy), KEYS).replayed  # issued before the renaming
+    mixed = msgspec.structs.replace(legacy, version=RECEIPT_VERSION)  # old names, new version
+    with pytest.raises(ReceiptError) as error:
+        verify_receipt(KEY.sign(mixed), KEYS)
+    assert error.value.code == "score-mismatch"
+    with pytest.raises(ReceiptError) as unknown:
+        verify_receipt(KEY.sign(msgspec.structs.replace(current, version=4)), KEYS)
+    assert unknown.value.code == "bad-version"

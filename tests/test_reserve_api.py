@@ -42,7 +42,7 @@ def test_score_a_reserve_grid_with_a_wild_joker(client: HttpClient) -> None:
     assert len(body["hands"]) == 12
     assert body["hands"][0]["category"] == "royal-flush"
     assert body["hands"][0]["points"] == 30
-    assert [h["line"] for h in body["hands"][-2:]] == ["diagonal 1", "diagonal 2"]
+    assert [h["line"] for h in body["hands"][-2:]] == ["diagonal \\", "diagonal /"]
 
 
 @pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, "random"])

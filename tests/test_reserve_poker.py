@@ -64,9 +64,9 @@ CATEGORY_ORDER = [
 ]
 LINE_NAMES = [
     *(f"row {r}" for r in range(1, 6)),
-    *(f"col {c}" for c in range(1, 6)),
-    "diagonal 1",
-    "diagonal 2",
+    *(f"col {c}" for c in "abcde"),
+    "diagonal \\",
+    "diagonal /",
 ]
 
 
@@ -544,7 +544,7 @@ def test_the_joker_is_wild_in_every_category(hand: str, category: str) -> None:
     for name, line in zip(LINE_NAMES, reference_lines(grid), strict=True):
         assert by_line[name].category == reference_best(line), name
     assert score.total == reference_total(grid)
-    for name in ("col 3", "diagonal 1", "diagonal 2"):
+    for name in ("col c", "diagonal \\", "diagonal /"):
         assert "JK" in by_line[name].cards
     assert score == ReservePoker.score_layout(
         [c for r in grid for c in r], ReserveOptions(version=2)
@@ -567,7 +567,7 @@ def test_twelve_hands_without_the_joker() -> None:
     assert categories["row 3"] == "four-of-a-kind"
     assert categories["row 4"] == "full-house"
     assert categories["row 5"] == "flush"
-    assert [categories[f"diagonal {i}"] for i in (1, 2)] == ["high-card", "high-card"]
+    assert [categories[f"diagonal {d}"] for d in "\\/"] == ["high-card", "high-card"]
     assert score.total == reference_total([parse_cards(r.split()) for r in rows])
 
 

@@ -156,9 +156,11 @@ def scored_lines(
 ) -> list[tuple[str, list[Coord]]]:
     """The lines that will be scored and whose cells are known now, by name.
 
-    The absolute variants score fixed lines (``row 1`` .. ``col 5``, and the diagonals
+    The absolute variants score fixed lines (``row 1`` .. ``col e``, and the diagonals
     when asked); in ``poker-patience`` the rows are known once the layout spans 5
-    columns and the columns once it spans 5 rows (named by offset: ``row -1``).
+    columns and the columns once it spans 5 rows. They are named as the server names the
+    final square's lines (``row 2``, ``col c``) once the square is fixed that way, and
+    until then by their first cell's offset (``row from -1,0``).
     """
     if variant != "poker-patience":
         lines = ROW_AND_COLUMN_LINES + (DIAGONAL_LINES if diagonals else ())
@@ -166,12 +168,26 @@ def scored_lines(
     rows = sorted({r for r, _ in placed})
     cols = sorted({c for _, c in placed})
     found: list[tuple[str, list[Coord]]] = []
-    if cols and cols[-1] - cols[0] == SIZE - 1:
+    wide = bool(cols) and cols[-1] - cols[0] == SIZE - 1
+    tall = bool(rows) and rows[-1] - rows[0] == SIZE - 1
+    if wide:
         span = range(cols[0], cols[-1] + 1)
-        found += [(f"row {r}", [(r, c) for c in span]) for r in rows]
-    if rows and rows[-1] - rows[0] == SIZE - 1:
+        found += [
+            (
+                f"row {r - rows[0] + 1}" if tall else f"row from {r},{cols[0]}",
+                [(r, c) for c in span],
+            )
+            for r in rows
+        ]
+    if tall:
         span = range(rows[0], rows[-1] + 1)
-        found += [(f"col {c}", [(r, c) for r in span]) for c in cols]
+        found += [
+            (
+                f"col {COLUMN_LETTERS[c - cols[0]]}" if wide else f"col from {rows[0]},{c}",
+                [(r, c) for r in span],
+            )
+            for c in cols
+        ]
     return found
 
 
@@ -516,8 +532,9 @@ class _GridPlay(_Session):
             top = min(r for r, _ in self.placed)
             left = min(c for _, c in self.placed)
             self.term.paragraph(
-                "(the server numbers the final square's rows and columns 1-5 from its "
-                f"top-left: row 1 is row {top} and col 1 is col {left} in the offsets above)",
+                "(the final square's lines are named as a grid's cells are: rows 1-5 from "
+                f"the top, cols a-e from the left; row 1 is offset row {top} and col a is "
+                f"offset col {left} above)",
                 indent="  ",
             )
 
@@ -710,7 +727,11 @@ class _ReservePlay(_Session):
             for c in range(SIZE)
             if (0, c) not in self.placed
         }
-        lines = ["     " + " ".join(f"{c:>3} " for c in range(SIZE)).rstrip()]
+        # columns by letter, as cells and lines are named, with the 0-based number a move
+        # uses to drop a card there (2>4 drops into col e)
+        lines = [
+            "     " + " ".join(f"{f'{letter}={c}':>4}" for c, letter in enumerate(COLUMN_LETTERS))
+        ]
         for row in range(SIZE):
             cells = []
             for col in range(SIZE):
@@ -730,7 +751,10 @@ class _ReservePlay(_Session):
         term.say(f"  Reserve ({RESERVE_VISIBILITY.get(view.version, '?')}; ## is face down):")
         for line in self.reserve_lines():
             term.say(line)
-        term.say("  Grid (a card falls to the lowest empty cell of its column, marked +):")
+        term.say(
+            "  Grid (a card falls to the lowest empty cell of its column, marked +; "
+            "a move names the column by its number, a=0 .. e=4):"
+        )
         for line in self.board_lines():
             term.say(line)
         self.score_paragraph(
@@ -756,8 +780,9 @@ class _ReservePlay(_Session):
     def breakdown(self, score: Score) -> None:
         super().breakdown(score)
         self.term.paragraph(
-            "(the server numbers lines from 1: row 1 is the top row, col 1 is grid column 0; "
-            "diagonal 1 runs from the top left, diagonal 2 from the top right)",
+            "(lines are named as cells are: rows 1-5 from the top, cols a-e from the left, "
+            "so col a is the grid column a move calls 0 (0>0 drops into it); diagonal \\ "
+            "runs from a1 to e5, diagonal / from e1 to a5)",
             indent="  ",
         )
 

@@ -35,7 +35,16 @@ from cardproof.hands import Score
 
 SIGNATURE_BYTES: Final = 64
 """An Ed25519 signature's length (RFC 8032)."""
-RECEIPT_VERSION: Final = 2
+RECEIPT_VERSION: Final = 3
+"""Version 3 names lines as cells are (``col a``, ``diagonal \\``); version 2 said
+``col 1`` and ``diagonal 1``: such receipts still verify (:data:`LEGACY_LINE_NAMES`)."""
+SUPPORTED_VERSIONS: Final = frozenset({2, RECEIPT_VERSION})
+LEGACY_LINE_NAMES: Final = {
+    **{f"col {n}": f"col {letter}" for n, letter in enumerate("abcde", start=1)},
+    "diagonal 1": "diagonal \\",
+    "diagonal 2": "diagonal /",
+}
+"""A version 2 receipt's line names, as version 3 writes them."""
 """Version 2 added ``kind``; a version 1 receipt cannot say what it proves and is refused."""
 ALG: Final = "Ed25519"
 
@@ -309,7 +318,7 @@ def check_payload(payload: ReceiptPayload) -> None:
     """Re-derive the deck from the revealed seeds, replay the log, compare the score."""
     if payload.server_seed is None:
         raise ReceiptError("seed-not-revealed", "the server seed is not revealed yet")
-    if payload.version != RECEIPT_VERSION:
+    if payload.version not in SUPPORTED_VERSIONS:
         raise ReceiptError("bad-version", f"receipt version {payload.version} is not supported")
     if payload.algorithm != ALGORITHM:
         raise ReceiptError(
@@ -329,7 +338,7 @@ def check_payload(payload: ReceiptPayload) -> None:
         score = game.score()
     except (RuleError, ParseError, ValueError) as error:
         raise ReceiptError("replay-failed", f"the log does not replay: {error}") from None
-    if score != payload.score:
+    if score != _current_names(payload):
         raise ReceiptError(
             "score-mismatch",
             f"the log scores {score.total}, the receipt says {payload.score.total}",
@@ -341,6 +350,17 @@ def check_payload(payload: ReceiptPayload) -> None:
         raise ReceiptError(
             "bad-auto-placed", "auto_placed must name moves of the log, each once, in order"
         )
+
+
+def _current_names(payload: ReceiptPayload) -> Score:
+    """The receipt's score with its line names as this version writes them."""
+    if payload.version == RECEIPT_VERSION:
+        return payload.score
+    hands = tuple(
+        msgspec.structs.replace(hand, line=LEGACY_LINE_NAMES.get(hand.line, hand.line))
+        for hand in payload.score.hands
+    )
+    return msgspec.structs.replace(payload.score, hands=hands)
 
 
 def _seed_hex(server_seed: str | bytes) -> str:
@@ -487,7 +507,7 @@ def verify_receipt(
     """
     verified = verify_signature(token, jwks)
     payload = verified.payload
-    if payload.version != RECEIPT_VERSION or payload.kind is None:
+    if payload.version not in SUPPORTED_VERSIONS or payload.kind is None:
         raise ReceiptError(
             "bad-version",
             f"receipt version {payload.version} is not supported (version {RECEIPT_VERSION} "

@@ -82,17 +82,20 @@ class GridView(msgspec.Struct, frozen=True, tag_field="kind", tag="grid"):
 
 def _lines() -> tuple[tuple[str, tuple[int, ...]], ...]:
     rows = tuple((f"row {r + 1}", tuple(r * SIZE + c for c in range(SIZE))) for r in range(SIZE))
-    cols = tuple((f"col {c + 1}", tuple(r * SIZE + c for r in range(SIZE))) for c in range(SIZE))
+    cols = tuple(
+        (f"col {COLUMN_LETTERS[c]}", tuple(r * SIZE + c for r in range(SIZE))) for c in range(SIZE)
+    )
     return rows + cols
 
 
 ROW_AND_COLUMN_LINES: Final = _lines()
-"""The ten scored lines: ``row 1``..``row 5`` then ``col 1``..``col 5``, as cell numbers."""
+"""The ten scored lines, named as the cells are (column letter, row number from 1):
+``row 1``..``row 5`` then ``col a``..``col e``, as cell numbers."""
 DIAGONAL_LINES: Final = (
-    ("diagonal 1", tuple(i * (SIZE + 1) for i in range(SIZE))),
-    ("diagonal 2", tuple((i + 1) * (SIZE - 1) for i in range(SIZE))),
+    ("diagonal \\", tuple(i * (SIZE + 1) for i in range(SIZE))),
+    ("diagonal /", tuple((i + 1) * (SIZE - 1) for i in range(SIZE))),
 )
-"""The two long diagonals: top-left to bottom-right, then top-right to bottom-left."""
+"""The two long diagonals: ``diagonal \\`` from a1 to e5, ``diagonal /`` from e1 to a5."""
 
 
 _LINE_GETTERS: Final = tuple((name, itemgetter(*cells)) for name, cells in ROW_AND_COLUMN_LINES)

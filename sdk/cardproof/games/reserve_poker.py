@@ -63,7 +63,7 @@ from cardproof.cards import Card
 from cardproof.deal import draws
 from cardproof.errors import ParseError, RuleError
 from cardproof.games.base import Information, require_text
-from cardproof.games.grid import SIZE, GridGame, rows_of
+from cardproof.games.grid import COLUMN_LETTERS, SIZE, GridGame, rows_of
 from cardproof.hands import TABLES, PointTable, Score
 
 RESERVE_COLUMNS: Final = 4
@@ -270,7 +270,7 @@ class ReservePoker(GridGame[ReserveMove, ReserveOptions]):
             return "off-board", f"to must be a grid column 0..4, got {c}"
         if not self.reserve[f]:
             return "reserve-empty", f"reserve column {f} is empty"
-        return "column-full", f"grid column {c} is full (5 cards)"
+        return "column-full", f"grid column {c} (col {COLUMN_LETTERS[c]}) is full (5 cards)"
 
     def legal_moves(self) -> list[ReserveMove]:
         """Every (non-empty reserve column, non-full grid column) pair."""

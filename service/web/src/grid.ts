@@ -119,11 +119,11 @@ export function scoredLines(
   if (variant !== "poker-patience") {
     const lines: Array<[string, Coord[]]> = [
       ...range.map((r): [string, Coord[]] => [`row ${r + 1}`, range.map((c): Coord => [r, c])]),
-      ...range.map((c): [string, Coord[]] => [`col ${c + 1}`, range.map((r): Coord => [r, c])]),
+      ...range.map((c): [string, Coord[]] => [`col ${COLUMNS[c]}`, range.map((r): Coord => [r, c])]),
     ];
     if (diagonals) {
-      lines.push(["diagonal 1", range.map((i): Coord => [i, i])]);
-      lines.push(["diagonal 2", range.map((i): Coord => [i, 4 - i])]);
+      lines.push(["diagonal \\", range.map((i): Coord => [i, i])]);
+      lines.push(["diagonal /", range.map((i): Coord => [i, 4 - i])]);
     }
     return lines;
   }
@@ -133,11 +133,21 @@ export function scoredLines(
   const found: Array<[string, Coord[]]> = [];
   const first = (list: number[]): number => list[0] as number;
   const last = (list: number[]): number => list[list.length - 1] as number;
-  if (cols.length && last(cols) - first(cols) === SIZE - 1) {
-    for (const r of rows) found.push([`row ${r}`, range.map((i): Coord => [r, first(cols) + i])]);
+  const wide = cols.length > 0 && last(cols) - first(cols) === SIZE - 1;
+  const tall = rows.length > 0 && last(rows) - first(rows) === SIZE - 1;
+  // named as the final square's lines once it is fixed that way; until then by the offset
+  // of their first cell (a poker-patience cell's own name)
+  if (wide) {
+    for (const r of rows) {
+      const name = tall ? `row ${r - first(rows) + 1}` : `row from ${r},${first(cols)}`;
+      found.push([name, range.map((i): Coord => [r, first(cols) + i])]);
+    }
   }
-  if (rows.length && last(rows) - first(rows) === SIZE - 1) {
-    for (const c of cols) found.push([`col ${c}`, range.map((i): Coord => [first(rows) + i, c])]);
+  if (tall) {
+    for (const c of cols) {
+      const name = wide ? `col ${COLUMNS[c - first(cols)]}` : `col from ${first(rows)},${c}`;
+      found.push([name, range.map((i): Coord => [first(rows) + i, c])]);
+    }
   }
   return found;
 }

@@ -62,7 +62,9 @@ export function cleanReceipt(text: string): string {
 }
 
 /** The receipt format this page reads (as `cardproof.receipts.RECEIPT_VERSION`). */
-export const RECEIPT_VERSION = 2;
+export const RECEIPT_VERSION = 3;
+/** Versions this page reads: 2 named lines `col 1`, `diagonal 1`; only totals are compared here. */
+const READ_VERSIONS: readonly number[] = [2, RECEIPT_VERSION];
 /** Kinds that prove a fair deck: accepted unless the reader allows others knowingly. */
 export const COMMITTED_KINDS: readonly string[] = ["committed-blind", "committed-open", "tournament"];
 /** What a kind claims, checked against the payload's own flags. */
@@ -153,7 +155,7 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
   result.payload = payload; // only a signed payload is shown
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
   const kind = typeof payload.kind === "string" ? payload.kind : null;
-  if (payload.version !== RECEIPT_VERSION || kind === null) {
+  if (!READ_VERSIONS.includes(payload.version) || kind === null) {
     return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);
   }
   if (![...COMMITTED_KINDS, ...(expected.allow ?? [])].includes(kind)) {

@@ -38,13 +38,18 @@ test("move texts read back, and are the cells' names", () => {
   assert.equal(moveCoord("poker-patience", "5,0"), null);
 });
 
-test("line names: fixed for the absolute grids, by offset once poker-patience spans 5", () => {
+test("line names are the cells' scheme: row 1..5, col a..e, diagonal \\ and /", () => {
   assert.deepEqual(
     scoredLines("poker-squares", new Map(), true).map(([name]) => name),
-    ["row 1", "row 2", "row 3", "row 4", "row 5", "col 1", "col 2", "col 3", "col 4", "col 5", "diagonal 1", "diagonal 2"],
+    ["row 1", "row 2", "row 3", "row 4", "row 5", "col a", "col b", "col c", "col d", "col e", "diagonal \\", "diagonal /"],
   );
   const wide = cards([[0, -1], [0, 0], [0, 1], [0, 2], [0, 3], [-1, 0]]);
-  assert.deepEqual(scoredLines("poker-patience", wide, false).map(([name]) => name), ["row -1", "row 0"]);
+  // the rows are complete lines, but which of rows 1..5 they are is not fixed yet
+  assert.deepEqual(scoredLines("poker-patience", wide, false).map(([name]) => name), ["row from -1,-1", "row from 0,-1"]);
+  const square = cards([[0, -1], [0, 0], [0, 1], [0, 2], [0, 3], [-1, 0], [1, 0], [2, 0], [3, 0]]);
+  assert.deepEqual(scoredLines("poker-patience", square, false).map(([name]) => name), [
+    "row 1", "row 2", "row 3", "row 4", "row 5", "col a", "col b", "col c", "col d", "col e",
+  ]);
 });
 
 test("a replay refuses a cell used twice and a layout that is no square", () => {

@@ -222,11 +222,11 @@ function scoredLines(variant, placed, diagonals) {
   if (variant !== "poker-patience") {
     const lines = [
       ...range.map((r) => [`row ${r + 1}`, range.map((c) => [r, c])]),
-      ...range.map((c) => [`col ${c + 1}`, range.map((r) => [r, c])])
+      ...range.map((c) => [`col ${COLUMNS[c]}`, range.map((r) => [r, c])])
     ];
     if (diagonals) {
-      lines.push(["diagonal 1", range.map((i) => [i, i])]);
-      lines.push(["diagonal 2", range.map((i) => [i, 4 - i])]);
+      lines.push(["diagonal \\", range.map((i) => [i, i])]);
+      lines.push(["diagonal /", range.map((i) => [i, 4 - i])]);
     }
     return lines;
   }
@@ -236,11 +236,19 @@ function scoredLines(variant, placed, diagonals) {
   const found = [];
   const first = (list) => list[0];
   const last = (list) => list[list.length - 1];
-  if (cols.length && last(cols) - first(cols) === SIZE - 1) {
-    for (const r of rows) found.push([`row ${r}`, range.map((i) => [r, first(cols) + i])]);
+  const wide = cols.length > 0 && last(cols) - first(cols) === SIZE - 1;
+  const tall = rows.length > 0 && last(rows) - first(rows) === SIZE - 1;
+  if (wide) {
+    for (const r of rows) {
+      const name = tall ? `row ${r - first(rows) + 1}` : `row from ${r},${first(cols)}`;
+      found.push([name, range.map((i) => [r, first(cols) + i])]);
+    }
   }
-  if (rows.length && last(rows) - first(rows) === SIZE - 1) {
-    for (const c of cols) found.push([`col ${c}`, range.map((i) => [first(rows) + i, c])]);
+  if (tall) {
+    for (const c of cols) {
+      const name = wide ? `col ${COLUMNS[c - first(cols)]}` : `col from ${first(rows)},${c}`;
+      found.push([name, range.map((i) => [first(rows) + i, c])]);
+    }
   }
   return found;
 }
@@ -392,7 +400,8 @@ var DECK_OF = {
 function cleanReceipt(text) {
   return text.replace(/\s+/g, "");
 }
-var RECEIPT_VERSION = 2;
+var RECEIPT_VERSION = 3;
+var READ_VERSIONS = [2, RECEIPT_VERSION];
 var COMMITTED_KINDS = ["committed-blind", "committed-open", "tournament"];
 var KIND_HOLDS = {
   "committed-blind": (p) => p.committed_before_client_seed && p.blind,
@@ -457,7 +466,7 @@ async function verifyReceipt(token, keys, expected = {}) {
   result.payload = payload;
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
   const kind = typeof payload.kind === "string" ? payload.kind : null;
-  if (payload.version !== RECEIPT_VERSION || kind === null) {
+  if (!READ_VERSIONS.includes(payload.version) || kind === null) {
     return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);
   }
   if (![...COMMITTED_KINDS, ...expected.allow ?? []].includes(kind)) {
