@@ -174,7 +174,8 @@ def test_a_serpent_dead_end_ends_unscored(sdk_client: Client) -> None:
 def test_q_quits_with_status_1_and_no_receipt(sdk_client: Client) -> None:
     code, output = play(sdk_client, "poker-squares", ["a1", "q", "n", "b1", "q", "yes"])
     assert code == 1
-    assert output.count("Quit and forfeit deal d_") == 2  # asked each time, declined once
+    assert output.count("Quitting forfeits deal d_") == 2  # asked each time, declined once
+    assert output.count("Quit? [y/N] ") == 2
     assert "Quit: deal d_" in output
     assert "left unfinished after 2 cards" in output
     assert "Receipt:" not in output

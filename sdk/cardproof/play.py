@@ -404,10 +404,11 @@ class _Session(ABC):
                 return False  # the input ended: nothing more can be played
             command = answer.strip().lower()
             if command in QUIT:
-                if self.term.confirm(
-                    f"Quit and forfeit deal {self.game.deal_id}? It is left unfinished, with no "
-                    "receipt and no second try. [y/N] "
-                ):
+                self.term.say(
+                    f"  Quitting forfeits deal {self.game.deal_id}: it stays unfinished, with "
+                    "no receipt and no second try."
+                )
+                if self.term.confirm("  Quit? [y/N] "):
                     return False
                 changed = False
                 continue
@@ -552,11 +553,11 @@ class _GridPlay(_Session):
         left = SIZE * SIZE - len(after)
         if left == 0 or playable_cells(self.variant, after, cell):
             return True
-        return self.term.confirm(
+        self.term.say(
             f"  {self.cell_text(cell)} leaves no way on: the path would stop there with "
-            f"{plural(left, 'card')} unplaced, and the game would end unscored. "
-            "Play it anyway? [y/N] "
+            f"{plural(left, 'card')} unplaced, and the game would end unscored."
         )
+        return self.term.confirm("  Play it anyway? [y/N] ")
 
     def unscored_text(self) -> str:
         return (
