@@ -106,6 +106,7 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
 
     standings = cardproof("tournament", "standings", tid, "--url", url)
     assert standings.returncode == 0, standings.stderr
+    assert ", 2 rounds, 2 entrants" in standings.stdout.splitlines()[0]
     rows = {line.split()[1]: line.split() for line in standings.stdout.splitlines()[2:]}
     assert rows["Ada"][2:] == [str(scores["Ada"]), "1/2"]
     assert rows["Bea"][2:] == [str(scores["Bea"]), "1/2"]

@@ -454,7 +454,7 @@ def _print_tournament(tournament: Tournament) -> None:
     """A tournament as the organizer checks it: settings, window, round commitments."""
     t = tournament
     closed = f" (closed {t.closed_at})" if t.closed_at else ""
-    limit = f", at most {t.max_entrants} entrants" if t.max_entrants is not None else ""
+    limit = f", at most {plural(t.max_entrants, 'entrant')}" if t.max_entrants is not None else ""
     print(f"tournament  {t.tournament_id}")
     print(f"name        {t.name}")
     print(f"organizer   {t.organizer}")
@@ -550,8 +550,9 @@ def _tournament_standings(client: Client, args: argparse.Namespace) -> int:
     standings = client.standings(args.id)
     entrants = standings.entrants
     print(
-        f"tournament {standings.tournament_id}: {standings.status}, {standings.rounds} rounds, "
-        f"{len(entrants)} entrant{'' if len(entrants) == 1 else 's'}"
+        f"tournament {standings.tournament_id}: {standings.status}, "
+        f"{plural(standings.rounds, 'round')}, "
+        f"{plural(len(entrants), 'entrant')}"
     )
     print(f"{'rank':>4}  {'name':<24} {'total':>8}  games")
     for line in entrants:

@@ -848,7 +848,8 @@ class _SoloDrezPlay(_Session):
                     f"{first.from_} {first.count} {first.to} (move {first.count} from column "
                     f"{first.from_} to column {first.to})"
                 )
-            self.term.say(f"  hint: {advice}; a win is {len(found.moves)} moves away ({searched})")
+            away = plural(len(found.moves), "move")
+            self.term.say(f"  hint: {advice}; a win is {away} away ({searched})")
         elif found.result == "lost":
             self.term.say(
                 f"  hint: this position cannot be won ({searched}); 'stop' ends the game with "
