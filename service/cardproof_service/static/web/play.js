@@ -1219,7 +1219,8 @@ var ReserveBoard = class {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "drop";
-      button.textContent = `↓ ${c}`;
+      button.textContent = `↓ ${"abcde"[c]}`;
+      button.title = `drop into col ${"abcde"[c]} (grid column ${c} in a move)`;
       button.setAttribute("aria-label", name);
       button.setAttribute("aria-disabled", this.playing && from !== null && !full ? "false" : "true");
       button.addEventListener("click", () => {

@@ -114,7 +114,8 @@ export class ReserveBoard implements Board {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "drop";
-      button.textContent = `↓ ${c}`;
+      button.textContent = `↓ ${"abcde"[c]}`; // col a..e, as cells and lines are named
+      button.title = `drop into col ${"abcde"[c]} (grid column ${c} in a move)`;
       button.setAttribute("aria-label", name);
       button.setAttribute("aria-disabled", this.playing && from !== null && !full ? "false" : "true");
       button.addEventListener("click", () => {
