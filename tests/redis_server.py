@@ -15,9 +15,10 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Final
 
 import pytest
 
@@ -173,3 +174,147 @@ def redis_url_or_skip() -> Iterator[str]:
         return
     with private_redis() as server:
         yield server.url
+
+
+SERVICE: Final = "cardproof"
+"""The name the test sentinels monitor the primary under."""
+
+
+class SentinelGroup:
+    """A primary, a replica of it, and three sentinels watching them (all private)."""
+
+    def __init__(self, executable: str, directory: Path) -> None:
+        self.directory = directory
+        self.primary = RedisServer(executable, free_port(), _own(directory, "a"), ())
+        self.primary.start()
+        replica_of = ("--replicaof", "127.0.0.1", str(self.primary.port))
+        self.replica = RedisServer(executable, free_port(), _own(directory, "b"), replica_of)
+        self.replica.start()
+        _wait_for(lambda: _linked(self.replica.port), "the replica to sync")
+        self.sentinels: list[subprocess.Popen[bytes]] = []
+        self.sentinel_ports: list[int] = []
+        for name in ("s1", "s2", "s3"):
+            port = free_port()
+            folder = _own(directory, name)
+            config = folder / "sentinel.conf"
+            config.write_text(
+                f"port {port}\nbind 127.0.0.1\ndir {folder}\n"
+                f"sentinel monitor {SERVICE} 127.0.0.1 {self.primary.port} 2\n"
+                f"sentinel down-after-milliseconds {SERVICE} 1000\n"
+                f"sentinel failover-timeout {SERVICE} 4000\n"
+                f"sentinel parallel-syncs {SERVICE} 1\n"
+            )
+            with (folder / "sentinel.log").open("ab") as log:
+                self.sentinels.append(
+                    subprocess.Popen(
+                        [executable, str(config), "--sentinel"],
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        cwd=folder,
+                    )
+                )
+            self.sentinel_ports.append(port)
+        _wait_for(lambda: all(_answers_ping(p) for p in self.sentinel_ports), "the sentinels")
+        _wait_for(lambda: self.sees_replica(), "the sentinels to find the replica")
+
+    @property
+    def url(self) -> str:
+        """The service's ``sentinel://`` URL (``CARDPROOF_REDIS_MODE=sentinel``)."""
+        hosts = ",".join(f"127.0.0.1:{port}" for port in self.sentinel_ports)
+        return f"sentinel://{hosts}/{SERVICE}/0"
+
+    def sentinel(self, *command: str) -> Any:
+        """One command to the first sentinel that answers."""
+        import redis
+
+        failure: Exception = RuntimeError("no sentinel answers")
+        for port in self.sentinel_ports:
+            try:
+                with redis.Redis(port=port, socket_timeout=2, decode_responses=True) as client:
+                    return client.execute_command(*command)
+            except redis.ResponseError:
+                raise  # it answered: a refusal
+            except redis.RedisError as error:
+                failure = error
+        raise RuntimeError(f"no sentinel answers: {failure}")
+
+    def failover(self) -> int:
+        """A failover the sentinels run now (retried while they find no good replica yet);
+        the new primary's port once they name it."""
+        import redis
+
+        before = self.primary_port()
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.sentinel("SENTINEL", "FAILOVER", SERVICE)
+                break
+            except redis.ResponseError:  # NOGOODSLAVE, INPROG: not yet
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        _wait_for(lambda: self.primary_port() != before, "the sentinels to name a new primary")
+        return self.primary_port()
+
+    def primary_port(self) -> int:
+        """The port of the server the sentinels name as primary now."""
+        _host, port = self.sentinel("SENTINEL", "GET-MASTER-ADDR-BY-NAME", SERVICE)
+        return int(port)
+
+    def sees_replica(self) -> bool:
+        """Whether the sentinels know a replica of the primary."""
+        try:
+            return bool(self.sentinel("SENTINEL", "REPLICAS", SERVICE))
+        except RuntimeError:
+            return False
+
+    def server_on(self, port: int) -> RedisServer:
+        """The data server on ``port`` (the primary or the replica)."""
+        return self.primary if self.primary.port == port else self.replica
+
+    def close(self) -> None:
+        """Stop the sentinels, then the servers."""
+        for process in self.sentinels:
+            process.terminate()
+        for process in self.sentinels:
+            process.wait(timeout=STOP_TIMEOUT)
+        self.replica.stop()
+        self.primary.stop()
+
+
+def _own(directory: Path, name: str) -> Path:
+    folder = directory / name
+    folder.mkdir()
+    return folder
+
+
+def _linked(port: int) -> bool:
+    """Whether the server on ``port`` is a replica whose link to its primary is up."""
+    import redis
+
+    try:
+        with redis.Redis(port=port, socket_timeout=1, decode_responses=True) as client:
+            info = client.info("replication")
+            return bool(info.get("role") == "slave" and info.get("master_link_status") == "up")
+    except redis.RedisError:
+        return False
+
+
+def _wait_for(ready: Callable[[], bool], what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@contextmanager
+def sentinel_group() -> Iterator[SentinelGroup]:
+    """:class:`SentinelGroup` in a temporary directory until the block ends."""
+    executable = _redis_server_or_skip()
+    with tempfile.TemporaryDirectory(prefix="cardproof-sentinel-") as directory:
+        group = SentinelGroup(executable, Path(directory))
+        try:
+            yield group
+        finally:
+            group.close()

@@ -65,7 +65,17 @@ def make_store(settings: Settings) -> Store:
     if settings.redis_url:
         from cardproof_service.store.redis import RedisStore
 
-        return RedisStore.from_url(settings.redis_url, timeout=settings.store_timeout)
+        if settings.redis_mode == "sentinel":
+            return RedisStore.from_sentinels(
+                settings.redis_url,
+                timeout=settings.store_timeout,
+                min_replicas=settings.redis_min_replicas,
+            )
+        return RedisStore.from_url(
+            settings.redis_url,
+            timeout=settings.store_timeout,
+            min_replicas=settings.redis_min_replicas,
+        )
     return MemoryStore(organizers_file=settings.organizers_file)
 
 

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 DEFAULT_ORGANIZERS_FILE = ".cardproof/organizers.json"
 DEFAULT_MAX_BODY_BYTES = 512 * 1024
@@ -15,6 +15,15 @@ DEFAULT_MAX_BODY_BYTES = 512 * 1024
 
 class SettingsError(ValueError):
     """A setting that cannot be used; the message names the variable."""
+
+
+def redis_mode(text: str) -> Literal["standalone", "sentinel"]:
+    """``CARDPROOF_REDIS_MODE``, checked."""
+    if text == "standalone":
+        return "standalone"
+    if text == "sentinel":
+        return "sentinel"
+    raise SettingsError(f"CARDPROOF_REDIS_MODE must be standalone or sentinel, not {text!r}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,6 +36,12 @@ class Settings:
     """``CARDPROOF_WARM_UP``: build the serpent solver's path table at start-up."""
     redis_url: str | None = None
     """``REDIS_URL``: the Redis store for several replicas; unset, the memory store."""
+    redis_mode: Literal["standalone", "sentinel"] = "standalone"
+    """``CARDPROOF_REDIS_MODE``: ``standalone`` (``REDIS_URL`` is one server) or
+    ``sentinel`` (``REDIS_URL`` is ``sentinel://HOST:PORT[,HOST:PORT...]/SERVICE[/DB]``)."""
+    redis_min_replicas: int = 0
+    """``CARDPROOF_REDIS_MIN_REPLICAS``: a write is acknowledged only once this many
+    replicas confirm it (``WAIT``); fewer in time is a 503."""
     deal_ttl: int = 24 * 3600
     """``CARDPROOF_DEAL_TTL``: seconds a deal is kept after its last move."""
     commitment_ttl: int = 3600
@@ -86,6 +101,8 @@ class Settings:
             max_body_bytes=number("CARDPROOF_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
             warm_up=env.get("CARDPROOF_WARM_UP", "1").lower() not in {"0", "false", "no"},
             redis_url=env.get("REDIS_URL") or None,
+            redis_mode=redis_mode(env.get("CARDPROOF_REDIS_MODE") or "standalone"),
+            redis_min_replicas=number("CARDPROOF_REDIS_MIN_REPLICAS", 0, zero=True),
             deal_ttl=number("CARDPROOF_DEAL_TTL", 24 * 3600),
             commitment_ttl=number("CARDPROOF_COMMITMENT_TTL", 3600),
             tournament_retention=number("CARDPROOF_TOURNAMENT_RETENTION", 365 * 24 * 3600),

@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar, cast
 import msgspec
 import redis.asyncio as redis
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import MasterDownError, OutOfMemoryError, ReadOnlyError, ResponseError
@@ -406,14 +407,16 @@ class RedisStore:
 
     name = "redis"
 
-    def __init__(self, client: redis.Redis, *, timeout: float = 2.0) -> None:
+    def __init__(self, client: redis.Redis, *, timeout: float = 2.0, min_replicas: int = 0) -> None:
         """A store over a ``redis.asyncio`` client (see :meth:`from_url`).
 
         ``timeout`` bounds each whole call (waiting for a connection, reconnecting,
-        retrying), on top of the client's socket timeouts.
+        retrying), on top of the client's socket timeouts. ``min_replicas``: a write is
+        acknowledged only once that many replicas have it (``WAIT``; see :meth:`_written`).
         """
         self._redis = client
         self._timeout = timeout
+        self._min_replicas = min_replicas
         self._create = client.register_script(_CREATE)
         self._count_request = client.register_script(_COUNT_REQUEST)
         self._append = client.register_script(_APPEND)
@@ -433,7 +436,7 @@ class RedisStore:
         self._decoder = msgspec.msgpack.Decoder(_Fixed)
 
     @classmethod
-    def from_url(cls, url: str, *, timeout: float = 2.0) -> RedisStore:
+    def from_url(cls, url: str, *, timeout: float = 2.0, min_replicas: int = 0) -> RedisStore:
         """A store on ``url``; each call fails as unavailable after ``timeout`` seconds.
 
         A command that meets a closed connection is sent once more on a new one: after
@@ -457,7 +460,60 @@ class RedisStore:
             retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
             retry_on_error=[RedisConnectionError],
         )
-        return cls(redis.Redis(connection_pool=pool), timeout=timeout)
+        return cls(redis.Redis(connection_pool=pool), timeout=timeout, min_replicas=min_replicas)
+
+    @classmethod
+    def from_sentinels(cls, url: str, *, timeout: float = 2.0, min_replicas: int = 0) -> RedisStore:
+        """A store on the primary the sentinels of ``url`` name, followed through failovers.
+
+        ``url`` is ``sentinel://[:PASSWORD@]HOST:PORT[,HOST:PORT...]/SERVICE[/DB]``: the
+        sentinels, the service (master) name they monitor, and the database. A call that
+        meets a failover fails as unavailable (503) until the sentinels name the new
+        primary, then goes to it.
+        """
+        hosts, service, db, password = parse_sentinel_url(url)
+        sentinels = Sentinel(  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
+            hosts,
+            sentinel_kwargs={"socket_timeout": timeout, "socket_connect_timeout": timeout},
+            socket_timeout=timeout,
+        )
+        client = sentinels.master_for(
+            service,
+            db=db,
+            password=password,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            health_check_interval=10,
+            max_connections=SENTINEL_MAX_CONNECTIONS,
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+            retry_on_error=[RedisConnectionError],
+        )
+        return cls(client, timeout=timeout, min_replicas=min_replicas)
+
+    async def _written(self, send: Callable[[Any], Awaitable[Any]]) -> Any:
+        """One write, acknowledged only once ``min_replicas`` replicas have it.
+
+        ``send`` runs the write on the client it is given. With replicas asked for, the
+        write and a ``WAIT`` go on one connection (a pipeline: ``WAIT`` counts that
+        connection's writes), and fewer replicas confirming within half the call's time is
+        :class:`StoreUnavailable`: the client is told 503, never that the write is safe.
+        A write resent then recognises itself (see :meth:`from_url`), so a retry is safe.
+        """
+        if not self._min_replicas:
+            return await self._call(lambda: send(self._redis))
+
+        async def durable() -> Any:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                await send(pipe)
+                pipe.wait(self._min_replicas, max(1, int(self._timeout * 500)))
+                reply, confirmed = await pipe.execute()
+            if int(confirmed) < self._min_replicas:
+                raise StoreUnavailable(
+                    f"redis: the write reached {confirmed} of {self._min_replicas} replicas in time"
+                )
+            return reply
+
+        return await self._call(durable)
 
     async def _call(self, step: Callable[[], Awaitable[T]]) -> T:
         try:
@@ -536,7 +592,7 @@ class RedisStore:
             args += ["", ""]
         args.append("" if record.tournament_expires_at is None else record.tournament_expires_at)
         args.append(record.deal_id if seated else "")
-        first = await self._call(lambda: self._create(keys=keys, args=args))
+        first = await self._written(lambda c: self._create(keys=keys, args=args, client=c))
         if isinstance(first, list):  # ['full', 'quota' or 'started', seconds until room]
             kind = first[0].decode() if isinstance(first[0], bytes) else str(first[0])
             if kind == "started":
@@ -662,7 +718,7 @@ class RedisStore:
                 NEWS,
             ]
         args.append(closes_at)
-        reply = await self._call(lambda: self._append(keys=keys, args=args))
+        reply = await self._written(lambda c: self._append(keys=keys, args=args, client=c))
         return self._appended(reply)
 
     async def submit_log(
@@ -683,14 +739,14 @@ class RedisStore:
         args += self._result_args(deal_id, total)
         args += self._ending_args(ending)
         args.append(closes_at)
-        reply = await self._call(lambda: self._submit(keys=keys, args=args))
+        reply = await self._written(lambda c: self._submit(keys=keys, args=args, client=c))
         return self._appended(reply)
 
     async def add_organizer(self, record: OrganizerRecord) -> bool:
         """The add-organizer script: the name is claimed and the record written at once."""
         keys = [f"{PREFIX}organizer:{record.organizer_id}", f"{PREFIX}organizer-names"]
         args: list[EncodableT] = [record.name, record.organizer_id, msgspec.json.encode(record)]
-        added = await self._call(lambda: self._add_organizer(keys=keys, args=args))
+        added = await self._written(lambda c: self._add_organizer(keys=keys, args=args, client=c))
         return bool(added)
 
     async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
@@ -703,7 +759,7 @@ class RedisStore:
         """One key, expiring at ``record.expires_at`` (with every other key of it)."""
         key = f"{PREFIX}tournament:{record.tournament_id}"
         value = msgspec.json.encode(record)
-        await self._call(lambda: self._redis.set(key, value, exat=record.expires_at))
+        await self._written(lambda c: c.set(key, value, exat=record.expires_at))
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament's record, or ``None``."""
@@ -734,7 +790,7 @@ class RedisStore:
             entrant.replay_ttl if entrant.replay else "",
             "" if entrant.expires_at is None else entrant.expires_at,
         ]
-        reply = await self._call(lambda: self._enter(keys=keys, args=args))
+        reply = await self._written(lambda c: self._enter(keys=keys, args=args, client=c))
         outcome, entrant_id, name = (
             part.decode() if isinstance(part, bytes) else str(part) for part in reply
         )
@@ -746,7 +802,7 @@ class RedisStore:
         """The add-invites script."""
         key = f"{PREFIX}tournament:{tournament_id}:invites"
         args: list[EncodableT] = [limit, "" if expires_at is None else expires_at, *hashes]
-        added = await self._call(lambda: self._add_invites(keys=[key], args=args))
+        added = await self._written(lambda c: self._add_invites(keys=[key], args=args, client=c))
         return bool(added)
 
     async def invite_known(self, tournament_id: str, code_hash: str) -> bool:
@@ -823,7 +879,9 @@ class RedisStore:
     async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
         """The close script: ``closed_at`` set once, in the stored record."""
         keys = [f"{PREFIX}tournament:{tournament_id}", _closed_key(tournament_id)]
-        closed = await self._call(lambda: self._close_tournament(keys=keys, args=[closed_at]))
+        closed = await self._written(
+            lambda c: self._close_tournament(keys=keys, args=[closed_at], client=c)
+        )
         return bool(closed)
 
     async def start_round(
@@ -846,7 +904,7 @@ class RedisStore:
             NEWS,
             "" if expires is None or expires.expires_at is None else expires.expires_at,
         ]
-        started = await self._call(lambda: self._start_round(keys=keys, args=args))
+        started = await self._written(lambda c: self._start_round(keys=keys, args=args, client=c))
         return await self.round_state(tournament_id, round_number) if started else None
 
     async def round_state(self, tournament_id: str, round_number: int) -> RoundState:
@@ -902,7 +960,7 @@ class RedisStore:
             _due_member(tournament_id, round_number),
             NEWS,
         ]
-        await self._call(lambda: self._finish_round(keys=keys, args=args))
+        await self._written(lambda c: self._finish_round(keys=keys, args=args, client=c))
 
     async def schedule_round(self, tournament_id: str, round_number: int, at_ms: int) -> None:
         """``ZADD`` to the due rounds."""
@@ -956,6 +1014,40 @@ class RedisStore:
         """Bytes Redis uses for one deal (``MEMORY USAGE``), for the benchmarks."""
         used = await self._call(lambda: self._redis.memory_usage(f"{PREFIX}deal:{deal_id}"))
         return int(used or 0)
+
+
+SENTINEL_MAX_CONNECTIONS: Final = 512
+"""Connections to the primary one process may open with sentinels (redis-py has no
+blocking pool for them: past this a call fails as unavailable)."""
+
+
+def parse_sentinel_url(url: str) -> tuple[list[tuple[str, int]], str, int, str | None]:
+    """``sentinel://[:PASSWORD@]HOST:PORT[,HOST:PORT...]/SERVICE[/DB]``, read.
+
+    >>> parse_sentinel_url("sentinel://10.0.0.1:26379,10.0.0.2:26380/cardproof/2")
+    ([('10.0.0.1', 26379), ('10.0.0.2', 26380)], 'cardproof', 2, None)
+    >>> parse_sentinel_url("sentinel://:secret@s1:26379/main")[1:]
+    ('main', 0, 'secret')
+    """
+    if not url.startswith("sentinel://"):
+        raise ValueError("a sentinel URL starts with sentinel://")
+    rest = url.removeprefix("sentinel://")
+    password = None
+    if "@" in rest:
+        credentials, _, rest = rest.rpartition("@")
+        password = credentials.partition(":")[2] or None
+    where, _, path = rest.partition("/")
+    parts = [part for part in path.split("/") if part]
+    if not where or not parts or len(parts) > 2:
+        raise ValueError("a sentinel URL names HOST:PORT[,HOST:PORT...]/SERVICE[/DB]")
+    hosts = []
+    for host in where.split(","):
+        name, _, port = host.rpartition(":")
+        if not name or not port.isdigit():
+            raise ValueError(f"{host!r} is not HOST:PORT")
+        hosts.append((name, int(port)))
+    db = int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else 0
+    return hosts, parts[0], db, password
 
 
 def _closed_key(tournament_id: str) -> str:

@@ -1,0 +1,164 @@
+"""Sentinel: the service follows a failover, and with ``MIN_REPLICAS=1`` loses nothing.
+
+A real primary, a replica and three sentinels (``redis_server.sentinel_group``), and a
+real ``cardproof serve`` on them (``CARDPROOF_REDIS_MODE=sentinel``). Players play
+committed blind games through the SDK (which retries a 503, honouring ``Retry-After``)
+while the sentinels fail over twice: once asked to (``SENTINEL FAILOVER``), once because
+the primary was killed (the killed server then comes back, as a replica). Every move the
+service acknowledged must be in the deal's log afterwards; ``/readyz`` must say not
+ready during the switch and ready after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from cardproof import Client
+from cardproof.errors import CardproofError
+from cardproof_service.store import StoreUnavailable
+from cardproof_service.store.redis import RedisStore
+from conftest import served
+from redis_server import private_redis, sentinel_group
+
+CELLS = [f"{c}{r}" for r in "12345" for c in "abcde"]
+
+
+def test_a_write_waits_for_its_replica(tmp_path: Path) -> None:
+    """``WAIT``: with the replica frozen, a write is not acknowledged (503), nor lost."""
+    with (
+        private_redis() as primary,
+        private_redis("--replicaof", "127.0.0.1", str(primary.port)) as replica,
+    ):
+
+        async def run() -> None:
+            store = RedisStore.from_url(primary.url, timeout=1.0, min_replicas=1)
+            try:
+                for _ in range(50):  # until the replica has synced
+                    try:
+                        await store.add_invites("t_wait", ["code-0"], 10)
+                        break
+                    except StoreUnavailable:
+                        await asyncio.sleep(0.1)
+                else:
+                    pytest.fail("the replica never confirmed a write")
+                replica.pause()
+                try:
+                    with pytest.raises(StoreUnavailable, match="replicas"):
+                        await store.add_invites("t_wait", ["code-1"], 10)
+                finally:
+                    replica.resume()
+                await store.add_invites("t_wait", ["code-2"], 10)  # confirmed again
+            finally:
+                await store.close()
+
+        asyncio.run(run())
+
+
+class Load:
+    """Players playing committed blind games until told to stop; what was acknowledged."""
+
+    def __init__(self, base_url: str, players: int) -> None:
+        self.base_url = base_url
+        self.acknowledged: list[tuple[str, int, str]] = []
+        self.failed = 0
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self.play, daemon=True) for _ in range(players)]
+
+    def play(self) -> None:
+        with Client(base_url=self.base_url, max_retries=12, timeout=10) as client:
+            while not self.stop.is_set():
+                try:
+                    game = client.deal("poker-squares")
+                    for cell in CELLS:
+                        if self.stop.is_set():
+                            return
+                        answer = game.play(cell)
+                        with self.lock:
+                            self.acknowledged.append((game.deal_id, answer.index, cell))
+                except CardproofError:
+                    with self.lock:
+                        self.failed += 1  # given up after its retries: nothing acknowledged
+
+    def __enter__(self) -> Load:
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+
+def readiness(base_url: str) -> int:
+    try:
+        return httpx.get(f"{base_url}/readyz", timeout=2).status_code
+    except httpx.TransportError:
+        return 0
+
+
+def watch(base_url: str, seconds: float, seen: list[int]) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        seen.append(readiness(base_url))
+        time.sleep(0.05)
+
+
+def test_no_acknowledged_move_is_lost_in_two_failovers(tmp_path: Path) -> None:
+    with sentinel_group() as group:
+        env = {
+            "REDIS_URL": group.url,
+            "CARDPROOF_REDIS_MODE": "sentinel",
+            "CARDPROOF_REDIS_MIN_REPLICAS": "1",
+            "CARDPROOF_STORE_TIMEOUT": "1.0",
+        }
+        with served("--log-level", "warning", env=env) as base_url, Load(base_url, 4) as load:
+            time.sleep(1.5)
+            states: list[int] = []
+            watcher = threading.Thread(target=watch, args=(base_url, 8, states))
+            watcher.start()
+            group.failover()  # asked for: the replica becomes the primary
+            watcher.join()
+            assert 200 in states  # ready before, and again after the switch
+            time.sleep(1.0)
+            before_kill = len(load.acknowledged)
+            killed = group.server_on(group.primary_port())
+            killed.kill()  # the primary dies: the sentinels promote the other
+            deadline = time.monotonic() + 30
+            down: list[int] = []
+            while group.primary_port() == killed.port:
+                down.append(readiness(base_url))
+                assert time.monotonic() < deadline, "no failover after the kill"
+                time.sleep(0.1)
+            killed.start()  # back, and made a replica of the new primary by the sentinels
+            after: list[int] = []
+            watch(base_url, 6, after)
+            time.sleep(2.0)
+        assert load.acknowledged, "no move was acknowledged"
+        assert len(load.acknowledged) > before_kill  # play went on after the kill
+        assert 503 in down or 503 in states  # not ready during a switch
+        assert after[-1] == 200  # ready again after it
+        lost = []
+        with (
+            served("--log-level", "warning", env=env) as check_url,  # a fresh process reads
+            httpx.Client(base_url=check_url, timeout=5) as http,
+        ):
+            logs: dict[str, list[str]] = {}
+            for deal_id, index, cell in load.acknowledged:
+                if deal_id not in logs:
+                    logs[deal_id] = http.get(f"/v1/deals/{deal_id}").json()["moves"].split()
+                if index >= len(logs[deal_id]) or logs[deal_id][index] != cell:
+                    lost.append((deal_id, index, cell))
+        print(
+            f"sentinel failovers: {len(load.acknowledged)} moves acknowledged, {len(lost)} lost, "
+            f"{states.count(503) + down.count(503)} not-ready probes of "
+            f"{len(states) + len(down)}, {load.failed} games given up"
+        )
+        assert lost == []
