@@ -213,6 +213,7 @@ def new_game(
 ) -> str:
     """Open /play, set the seed and options, press Deal; the commitment hash shown."""
     loaded = page.goto(f"{base_url}/play?variant={variant}")
+    page.wait_for_selector("body[data-ready]")  # the page's script has set its controls up
     assert loaded is not None
     assert loaded.status == 200
     page.get_by_label("Client seed").fill(seed)
@@ -385,6 +386,7 @@ def test_the_repeat_poker_ladder_deals_each_level_from_its_stream(
     page = chromium.new_page(viewport={"width": 1000, "height": 1000})
     recorder = Recorder(page)
     loaded = page.goto(f"{web_server}/play?variant=repeat-poker")
+    page.wait_for_selector("body[data-ready]")
     assert loaded is not None
     page.get_by_label("Levels", exact=True).select_option("5")
     page.get_by_role("button", name="Deal").click()
@@ -457,6 +459,7 @@ def test_a_won_solodrez_game_by_clicks(chromium: Any, web_server: str) -> None:
     page = chromium.new_page(viewport={"width": 1000, "height": 1200})
     recorder = Recorder(page)
     page.goto(f"{web_server}/play?variant=solodrez")
+    page.wait_for_selector("body[data-ready]")
     for _ in range(10):  # about 94% of deals can be won: deal until the solver wins one
         _, columns = solodrez_deal(page, web_server)
         solved = httpx.post(
@@ -494,6 +497,7 @@ def test_solodrez_hint_and_stop(chromium: Any, web_server: str) -> None:
 
     page = chromium.new_page(viewport={"width": 1000, "height": 1200})
     page.goto(f"{web_server}/play?variant=solodrez")
+    page.wait_for_selector("body[data-ready]")
     solodrez_deal(page, web_server)
     page.get_by_role("button", name="hint").click()
     expect(page.locator("#message")).to_have_text(re.compile(r"^hint: "))
@@ -556,12 +560,14 @@ def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[s
         page = chromium.new_context(viewport={"width": 1000, "height": 1000}).new_page()
         recorders[name] = Recorder(page)
         page.goto(f"{base_url}/play?tournament={tid}")
+        page.wait_for_selector("body[data-ready]")
         expect(page.locator("#t-status")).to_contain_text("invite code")
         page.get_by_label("Your name").fill(name)
         page.get_by_label("Invite code").fill(code)
         page.get_by_role("button", name="Enter").click()
         expect(page.locator("#t-entered")).to_have_text(f"Entered as {name}.")
         page.reload()  # the token is kept in this browser's storage
+        page.wait_for_selector("body[data-ready]")
         expect(page.locator("#t-entered")).to_have_text(f"Entered as {name}.")
         expect(page.locator("#t-status")).to_contain_text("lockstep, 60 s a card")
         page.get_by_role("button", name="Play round 1").click()
@@ -593,6 +599,7 @@ def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[s
     assert closed.status_code == 200, closed.text
     ada = pages["Ada"]
     ada.reload()
+    ada.wait_for_selector("body[data-ready]")
     expect(ada.locator("#t-after table").first).to_contain_text("Ada")
     assert ada.locator("#t-after caption").all_text_contents()[:2] == [
         "Standings",
@@ -651,6 +658,7 @@ def test_a_whole_blind_game_by_keyboard_only(chromium: Any, web_server: str) -> 
     loaded = page.goto(f"{web_server}/play?variant=poker-squares")
     assert loaded is not None
     assert loaded.status == 200
+    page.wait_for_selector("body[data-ready]")
     page.keyboard.press("Tab")  # the variant
     while page.evaluate("document.activeElement.id") != "deal":
         page.keyboard.press("Tab")

@@ -44,7 +44,7 @@ A grid column holds 5 cards:
 >>> game.play(ReservePoker.parse_move("1>2"))
 Traceback (most recent call last):
 ...
-cardproof.errors.IllegalMove: move 5 (1>2): grid column 2 is full (5 cards)
+cardproof.errors.IllegalMove: move 5 (1>2): grid column 2 (col c) is full (5 cards)
 
 The player can never get stuck: before the 25th card the reserve still holds at
 least 29 cards (so some column is not empty) and the grid has an empty cell (so some

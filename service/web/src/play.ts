@@ -126,6 +126,7 @@ async function start(): Promise<void> {
   $("deal").addEventListener("click", () => void deal());
   $("four-colours").addEventListener("change", draw);
   chooseVariant();
+  document.body.dataset["ready"] = "1"; // the controls work from here (tests wait for it)
 }
 
 void start().catch((error: unknown) => say(describe(error)));

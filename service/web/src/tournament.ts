@@ -66,6 +66,7 @@ export async function startTournament(id: string, variants: Variant[]): Promise<
   });
   $("t-enter-button").addEventListener("click", () => void enter(id, variants));
   await show(id, variants);
+  document.body.dataset["ready"] = "1";
 }
 
 function bearer(entry: Kept | null): Record<string, string> {

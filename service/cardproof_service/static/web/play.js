@@ -1429,6 +1429,7 @@ async function startTournament(id, variants2) {
   });
   $("t-enter-button").addEventListener("click", () => void enter(id, variants2));
   await show(id, variants2);
+  document.body.dataset["ready"] = "1";
 }
 function bearer(entry) {
   return entry ? { Authorization: `Bearer ${entry.token}` } : {};
@@ -1768,5 +1769,6 @@ async function start() {
   $("deal").addEventListener("click", () => void deal());
   $("four-colours").addEventListener("change", draw2);
   chooseVariant();
+  document.body.dataset["ready"] = "1";
 }
 void start().catch((error) => say(describe(error)));
