@@ -24,6 +24,8 @@ import cardproof.cli
 import cardproof_service.keys
 import cardproof_service.settings
 from cardproof.cli import build_parser
+from cardproof_service.settings import Settings
+from cardproof_service.store.redis import parse_sentinel_url
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -422,3 +424,19 @@ def test_deploy_readme_names_every_file() -> None:
         assert str(path.relative_to(DEPLOY)) in readme, path
     for needed in ("cardproof keys generate", "keys organizer create", "Sentinel"):
         assert needed in readme
+
+
+def test_the_sentinel_set_up_names_settings_the_service_reads() -> None:
+    values = yaml.safe_load((DEPLOY / "sentinel" / "redis-values.yaml").read_text())
+    assert values["sentinel"]["enabled"] is True
+    service = values["sentinel"]["masterSet"]
+    patch = yaml.safe_load((DEPLOY / "sentinel" / "deployment-patch.yaml").read_text())
+    (container,) = patch["spec"]["template"]["spec"]["containers"]
+    env = {item["name"]: item.get("value", "") for item in container["env"]}
+    password = "pw"
+    url = env["REDIS_URL"].replace("$(REDIS_PASSWORD)", password)
+    settings = Settings.from_env({**env, "REDIS_URL": url})
+    assert (settings.redis_mode, settings.redis_min_replicas) == ("sentinel", 1)
+    hosts, name, db, secret = parse_sentinel_url(url)
+    assert (name, db, secret, len(hosts)) == (service, 0, password, 3)
+    assert container["name"] == _container(_one("Deployment"))["name"]  # it patches ours
