@@ -35,6 +35,11 @@ scenario fails. Scenarios (``--only`` picks some):
 - ``schemathesis``: the schemathesis CLI (every check, all phases) against the running
   server on Redis, with an organizer key on every request and the configuration of
   ``tests/test_schemathesis.py``; zero failures.
+- ``sentinel``: the same load on a primary, a replica and three sentinels
+  (``CARDPROOF_REDIS_MODE=sentinel``, ``CARDPROOF_REDIS_MIN_REPLICAS=1``); at a third of
+  the run a failover is asked for (``SENTINEL FAILOVER``), at two thirds the primary is
+  SIGKILLed (then started again, a replica). Reported: moves acknowledged, moves lost
+  (the audit), how long ``/readyz`` said not ready; refusals must be well-formed 503s.
 
 After each load run every game is audited: its stored log (``GET /v1/deals/{id}``)
 must hold every move that was acknowledged (none lost) and nothing else than the
@@ -77,7 +82,7 @@ from _common import load_average, percentile, print_machine
 from service import free_port, tail
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from redis_server import RedisServer, private_redis
+from redis_server import RedisServer, SentinelGroup, private_redis, sentinel_group
 
 SERVER_KEYS: dict[str, str] = {
     "CARDPROOF_MASTER_KEY": bytes(range(32)).hex(),
@@ -151,13 +156,15 @@ def cardproof_command() -> str:
 
 
 @contextmanager
-def cardproof_serve(redis_url: str, workers: int, log: Path) -> Iterator[Served]:
+def cardproof_serve(
+    redis_url: str, workers: int, log: Path, extra_env: dict[str, str] | None = None
+) -> Iterator[Served]:
     """``cardproof serve --workers N`` on ``redis_url`` and a free port, until the block ends."""
     port = free_port()
     command = [cardproof_command(), "serve", "--port", str(port), "--workers", str(workers)]
     command += ["--log-level", "warning"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARDPROOF_")}
-    env.update(SERVER_ENV, REDIS_URL=redis_url)
+    env.update(SERVER_ENV, REDIS_URL=redis_url, **(extra_env or {}))
     base_url = f"http://127.0.0.1:{port}"
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -1132,6 +1139,113 @@ def kill_scenario(
     return report
 
 
+@dataclass
+class SwitchMarks:
+    """The two failovers of the sentinel scenario (``time.perf_counter()``)."""
+
+    asked: float = 0.0
+    asked_done: float = 0.0
+    killed: float = 0.0
+    killed_done: float = 0.0
+    back: float = 0.0
+    not_ready: list[tuple[float, float]] = field(default_factory=list)
+    """Each stretch /readyz was not 200 (from, to)."""
+
+
+def sentinel_scenario(
+    base_url: str, group: SentinelGroup, *, seconds: float, users: int, seed: int = 5
+) -> Report:
+    """The load on a primary, a replica and three sentinels (``MIN_REPLICAS=1``): a failover
+    asked for at a third of the run, the primary killed at two thirds (and started again, a
+    replica then). Nothing acknowledged may be lost; 503s only around the switches."""
+    marks = SwitchMarks()
+
+    async def readiness(stop: asyncio.Event) -> None:
+        since: float | None = None
+        async with httpx.AsyncClient(base_url=base_url, timeout=2, trust_env=False) as client:
+            while not stop.is_set():
+                try:
+                    ok = (await client.get("/readyz")).status_code == 200
+                except httpx.TransportError:
+                    ok = False
+                now = time.perf_counter()
+                if not ok and since is None:
+                    since = now
+                elif ok and since is not None:
+                    marks.not_ready.append((since, now))
+                    since = None
+                await asyncio.sleep(0.05)
+
+    async def disrupt(driver: Driver) -> None:
+        stop = asyncio.Event()
+        watcher = asyncio.create_task(readiness(stop))
+        await asyncio.sleep(max(0.0, driver.started_at + seconds / 3 - time.perf_counter()))
+        marks.asked = time.perf_counter()
+        await asyncio.to_thread(group.failover)
+        marks.asked_done = time.perf_counter()
+        await asyncio.sleep(max(0.0, driver.started_at + 2 * seconds / 3 - time.perf_counter()))
+        victim = group.server_on(group.primary_port())
+        marks.killed = time.perf_counter()
+        await asyncio.to_thread(victim.kill)
+        while group.primary_port() == victim.port:
+            await asyncio.sleep(0.1)
+        marks.killed_done = time.perf_counter()
+        await asyncio.to_thread(victim.start)
+        marks.back = time.perf_counter()
+        await asyncio.sleep(max(0.0, driver.stop_at - time.perf_counter()))
+        stop.set()
+        await watcher
+
+    driver = Driver(base_url, users, seconds, seed)
+    run_loop(driver.run(disrupt))
+    report = Report(
+        "sentinel",
+        f"{_setup(users, seconds)}; a primary, a replica and 3 sentinels, "
+        "CARDPROOF_REDIS_MIN_REPLICAS=1: a failover asked for at 1/3, the primary killed at 2/3",
+    )
+    load_figures(driver, report)
+    t0 = driver.started_at
+    report.lines.append(
+        f"SENTINEL FAILOVER at {marks.asked - t0:.1f} s, a new primary named "
+        f"{marks.asked_done - marks.asked:.2f} s later; the primary SIGKILLed at "
+        f"{marks.killed - t0:.1f} s, the other named {marks.killed_done - marks.killed:.2f} s "
+        f"later; the killed server started again at {marks.back - t0:.1f} s (a replica then)"
+    )
+    not_ready = sum(end - start for start, end in marks.not_ready)
+    report.lines.append(
+        f"/readyz not ready for {not_ready:.2f} s in all, in {len(marks.not_ready)} stretches: "
+        + ", ".join(f"{start - t0:.1f}-{end - t0:.1f} s" for start, end in marks.not_ready)
+    )
+    calls = driver.calls
+    moves = [c for c in calls if c.kind == "move" and c.ok]
+    refused = [c for c in calls if c.status == 503]
+    other = [c for c in calls if not c.ok and c.status not in (503, None)]
+    report.lines.append(
+        f"moves acknowledged: {len(moves):,}; 503s: {len(refused):,} "
+        f"({sum(not c.well_formed for c in refused)} without problem+json and Retry-After); "
+        f"other failures: {len(other)}; transport errors: "
+        f"{sum(1 for c in calls if c.status is None)}"
+    )
+    audit = run_loop(audit_games(base_url, driver.games, driver.jwks, before=marks.killed))
+    audit_figures(audit, report, before="the kill")
+    report.check(
+        f"every refusal a well-formed 503 ({len(refused):,}), no other failure ({len(other)})",
+        all(c.well_formed for c in refused) and not other,
+    )
+    report.check(
+        "/readyz said not ready during a switch and ready again after "
+        f"({len(marks.not_ready)} stretches, {not_ready:.2f} s)",
+        bool(marks.not_ready),
+    )
+    report.check(
+        f"play went on after both switches ({sum(c.start > marks.back for c in moves):,} moves "
+        "acknowledged after the killed server came back)",
+        any(c.start > marks.back for c in moves),
+    )
+    report.check(f"no wrong answer ({len(driver.problems)})", not driver.problems)
+    return report
+
+
 def _moment(hours: float) -> str:
     return (datetime.now(UTC) + timedelta(hours=hours)).isoformat()
 
@@ -1536,7 +1650,7 @@ def schemathesis_scenario(
 
 # --- main ----------------------------------------------------------------------------------
 
-SCENARIOS = ("load", "outage", "kill", "restart", "schemathesis")
+SCENARIOS = ("load", "outage", "kill", "restart", "schemathesis", "sentinel")
 
 
 def main() -> int:
@@ -1578,15 +1692,28 @@ def main() -> int:
             workdir = Path(
                 stack.enter_context(tempfile.TemporaryDirectory(prefix="cardproof-rel-"))
             )
-            redis = stack.enter_context(private_redis(*persistence))
-            served = stack.enter_context(cardproof_serve(redis.url, 2, workdir / "serve.log"))
-            print(
-                f"[{name}] redis-server {' '.join(persistence)} on {redis.url}; "
-                f"cardproof serve pid {served.pid} on {served.base_url}",
-                flush=True,
-            )
+            if name == "sentinel":  # a primary, a replica, 3 sentinels: the service follows them
+                group = stack.enter_context(sentinel_group())
+                sentinel_env = {"CARDPROOF_REDIS_MODE": "sentinel"}
+                sentinel_env["CARDPROOF_REDIS_MIN_REPLICAS"] = "1"
+                served = stack.enter_context(
+                    cardproof_serve(group.url, 2, workdir / "serve.log", sentinel_env)
+                )
+                print(f"[{name}] {group.url}; cardproof serve on {served.base_url}", flush=True)
+            else:
+                redis = stack.enter_context(private_redis(*persistence))
+                served = stack.enter_context(cardproof_serve(redis.url, 2, workdir / "serve.log"))
+                print(
+                    f"[{name}] redis-server {' '.join(persistence)} on {redis.url}; "
+                    f"cardproof serve pid {served.pid} on {served.base_url}",
+                    flush=True,
+                )
             try:
-                if name == "load":
+                if name == "sentinel":
+                    report = sentinel_scenario(
+                        served.base_url, group, seconds=args.seconds, users=args.users
+                    )
+                elif name == "load":
                     report = load_scenario(
                         served.base_url, seconds=args.seconds, users=args.users, redis_url=redis.url
                     )

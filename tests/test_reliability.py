@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from conftest import served
-from redis_server import private_redis
+from redis_server import private_redis, sentinel_group
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
@@ -33,6 +33,7 @@ from reliability import (
     organizer_key,
     restart_scenario,
     schemathesis_scenario,
+    sentinel_scenario,
     serve_pid,
     worker_pids,
 )
@@ -71,4 +72,17 @@ def test_schemathesis_cli_finds_no_failure_against_the_running_server(tmp_path: 
         report = schemathesis_scenario(
             base_url, organizer_key(redis.url), max_examples=3, workdir=tmp_path
         )
+    assert report.passed, report.text()
+
+
+def test_two_sentinel_failovers_under_load_lose_no_acknowledged_move() -> None:
+    with sentinel_group() as group:
+        env = {
+            **SERVER_ENV,
+            "REDIS_URL": group.url,
+            "CARDPROOF_REDIS_MODE": "sentinel",
+            "CARDPROOF_REDIS_MIN_REPLICAS": "1",
+        }
+        with served("--workers", "2", "--log-level", "critical", env=env) as base_url:
+            report = sentinel_scenario(base_url, group, seconds=12, users=6)
     assert report.passed, report.text()
