@@ -84,5 +84,5 @@ def test_two_sentinel_failovers_under_load_lose_no_acknowledged_move() -> None:
             "CARDPROOF_REDIS_MIN_REPLICAS": "1",
         }
         with served("--workers", "2", "--log-level", "critical", env=env) as base_url:
-            report = sentinel_scenario(base_url, group, seconds=12, users=6)
+            report = sentinel_scenario(base_url, group, seconds=16, users=6)
     assert report.passed, report.text()
