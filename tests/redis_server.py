@@ -42,11 +42,12 @@ def _redis_server_or_skip() -> str:
 
 
 def _answers_ping(port: int) -> bool:
-    """Whether a server on ``port`` answers PING with PONG (not LOADING, not refused)."""
+    """Whether a server on ``port`` answers PING with PONG (not LOADING, not refused);
+    one that asks for a password first (``-NOAUTH``) answers too."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
             sock.sendall(b"PING\r\n")
-            return sock.recv(64).startswith(b"+PONG")
+            return sock.recv(64).startswith((b"+PONG", b"-NOAUTH"))
     except OSError:
         return False
 
@@ -183,14 +184,16 @@ SERVICE: Final = "cardproof"
 class SentinelGroup:
     """A primary, a replica of it, and three sentinels watching them (all private)."""
 
-    def __init__(self, executable: str, directory: Path) -> None:
+    def __init__(self, executable: str, directory: Path, password: str | None = None) -> None:
         self.directory = directory
-        self.primary = RedisServer(executable, free_port(), _own(directory, "a"), ())
+        self.password = password
+        auth = () if password is None else ("--requirepass", password, "--masterauth", password)
+        self.primary = RedisServer(executable, free_port(), _own(directory, "a"), auth)
         self.primary.start()
-        replica_of = ("--replicaof", "127.0.0.1", str(self.primary.port))
+        replica_of = ("--replicaof", "127.0.0.1", str(self.primary.port), *auth)
         self.replica = RedisServer(executable, free_port(), _own(directory, "b"), replica_of)
         self.replica.start()
-        _wait_for(lambda: _linked(self.replica.port), "the replica to sync")
+        _wait_for(lambda: _linked(self.replica.port, password), "the replica to sync")
         self.sentinels: list[subprocess.Popen[bytes]] = []
         self.sentinel_ports: list[int] = []
         for name in ("s1", "s2", "s3"):
@@ -203,6 +206,8 @@ class SentinelGroup:
                 f"sentinel down-after-milliseconds {SERVICE} 1000\n"
                 f"sentinel failover-timeout {SERVICE} 4000\n"
                 f"sentinel parallel-syncs {SERVICE} 1\n"
+                + ("" if password is None else f"requirepass {password}\n")
+                + ("" if password is None else f"sentinel auth-pass {SERVICE} {password}\n")
             )
             with (folder / "sentinel.log").open("ab") as log:
                 self.sentinels.append(
@@ -221,7 +226,8 @@ class SentinelGroup:
     def url(self) -> str:
         """The service's ``sentinel://`` URL (``CARDPROOF_REDIS_MODE=sentinel``)."""
         hosts = ",".join(f"127.0.0.1:{port}" for port in self.sentinel_ports)
-        return f"sentinel://{hosts}/{SERVICE}/0"
+        secret = "" if self.password is None else f":{self.password}@"
+        return f"sentinel://{secret}{hosts}/{SERVICE}/0"
 
     def sentinel(self, *command: str) -> Any:
         """One command to the first sentinel that answers."""
@@ -230,7 +236,9 @@ class SentinelGroup:
         failure: Exception = RuntimeError("no sentinel answers")
         for port in self.sentinel_ports:
             try:
-                with redis.Redis(port=port, socket_timeout=2, decode_responses=True) as client:
+                with redis.Redis(
+                    port=port, socket_timeout=2, decode_responses=True, password=self.password
+                ) as client:
                     return client.execute_command(*command)
             except redis.ResponseError:
                 raise  # it answered: a refusal
@@ -288,12 +296,14 @@ def _own(directory: Path, name: str) -> Path:
     return folder
 
 
-def _linked(port: int) -> bool:
+def _linked(port: int, password: str | None = None) -> bool:
     """Whether the server on ``port`` is a replica whose link to its primary is up."""
     import redis
 
     try:
-        with redis.Redis(port=port, socket_timeout=1, decode_responses=True) as client:
+        with redis.Redis(
+            port=port, socket_timeout=1, decode_responses=True, password=password
+        ) as client:
             info = client.info("replication")
             return bool(info.get("role") == "slave" and info.get("master_link_status") == "up")
     except redis.RedisError:
@@ -309,11 +319,12 @@ def _wait_for(ready: Callable[[], bool], what: str, timeout: float = 30) -> None
 
 
 @contextmanager
-def sentinel_group() -> Iterator[SentinelGroup]:
-    """:class:`SentinelGroup` in a temporary directory until the block ends."""
+def sentinel_group(password: str | None = None) -> Iterator[SentinelGroup]:
+    """:class:`SentinelGroup` in a temporary directory until the block ends (with
+    ``password``, every server and sentinel asks for it)."""
     executable = _redis_server_or_skip()
     with tempfile.TemporaryDirectory(prefix="cardproof-sentinel-") as directory:
-        group = SentinelGroup(executable, Path(directory))
+        group = SentinelGroup(executable, Path(directory), password)
         try:
             yield group
         finally:

@@ -60,6 +60,22 @@ def test_a_write_waits_for_its_replica(tmp_path: Path) -> None:
         asyncio.run(run())
 
 
+def test_sentinels_that_ask_for_a_password_are_given_it() -> None:
+    """The password in the URL goes to the sentinels as well as to the primary."""
+    with sentinel_group(password="s3cr@t") as group:
+        url = group.url.replace("s3cr@t", "s3cr%40t")  # as a URL must spell it
+
+        async def run() -> None:
+            store = RedisStore.from_sentinels(url, timeout=2.0)
+            try:
+                await store.ping()
+                assert await store.add_invites("t_auth", ["code"], 10)
+            finally:
+                await store.close()
+
+        asyncio.run(run())
+
+
 class Load:
     """Players playing committed blind games until told to stop; what was acknowledged."""
 

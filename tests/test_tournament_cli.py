@@ -100,7 +100,7 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
         receipt = tmp_path / "ada.jws"
         receipt.write_text(seats["Ada"].game.receipt().receipt)
     early = cardproof("verify", str(receipt), "--url", url)
-    assert early.returncode == 0, early.stderr
+    assert early.returncode == 3, early.stderr  # the signature only: not a pass
     assert "still open" in early.stdout
     assert "only the signature was checked" in early.stdout
 
@@ -157,7 +157,7 @@ def test_invite_codes_and_refusals(server: tuple[str, str], tmp_path: Path) -> N
     forged = tmp_path / "forged.jws"
     forged.write_text(TEST_KEYS.signing.sign(elsewhere))  # the server's key, another deal
     blind = cardproof("verify", str(saved), "--url", url)  # a player cannot read the tournament
-    assert blind.returncode == 0, blind.stdout + blind.stderr
+    assert blind.returncode == 3, blind.stdout + blind.stderr  # the signature only
     assert "could not be read" in blind.stdout
     assert "401" in blind.stderr
     stray = cardproof("verify", str(forged), "--url", url, key=key)
@@ -276,5 +276,5 @@ def test_a_player_plays_a_lockstep_round_live_from_the_command_line(
     assert "Final score:" in text
     assert receipt.exists()
     checked = cardproof("verify", str(receipt), "--url", url)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.returncode == 3, checked.stdout + checked.stderr  # the signature only
     assert "still open" in checked.stdout

@@ -216,6 +216,8 @@ def test_a_round_asked_for_as_another_variant_is_refused(organizer: Client) -> N
         "repeat-poker",
         "poker-squares",
     )
+    game = organizer.play_round(tid, 1, token, variant="poker-squares")  # not spent: refused
+    assert game.next_index == 0  # before the game was opened
     game = organizer.play_round(tid, 2, token, variant="poker-squares")
     assert isinstance(game.visible, GridView)
     assert game.visible.next is not None

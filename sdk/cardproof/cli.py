@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -297,7 +297,7 @@ def _verify(args: argparse.Namespace) -> int:
         )
     elif not verified.replayed:
         print("  the server seed is not revealed yet: only the signature was checked")
-    return 0
+    return 0 if verified.replayed else SIGNATURE_ONLY
 
 
 def _keys(args: argparse.Namespace) -> int:
@@ -648,6 +648,9 @@ def _tournament(args: argparse.Namespace) -> int:
 SHUTDOWN_GRACE = 5
 """Seconds a stopping ``cardproof serve`` waits for requests in flight."""
 
+SIGNATURE_ONLY: Final = 3
+"""``cardproof verify``'s exit status when only the signature could be checked: not 0,
+so ``cardproof verify r.jws && accept`` never accepts an unreplayed receipt."""
 URL_ENV = "CARDPROOF_URL"
 """The server every command that takes ``--url`` uses when ``--url`` is not given."""
 
@@ -798,7 +801,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Verify a receipt offline. A tournament receipt issued before the close "
         "has no seed: verify fetches the tournament's revealed seed from --url (an "
         "invite-only tournament is read with its invite code in CARDPROOF_INVITE_CODE, or "
-        "its organizer's key in CARDPROOF_ORGANIZER_KEY).",
+        "its organizer's key in CARDPROOF_ORGANIZER_KEY). Exit status: 0 verified (replayed); "
+        f"1 not verified; 2 the receipt or key set could not be read; {SIGNATURE_ONLY} only "
+        "the signature could be checked (the seed is not revealed yet): not a pass.",
     )
     verify.add_argument(
         "receipt",

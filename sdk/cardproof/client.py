@@ -901,11 +901,12 @@ class Client:
         now) and the tournament's salt. ``variant``, when given, types the handle by its
         view and must be the tournament's (else ``CommitmentMismatchError``).
         """
-        if self._promises.round_hash(tournament_id, round_number) is None:
-            self.tournament(tournament_id, token=token)
+        if self._promises.round_hash(tournament_id, round_number) is None or variant is not None:
+            found = self.tournament(tournament_id, token=token)
+            _check_variant(found.variant, variant)  # before the game is opened: one a round
         state = self._send(_Calls.open_round(tournament_id, round_number, token))
         self._promises.check_round(tournament_id, round_number, state)
-        _check_variant(state, variant)
+        _check_variant(state.variant, variant)
         game = Game[Any](self, state, token, played=_played(state, None, tournament_id))
         self._promises.keep_game(tournament_id, round_number, game.played)
         return game
@@ -1006,10 +1007,10 @@ def _played(state: DealState, options: Options, tournament: str | None = None) -
     )
 
 
-def _check_variant(state: DealState, variant: str | None) -> None:
+def _check_variant(actual: str, variant: str | None) -> None:
     """A tournament game asked for as ``variant`` must be of it (the handle is typed so)."""
-    if variant is not None and state.variant != variant:
-        raise CommitmentMismatchError("variant", variant, state.variant)
+    if variant is not None and actual != variant:
+        raise CommitmentMismatchError("variant", variant, actual)
 
 
 class _GameState(Generic[V]):
@@ -1446,11 +1447,12 @@ class AsyncClient:
         self, tournament_id: str, round_number: int, token: str, *, variant: str | None = None
     ) -> AsyncGame[Any]:
         """Open the entrant's game on a round (see :meth:`Client.play_round`)."""
-        if self._promises.round_hash(tournament_id, round_number) is None:
-            await self.tournament(tournament_id, token=token)
+        if self._promises.round_hash(tournament_id, round_number) is None or variant is not None:
+            found = await self.tournament(tournament_id, token=token)
+            _check_variant(found.variant, variant)  # before the game is opened: one a round
         state = await self._send(_Calls.open_round(tournament_id, round_number, token))
         self._promises.check_round(tournament_id, round_number, state)
-        _check_variant(state, variant)
+        _check_variant(state.variant, variant)
         game = AsyncGame[Any](self, state, token, played=_played(state, None, tournament_id))
         self._promises.keep_game(tournament_id, round_number, game.played)
         return game

@@ -44,8 +44,8 @@ LEGACY_LINE_NAMES: Final = {
     "diagonal 1": "diagonal \\",
     "diagonal 2": "diagonal /",
 }
-"""A version 2 receipt's line names, as version 3 writes them."""
-"""Version 2 added ``kind``; a version 1 receipt cannot say what it proves and is refused."""
+"""A version 2 receipt's line names, as version 3 writes them. (Version 2 added ``kind``;
+a version 1 receipt cannot say what it proves and is refused.)"""
 ALG: Final = "Ed25519"
 
 ReceiptKind = Literal["committed-blind", "committed-open", "casual", "practice", "tournament"]

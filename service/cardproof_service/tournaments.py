@@ -527,6 +527,9 @@ class Tournaments:
         record = await self._record(tournament_id)
         organizer = await self._owner(record, authorization, "only its organizer closes it:")
         if tournament_closed(record) or not await self.store.close_tournament(tournament_id, now()):
+            # a close resent after a 503 whose write landed (a WAIT that timed out, say)
+            # finds it closed: its rounds are still completed, whoever closed it
+            await self.rounds.complete(await self._record(tournament_id))
             raise conflict("the tournament is closed already", "closed")
         closed = await self._record(tournament_id)
         await self.rounds.complete(closed)

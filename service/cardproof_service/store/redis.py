@@ -13,6 +13,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar, cast
+from urllib.parse import unquote
 
 import msgspec
 import redis.asyncio as redis
@@ -472,9 +473,15 @@ class RedisStore:
         primary, then goes to it.
         """
         hosts, service, db, password = parse_sentinel_url(url)
+        credentials = {} if password is None else {"password": password}
         sentinels = Sentinel(  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
             hosts,
-            sentinel_kwargs={"socket_timeout": timeout, "socket_connect_timeout": timeout},
+            # the sentinels may ask for the password too (auth.sentinel in deploy/sentinel)
+            sentinel_kwargs={
+                "socket_timeout": timeout,
+                "socket_connect_timeout": timeout,
+                **credentials,
+            },
             socket_timeout=timeout,
         )
         client = sentinels.master_for(
@@ -497,7 +504,9 @@ class RedisStore:
         write and a ``WAIT`` go on one connection (a pipeline: ``WAIT`` counts that
         connection's writes), and fewer replicas confirming within half the call's time is
         :class:`StoreUnavailable`: the client is told 503, never that the write is safe.
-        A write resent then recognises itself (see :meth:`from_url`), so a retry is safe.
+        The write may have landed all the same: a resent move, deal or entry recognises
+        itself (see :meth:`from_url`); a resent close finds the tournament closed (409,
+        its rounds completed all the same); a new organizer's name may show as taken.
         """
         if not self._min_replicas:
             return await self._call(lambda: send(self._redis))
@@ -1026,8 +1035,8 @@ def parse_sentinel_url(url: str) -> tuple[list[tuple[str, int]], str, int, str |
 
     >>> parse_sentinel_url("sentinel://10.0.0.1:26379,10.0.0.2:26380/cardproof/2")
     ([('10.0.0.1', 26379), ('10.0.0.2', 26380)], 'cardproof', 2, None)
-    >>> parse_sentinel_url("sentinel://:secret@s1:26379/main")[1:]
-    ('main', 0, 'secret')
+    >>> parse_sentinel_url("sentinel://:s%40cret@s1:26379/main")[1:]
+    ('main', 0, 's@cret')
     """
     if not url.startswith("sentinel://"):
         raise ValueError("a sentinel URL starts with sentinel://")
@@ -1035,7 +1044,7 @@ def parse_sentinel_url(url: str) -> tuple[list[tuple[str, int]], str, int, str |
     password = None
     if "@" in rest:
         credentials, _, rest = rest.rpartition("@")
-        password = credentials.partition(":")[2] or None
+        password = unquote(credentials.partition(":")[2]) or None
     where, _, path = rest.partition("/")
     parts = [part for part in path.split("/") if part]
     if not where or not parts or len(parts) > 2:
@@ -1046,7 +1055,9 @@ def parse_sentinel_url(url: str) -> tuple[list[tuple[str, int]], str, int, str |
         if not name or not port.isdigit():
             raise ValueError(f"{host!r} is not HOST:PORT")
         hosts.append((name, int(port)))
-    db = int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else 0
+    if len(parts) == 2 and not parts[1].isdigit():
+        raise ValueError(f"the database is a number, not {parts[1]!r}")
+    db = int(parts[1]) if len(parts) == 2 else 0
     return hosts, parts[0], db, password
 
 

@@ -24,6 +24,9 @@ export interface Verification {
   payload: Payload | null;
   /** The deck re-derived from the revealed seeds (card texts), when there are seeds. */
   deck: string[] | null;
+  /** Every check that could be made held, but the seed is not revealed yet (a tournament
+   * still open): the rest is checked after the close. */
+  pending: boolean;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -107,7 +110,7 @@ export interface Expected {
  * its place in the deal (the page's own game); each must match.
  */
 export async function verifyReceipt(token: string, keys: KeySet, expected: Expected = {}): Promise<Verification> {
-  const result: Verification = { ok: false, reasons: [], checked: [], payload: null, deck: null };
+  const result: Verification = { ok: false, reasons: [], checked: [], payload: null, deck: null, pending: false };
   const fail = (reason: string): Verification => {
     result.reasons.push(reason);
     return result;
@@ -185,6 +188,7 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
     return fail("the receipt's client_seed is not the client seed this page sent");
   }
   if (payload.server_seed === null || payload.server_seed === undefined) {
+    result.pending = true; // everything before held: only what needs the seed is left
     return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked");
   }
   if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`);

@@ -158,7 +158,7 @@ export class Session {
       });
       if (verdict.ok) {
         status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
-      } else if (receipt.payload.server_seed === null && verdict.checked.length > 0) {
+      } else if (verdict.pending) {
         status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
       } else {
         status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;

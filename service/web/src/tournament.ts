@@ -179,16 +179,43 @@ async function openRound(id: string, tournament: Tournament, round: number, vari
   if (tournament.format === "lockstep" && !state.finished) void follow(id, round, entry, session);
 }
 
-/** Follow a lockstep round's calls until its end, refreshing the game at each call. */
+/**
+ * Follow a lockstep round's calls until its end, refreshing the game at each call. A
+ * stream that drops (the server ends each after an hour, a proxy or a replica may cut
+ * it) is opened again from the last call seen, a second later.
+ */
 async function follow(id: string, round: number, entry: Kept, game: Session): Promise<void> {
   following = new AbortController();
-  const url = `/v1/tournaments/${encodeURIComponent(id)}/rounds/${round}/calls?after=${game.next - 1}`;
+  const signal = following.signal;
+  let after = game.next - 1;
+  while (!signal.aborted) {
+    const ended = await followOnce(id, round, entry, game, after, signal, (index) => (after = Math.max(after, index)));
+    if (ended || signal.aborted) return;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/** One calls stream: ``true`` once the round's ``end`` event came, ``false`` if it dropped. */
+async function followOnce(
+  id: string,
+  round: number,
+  entry: Kept,
+  game: Session,
+  after: number,
+  signal: AbortSignal,
+  seen: (index: number) => void,
+): Promise<boolean> {
+  const url = `/v1/tournaments/${encodeURIComponent(id)}/rounds/${round}/calls?after=${after}`;
   try {
     const response = await fetch(url, {
       headers: { Accept: "text/event-stream", ...bearer(entry) },
-      signal: following.signal,
+      signal,
       credentials: "omit",
     });
+    if (response.status >= 400 && response.status < 500) {
+      say(`The calls cannot be followed (HTTP ${response.status}).`);
+      return true; // refused: trying again would not help
+    }
     if (!response.ok || !response.body) throw new Error(`the calls could not be followed (HTTP ${response.status})`);
     $("deadline").textContent = game.next === 0 && game.board.next(game.view) === null ? "Seated: waiting for the first call." : "";
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -209,19 +236,21 @@ async function follow(id: string, round: number, entry: Kept, game: Session): Pr
         ) as Record<string, string>;
         if (fields["event"] === "call" && fields["data"]) {
           const called = JSON.parse(fields["data"]) as Schemas["Call"];
+          seen(called.index);
           countdown(called);
           if (called.index >= game.next) await game.refresh();
         } else if (fields["event"] === "end") {
           clearInterval(ticking);
           $("deadline").textContent = "The round is over.";
           await game.refresh();
-          return;
+          return true;
         }
       }
     }
   } catch (error) {
-    if (!following.signal.aborted) say(`The calls: ${describe(error)}`);
+    if (!signal.aborted) say(`The calls: ${describe(error)}; following them again…`);
   }
+  return false;
 }
 
 function countdown(called: Schemas["Call"]): void {

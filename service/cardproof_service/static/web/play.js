@@ -418,7 +418,7 @@ function canonical(value) {
   return JSON.stringify(value);
 }
 async function verifyReceipt(token, keys, expected = {}) {
-  const result = { ok: false, reasons: [], checked: [], payload: null, deck: null };
+  const result = { ok: false, reasons: [], checked: [], payload: null, deck: null, pending: false };
   const fail = (reason) => {
     result.reasons.push(reason);
     return result;
@@ -496,6 +496,7 @@ async function verifyReceipt(token, keys, expected = {}) {
     return fail("the receipt's client_seed is not the client seed this page sent");
   }
   if (payload.server_seed === null || payload.server_seed === void 0) {
+    result.pending = true;
     return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked");
   }
   if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`);
@@ -694,7 +695,7 @@ var Session = class {
       });
       if (verdict.ok) {
         status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
-      } else if (receipt.payload.server_seed === null && verdict.checked.length > 0) {
+      } else if (verdict.pending) {
         status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
       } else {
         status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
@@ -1537,13 +1538,26 @@ async function openRound(id, tournament, round, variants2) {
 }
 async function follow(id, round, entry, game) {
   following = new AbortController();
-  const url = `/v1/tournaments/${encodeURIComponent(id)}/rounds/${round}/calls?after=${game.next - 1}`;
+  const signal = following.signal;
+  let after = game.next - 1;
+  while (!signal.aborted) {
+    const ended = await followOnce(id, round, entry, game, after, signal, (index) => after = Math.max(after, index));
+    if (ended || signal.aborted) return;
+    await new Promise((resolve) => setTimeout(resolve, 1e3));
+  }
+}
+async function followOnce(id, round, entry, game, after, signal, seen) {
+  const url = `/v1/tournaments/${encodeURIComponent(id)}/rounds/${round}/calls?after=${after}`;
   try {
     const response = await fetch(url, {
       headers: { Accept: "text/event-stream", ...bearer(entry) },
-      signal: following.signal,
+      signal,
       credentials: "omit"
     });
+    if (response.status >= 400 && response.status < 500) {
+      say(`The calls cannot be followed (HTTP ${response.status}).`);
+      return true;
+    }
     if (!response.ok || !response.body) throw new Error(`the calls could not be followed (HTTP ${response.status})`);
     $("deadline").textContent = game.next === 0 && game.board.next(game.view) === null ? "Seated: waiting for the first call." : "";
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -1564,19 +1578,21 @@ async function follow(id, round, entry, game) {
         );
         if (fields["event"] === "call" && fields["data"]) {
           const called = JSON.parse(fields["data"]);
+          seen(called.index);
           countdown(called);
           if (called.index >= game.next) await game.refresh();
         } else if (fields["event"] === "end") {
           clearInterval(ticking);
           $("deadline").textContent = "The round is over.";
           await game.refresh();
-          return;
+          return true;
         }
       }
     }
   } catch (error) {
-    if (!following.signal.aborted) say(`The calls: ${describe(error)}`);
+    if (!signal.aborted) say(`The calls: ${describe(error)}; following them again…`);
   }
+  return false;
 }
 function countdown(called) {
   clearInterval(ticking);

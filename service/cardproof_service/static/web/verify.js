@@ -355,7 +355,7 @@ function canonical(value) {
   return JSON.stringify(value);
 }
 async function verifyReceipt(token, keys, expected = {}) {
-  const result = { ok: false, reasons: [], checked: [], payload: null, deck: null };
+  const result = { ok: false, reasons: [], checked: [], payload: null, deck: null, pending: false };
   const fail = (reason) => {
     result.reasons.push(reason);
     return result;
@@ -433,6 +433,7 @@ async function verifyReceipt(token, keys, expected = {}) {
     return fail("the receipt's client_seed is not the client seed this page sent");
   }
   if (payload.server_seed === null || payload.server_seed === void 0) {
+    result.pending = true;
     return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked");
   }
   if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`);
