@@ -40,6 +40,10 @@ scenario fails. Scenarios (``--only`` picks some):
   the run a failover is asked for (``SENTINEL FAILOVER``), a little before half of it the
   primary is SIGKILLed (then started again, a replica). Reported: moves acknowledged, moves lost
   (the audit), how long ``/readyz`` said not ready; refusals must be well-formed 503s.
+- ``cluster``: the same load on a Redis Cluster of three masters
+  (``CARDPROOF_REDIS_MODE=cluster``). Zero errors, nothing lost (the audit); reported:
+  how the keys spread over the masters, each master's commands, and the throughput
+  against the ``load`` scenario's on one Redis when both ran.
 
 After each load run every game is audited: its stored log (``GET /v1/deals/{id}``)
 must hold every move that was acknowledged (none lost) and nothing else than the
@@ -50,7 +54,8 @@ receipt is fetched and replayed offline.
 through the functions here.
 
 Run: ``.venv/bin/python bench/reliability.py [--seconds 60] [--users 16]
-[--only load,outage,kill,restart,schemathesis]`` (about four minutes with the defaults).
+[--only load,outage,kill,restart,schemathesis,sentinel,cluster]`` (about six minutes with
+the defaults).
 """
 
 from __future__ import annotations
@@ -82,7 +87,14 @@ from _common import load_average, percentile, print_machine
 from service import free_port, tail
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from redis_server import RedisServer, SentinelGroup, private_redis, sentinel_group
+from redis_server import (
+    RedisClusterGroup,
+    RedisServer,
+    SentinelGroup,
+    private_redis,
+    redis_cluster,
+    sentinel_group,
+)
 
 SERVER_KEYS: dict[str, str] = {
     "CARDPROOF_MASTER_KEY": bytes(range(32)).hex(),
@@ -753,6 +765,8 @@ class Report:
     setup: str
     lines: list[str] = field(default_factory=list)
     checks: list[tuple[str, bool]] = field(default_factory=list)
+    throughput: float | None = None
+    """Requests a second answered 2xx, for a load run (compared across scenarios)."""
 
     @property
     def passed(self) -> bool:
@@ -892,7 +906,8 @@ def load_scenario(
     driver = Driver(base_url, users, seconds, seed, redis_url)
     run_loop(driver.run())
     report = Report("load", _setup(users, seconds))
-    load_figures(driver, report)
+    elapsed = load_figures(driver, report)
+    report.throughput = sum(1 for c in driver.calls if c.ok) / elapsed
     audit = run_loop(audit_games(base_url, driver.games, driver.jwks))
     audit_figures(audit, report)
     failed = [c for c in driver.calls if not c.ok]
@@ -1244,6 +1259,64 @@ def sentinel_scenario(
         any(c.start > marks.back for c in moves),
     )
     report.check(f"no wrong answer ({len(driver.problems)})", not driver.problems)
+    return report
+
+
+def cluster_scenario(
+    base_url: str,
+    cluster: RedisClusterGroup,
+    *,
+    seconds: float,
+    users: int,
+    seed: int = 6,
+    single: float | None = None,
+) -> Report:
+    """The load on a Redis Cluster of three masters: zero errors, nothing lost; how the
+    keys and the commands spread over the masters; the throughput against ``single``
+    (the ``load`` scenario's on one Redis, in requests a second) when given."""
+    import redis as redis_client
+
+    def counts() -> list[tuple[int, int]]:
+        """Each master's keys and commands processed so far."""
+        found = []
+        for node in cluster.nodes:
+            with redis_client.Redis(port=node.port, socket_timeout=5) as client:
+                stats = client.info("stats")
+                found.append((int(client.dbsize()), int(stats["total_commands_processed"])))
+        return found
+
+    before = counts()
+    driver = Driver(base_url, users, seconds, seed)
+    run_loop(driver.run())
+    after = counts()
+    report = Report("cluster", f"{_setup(users, seconds)}; a Redis Cluster of 3 masters")
+    elapsed = load_figures(driver, report)
+    keys = [k for k, _ in after]
+    commands = [a[1] - b[1] for a, b in zip(after, before, strict=True)]
+    report.lines.append(
+        "keys per master at the end: "
+        + ", ".join(f"{k:,}" for k in keys)
+        + f" (the largest {max(keys) / max(1, sum(keys)):.0%} of all); commands per master "
+        "over the run: " + ", ".join(f"{c:,}" for c in commands)
+    )
+    good = sum(1 for c in driver.calls if c.ok)
+    if single:
+        report.lines.append(
+            f"throughput {good / elapsed:,.0f} req/s against {single:,.0f} req/s on one Redis "
+            f"in this run: ratio cluster/single {good / elapsed / single:.2f}"
+        )
+    audit = run_loop(audit_games(base_url, driver.games, driver.jwks))
+    audit_figures(audit, report)
+    failed = [c for c in driver.calls if not c.ok]
+    report.check(
+        f"zero errors: {len(driver.calls):,} requests, {len(failed)} non-2xx or unanswered, "
+        f"{len(driver.problems)} wrong answers",
+        not failed and not driver.problems,
+    )
+    report.check(
+        f"every master holds keys ({', '.join(map(str, keys))}) and took commands",
+        all(keys) and all(commands),
+    )
     return report
 
 
@@ -1651,7 +1724,7 @@ def schemathesis_scenario(
 
 # --- main ----------------------------------------------------------------------------------
 
-SCENARIOS = ("load", "outage", "kill", "restart", "schemathesis", "sentinel")
+SCENARIOS = ("load", "outage", "kill", "restart", "schemathesis", "sentinel", "cluster")
 
 
 def main() -> int:
@@ -1684,6 +1757,7 @@ def main() -> int:
     )
     print()
     reports: list[Report] = []
+    single: float | None = None  # the load scenario's throughput on one Redis
     started = time.monotonic()
     for name in SCENARIOS:
         if name not in chosen:
@@ -1701,6 +1775,14 @@ def main() -> int:
                     cardproof_serve(group.url, 2, workdir / "serve.log", sentinel_env)
                 )
                 print(f"[{name}] {group.url}; cardproof serve on {served.base_url}", flush=True)
+            elif name == "cluster":  # three masters: each step goes to its keys' node
+                cluster = stack.enter_context(redis_cluster())
+                served = stack.enter_context(
+                    cardproof_serve(
+                        cluster.url, 2, workdir / "serve.log", {"CARDPROOF_REDIS_MODE": "cluster"}
+                    )
+                )
+                print(f"[{name}] cluster at {cluster.url}; serve on {served.base_url}", flush=True)
             else:
                 redis = stack.enter_context(private_redis(*persistence))
                 served = stack.enter_context(cardproof_serve(redis.url, 2, workdir / "serve.log"))
@@ -1714,10 +1796,19 @@ def main() -> int:
                     report = sentinel_scenario(
                         served.base_url, group, seconds=args.seconds, users=args.users
                     )
+                elif name == "cluster":
+                    report = cluster_scenario(
+                        served.base_url,
+                        cluster,
+                        seconds=args.seconds,
+                        users=args.users,
+                        single=single,
+                    )
                 elif name == "load":
                     report = load_scenario(
                         served.base_url, seconds=args.seconds, users=args.users, redis_url=redis.url
                     )
+                    single = report.throughput
                 elif name == "outage":
                     report = outage_scenario(
                         served.base_url,

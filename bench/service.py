@@ -1165,7 +1165,7 @@ def redis_snapshot(url: str) -> tuple[int, int, int]:
 
     with redis.Redis.from_url(url) as client:
         info = cast(dict[str, Any], client.info("memory"))
-        deals = sum(1 for _ in client.scan_iter(match="cardproof:deal:*", count=1000))
+        deals = sum(1 for _ in client.scan_iter(match="cardproof:*:deal:*", count=1000))
         return int(info["used_memory"]), int(info["used_memory_dataset"]), deals
 
 
@@ -1176,7 +1176,7 @@ def redis_memory(url: str, before: tuple[int, int, int]) -> RedisMemory:
     used, dataset, count = redis_snapshot(url)
     games = max(1, count - before[2])
     with redis.Redis.from_url(url) as client:
-        deal_keys = sorted(cast(bytes, k) for k in client.scan_iter("cardproof:deal:*", 1000))
+        deal_keys = sorted(cast(bytes, k) for k in client.scan_iter("cardproof:*:deal:*", 1000))
         finished = [k for k in deal_keys if client.hexists(k, "fin")]
         sample = random.Random(2026).sample(finished, min(MEMORY_SAMPLE, len(finished)))
         deal_sizes = [int(cast(int, client.memory_usage(k, samples=0))) for k in sample]
@@ -1205,7 +1205,7 @@ def print_memory(memory: RedisMemory) -> None:
     rows: list[tuple[str, str]] = []
     if deals:
         figures = f"median {median(deals):.0f} B, min {min(deals)} B, max {max(deals)} B"
-        rows.append(("MEMORY USAGE cardproof:deal:<id>", figures))
+        rows.append(("MEMORY USAGE cardproof:{tag}:deal:<id>", figures))
     if commits:
         figures = f"median {median(commits):.0f} B (a used commitment, kept until it expires)"
         rows.append((f"MEMORY USAGE {memory.commitment_pattern}", figures))

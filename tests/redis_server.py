@@ -329,3 +329,95 @@ def sentinel_group(password: str | None = None) -> Iterator[SentinelGroup]:
             yield group
         finally:
             group.close()
+
+
+class RedisClusterGroup:
+    """A Redis Cluster of three masters (no replicas), private: ``redis-server
+    --cluster-enabled yes`` three times, joined by ``redis-cli --cluster create``."""
+
+    def __init__(self, executable: str, directory: Path) -> None:
+        cli = shutil.which("redis-cli") or str(Path(executable).with_name("redis-cli"))
+        self.nodes: list[RedisServer] = []
+        for name in ("m1", "m2", "m3"):
+            folder = _own(directory, name)
+            args = ("--cluster-enabled", "yes", "--cluster-config-file", str(folder / "nodes.conf"))
+            for attempt in range(5):  # a free port may be taken before the node binds it
+                node = RedisServer(executable, _cluster_port(), folder, args)
+                try:
+                    node.start()
+                    break
+                except RuntimeError:
+                    if attempt == 4:
+                        raise
+            self.nodes.append(node)
+        addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+        created = subprocess.run(
+            [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        if created.returncode != 0:
+            self.close()
+            raise RuntimeError(
+                f"redis-cli --cluster create failed:\n{created.stdout}{created.stderr}"
+            )
+        _wait_for(self.ready, "the cluster to cover every slot on every node")
+
+    @property
+    def url(self) -> str:
+        """One node's URL (``CARDPROOF_REDIS_MODE=cluster``: the client learns the rest)."""
+        return self.nodes[0].url
+
+    def ready(self) -> bool:
+        """Whether every node says the cluster is up and knows all three masters."""
+        import redis
+
+        for node in self.nodes:
+            try:
+                with redis.Redis(port=node.port, socket_timeout=1, decode_responses=True) as c:
+                    info = c.cluster("info")
+                    if (
+                        info.get("cluster_state") != "ok"
+                        or int(info.get("cluster_known_nodes", 0)) < 3
+                    ):
+                        return False
+            except redis.RedisError:
+                return False
+        return True
+
+    def close(self) -> None:
+        """Stop every node."""
+        for node in self.nodes:
+            node.stop()
+
+
+def _cluster_port() -> int:
+    """A free port for a cluster node: at most 55535, with its bus port (10000 higher)
+    free too."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        if port > 55535:
+            port = 20000 + port % 30000
+        try:
+            for candidate in (port, port + 10000):
+                with socket.socket() as taken:
+                    taken.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+
+
+@contextmanager
+def redis_cluster() -> Iterator[RedisClusterGroup]:
+    """:class:`RedisClusterGroup` in a temporary directory until the block ends."""
+    executable = _redis_server_or_skip()
+    with tempfile.TemporaryDirectory(prefix="cardproof-cluster-") as directory:
+        group = RedisClusterGroup(executable, Path(directory))
+        try:
+            yield group
+        finally:
+            group.close()

@@ -24,7 +24,7 @@ import cardproof.cli
 import cardproof_service.keys
 import cardproof_service.settings
 from cardproof.cli import build_parser
-from cardproof_service.settings import Settings
+from cardproof_service.settings import Settings, SettingsError
 from cardproof_service.store.redis import parse_sentinel_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -422,7 +422,7 @@ def test_deploy_readme_names_every_file() -> None:
     files = [p for p in DEPLOY.rglob("*") if p.is_file() and p.name not in {"README.md", ".env"}]
     for path in files:
         assert str(path.relative_to(DEPLOY)) in readme, path
-    for needed in ("cardproof keys generate", "keys organizer create", "Sentinel"):
+    for needed in ("cardproof keys generate", "keys organizer create", "Sentinel", "Redis Cluster"):
         assert needed in readme
 
 
@@ -440,3 +440,24 @@ def test_the_sentinel_set_up_names_settings_the_service_reads() -> None:
     hosts, name, db, secret = parse_sentinel_url(url)
     assert (name, db, secret, len(hosts)) == (service, 0, password, 3)
     assert container["name"] == _container(_one("Deployment"))["name"]  # it patches ours
+
+
+def test_the_cluster_set_up_names_settings_the_service_reads() -> None:
+    values = yaml.safe_load((DEPLOY / "cluster" / "redis-values.yaml").read_text())
+    assert (values["cluster"]["nodes"], values["cluster"]["replicas"]) == (6, 1)  # 3 masters
+    assert values["redis"]["useAOFPersistence"] == "yes"
+    assert "maxmemory-policy noeviction" in values["redis"]["configmap"]
+    patch = yaml.safe_load((DEPLOY / "cluster" / "deployment-patch.yaml").read_text())
+    (container,) = patch["spec"]["template"]["spec"]["containers"]
+    env = {item["name"]: item.get("value", "") for item in container["env"]}
+    secret = next(item for item in container["env"] if item["name"] == "REDIS_PASSWORD")
+    assert secret["valueFrom"]["secretKeyRef"] == {
+        "name": values["existingSecret"],
+        "key": values["existingSecretPasswordKey"],
+    }
+    url = env["REDIS_URL"].replace("$(REDIS_PASSWORD)", "pw")
+    settings = Settings.from_env({**env, "REDIS_URL": url})
+    assert (settings.redis_mode, settings.redis_min_replicas) == ("cluster", 0)
+    assert container["name"] == _container(_one("Deployment"))["name"]  # it patches ours
+    with pytest.raises(SettingsError, match="not supported"):
+        Settings.from_env({**env, "REDIS_URL": url, "CARDPROOF_REDIS_MIN_REPLICAS": "1"})

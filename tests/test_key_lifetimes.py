@@ -20,15 +20,32 @@ from redis import Redis
 
 from cardproof_service import Settings, create_app
 from cardproof_service.organizers import new_organizer
+from cardproof_service.store import keys as layout
 from cardproof_service.store.redis import RedisStore
 from conftest import TEST_KEYS
 from redis_server import private_redis
 from test_tournaments_api import add_organizer_to
 
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
-KEPT = ("cardproof:organizer:", "cardproof:organizer-names", "cardproof:lockstep-due")
+KEPT = (layout.ORGANIZERS, layout.DUE_TAGS)
 """Keys without a time to live: organizers are accounts, removed by an operator; the
-index of lockstep rounds due holds a round until it finishes or its tournament is gone."""
+tags whose rounds are due, and each tag's due rounds (at most 256 tags), hold a round
+until it finishes or its tournament is gone."""
+
+
+def kept(name: str) -> bool:
+    """Whether ``name`` is one of the keys :data:`KEPT` names, or a tag's due rounds."""
+    return name.startswith(KEPT) or name.endswith(":lockstep-due")
+
+
+def kind_of(name: str) -> str:
+    """What a key holds: the part after its hash tag (``deal``, ``tournament``...).
+
+    >>> kind_of("cardproof:{0a}:deal:d_0a"), kind_of("cardproof:rate:client:29")
+    ('deal', 'rate')
+    """
+    parts = name.split(":")
+    return parts[2] if parts[1].startswith("{") else parts[1]
 
 
 def test_every_key_expires_but_organizers() -> None:
@@ -108,19 +125,19 @@ def test_every_key_expires_but_organizers() -> None:
 
         plain = Redis.from_url(redis.url)
         keys = sorted(k.decode() for k in plain.scan_iter(match="*", count=1000))
-        kinds = {k.split(":")[1] for k in keys}
+        kinds = {kind_of(k) for k in keys}
         assert {"deal", "commitment", "in-flight", "deals-today", "rate", "tournament"} <= kinds
         expires_at = int(closes.timestamp()) + retention
         for name in keys:
             ttl = plain.ttl(name)
-            if name.startswith(KEPT):
+            if kept(name):
                 assert ttl == -1, name
                 continue
             assert ttl > 0, name
-            if name.startswith(f"cardproof:tournament:{tid}") and ":entry-replay:" not in name:
+            if name.startswith(layout.tournament(tid)) and ":entry-replay:" not in name:
                 assert abs(time.time() + ttl - expires_at) < 5, name
-        tournament_keys = [k for k in keys if k.startswith(f"cardproof:tournament:{tid}")]
-        parts = {k.removeprefix(f"cardproof:tournament:{tid}") for k in tournament_keys}
+        tournament_keys = [k for k in keys if k.startswith(layout.tournament(tid))]
+        parts = {k.removeprefix(layout.tournament(tid)) for k in tournament_keys}
         assert {"", ":entrant-keys", ":entrant-ids", ":totals", ":finished", ":results"} <= parts
         assert {":round:1", ":round:1:seats", ":round:1:calls"} <= parts
         assert ":invites" in parts

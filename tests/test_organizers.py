@@ -15,6 +15,7 @@ from litestar.plugins.problem_details import ProblemDetailsException
 
 from cardproof_service.organizers import authenticate, key_hash, new_organizer
 from cardproof_service.store import MemoryStore
+from cardproof_service.store import keys as layout
 from cardproof_service.store.redis import RedisStore
 from redis_server import redis_url_or_skip
 
@@ -134,7 +135,7 @@ async def test_the_cli_makes_a_key_into_redis(redis_url: str, tmp_path: Path) ->
         await store.close()
     assert found.name == name
     with redis.Redis.from_url(redis_url) as client:
-        stored = client.get(f"cardproof:organizer:{found.organizer_id}")
+        stored = client.get(layout.organizer(found.organizer_id))
     assert stored is not None
     assert key.encode() not in stored
 

@@ -22,13 +22,14 @@ import sys
 from pathlib import Path
 
 from conftest import served
-from redis_server import private_redis, sentinel_group
+from redis_server import private_redis, redis_cluster, sentinel_group
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 from reliability import (
     AOF_ALWAYS,
     SERVER_ENV,
+    cluster_scenario,
     kill_scenario,
     organizer_key,
     restart_scenario,
@@ -85,4 +86,12 @@ def test_two_sentinel_failovers_under_load_lose_no_acknowledged_move() -> None:
         }
         with served("--workers", "2", "--log-level", "critical", env=env) as base_url:
             report = sentinel_scenario(base_url, group, seconds=16, users=6)
+    assert report.passed, report.text()
+
+
+def test_a_load_on_a_redis_cluster_has_no_error_and_loses_nothing() -> None:
+    with redis_cluster() as cluster:
+        env = {**SERVER_ENV, "REDIS_URL": cluster.url, "CARDPROOF_REDIS_MODE": "cluster"}
+        with served("--workers", "2", "--log-level", "critical", env=env) as base_url:
+            report = cluster_scenario(base_url, cluster, seconds=6, users=6)
     assert report.passed, report.text()

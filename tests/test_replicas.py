@@ -1,12 +1,14 @@
 """Two ``cardproof serve`` replicas on one Redis: any replica answers any request.
 
 Both processes get the same fixed keys (``SERVER_KEYS``), so they derive the same server
-seeds and sign with the same key. Redis is ``REDIS_URL`` or a private redis-server.
+seeds and sign with the same key. Redis is ``REDIS_URL`` or a private redis-server, and
+then a private Redis Cluster of three masters (``CARDPROOF_REDIS_MODE=cluster``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -15,22 +17,34 @@ import pytest
 from cardproof.games import PokerSquares
 from cardproof.receipts import verify_receipt
 from conftest import served
-from redis_server import redis_url_or_skip
+from redis_server import redis_cluster, redis_url_or_skip
 
 Replicas = tuple[httpx.Client, httpx.Client]
 
 
-@pytest.fixture(scope="module")
-def replicas() -> Iterator[Replicas]:
-    """Clients of replicas A and B, both on one Redis."""
-    with (
-        redis_url_or_skip() as url,
-        served("--log-level", "warning", env={"REDIS_URL": url, "CARDPROOF_DEAL_TTL": "600"}) as a,
-        served("--log-level", "warning", env={"REDIS_URL": url, "CARDPROOF_DEAL_TTL": "600"}) as b,
-        httpx.Client(base_url=a, timeout=10) as client_a,
-        httpx.Client(base_url=b, timeout=10) as client_b,
-    ):
-        yield client_a, client_b
+@contextmanager
+def redis_of(mode: str) -> Iterator[dict[str, str]]:
+    """The settings of a service on one Redis (``standalone``) or on a Redis Cluster."""
+    if mode == "cluster":
+        with redis_cluster() as cluster:
+            yield {"REDIS_URL": cluster.url, "CARDPROOF_REDIS_MODE": "cluster"}
+        return
+    with redis_url_or_skip() as url:
+        yield {"REDIS_URL": url}
+
+
+@pytest.fixture(scope="module", params=["standalone", "cluster"])
+def replicas(request: pytest.FixtureRequest) -> Iterator[Replicas]:
+    """Clients of replicas A and B, both on one Redis, or on one Redis Cluster."""
+    with redis_of(request.param) as store:
+        env = {**store, "CARDPROOF_DEAL_TTL": "600"}
+        with (
+            served("--log-level", "warning", env=env) as a,
+            served("--log-level", "warning", env=env) as b,
+            httpx.Client(base_url=a, timeout=10) as client_a,
+            httpx.Client(base_url=b, timeout=10) as client_b,
+        ):
+            yield client_a, client_b
 
 
 def ok(response: httpx.Response, status: int = 200) -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 import pytest
 import redis
+import redis.asyncio
 
 from cardproof_service.store import (
     Appended,
@@ -40,8 +41,10 @@ from cardproof_service.store import (
     TooManyGames,
     TournamentRecord,
 )
+from cardproof_service.store import keys as layout
+from cardproof_service.store.keys import id_tag, new_deal_id
 from cardproof_service.store.redis import RedisStore
-from redis_server import private_redis, redis_url_or_skip
+from redis_server import private_redis, redis_cluster, redis_url_or_skip
 
 TTL = 600
 FINISHED_AT = 1_700_000_123
@@ -54,11 +57,33 @@ def redis_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(scope="module")
+def cluster_url() -> Iterator[str]:
+    """A private Redis Cluster of three masters for this module."""
+    with redis_cluster() as cluster:
+        yield cluster.url
+
+
+@pytest.fixture(params=["memory", "redis", "cluster"])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    """A fresh store of each backend."""
+    """A fresh store of each backend: memory, one Redis, a Redis Cluster of three masters.
+
+    On the cluster every step runs where its keys' slot lives; a step whose keys do not
+    share a slot is refused (``CROSSSLOT``), and so is a script touching a key that
+    lives on another node: each contract test also checks the key layout.
+    """
     if request.param == "memory":
         yield MemoryStore()
+        return
+    if request.param == "cluster":
+        address: str = request.getfixturevalue("cluster_url")
+        with redis.RedisCluster.from_url(address) as admin:
+            admin.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
+        cluster_store = RedisStore.from_cluster(address, timeout=2.0)
+        try:
+            yield cluster_store
+        finally:
+            await cluster_store.close()
         return
     url: str = request.getfixturevalue("redis_url")
     if not os.environ.get("REDIS_URL"):  # a private server: ours to flush
@@ -79,7 +104,6 @@ def new_id(kind: str) -> str:
 def new_record(**changes: Any) -> DealRecord:
     """A new deal (no move yet) with every fixed field set to something particular."""
     fields: dict[str, Any] = {
-        "deal_id": new_id("d"),
         "variant": "poker-squares",
         "options": {"scoring": {"full-house": 1, "flush": -1}, "diagonals": True},
         "commitment_id": new_id("c"),
@@ -88,6 +112,10 @@ def new_record(**changes: Any) -> DealRecord:
         "created_at": 1_700_000_000,
         **changes,
     }
+    # the deal carries the tag of what it is written with (store/keys.py): its tournament's
+    # standings, or its commitment's claim
+    anchor = fields.get("tournament") or fields["commitment_id"]
+    fields.setdefault("deal_id", new_deal_id(id_tag(anchor)))
     return DealRecord(**fields)
 
 
@@ -294,18 +322,17 @@ async def test_an_owner_holds_at_most_its_cap_of_unfinished_deals(store: Store) 
     assert await store.create_deal(new_record(), TTL, None, 2) is None
     assert await store.create_deal(new_record(owner=owner), TTL) is None
     # a move keeps the game in flight; its last move (or a whole log) lets a new one in
-    assert await store.append_move(first.deal_id, 0, "a1", None, TTL) == Appended("appended", 1)
+    moved = await store.append_move(first.deal_id, 0, "a1", None, TTL, owner=owner)
+    assert moved == Appended("appended", 1)
     with pytest.raises(TooManyGames):
         await store.create_deal(third, TTL, None, 2)
-    assert await store.append_move(first.deal_id, 1, "a2", FINISHED_AT, TTL) == Appended(
-        "appended", 2
-    )
+    finished = await store.append_move(first.deal_id, 1, "a2", FINISHED_AT, TTL, owner=owner)
+    assert finished == Appended("appended", 2)
     assert await store.create_deal(third, TTL, None, 2) is None
     with pytest.raises(TooManyGames):
         await store.create_deal(new_record(owner=owner), TTL, None, 2)
-    assert await store.submit_log(second.deal_id, ["a1"], FINISHED_AT, False, TTL) == Appended(
-        "appended", 1
-    )
+    submitted = await store.submit_log(second.deal_id, ["a1"], FINISHED_AT, False, TTL, owner=owner)
+    assert submitted == Appended("appended", 1)
     assert await store.create_deal(new_record(owner=owner), TTL, None, 2) is None
 
 
@@ -317,8 +344,13 @@ async def test_a_claimed_commitment_is_answered_before_the_cap(store: Store) -> 
     assert await store.create_deal(retry, TTL, Claim(commitment, b"retry", TTL), 1) == b"first"
     other = new_id("c")  # a full owner claims nothing
     with pytest.raises(TooManyGames):
-        await store.create_deal(new_record(owner=owner), TTL, Claim(other, b"x", TTL), 1)
-    assert await store.create_deal(new_record(), TTL, Claim(other, b"y", TTL)) is None
+        await store.create_deal(
+            new_record(owner=owner, commitment_id=other), TTL, Claim(other, b"x", TTL), 1
+        )
+    assert (
+        await store.create_deal(new_record(commitment_id=other), TTL, Claim(other, b"y", TTL))
+        is None
+    )
 
 
 async def test_an_expired_deal_leaves_its_owners_games_in_flight(store: Store) -> None:
@@ -347,11 +379,12 @@ async def test_requests_are_counted_per_client_and_window(store: Store) -> None:
 def _every_call(store: RedisStore) -> dict[str, Callable[[], Awaitable[object]]]:
     """One call of each store method (``close`` aside)."""
     deal_id = new_id("d")
+    commitment = new_id("c")
     return {
         "ping": store.ping,
         "create_deal": lambda: store.create_deal(new_record(deal_id=deal_id), TTL),
         "create_deal with a claim": lambda: store.create_deal(
-            new_record(), TTL, Claim(new_id("c"), b"claim", TTL)
+            new_record(commitment_id=commitment), TTL, Claim(commitment, b"claim", TTL)
         ),
         "get_deal": lambda: store.get_deal(deal_id),
         "append_move": lambda: store.append_move(deal_id, 0, "a1", None, TTL),
@@ -480,7 +513,12 @@ async def test_a_tournament_round_trips_until_it_expires(store: Store) -> None:
     assert (await store.add_entrant(record.tournament_id, entry, None)).outcome == "added"
     assert await store.add_invites(record.tournament_id, ["h1"], 10, record.expires_at)
     if isinstance(store, RedisStore):
-        keys = await store._redis.keys(f"cardproof:tournament:{record.tournament_id}*")
+        pattern = f"{layout.tournament(record.tournament_id)}*"
+        if isinstance(store._redis, redis.asyncio.RedisCluster):  # on the slot's node
+            node = store._redis.get_node_from_key(layout.tournament(record.tournament_id))
+            keys = await store._redis.keys(pattern, target_nodes=node)
+        else:
+            keys = await store._redis.keys(pattern)
         assert len(keys) >= 5
         for key in keys:
             assert 0 < await store._redis.ttl(key) <= 2, key  # all of it expires at once
@@ -551,14 +589,15 @@ async def test_a_client_opens_at_most_its_quota_of_deals_a_day(store: Store) -> 
     tomorrow = DailyQuota(client, 2, 20_001, 86_400)
     assert await store.create_deal(new_record(), TTL, quota=tomorrow) is None  # per day
     claim = Claim(new_id("c"), b"first", 60)
-    assert await store.create_deal(new_record(), TTL, claim, quota=tomorrow) is None
+    claimed = {"commitment_id": claim.commitment_id}
+    assert await store.create_deal(new_record(**claimed), TTL, claim, quota=tomorrow) is None
     again = DailyQuota(client, 1, 20_001, 86_400)  # full now: a retry still finds its claim
-    assert await store.create_deal(new_record(), TTL, claim, quota=again) == b"first"
+    assert await store.create_deal(new_record(**claimed), TTL, claim, quota=again) == b"first"
 
 
 async def test_a_claim_can_be_read_back(store: Store) -> None:
-    record = new_record()
     claim = Claim(new_id("c"), b"first", 60)
+    record = new_record(commitment_id=claim.commitment_id)
     assert await store.get_claim(claim.commitment_id) is None
     assert await store.create_deal(record, TTL, claim) is None
     assert await store.get_claim(claim.commitment_id) == b"first"
@@ -578,17 +617,23 @@ async def test_a_finished_tournament_game_enters_the_standings_once(store: Store
         "e1",
         "Ada",
     )
-    assert (await store.append_move(played.deal_id, 0, "a1", None, TTL, None)).outcome == "appended"
+    moved = await store.append_move(played.deal_id, 0, "a1", None, TTL, None, tournament=tournament)
+    assert moved.outcome == "appended"
     assert Standing("Ada", 0, 0) in await store.standings(tournament)  # not finished yet
-    done = await store.append_move(played.deal_id, 1, "b1", FINISHED_AT, TTL, 37)
+    done = await store.append_move(
+        played.deal_id, 1, "b1", FINISHED_AT, TTL, 37, tournament=tournament
+    )
     assert done.outcome == "appended"
-    again = await store.append_move(played.deal_id, 2, "c1", FINISHED_AT, TTL, 37)
+    again = await store.append_move(
+        played.deal_id, 2, "c1", FINISHED_AT, TTL, 37, tournament=tournament
+    )
     assert again.outcome == "wrong-index"
     second = new_record(tournament=tournament, round=2, entrant="e1", player="Ada")
     await store.create_deal(second, TTL)
-    assert (await store.submit_log(second.deal_id, ["a1"], FINISHED_AT, False, TTL, 5)).outcome == (
-        "appended"
+    submitted = await store.submit_log(
+        second.deal_id, ["a1"], FINISHED_AT, False, TTL, 5, tournament=tournament
     )
+    assert submitted.outcome == "appended"
     casual = new_record()  # not a tournament's: a total changes nothing
     await store.create_deal(casual, TTL)
     await store.append_move(casual.deal_id, 0, "a1", FINISHED_AT, TTL, 99)
@@ -601,7 +646,7 @@ async def test_a_finished_tournament_game_enters_the_standings_once(store: Store
     ]
     assert await store.results(new_id("t")) == []
     if isinstance(store, RedisStore):  # results outlive the deals, which expire
-        assert await store._redis.ttl(f"cardproof:tournament:{tournament}:results") == -1
+        assert await store._redis.ttl(f"{layout.tournament(tournament)}:results") == -1
 
 
 async def test_a_tournament_closes_once(store: Store) -> None:

@@ -357,6 +357,48 @@ def _organizer_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def _store_migrate(args: argparse.Namespace) -> int:
+    """Rename the keys of the first Redis layout to the tagged one (see store/migrate.py)."""
+    import asyncio
+
+    try:
+        from cardproof_service.app import make_store
+        from cardproof_service.settings import Settings, SettingsError
+        from cardproof_service.store import StoreUnavailable
+        from cardproof_service.store.redis import RedisStore
+    except ImportError:  # pragma: no cover - depends on the install
+        print("this needs the service extra: pip install 'cardproof[service]'", file=sys.stderr)
+        return 2
+    try:
+        settings = Settings.from_env()
+    except SettingsError as error:
+        print(f"cardproof store migrate: {error}", file=sys.stderr)
+        return 2
+    store = make_store(settings)
+    if not isinstance(store, RedisStore):
+        print("REDIS_URL is not set: the memory store has nothing to migrate", file=sys.stderr)
+        return 2
+
+    async def run() -> Any:
+        try:
+            return await store.migrate_layout()
+        finally:
+            await store.close()
+
+    try:
+        done = asyncio.run(run())
+    except (StoreUnavailable, OSError) as error:
+        print(f"cannot reach the store: {error}", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"cardproof store migrate: {error}", file=sys.stderr)
+        return 2
+    print(f"renamed {plural(done.renamed, 'key')}, moved {plural(done.rounds_due, 'due round')}")
+    for kept in done.kept:
+        print(f"  left as it is (its new name is taken, or it is unknown): {kept}")
+    return 1 if done.kept else 0
+
+
 def _json_object(text: str) -> dict[str, Any]:
     """An ``--options`` value: a JSON object, like ``{"levels": 5}``."""
     try:
@@ -905,6 +947,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     create.add_argument("name", help="the organizer's name (1 to 64 printable characters)")
     create.set_defaults(run=_organizer_create)
+    store = commands.add_parser("store", help="look after the store")
+    store_commands = store.add_subparsers(dest="store_command", required=True)
+    migrate = store_commands.add_parser(
+        "migrate",
+        help="rename a Redis's keys of the first layout to the tagged one",
+        description="Rename the keys that cardproof before 0.9 wrote (no hash tags) to the "
+        "layout that Redis Cluster needs, in place, keeping every value and time to live. "
+        "Run it on REDIS_URL (and CARDPROOF_REDIS_MODE) with every replica stopped; it can "
+        "be run again. Until it has run, /readyz says not ready. Exit status: 0 done; 1 "
+        "some keys were left as they are (listed); 2 the store cannot be reached, or is a "
+        "cluster (which never held the first layout).",
+    )
+    migrate.set_defaults(run=_store_migrate)
     return parser
 
 

@@ -65,6 +65,8 @@ def make_store(settings: Settings) -> Store:
     if settings.redis_url:
         from cardproof_service.store.redis import RedisStore
 
+        if settings.redis_mode == "cluster":
+            return RedisStore.from_cluster(settings.redis_url, timeout=settings.store_timeout)
         if settings.redis_mode == "sentinel":
             return RedisStore.from_sentinels(
                 settings.redis_url,

@@ -65,6 +65,7 @@ from cardproof_service.store import (
     Store,
     TournamentRecord,
 )
+from cardproof_service.store.keys import id_tag, new_deal_id
 
 if TYPE_CHECKING:
     from cardproof_service.lockstep import Rounds
@@ -141,6 +142,8 @@ class Cached:
 
     game: Game[Any, Any]
     seat: Seat | None = None
+    owner: str | None = None
+    """The client whose games in flight it counts among (see ``max_games_in_flight``)."""
 
 
 class GameCache:
@@ -163,9 +166,15 @@ class GameCache:
             self._games.move_to_end(deal_id)
         return cached
 
-    def put(self, deal_id: str, game: Game[Any, Any], seat: Seat | None = None) -> None:
+    def put(
+        self,
+        deal_id: str,
+        game: Game[Any, Any],
+        seat: Seat | None = None,
+        owner: str | None = None,
+    ) -> None:
         """Cache ``game``, dropping the least recently used one if full."""
-        self._games[deal_id] = Cached(game, seat)
+        self._games[deal_id] = Cached(game, seat, owner)
         self._games.move_to_end(deal_id)
         if len(self._games) > self._size:
             self._games.popitem(last=False)
@@ -252,11 +261,11 @@ class Deals:
                 f"a client seed is at most {MAX_CLIENT_SEED_BYTES} UTF-8 bytes",
                 field="client_seed",
             )
-        deal_id = "d_" + _b64url(secrets.token_bytes(16))
         claim = None
         if isinstance(request.commitment_id, str):
             commitment_id = request.commitment_id
             expires_at = self._check_commitment(commitment_id)
+            deal_id = new_deal_id(id_tag(commitment_id))  # written with its claim, in one step
             if expires_at <= now():  # only a resent request may still get its deal
                 first = await self.store.get_claim(commitment_id) if idempotency_key else None
                 if first is not None:
@@ -268,6 +277,7 @@ class Deals:
             claim = Claim(commitment_id, mark, max(REPLAY_WINDOW, expires_at - now()))
         else:
             commitment_id = self._new_commitment_id(now())
+            deal_id = new_deal_id(id_tag(commitment_id))
         seed = self.server_seed(commitment_id)
         options = cls.resolve_options(cls.parse_options(request.options), seed, client_seed)
         record = DealRecord(
@@ -291,7 +301,7 @@ class Deals:
             return await self._repeat(first, idempotency_key, request, deal_id)
         GAMES_STARTED.labels(cls.id).inc()
         game = self._replay(record)
-        self._games.put(deal_id, game)
+        self._games.put(deal_id, game, owner=record.owner)
         return self._state(record, game)
 
     def _quota(self, client: str | None) -> DailyQuota | None:
@@ -321,7 +331,7 @@ class Deals:
         cls = variant(tournament.variant)
         seed = self.server_seed(commitment_id)
         options, _ = round_deal(cls.id, tournament.options, seed, tournament.salt)
-        deal_id = "d_" + _b64url(secrets.token_bytes(16))
+        deal_id = new_deal_id(id_tag(tournament.tournament_id))  # with its standings, in one step
         record = DealRecord(
             deal_id=deal_id,
             variant=cls.id,
@@ -555,9 +565,11 @@ class Deals:
                     ttl,
                     placement=placement,
                     open_tournament=open_of(seat),
+                    owner=cached.owner,
+                    tournament=seat.tournament if seat is not None else None,
                 )
                 if outcome.outcome == "appended":
-                    self._games.put(deal_id, game, seat)
+                    self._games.put(deal_id, game, seat, cached.owner)
                     return self._result(game, index, outcome.call if placement else None)
             self._games.pop(deal_id)
         return await self._play_slowly(deal_id, request, authorization)
@@ -657,6 +669,8 @@ class Deals:
                 ending,
                 placement,
                 open_of(seat),
+                owner=record.owner,
+                tournament=record.tournament,
             )
             if outcome.outcome == "appended":
                 if game.is_over():
@@ -859,7 +873,16 @@ class Deals:
         finished_at = now()
         ending = self._ending(record, game, self._result(game, len(texts) - 1), finished_at)
         outcome: Appended = await self.store.submit_log(
-            deal_id, texts, finished_at, True, ttl, final_total(game), ending, open_of(seat)
+            deal_id,
+            texts,
+            finished_at,
+            True,
+            ttl,
+            final_total(game),
+            ending,
+            open_of(seat),
+            owner=record.owner,
+            tournament=record.tournament,
         )
         if outcome.outcome == "missing":
             raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")

@@ -266,6 +266,7 @@ class Rounds:
             final_total(game),
             ending,
             placement,
+            tournament=record.tournament_id,
         )
 
     async def complete_round(self, record: TournamentRecord, number: int) -> None:

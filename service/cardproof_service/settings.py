@@ -17,13 +17,20 @@ class SettingsError(ValueError):
     """A setting that cannot be used; the message names the variable."""
 
 
-def redis_mode(text: str) -> Literal["standalone", "sentinel"]:
+RedisMode = Literal["standalone", "sentinel", "cluster"]
+
+
+def redis_mode(text: str) -> RedisMode:
     """``CARDPROOF_REDIS_MODE``, checked."""
     if text == "standalone":
         return "standalone"
     if text == "sentinel":
         return "sentinel"
-    raise SettingsError(f"CARDPROOF_REDIS_MODE must be standalone or sentinel, not {text!r}")
+    if text == "cluster":
+        return "cluster"
+    raise SettingsError(
+        f"CARDPROOF_REDIS_MODE must be standalone, sentinel or cluster, not {text!r}"
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,9 +43,10 @@ class Settings:
     """``CARDPROOF_WARM_UP``: build the serpent solver's path table at start-up."""
     redis_url: str | None = None
     """``REDIS_URL``: the Redis store for several replicas; unset, the memory store."""
-    redis_mode: Literal["standalone", "sentinel"] = "standalone"
-    """``CARDPROOF_REDIS_MODE``: ``standalone`` (``REDIS_URL`` is one server) or
-    ``sentinel`` (``REDIS_URL`` is ``sentinel://HOST:PORT[,HOST:PORT...]/SERVICE[/DB]``)."""
+    redis_mode: RedisMode = "standalone"
+    """``CARDPROOF_REDIS_MODE``: ``standalone`` (``REDIS_URL`` is one server), ``sentinel``
+    (``REDIS_URL`` is ``sentinel://HOST:PORT[,HOST:PORT...]/SERVICE[/DB]``) or ``cluster``
+    (``REDIS_URL`` is any node of a Redis Cluster)."""
     redis_min_replicas: int = 0
     """``CARDPROOF_REDIS_MIN_REPLICAS``: a write is acknowledged only once this many
     replicas confirm it (``WAIT``); fewer in time is a 503."""
@@ -76,6 +84,15 @@ class Settings:
     organizers_file: Path | None = None
     """``CARDPROOF_ORGANIZERS_FILE``: where the memory store keeps organizers (key hashes
     only; default ``.cardproof/organizers.json``); with Redis they live in Redis."""
+
+    def __post_init__(self) -> None:
+        """Refuse what cannot work together."""
+        if self.redis_mode == "cluster" and self.redis_min_replicas:
+            raise SettingsError(
+                "CARDPROOF_REDIS_MIN_REPLICAS is not supported with CARDPROOF_REDIS_MODE=cluster "
+                "yet (WAIT must run on the connection of each write's node); use sentinel for "
+                "acknowledgements that survive a failover"
+            )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:

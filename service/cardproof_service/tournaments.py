@@ -19,10 +19,11 @@ import asyncio
 import hashlib
 import hmac
 import secrets
+import string
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import msgspec
 
@@ -93,6 +94,21 @@ class Access(NamedTuple):
 
     authorization: str | None = None
     invite_code: str | None = None
+
+
+INVITE_ALPHABET: Final = string.ascii_letters + string.digits
+"""Invite codes use letters and digits only: a code never starts with ``-`` (which a
+command line would read as an option: ``cardproof tournament enter --invite CODE``)."""
+
+
+def new_invite_code() -> str:
+    """A fresh invite code: 16 letters and digits (95 bits).
+
+    >>> code = new_invite_code()
+    >>> (len(code), code.isalnum())
+    (16, True)
+    """
+    return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(16))
 
 
 def invite_hash(code: str) -> str:
@@ -238,7 +254,7 @@ class Tournaments:
 
     async def _new_invites(self, record: TournamentRecord, count: int) -> list[str]:
         """``count`` fresh single-use invite codes, stored by hash (409 past the cap)."""
-        codes = [secrets.token_urlsafe(12) for _ in range(count)]
+        codes = [new_invite_code() for _ in range(count)]
         limit = _invite_limit(record)
         hashes = [invite_hash(code) for code in codes]
         if not await self.store.add_invites(record.tournament_id, hashes, limit, record.expires_at):

@@ -338,6 +338,8 @@ class Store(Protocol):
         ending: Ending | None = None,
         placement: Placement | None = None,
         open_tournament: OpenTournament | None = None,
+        owner: str | None = None,
+        tournament: str | None = None,
     ) -> Appended:
         """Append ``move`` only if ``index`` is the next index; set ``finished_at`` with it.
 
@@ -353,6 +355,10 @@ class Store(Protocol):
 
         ``open_tournament`` (a player's move of a tournament game): refused, ``closed``,
         once that tournament has closed (see :class:`OpenTournament`).
+
+        ``owner`` and ``tournament`` are the deal's own (its record's): a store that keeps
+        an owner's games in flight or a tournament's standings apart from the deal (under
+        other hash tags of a Redis Cluster) needs them named.
         """
 
     async def submit_log(
@@ -365,6 +371,8 @@ class Store(Protocol):
         total: int | None = None,
         ending: Ending | None = None,
         open_tournament: OpenTournament | None = None,
+        owner: str | None = None,
+        tournament: str | None = None,
     ) -> Appended:
         """Store a whole finished log only if the deal has no move yet.
 

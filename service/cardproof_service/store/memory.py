@@ -247,6 +247,8 @@ class MemoryStore:
         ending: Ending | None = None,
         placement: Placement | None = None,
         open_tournament: OpenTournament | None = None,
+        owner: str | None = None,
+        tournament: str | None = None,
     ) -> Appended:
         """Append if ``index`` is next (and, in a lockstep round, called)."""
         record = self._live(deal_id)
@@ -320,6 +322,8 @@ class MemoryStore:
         total: int | None = None,
         ending: Ending | None = None,
         open_tournament: OpenTournament | None = None,
+        owner: str | None = None,
+        tournament: str | None = None,
     ) -> Appended:
         """Store a whole log if the deal has none."""
         record = self._live(deal_id)

@@ -17,14 +17,24 @@ from urllib.parse import unquote
 
 import msgspec
 import redis.asyncio as redis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
+from redis.exceptions import (
+    ClusterError,
+    MasterDownError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    ResponseError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import MasterDownError, OutOfMemoryError, ReadOnlyError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
+from cardproof_service.store import keys as layout
 from cardproof_service.store.base import (
     Appended,
     CallRecord,
@@ -48,72 +58,61 @@ from cardproof_service.store.base import (
     TooManyGames,
     TournamentRecord,
 )
+from cardproof_service.store.migrate import Migrated, has_legacy_keys, migrate
 
 T = TypeVar("T")
-PREFIX: Final = "cardproof:"
-DUE: Final = f"{PREFIX}lockstep-due"
-"""Rounds by when they are due (ms): a call's deadline, or a start time."""
 MAX_CONNECTIONS: Final = 64
-"""Connections a process keeps to Redis at most (each pub/sub subscription takes one)."""
-NEWS: Final = f"{PREFIX}round-news"
-"""The channel a round's key is published on when it calls a card or finishes."""
+"""Connections a process keeps to Redis at most (each pub/sub subscription takes one);
+with Redis Cluster, to each node."""
+LEGACY_RECHECK: Final = 30.0
+"""Seconds between two looks for the first layout's keys, while they are found."""
+FORGET_TAG_AFTER: Final = 60_000
+"""Milliseconds after its last start or schedule that a tag with no due round is dropped
+from the tags the keeper reads."""
 _REFUSING: Final = (OutOfMemoryError, ReadOnlyError, MasterDownError)
 """Error replies of a Redis that is up but cannot take writes (full, a replica, no
 master; also ``MISCONF``: cannot persist): the store is unavailable (503), not a bug."""
 
 _RECORD_RESULT: Final = """
-local function record_result(deal, total, prefix, deal_id, at, receipt)
+local function record_result(deal, results, totals, finished, tid, total, deal_id, at, receipt)
   if total == '' then return end
   local t = redis.call('HMGET', deal, 'tk', 'tp', 'tn')
   if not t[1] then return end
-  local base = prefix .. t[1]
+  if t[1] ~= tid then error('a tournament game finished without its tournament named') end
   local fields = {deal_id = deal_id, total = tonumber(total),
     finished_at = tonumber(at), moves = redis.call('HGET', deal, 'moves'),
     blind = redis.call('HGET', deal, 'blind') == '1'}
   if receipt ~= '' then fields['receipt'] = receipt end
   local result = cjson.encode(fields)
-  if redis.call('HSETNX', base .. ':results', t[2] .. '/' .. t[3], result) == 1 then
-    redis.call('ZINCRBY', base .. ':totals', total, t[2])
-    redis.call('HINCRBY', base .. ':finished', t[2], 1)
+  if redis.call('HSETNX', results, t[2] .. '/' .. t[3], result) == 1 then
+    redis.call('ZINCRBY', totals, total, t[2])
+    redis.call('HINCRBY', finished, t[2], 1)
   end
   local expires = redis.call('HGET', deal, 'te')
   if expires then
-    for _, part in ipairs({':results', ':totals', ':finished'}) do
-      redis.call('EXPIREAT', base .. part, expires)
-    end
+    redis.call('EXPIREAT', results, expires)
+    redis.call('EXPIREAT', totals, expires)
+    redis.call('EXPIREAT', finished, expires)
   end
 end
 """
 """A finished tournament game's result (deal, total, time, log) into its standings, once.
 
-The tournament keys come from the deal hash (``tk`` tournament, ``tp`` player, ``tn``
-round, ``te`` when the tournament expires), so the service need not know whether a deal
-is a tournament's. Results keep the log: they outlive the deal, and expire with their
-tournament."""
+The player and round come from the deal hash (``tk`` tournament, ``tp`` player, ``tn``
+round, ``te`` when the tournament expires); the standings' keys (``results``, ``totals``,
+``finished``) are the step's own, under the tournament's tag like the deal. Results keep
+the log: they outlive the deal, and expire with their tournament."""
 
-_IN_FLIGHT: Final = """
+_END_GAME: Final = """
 local function end_game(deal, stored)
   if stored ~= '' then redis.call('HSET', deal, 'end', stored) end
 end
-
-local function in_flight(deal, finished, ttl)
-  local owner = redis.call('HGET', deal, 'ow')
-  if not owner then return end
-  if finished then
-    redis.call('ZREM', owner, deal)
-  else
-    redis.call('ZADD', owner, 'XX', tonumber(redis.call('TIME')[1]) + ttl, deal)
-    if redis.call('TTL', owner) < ttl then redis.call('EXPIRE', owner, ttl) end
-  end
-end
 """
-"""Keep the owner's games in flight (a sorted set: deal key by expiry) in step with a
-deal: a finished one leaves it, a moved one expires later. The owner's key is in the
-deal hash (``ow``). ``end_game`` stores a finished game's packed ending (``end``)."""
+"""A finished game's packed ending (``end``)."""
 
 _APPEND: Final = (
     _RECORD_RESULT
-    + _IN_FLIGHT
+    + _END_GAME
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0, -1} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
@@ -155,9 +154,8 @@ if ARGV[3] ~= '' then
   end_game(KEYS[1], ARGV[8])
 end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
-in_flight(KEYS[1], ARGV[3] ~= '', tonumber(ARGV[4]))
 if ARGV[3] ~= '' then
-  record_result(KEYS[1], ARGV[5], ARGV[6], ARGV[7], ARGV[3], ARGV[9])
+  record_result(KEYS[1], KEYS[6], KEYS[7], KEYS[8], ARGV[6], ARGV[5], ARGV[7], ARGV[3], ARGV[9])
 end
 if r and index == call then
   if redis.call('HINCRBY', KEYS[2], 'placed', 1) >= tonumber(r[4]) then
@@ -181,9 +179,11 @@ return {'appended', count, call}
 result. A lockstep seat (``ls`` in the deal hash, ``by`` given) follows its round
 (``KEYS[2]``): only a called index, a player's before the deadline and a placement for
 the player after it, by Redis's clock; the append that completes a call calls the next
-card (``KEYS[3]``, the calls; ``KEYS[4]``, when rounds are due) and tells every replica
-(``PUBLISH``). A player's move of a tournament game is refused once its tournament's
-closed mark (``KEYS[5]``) is set or its closing time (``ARGV[16]``) has passed."""
+card (``KEYS[3]``, the calls; ``KEYS[4]``, when the tag's rounds are due) and tells every
+replica (``PUBLISH``). A player's move of a tournament game is refused once its
+tournament's closed mark (``KEYS[5]``) is set or its closing time (``ARGV[16]``) has
+passed; a finishing one records its result (``KEYS[6..8]``: results, totals, finished).
+Every key is under the deal's tag: a tournament game's deal carries its tournament's."""
 
 _START_ROUND: Final = """
 if redis.call('HEXISTS', KEYS[1], 'start') == 1 then return 0 end
@@ -212,8 +212,10 @@ return 1
 _DUE_ROUNDS: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, ARGV[1])
+return {redis.call('ZCARD', KEYS[1]),
+  redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, ARGV[1])}
 """
+"""The rounds of a tag that are due (Redis's clock), and how many it has in all."""
 
 _FINISH_ROUND: Final = """
 redis.call('HSET', KEYS[1], 'fin', ARGV[1])
@@ -229,50 +231,93 @@ if ARGV[3] ~= '' then
   local first = redis.call('GET', KEYS[2])
   if first then return first end
 end
-if ARGV[12] ~= '' and redis.call('HEXISTS', KEYS[5], 'start') == 1 then
+if ARGV[8] ~= '' and redis.call('HEXISTS', KEYS[3], 'start') == 1 then
   return {'started', 0}
-end
-if ARGV[9] ~= '' and tonumber(redis.call('GET', KEYS[4]) or '0') >= tonumber(ARGV[9]) then
-  return {'quota', tonumber(ARGV[10])}
-end
-if ARGV[8] ~= '' then
-  local now = tonumber(redis.call('TIME')[1])
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[8]) then
-    local oldest = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-    return {'full', math.max(1, tonumber(oldest[2]) - now)}
-  end
-  redis.call('ZADD', KEYS[3], now + ttl, KEYS[1])
-  if redis.call('TTL', KEYS[3]) < ttl then redis.call('EXPIRE', KEYS[3], ttl) end
 end
 if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4]) end
 redis.call('HSET', KEYS[1], 'fixed', ARGV[1], 'moves', '', 'n', 0, 'blind', 1)
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[1], 'tk', ARGV[5], 'tp', ARGV[6], 'tn', ARGV[7])
-  if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'te', ARGV[11]) end
+  if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'te', ARGV[9]) end
 end
-if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'ow', KEYS[3]) end
-if ARGV[12] ~= '' then
+if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[1], 'ls', 1)
-  redis.call('SADD', KEYS[6], ARGV[12])
-  redis.call('HINCRBY', KEYS[5], 'seats', 1)
-  if ARGV[11] ~= '' then
-    redis.call('EXPIREAT', KEYS[5], ARGV[11])
-    redis.call('EXPIREAT', KEYS[6], ARGV[11])
+  redis.call('SADD', KEYS[4], ARGV[8])
+  redis.call('HINCRBY', KEYS[3], 'seats', 1)
+  if ARGV[9] ~= '' then
+    redis.call('EXPIREAT', KEYS[3], ARGV[9])
+    redis.call('EXPIREAT', KEYS[4], ARGV[9])
   end
-end
-if ARGV[9] ~= '' then
-  redis.call('INCR', KEYS[4])
-  redis.call('EXPIRE', KEYS[4], tonumber(ARGV[10]) + 3600)
 end
 redis.call('EXPIRE', KEYS[1], ttl)
 return false
 """
-"""A new deal: its commitment claimed once (``KEYS[2]``), counted among its owner's games
-in flight (``KEYS[3]``) within the cap and among its client's deals of the day
-(``KEYS[4]``) within the quota, each only when asked; a lockstep seat (``ARGV[12]``, its
-deal id) seated in its round (``KEYS[5]``, ``KEYS[6]`` the seats) unless it has started.
-A deal that exists already is this script's own first run (ids are random): done."""
+"""A new deal: its commitment claimed once (``KEYS[2]``, under the deal's tag); a lockstep
+seat (``ARGV[8]``, its deal id) seated in its round (``KEYS[3]``, ``KEYS[4]`` the seats)
+unless it has started. A deal that exists already is this script's own first run (ids
+are random): done. Its owner's count was taken before, by the admit script."""
+
+_ADMIT: Final = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return false end
+local ttl = tonumber(ARGV[2])
+if ARGV[4] ~= '' and tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[4]) then
+  return {'quota', tonumber(ARGV[5])}
+end
+if ARGV[3] ~= '' then
+  local now = tonumber(redis.call('TIME')[1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+    return {'full', math.max(1, tonumber(oldest[2]) - now)}
+  end
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+  if redis.call('TTL', KEYS[1]) < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
+end
+if ARGV[4] ~= '' then
+  redis.call('INCR', KEYS[2])
+  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]) + 3600)
+end
+return false
+"""
+"""A new deal (``ARGV[1]``, its id) counted among its client's games in flight (``KEYS[1]``,
+by expiry) within the cap and among its deals of the day (``KEYS[2]``) within the quota,
+each only when asked; both keys are under the client's tag. A deal already counted is
+this script's own first run: done."""
+
+_RELEASE: Final = """
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 and ARGV[2] ~= '' then
+  if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+end
+return 1
+"""
+"""A deal no longer in flight (finished; or never opened: then, with ``ARGV[2]``, not
+counted among the day's deals either)."""
+
+_EXTEND: Final = """
+redis.call('ZADD', KEYS[1], 'XX', tonumber(redis.call('TIME')[1]) + tonumber(ARGV[2]), ARGV[1])
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return 1
+"""
+"""A moved deal in flight expires later, as the deal itself does."""
+
+_READ_STANDINGS: Final = """
+return {redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'), redis.call('HGETALL', KEYS[2])}
+"""
+"""A tournament's totals and finished games, read in one step."""
+
+_READ_ROUND: Final = """
+return {redis.call('HMGET', KEYS[1], 'seats', 'start', 'call', 'at', 'placed', 'turns', 'ms',
+  'fin'), redis.call('TIME')}
+"""
+"""A round's hash and Redis's clock, read in one step."""
+
+_FORGET_TAG: Final = """
+local touched = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if touched and tonumber(touched) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 1
+"""
+"""Forget a tag whose due rounds were found empty, unless a round was started or
+scheduled under it since ``ARGV[2]`` (each touches the tag first)."""
 
 _COUNT_REQUEST: Final = """
 local count = redis.call('INCR', KEYS[1])
@@ -283,7 +328,7 @@ return count
 
 _SUBMIT: Final = (
     _RECORD_RESULT
-    + _IN_FLIGHT
+    + _END_GAME
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
@@ -295,8 +340,7 @@ if n ~= 0 or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then return {'wrong-inde
 redis.call('HSET', KEYS[1], 'moves', ARGV[1], 'n', ARGV[2], 'fin', ARGV[3], 'blind', ARGV[4])
 end_game(KEYS[1], ARGV[9])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
-in_flight(KEYS[1], true, 0)
-record_result(KEYS[1], ARGV[6], ARGV[7], ARGV[8], ARGV[3], ARGV[10])
+record_result(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[7], ARGV[6], ARGV[8], ARGV[3], ARGV[10])
 return {'appended', tonumber(ARGV[2])}
 """
 )
@@ -408,7 +452,9 @@ class RedisStore:
 
     name = "redis"
 
-    def __init__(self, client: redis.Redis, *, timeout: float = 2.0, min_replicas: int = 0) -> None:
+    def __init__(
+        self, client: redis.Redis | RedisCluster, *, timeout: float = 2.0, min_replicas: int = 0
+    ) -> None:
         """A store over a ``redis.asyncio`` client (see :meth:`from_url`).
 
         ``timeout`` bounds each whole call (waiting for a connection, reconnecting,
@@ -416,9 +462,19 @@ class RedisStore:
         acknowledged only once that many replicas have it (``WAIT``; see :meth:`_written`).
         """
         self._redis = client
+        self._cluster_ready = not isinstance(client, RedisCluster)
+        self._cluster_lock = asyncio.Lock()
+        self._legacy_checked = 0.0
+        """When to look for the first layout's keys again (monotonic; ``inf``: never)."""
         self._timeout = timeout
         self._min_replicas = min_replicas
         self._create = client.register_script(_CREATE)
+        self._admit = client.register_script(_ADMIT)
+        self._release = client.register_script(_RELEASE)
+        self._extend = client.register_script(_EXTEND)
+        self._read_standings = client.register_script(_READ_STANDINGS)
+        self._read_round = client.register_script(_READ_ROUND)
+        self._forget_tag = client.register_script(_FORGET_TAG)
         self._count_request = client.register_script(_COUNT_REQUEST)
         self._append = client.register_script(_APPEND)
         self._submit = client.register_script(_SUBMIT)
@@ -497,6 +553,26 @@ class RedisStore:
         )
         return cls(client, timeout=timeout, min_replicas=min_replicas)
 
+    @classmethod
+    def from_cluster(cls, url: str, *, timeout: float = 2.0) -> RedisStore:
+        """A store on the Redis Cluster that the node of ``url`` belongs to.
+
+        redis-py's cluster client learns every node and slot from that one, sends each
+        step to the node of its keys' slot, and follows the cluster's MOVED and ASK
+        redirections (a resharding or a failover). A step's keys share one hash tag (see
+        :mod:`cardproof_service.store.keys`), so every step runs on one node.
+        """
+        client = RedisCluster.from_url(
+            url,
+            max_connections=MAX_CONNECTIONS,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            health_check_interval=10,
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+            retry_on_error=[RedisConnectionError],
+        )
+        return cls(client, timeout=timeout)
+
     async def _written(self, send: Callable[[Any], Awaitable[Any]]) -> Any:
         """One write, acknowledged only once ``min_replicas`` replicas have it.
 
@@ -524,15 +600,36 @@ class RedisStore:
 
         return await self._call(durable)
 
+    async def _ready(self) -> None:
+        """Learn a cluster's nodes and slots once, before the first step.
+
+        redis-py's cluster client learns them on first use, but first uses at once race
+        on the new connections (redis-py 8.1: ``AttributeError`` on a half-made one).
+        """
+        async with self._cluster_lock:
+            if not self._cluster_ready:
+                await cast(RedisCluster, self._redis).initialize()
+                self._cluster_ready = True
+
     async def _call(self, step: Callable[[], Awaitable[T]]) -> T:
         try:
             async with asyncio.timeout(self._timeout):
+                if not self._cluster_ready:
+                    await self._ready()
                 result = await step()
             task = asyncio.current_task()
             if task is not None and task.cancelling():  # redis-py can swallow a cancel
                 raise asyncio.CancelledError
             return result
-        except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
+        except (
+            RedisConnectionError,
+            RedisTimeoutError,
+            OSError,
+            TimeoutError,
+            ClusterError,  # a cluster that lost a node or a slot's owner, for now
+            SlotNotCoveredError,
+            TryAgainError,  # a slot being moved: the step is resent by the client
+        ) as error:
             task = asyncio.current_task()
             if task is not None and task.cancelling():  # redis-py turned a cancel into this
                 raise asyncio.CancelledError from error
@@ -543,8 +640,33 @@ class RedisStore:
             raise
 
     async def ping(self) -> None:
-        """Raise :class:`StoreUnavailable` unless Redis answers."""
+        """Raise :class:`StoreUnavailable` unless Redis answers with no old key in it.
+
+        Keys of the first layout (see :mod:`~cardproof_service.store.migrate`) mean a
+        replica upgraded on such a Redis would not find the games stored before, so it
+        is not ready until ``cardproof store migrate`` has run (looked for again every
+        ``LEGACY_RECHECK`` seconds while found).
+        """
         await self._call(self._redis.ping)
+        if isinstance(self._redis, RedisCluster) or self._legacy_checked > time.monotonic():
+            return
+        legacy = await self._call(lambda: has_legacy_keys(cast(redis.Redis, self._redis)))
+        if legacy:
+            self._legacy_checked = time.monotonic() + LEGACY_RECHECK
+            raise StoreUnavailable(
+                "redis: keys of the first layout are there: stop every replica and run "
+                "cardproof store migrate"
+            )
+        self._legacy_checked = float("inf")
+
+    async def migrate_layout(self) -> Migrated:
+        """Rename the first layout's keys to the tagged ones (``cardproof store migrate``)."""
+        if isinstance(self._redis, RedisCluster):
+            raise ValueError("a Redis Cluster never held the first key layout: nothing to do")
+        client = self._redis
+        done = await migrate(client)
+        self._legacy_checked = 0.0
+        return done
 
     async def create_deal(
         self,
@@ -570,50 +692,98 @@ class RedisStore:
             record.tournament_expires_at,
             record.lockstep,
         )
-        deal_key = f"{PREFIX}deal:{record.deal_id}"
+        tag = layout.id_tag(record.deal_id)
+        anchor = record.tournament or (commitment.commitment_id if commitment else None)
+        if anchor is not None and layout.id_tag(anchor) != tag:
+            raise ValueError(
+                f"deal {record.deal_id} does not carry the tag of {anchor} (see store/keys.py)"
+            )
         seated = record.lockstep and record.tournament is not None and record.round is not None
-        round_key = _round_key(record.tournament or "-", record.round or 0)
+        round_key = (
+            layout.round_(record.tournament, record.round or 0)
+            if record.tournament is not None
+            else layout.placeholder(tag)
+        )
         keys = [
-            deal_key,
-            f"{PREFIX}commitment:-",
-            f"{PREFIX}in-flight:-",
-            f"{PREFIX}deals-today:-",
+            layout.deal(record.deal_id),
+            layout.placeholder(tag),
             round_key,
             f"{round_key}:seats",
         ]
         args: list[EncodableT] = [self._encoder.encode(fixed), ttl, "", 0]
         if commitment is not None:
-            keys[1] = f"{PREFIX}commitment:{commitment.commitment_id}"
+            keys[1] = layout.claim(commitment.commitment_id)
             args[2:4] = [commitment.claim, commitment.ttl]
         if record.tournament is not None and record.player is not None and record.round:
             args += [record.tournament, record.player, record.round]
         else:
             args += ["", "", ""]
-        if record.owner is not None and max_in_flight > 0:
-            keys[2] = f"{PREFIX}in-flight:{record.owner}"
-            args.append(max_in_flight)
-        else:
-            args.append("")
-        if quota is not None:
-            keys[3] = f"{PREFIX}deals-today:{quota.client}:{quota.day}"
-            args += [quota.limit, quota.seconds_left]
-        else:
-            args += ["", ""]
-        args.append("" if record.tournament_expires_at is None else record.tournament_expires_at)
         args.append(record.deal_id if seated else "")
-        first = await self._written(lambda c: self._create(keys=keys, args=args, client=c))
-        if isinstance(first, list):  # ['full', 'quota' or 'started', seconds until room]
-            kind = first[0].decode() if isinstance(first[0], bytes) else str(first[0])
-            if kind == "started":
-                raise RoundStarted
-            if kind == "quota" and quota is not None:
-                raise OverDailyQuota(quota.limit, int(first[1]))
-            raise TooManyGames(max_in_flight, int(first[1]))
+        args.append("" if record.tournament_expires_at is None else record.tournament_expires_at)
+        capped = record.owner is not None and max_in_flight > 0
+        client = quota.client if quota is not None else record.owner if capped else None
+        if capped and record.owner != client:
+            raise ValueError("a deal's owner and the client of its quota are one client")
+        if client is not None:
+            try:
+                await self._admit_deal(
+                    record.deal_id, client, ttl, max_in_flight if capped else 0, quota
+                )
+            except (TooManyGames, OverDailyQuota):
+                # a claimed commitment is answered before the cap: a resent request gets
+                # its deal (a claim is never taken back)
+                first = await self.get_claim(commitment.commitment_id) if commitment else None
+                if first is not None:
+                    return first
+                raise
+        try:
+            first = await self._written(lambda c: self._create(keys=keys, args=args, client=c))
+        except BaseException:
+            if client is not None:  # nothing may be stored: give the count back
+                with contextlib.suppress(StoreUnavailable):
+                    await self._release_deal(record.deal_id, client, quota)
+            raise
+        if isinstance(first, list):  # ['started', 0]
+            if client is not None:
+                await self._release_deal(record.deal_id, client, quota)
+            raise RoundStarted
+        if isinstance(first, bytes) and client is not None:
+            await self._release_deal(record.deal_id, client, quota)  # claimed before
         return first if isinstance(first, bytes) else None
+
+    async def _admit_deal(
+        self, deal_id: str, client: str, ttl: int, max_in_flight: int, quota: DailyQuota | None
+    ) -> None:
+        """The admit script: the deal counted among its client's games and deals of the day.
+
+        Over the cap :class:`TooManyGames`, over the quota :class:`OverDailyQuota`.
+        """
+        day = quota.day if quota is not None else 0
+        keys = [layout.in_flight(client), layout.deals_today(client, day)]
+        args: list[EncodableT] = [deal_id, ttl, max_in_flight or ""]
+        args += ["", ""] if quota is None else [quota.limit, quota.seconds_left]
+        refused = await self._written(lambda c: self._admit(keys=keys, args=args, client=c))
+        if isinstance(refused, list):  # ['full' or 'quota', seconds until room]
+            kind = refused[0].decode() if isinstance(refused[0], bytes) else str(refused[0])
+            if kind == "quota" and quota is not None:
+                raise OverDailyQuota(quota.limit, int(refused[1]))
+            raise TooManyGames(max_in_flight, int(refused[1]))
+
+    async def _release_deal(
+        self, deal_id: str, client: str, quota: DailyQuota | None = None
+    ) -> None:
+        """The release script: the deal no longer in flight.
+
+        With ``quota``, not counted among the day's deals either: it was never opened.
+        """
+        day = quota.day if quota is not None else 0
+        keys = [layout.in_flight(client), layout.deals_today(client, day)]
+        args: list[EncodableT] = [deal_id, "" if quota is None else 1]
+        await self._written(lambda c: self._release(keys=keys, args=args, client=c))
 
     async def get_claim(self, commitment_id: str) -> bytes | None:
         """The commitment's claim key, or ``None``."""
-        key = f"{PREFIX}commitment:{commitment_id}"
+        key = layout.claim(commitment_id)
         found = await self._call(lambda: self._redis.get(key))
         return cast(bytes | None, found)
 
@@ -621,13 +791,13 @@ class RedisStore:
         """The count script on the client's counter for the current window."""
         now = int(time.time())
         number = now // window
-        key = f"{PREFIX}rate:{client}:{number}"
+        key = layout.rate(client, number)
         count = await self._call(lambda: self._count_request(keys=[key], args=[window + 1]))
         return Hits(int(count), (number + 1) * window - now)
 
     async def get_deal(self, deal_id: str) -> DealRecord | None:
         """The deal and its log, or ``None``."""
-        key = f"{PREFIX}deal:{deal_id}"
+        key = layout.deal(deal_id)
         found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
         return self._deal_of(deal_id, found) if found else None
 
@@ -668,7 +838,7 @@ class RedisStore:
         async def read() -> list[Any]:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for deal_id in ids:
-                    pipe.hgetall(f"{PREFIX}deal:{deal_id}")
+                    pipe.hgetall(layout.deal(deal_id))
                 found: list[Any] = await pipe.execute()
                 return found
 
@@ -685,9 +855,17 @@ class RedisStore:
         return Appended(outcome, int(reply[1]), call)  # type: ignore[arg-type]
 
     @staticmethod
-    def _result_args(deal_id: str, total: int | None) -> list[EncodableT]:
-        """The result-recording arguments: the total, the tournament key prefix, the deal."""
-        return ["", "", ""] if total is None else [total, f"{PREFIX}tournament:", deal_id]
+    def _result_args(deal_id: str, total: int | None, tournament: str | None) -> list[EncodableT]:
+        """The result-recording arguments: the total, the tournament, the deal."""
+        return ["", "", ""] if total is None else [total, tournament or "", deal_id]
+
+    @staticmethod
+    def _result_keys(deal_id: str, tournament_id: str | None) -> list[str]:
+        """The standings a finished game's result goes into (placeholders for none)."""
+        if tournament_id is None:
+            return [layout.placeholder(layout.id_tag(deal_id))] * 3
+        base = layout.tournament(tournament_id)
+        return [f"{base}:results", f"{base}:totals", f"{base}:finished"]
 
     @staticmethod
     def _ending_args(ending: Ending | None) -> list[EncodableT]:
@@ -707,28 +885,53 @@ class RedisStore:
         ending: Ending | None = None,
         placement: Placement | None = None,
         open_tournament: OpenTournament | None = None,
+        owner: str | None = None,
+        tournament: str | None = None,
     ) -> Appended:
-        """The append script: atomic check-and-append (and a tournament result, once)."""
-        round_key = _round_key(placement.tournament, placement.round) if placement else "-"
-        closed_key, closes_at = _open_args(open_tournament)
-        keys = [f"{PREFIX}deal:{deal_id}", round_key, f"{round_key}:calls", DUE, closed_key]
+        """The append script: atomic check-and-append (and a tournament result, once).
+
+        ``owner``'s count of games in flight follows: a moved deal expires later there (in
+        the same moment, on the owner's node), a finished one leaves it.
+        """
+        tag = layout.id_tag(deal_id)
+        if placement is not None:
+            round_key = layout.round_(placement.tournament, placement.round)
+            due_key = layout.due(layout.id_tag(placement.tournament))
+        else:
+            round_key = due_key = layout.placeholder(tag)
+        closed_key, closes_at = _open_args(open_tournament, tag)
+        keys = [layout.deal(deal_id), round_key, f"{round_key}:calls", due_key, closed_key]
+        keys += self._result_keys(deal_id, tournament)
         args: list[EncodableT] = [index, move, "" if finished_at is None else finished_at, ttl]
-        args += self._result_args(deal_id, total)
+        args += self._result_args(deal_id, total, tournament)
         args += self._ending_args(ending if finished_at is not None else None)
         if placement is None:
-            args += ["", "", "", 1, "", NEWS]
+            args += ["", "", "", 1, "", layout.NEWS]
         else:
             args += [
                 placement.by,
                 " ".join(map(str, placement.auto)),
                 placement.next_card or "",
                 len(move.split()),
-                _due_member(placement.tournament, placement.round),
-                NEWS,
+                layout.due_member(placement.tournament, placement.round),
+                layout.NEWS,
             ]
         args.append(closes_at)
-        reply = await self._written(lambda c: self._append(keys=keys, args=args, client=c))
-        return self._appended(reply)
+        append = self._written(lambda c: self._append(keys=keys, args=args, client=c))
+        if owner is None:
+            return self._appended(await append)
+        if finished_at is None:
+            reply, _ = await asyncio.gather(append, self._extend_deal(deal_id, owner, ttl))
+            return self._appended(reply)
+        appended = self._appended(await append)
+        if appended.outcome == "appended":
+            await self._release_deal(deal_id, owner)
+        return appended
+
+    async def _extend_deal(self, deal_id: str, client: str, ttl: int) -> None:
+        """The extend script: a moved deal stays in flight as long as it lives."""
+        keys = [layout.in_flight(client)]
+        await self._written(lambda c: self._extend(keys=keys, args=[deal_id, ttl], client=c))
 
     async def submit_log(
         self,
@@ -740,39 +943,47 @@ class RedisStore:
         total: int | None = None,
         ending: Ending | None = None,
         open_tournament: OpenTournament | None = None,
+        owner: str | None = None,
+        tournament: str | None = None,
     ) -> Appended:
-        """The submit script: a whole log, only onto an unplayed deal (and its result)."""
-        closed_key, closes_at = _open_args(open_tournament)
-        keys = [f"{PREFIX}deal:{deal_id}", closed_key]
+        """The submit script: a whole log, only onto an unplayed deal (and its result).
+
+        The deal then leaves ``owner``'s games in flight.
+        """
+        closed_key, closes_at = _open_args(open_tournament, layout.id_tag(deal_id))
+        keys = [layout.deal(deal_id), closed_key, *self._result_keys(deal_id, tournament)]
         args: list[EncodableT] = [" ".join(moves), len(moves), finished_at, int(blind), ttl]
-        args += self._result_args(deal_id, total)
+        args += self._result_args(deal_id, total, tournament)
         args += self._ending_args(ending)
         args.append(closes_at)
         reply = await self._written(lambda c: self._submit(keys=keys, args=args, client=c))
-        return self._appended(reply)
+        appended = self._appended(reply)
+        if owner is not None and appended.outcome == "appended":
+            await self._release_deal(deal_id, owner)
+        return appended
 
     async def add_organizer(self, record: OrganizerRecord) -> bool:
         """The add-organizer script: the name is claimed and the record written at once."""
-        keys = [f"{PREFIX}organizer:{record.organizer_id}", f"{PREFIX}organizer-names"]
+        keys = [layout.organizer(record.organizer_id), layout.ORGANIZER_NAMES]
         args: list[EncodableT] = [record.name, record.organizer_id, msgspec.json.encode(record)]
         added = await self._written(lambda c: self._add_organizer(keys=keys, args=args, client=c))
         return bool(added)
 
     async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
         """The organizer's record, or ``None``."""
-        key = f"{PREFIX}organizer:{organizer_id}"
+        key = layout.organizer(organizer_id)
         found = await self._call(lambda: self._redis.get(key))
         return None if found is None else self._organizer_decoder.decode(found)
 
     async def create_tournament(self, record: TournamentRecord) -> None:
         """One key, expiring at ``record.expires_at`` (with every other key of it)."""
-        key = f"{PREFIX}tournament:{record.tournament_id}"
+        key = layout.tournament(record.tournament_id)
         value = msgspec.json.encode(record)
         await self._written(lambda c: c.set(key, value, exat=record.expires_at))
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament's record, or ``None``."""
-        key = f"{PREFIX}tournament:{tournament_id}"
+        key = layout.tournament(tournament_id)
         found = await self._call(lambda: self._redis.get(key))
         return None if found is None else self._tournament_decoder.decode(found)
 
@@ -780,7 +991,7 @@ class RedisStore:
         self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
     ) -> EntryResult:
         """The enter script: every check and the entry in one step."""
-        base = f"{PREFIX}tournament:{tournament_id}"
+        base = layout.tournament(tournament_id)
         replay = f"{base}:entry-replay:{entrant.replay or '-'}"
         keys = [
             f"{base}:entrant-keys",
@@ -809,42 +1020,37 @@ class RedisStore:
         self, tournament_id: str, hashes: list[str], limit: int, expires_at: int | None = None
     ) -> bool:
         """The add-invites script."""
-        key = f"{PREFIX}tournament:{tournament_id}:invites"
+        key = f"{layout.tournament(tournament_id)}:invites"
         args: list[EncodableT] = [limit, "" if expires_at is None else expires_at, *hashes]
         added = await self._written(lambda c: self._add_invites(keys=[key], args=args, client=c))
         return bool(added)
 
     async def invite_known(self, tournament_id: str, code_hash: str) -> bool:
         """``HEXISTS`` on the invites hash."""
-        key = f"{PREFIX}tournament:{tournament_id}:invites"
+        key = f"{layout.tournament(tournament_id)}:invites"
         return bool(await self._call(lambda: self._redis.hexists(key, code_hash)))
 
     async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
         """The entrant's name, or ``None``."""
-        key = f"{PREFIX}tournament:{tournament_id}:entrant-ids"
+        key = f"{layout.tournament(tournament_id)}:entrant-ids"
         found = await self._call(lambda: self._redis.hget(key, entrant_id))
         return None if found is None else cast(bytes, found).decode()
 
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Totals from the sorted set, finished games from the hash, read in one step."""
-        base = f"{PREFIX}tournament:{tournament_id}"
+        base = layout.tournament(tournament_id)
 
-        async def read() -> list[Any]:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.zrange(f"{base}:totals", 0, -1, withscores=True)
-                pipe.hgetall(f"{base}:finished")
-                found: list[Any] = await pipe.execute()
-                return found
-
-        totals, finished = await self._call(read)
+        keys = [f"{base}:totals", f"{base}:finished"]
+        totals, flat = await self._call(lambda: self._read_standings(keys=keys))
+        finished = dict(zip(flat[::2], flat[1::2], strict=True))
         return [
             Standing(name.decode(), int(total), int(finished.get(name, 0)))
-            for name, total in totals
+            for name, total in zip(totals[::2], totals[1::2], strict=True)
         ]
 
     async def result_keys(self, tournament_id: str) -> list[tuple[str, int]]:
         """The fields of the tournament's results hash (``player/round``), as pairs."""
-        key = f"{PREFIX}tournament:{tournament_id}:results"
+        key = f"{layout.tournament(tournament_id)}:results"
         fields = cast(list[bytes], await self._call(lambda: self._redis.hkeys(key)))
         pairs = []
         for field in fields:
@@ -856,7 +1062,7 @@ class RedisStore:
         self, tournament_id: str, games: Sequence[tuple[str, int]] | None = None
     ) -> list[GameResult]:
         """Results from the tournament's results hash (field ``player/round``)."""
-        key = f"{PREFIX}tournament:{tournament_id}:results"
+        key = f"{layout.tournament(tournament_id)}:results"
         found: dict[bytes, bytes]
         if games is None:
             found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
@@ -887,7 +1093,7 @@ class RedisStore:
 
     async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
         """The close script: ``closed_at`` set once, in the stored record."""
-        keys = [f"{PREFIX}tournament:{tournament_id}", _closed_key(tournament_id)]
+        keys = [layout.tournament(tournament_id), layout.closed(tournament_id)]
         closed = await self._written(
             lambda c: self._close_tournament(keys=keys, args=[closed_at], client=c)
         )
@@ -902,32 +1108,26 @@ class RedisStore:
         first_card: str | None,
     ) -> RoundState | None:
         """The start script, then the round as it stands."""
-        round_key = _round_key(tournament_id, round_number)
-        keys = [round_key, f"{round_key}:calls", DUE]
+        round_key = layout.round_(tournament_id, round_number)
+        tag = layout.id_tag(tournament_id)
+        keys = [round_key, f"{round_key}:calls", layout.due(tag)]
         expires = await self.get_tournament(tournament_id)
         args: list[EncodableT] = [
             turns,
             card_ms,
             first_card or "",
-            _due_member(tournament_id, round_number),
-            NEWS,
+            layout.due_member(tournament_id, round_number),
+            layout.NEWS,
             "" if expires is None or expires.expires_at is None else expires.expires_at,
         ]
+        await self._touch_tag(tag)
         started = await self._written(lambda c: self._start_round(keys=keys, args=args, client=c))
         return await self.round_state(tournament_id, round_number) if started else None
 
     async def round_state(self, tournament_id: str, round_number: int) -> RoundState:
         """The round's hash and Redis's clock, in one round trip."""
-        key = _round_key(tournament_id, round_number)
-
-        async def read() -> list[Any]:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.hmget(key, "seats", "start", "call", "at", "placed", "turns", "ms", "fin")
-                pipe.time()
-                found: list[Any] = await pipe.execute()
-                return found
-
-        fields, (seconds, micros) = await self._call(read)
+        keys = [layout.round_(tournament_id, round_number)]
+        fields, (seconds, micros) = await self._call(lambda: self._read_round(keys=keys))
         seats, start, call, at, placed, turns, card_ms, finished = (
             None if value is None else int(value) for value in fields
         )
@@ -947,7 +1147,7 @@ class RedisStore:
         self, tournament_id: str, round_number: int, after: int = -1
     ) -> list[CallRecord]:
         """The calls list from index ``after + 1`` (each call is at its own index)."""
-        key = f"{_round_key(tournament_id, round_number)}:calls"
+        key = f"{layout.round_(tournament_id, round_number)}:calls"
         found = await self._call(lambda: self._redis.lrange(key, max(0, after + 1), -1))
         calls = []
         for raw in cast(list[bytes], found):
@@ -957,44 +1157,78 @@ class RedisStore:
 
     async def round_seats(self, tournament_id: str, round_number: int) -> list[str]:
         """The seats set."""
-        key = f"{_round_key(tournament_id, round_number)}:seats"
+        key = f"{layout.round_(tournament_id, round_number)}:seats"
         found = await self._call(lambda: self._redis.smembers(key))
         return sorted(member.decode() for member in cast(set[bytes], found))
 
     async def finish_round(self, tournament_id: str, round_number: int) -> None:
         """The finish script: finished, no longer due, and told."""
-        keys = [_round_key(tournament_id, round_number), DUE]
+        keys = [
+            layout.round_(tournament_id, round_number),
+            layout.due(layout.id_tag(tournament_id)),
+        ]
         args: list[EncodableT] = [
             int(time.time() * 1000),
-            _due_member(tournament_id, round_number),
-            NEWS,
+            layout.due_member(tournament_id, round_number),
+            layout.NEWS,
         ]
         await self._written(lambda c: self._finish_round(keys=keys, args=args, client=c))
 
     async def schedule_round(self, tournament_id: str, round_number: int, at_ms: int) -> None:
-        """``ZADD`` to the due rounds."""
-        member = _due_member(tournament_id, round_number)
-        await self._call(lambda: self._redis.zadd(DUE, {member: at_ms}))
+        """``ZADD`` to its tag's due rounds (the tag touched first)."""
+        tag = layout.id_tag(tournament_id)
+        member = layout.due_member(tournament_id, round_number)
+        await self._touch_tag(tag)
+        await self._call(lambda: self._redis.zadd(layout.due(tag), {member: at_ms}))
+
+    async def _touch_tag(self, tag: str) -> None:
+        """Name ``tag`` among those the keeper reads, before a round under it is due."""
+        now_ms = int(time.time() * 1000)
+        await self._written(lambda c: c.zadd(layout.DUE_TAGS, {tag: now_ms}))
 
     async def due_rounds(self, limit: int) -> list[tuple[str, int]]:
-        """The due-rounds script (Redis's clock)."""
-        found = await self._call(lambda: self._due_rounds(keys=[DUE], args=[limit]))
+        """The due-rounds script on every tag the keeper reads (Redis's clock).
+
+        A tag with no round left is forgotten once quiet for ``FORGET_TAG_AFTER``.
+        """
+        tagged = cast(
+            list[tuple[bytes, float]],
+            await self._call(lambda: self._redis.zrange(layout.DUE_TAGS, 0, -1, withscores=True)),
+        )
+        if not tagged:
+            return []
+
+        def read(tag: bytes) -> Awaitable[Any]:
+            keys = [layout.due(tag.decode())]
+            return self._call(lambda: self._due_rounds(keys=keys, args=[limit]))
+
+        found = await asyncio.gather(*(read(tag) for tag, _ in tagged))  # each on its node
         rounds = []
-        for member in cast(list[bytes], found):
-            tournament_id, _, number = member.decode().rpartition(":")
-            rounds.append((tournament_id, int(number)))
-        return rounds
+        quiet_since = int(time.time() * 1000) - FORGET_TAG_AFTER
+        for (tag, touched), (count, members) in zip(tagged, found, strict=True):
+            if int(count) == 0 and touched <= quiet_since:
+                await self._forget(tag, quiet_since)
+            for member in cast(list[bytes], members):
+                tournament_id, _, number = member.decode().rpartition(":")
+                rounds.append((tournament_id, int(number)))
+        return rounds[:limit]
+
+    async def _forget(self, tag: bytes, quiet_since: int) -> None:
+        """The forget-tag script: ``tag`` no longer read, unless touched since."""
+        args: list[EncodableT] = [tag, quiet_since]
+        await self._call(lambda: self._forget_tag(keys=[layout.DUE_TAGS], args=args))
 
     async def drop_due(self, tournament_id: str, round_number: int) -> None:
-        """``ZREM`` from the due rounds."""
-        member = _due_member(tournament_id, round_number)
-        await self._call(lambda: self._redis.zrem(DUE, member))
+        """``ZREM`` from its tag's due rounds."""
+        member = layout.due_member(tournament_id, round_number)
+        key = layout.due(layout.id_tag(tournament_id))
+        await self._call(lambda: self._redis.zrem(key, member))
 
     async def round_news(self) -> AsyncIterator[tuple[str, int]]:
         """A subscription to the news channel; :class:`StoreUnavailable` when it is lost."""
         pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
         try:
-            await self._call(lambda: pubsub.subscribe(NEWS))
+            await self._call(lambda: pubsub.subscribe(layout.NEWS))
             task = asyncio.current_task()
             while True:
                 try:
@@ -1017,11 +1251,12 @@ class RedisStore:
         with contextlib.suppress(Exception):
             async with asyncio.timeout(self._timeout):
                 await self._redis.aclose()
-                await self._redis.connection_pool.disconnect()
+                if isinstance(self._redis, redis.Redis):  # a cluster client closes its nodes
+                    await self._redis.connection_pool.disconnect()
 
     async def memory_usage(self, deal_id: str) -> int:
         """Bytes Redis uses for one deal (``MEMORY USAGE``), for the benchmarks."""
-        used = await self._call(lambda: self._redis.memory_usage(f"{PREFIX}deal:{deal_id}"))
+        used = await self._call(lambda: self._redis.memory_usage(layout.deal(deal_id)))
         return int(used or 0)
 
 
@@ -1061,23 +1296,8 @@ def parse_sentinel_url(url: str) -> tuple[list[tuple[str, int]], str, int, str |
     return hosts, parts[0], db, password
 
 
-def _closed_key(tournament_id: str) -> str:
-    """A closed tournament's mark, set by its close, read by every move of its games."""
-    return f"{PREFIX}tournament:{tournament_id}:closed"
-
-
-def _open_args(open_tournament: OpenTournament | None) -> tuple[str, EncodableT]:
-    """The closed mark to read and the closing time to compare, or placeholders for none."""
+def _open_args(open_tournament: OpenTournament | None, tag: str) -> tuple[str, EncodableT]:
+    """The closed mark to read and the closing time to compare (placeholders for none)."""
     if open_tournament is None:
-        return "-", ""
-    return _closed_key(open_tournament.tournament), open_tournament.closes_at
-
-
-def _round_key(tournament_id: str, round_number: int) -> str:
-    """The hash of a lockstep round (its seats, calls and due entry are named from it)."""
-    return f"{PREFIX}tournament:{tournament_id}:round:{round_number}"
-
-
-def _due_member(tournament_id: str, round_number: int) -> str:
-    """A round's member in the due rounds and its message on the news channel."""
-    return f"{tournament_id}:{round_number}"
+        return layout.placeholder(tag), ""
+    return layout.closed(open_tournament.tournament), open_tournament.closes_at

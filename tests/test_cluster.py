@@ -1,0 +1,161 @@
+"""Redis Cluster: the service on three masters, as an operator runs it.
+
+A private cluster (``redis_server.redis_cluster``: ``redis-server --cluster-enabled yes``
+three times, joined by ``redis-cli --cluster create``) and two real ``cardproof serve``
+processes on it (``CARDPROOF_REDIS_MODE=cluster``, ``REDIS_URL`` one node). An organizer
+key is made from the command line (the first thing that failed on a cluster, with
+``CROSSSLOT``); a lockstep tournament is played with its entrants on the two processes,
+calls and late cards crossing between them; its standings, close and export are then
+checked offline. test_store_contract.py runs every store step on a cluster, and
+test_replicas.py plays a committed blind game alternating between two processes on one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import msgspec
+import pytest
+import redis
+from redis.crc import key_slot
+
+from cardproof import Client, verify_receipt
+from cardproof.tournaments import verify_export
+from cardproof_service.store import keys as layout
+from conftest import SERVER_KEYS, UNLIMITED_ENV, served
+from redis_server import RedisClusterGroup, redis_cluster
+
+CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[RedisClusterGroup]:
+    """A private Redis Cluster of three masters for this module."""
+    with redis_cluster() as group:
+        yield group
+
+
+@pytest.fixture(scope="module")
+def on_cluster(cluster: RedisClusterGroup) -> dict[str, str]:
+    """The settings of a service on the cluster."""
+    return {"REDIS_URL": cluster.url, "CARDPROOF_REDIS_MODE": "cluster"}
+
+
+@pytest.fixture(scope="module")
+def replicas(on_cluster: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """Two ``cardproof serve`` processes on the cluster."""
+    with (
+        served("--log-level", "warning", env=on_cluster) as a,
+        served("--log-level", "warning", env=on_cluster) as b,
+    ):
+        yield a, b
+
+
+def organizer_key(on_cluster: dict[str, str], name: str) -> str:
+    """``cardproof keys organizer create NAME`` on the cluster; the key it prints."""
+    made = subprocess.run(
+        [str(Path(sys.executable).parent / "cardproof"), "keys", "organizer", "create", name],
+        env={**os.environ, **SERVER_KEYS, **UNLIMITED_ENV, **on_cluster},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    key = next(word for word in made.stdout.split() if word.startswith("cpo_"))
+    return key
+
+
+def test_an_organizer_key_is_made_on_a_cluster(on_cluster: dict[str, str]) -> None:
+    key = organizer_key(on_cluster, "Cluster Club")
+    again = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "cardproof"),
+            "keys",
+            "organizer",
+            "create",
+            "Cluster Club",
+        ],
+        env={**os.environ, **SERVER_KEYS, **on_cluster},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert again.returncode == 1  # the name is claimed once, cluster-wide
+    assert "exists already" in again.stderr
+    assert key.startswith("cpo_")
+
+
+def test_a_lockstep_tournament_across_two_processes_verifies_offline(
+    on_cluster: dict[str, str], replicas: tuple[str, str], cluster: RedisClusterGroup
+) -> None:
+    a, b = replicas
+    key = organizer_key(on_cluster, "Lockstep Cluster Club")
+    now = datetime.now(UTC)
+    with (
+        Client(base_url=a, api_key=key) as organizer,
+        Client(base_url=a) as ada_side,
+        Client(base_url=b) as bea_side,
+    ):
+        created = organizer.create_tournament(
+            "Cluster Open",
+            "poker-squares",
+            rounds=1,
+            opens_at=now - timedelta(hours=1),
+            closes_at=now + timedelta(hours=2),
+            options={"scoring": "american"},
+            card_seconds=1,
+        )
+        tid = created.tournament.tournament_id
+        ada = ada_side.enter(tid, "Ada")
+        bea = bea_side.enter(tid, "Bea")
+        cy = bea_side.enter(tid, "Cy")  # stops placing after card 22: the keeper goes on
+        ada_seat = ada_side.join_round(tid, 1, ada.token)
+        bea_seat = bea_side.join_round(tid, 1, bea.token)
+        cy_seat = bea_side.join_round(tid, 1, cy.token)
+        assert organizer.start_round(tid, 1).seats == 3
+        ada_calls, bea_calls, cy_calls = ada_seat.calls(), bea_seat.calls(), cy_seat.calls()
+        for index in range(25):
+            for seat, calls, cells in (
+                (ada_seat, ada_calls, CELLS),
+                (bea_seat, bea_calls, CELLS[::-1]),
+                (cy_seat, cy_calls, CELLS),
+            ):
+                if seat is cy_seat and index > 22:
+                    continue
+                call = next(calls)  # told by the process this seat is on, whoever called it
+                assert call.index == index
+                assert seat.play(cells[index]) is not None
+        deadline = time.monotonic() + 20
+        while bea_side.round_status(tid, 1).status != "finished":
+            assert time.monotonic() < deadline, "the round did not finish"
+            time.sleep(0.2)
+        standings = {line.name: line.games_finished for line in organizer.standings(tid).entrants}
+        assert standings == {"Ada": 1, "Bea": 1, "Cy": 1}  # Cy's last cards placed for Cy
+        receipt = ada_seat.game.receipt()
+        closed = organizer.close_tournament(tid)
+        seed = next(r.server_seed for r in closed.rounds)
+        assert seed is not None
+        jwks = bea_side.jwks()
+        assert verify_receipt(receipt.receipt, jwks, server_seed=seed).replayed
+        export = bea_side.export_tournament(tid)  # from the other process
+        assert sorted(g.player for g in export.games) == ["Ada", "Bea", "Cy"]
+        assert verify_export(msgspec.json.encode(export)).games == 3
+
+    # the tournament's keys (its record, standings, round, games) share its slot
+    slot = key_slot(layout.tournament(tid).encode())
+    games = [layout.deal(g.deal_id) for g in export.games]
+    called = f"{layout.round_(tid, 1)}:calls"
+    assert {key_slot(name.encode()) for name in [*games, called]} == {slot}
+    admin = redis.RedisCluster.from_url(cluster.url)
+    try:  # and these are the names the service wrote
+        assert admin.exists(layout.tournament(tid), called, *games) == 2 + len(games)
+    finally:
+        admin.close()
