@@ -44,6 +44,9 @@ scenario fails. Scenarios (``--only`` picks some):
   (``CARDPROOF_REDIS_MODE=cluster``). Zero errors, nothing lost (the audit); reported:
   how the keys spread over the masters, each master's commands, and the throughput
   against the ``load`` scenario's on one Redis when both ran.
+- ``cluster-failover``: the same load on three masters with a replica each
+  (``CARDPROOF_REDIS_MIN_REPLICAS=1``); at two fifths of the run the busiest master is
+  SIGKILLed and its replica takes over. Reported like ``sentinel``.
 
 After each load run every game is audited: its stored log (``GET /v1/deals/{id}``)
 must hold every move that was acknowledged (none lost) and nothing else than the
@@ -1167,66 +1170,46 @@ class SwitchMarks:
     """Each stretch /readyz was not 200 (from, to)."""
 
 
-def sentinel_scenario(
-    base_url: str, group: SentinelGroup, *, seconds: float, users: int, seed: int = 5
-) -> Report:
-    """The load on a primary, a replica and three sentinels (``MIN_REPLICAS=1``): a failover
-    asked for at a fifth of the run, the primary killed a little before half of it (and
-    started again, a replica then: the rest of the run shows play going on once it has
-    synced). Nothing acknowledged may be lost; 503s only around the switches."""
-    marks = SwitchMarks()
+async def watch_readiness(base_url: str, marks: SwitchMarks, stop: asyncio.Event) -> None:
+    """Poll ``/readyz`` every 50 ms until ``stop``; each stretch it was not 200 in ``marks``."""
+    since: float | None = None
+    async with httpx.AsyncClient(base_url=base_url, timeout=2, trust_env=False) as client:
+        while not stop.is_set():
+            try:
+                ok = (await client.get("/readyz")).status_code == 200
+            except httpx.TransportError:
+                ok = False
+            now = time.perf_counter()
+            if not ok and since is None:
+                since = now
+            elif ok and since is not None:
+                marks.not_ready.append((since, now))
+                since = None
+            await asyncio.sleep(0.05)
 
-    async def readiness(stop: asyncio.Event) -> None:
-        since: float | None = None
-        async with httpx.AsyncClient(base_url=base_url, timeout=2, trust_env=False) as client:
-            while not stop.is_set():
-                try:
-                    ok = (await client.get("/readyz")).status_code == 200
-                except httpx.TransportError:
-                    ok = False
-                now = time.perf_counter()
-                if not ok and since is None:
-                    since = now
-                elif ok and since is not None:
-                    marks.not_ready.append((since, now))
-                    since = None
-                await asyncio.sleep(0.05)
 
-    async def disrupt(driver: Driver) -> None:
-        stop = asyncio.Event()
-        watcher = asyncio.create_task(readiness(stop))
-        await asyncio.sleep(max(0.0, driver.started_at + seconds / 5 - time.perf_counter()))
-        marks.asked = time.perf_counter()
-        await asyncio.to_thread(group.failover)
-        marks.asked_done = time.perf_counter()
-        await asyncio.sleep(max(0.0, driver.started_at + 9 * seconds / 20 - time.perf_counter()))
-        victim = group.server_on(group.primary_port())
-        marks.killed = time.perf_counter()
-        await asyncio.to_thread(victim.kill)
-        while group.primary_port() == victim.port:
-            await asyncio.sleep(0.1)
-        marks.killed_done = time.perf_counter()
-        await asyncio.to_thread(victim.start)
-        marks.back = time.perf_counter()
-        await asyncio.sleep(max(0.0, driver.stop_at - time.perf_counter()))
-        stop.set()
-        await watcher
+async def kill_until_switched(
+    victim: RedisServer, switched: Callable[[], bool], marks: SwitchMarks
+) -> None:
+    """SIGKILL ``victim``, wait until ``switched()`` says another server took over, then
+    start it again (it comes back a replica); each moment in ``marks``."""
+    marks.killed = time.perf_counter()
+    await asyncio.to_thread(victim.kill)
+    while not await asyncio.to_thread(switched):
+        await asyncio.sleep(0.1)
+    marks.killed_done = time.perf_counter()
+    await asyncio.to_thread(victim.start)
+    marks.back = time.perf_counter()
 
-    driver = Driver(base_url, users, seconds, seed)
-    run_loop(driver.run(disrupt))
-    report = Report(
-        "sentinel",
-        f"{_setup(users, seconds)}; a primary, a replica and 3 sentinels, "
-        "CARDPROOF_REDIS_MIN_REPLICAS=1: a failover asked for at 1/5, the primary killed at 9/20",
-    )
-    load_figures(driver, report)
+
+def switch_figures(
+    base_url: str, driver: Driver, marks: SwitchMarks, report: Report
+) -> tuple[float, list[Call]]:
+    """Add how long ``/readyz`` said not ready, the moves acknowledged and refused, and the
+    audit (none lost, counting those acknowledged before the kill) to ``report``, with
+    the check that every refusal was a well-formed 503; the time not ready and the moves
+    acknowledged."""
     t0 = driver.started_at
-    report.lines.append(
-        f"SENTINEL FAILOVER at {marks.asked - t0:.1f} s, a new primary named "
-        f"{marks.asked_done - marks.asked:.2f} s later; the primary SIGKILLed at "
-        f"{marks.killed - t0:.1f} s, the other named {marks.killed_done - marks.killed:.2f} s "
-        f"later; the killed server started again at {marks.back - t0:.1f} s (a replica then)"
-    )
     not_ready = sum(end - start for start, end in marks.not_ready)
     report.lines.append(
         f"/readyz not ready for {not_ready:.2f} s in all, in {len(marks.not_ready)} stretches: "
@@ -1248,6 +1231,48 @@ def sentinel_scenario(
         f"every refusal a well-formed 503 ({len(refused):,}), no other failure ({len(other)})",
         all(c.well_formed for c in refused) and not other,
     )
+    return not_ready, moves
+
+
+def sentinel_scenario(
+    base_url: str, group: SentinelGroup, *, seconds: float, users: int, seed: int = 5
+) -> Report:
+    """The load on a primary, a replica and three sentinels (``MIN_REPLICAS=1``): a failover
+    asked for at a fifth of the run, the primary killed a little before half of it (and
+    started again, a replica then: the rest of the run shows play going on once it has
+    synced). Nothing acknowledged may be lost; 503s only around the switches."""
+    marks = SwitchMarks()
+
+    async def disrupt(driver: Driver) -> None:
+        stop = asyncio.Event()
+        watcher = asyncio.create_task(watch_readiness(base_url, marks, stop))
+        await asyncio.sleep(max(0.0, driver.started_at + seconds / 5 - time.perf_counter()))
+        marks.asked = time.perf_counter()
+        await asyncio.to_thread(group.failover)
+        marks.asked_done = time.perf_counter()
+        await asyncio.sleep(max(0.0, driver.started_at + 9 * seconds / 20 - time.perf_counter()))
+        victim = group.server_on(group.primary_port())
+        await kill_until_switched(victim, lambda: group.primary_port() != victim.port, marks)
+        await asyncio.sleep(max(0.0, driver.stop_at - time.perf_counter()))
+        stop.set()
+        await watcher
+
+    driver = Driver(base_url, users, seconds, seed)
+    run_loop(driver.run(disrupt))
+    report = Report(
+        "sentinel",
+        f"{_setup(users, seconds)}; a primary, a replica and 3 sentinels, "
+        "CARDPROOF_REDIS_MIN_REPLICAS=1: a failover asked for at 1/5, the primary killed at 9/20",
+    )
+    load_figures(driver, report)
+    t0 = driver.started_at
+    report.lines.append(
+        f"SENTINEL FAILOVER at {marks.asked - t0:.1f} s, a new primary named "
+        f"{marks.asked_done - marks.asked:.2f} s later; the primary SIGKILLed at "
+        f"{marks.killed - t0:.1f} s, the other named {marks.killed_done - marks.killed:.2f} s "
+        f"later; the killed server started again at {marks.back - t0:.1f} s (a replica then)"
+    )
+    not_ready, moves = switch_figures(base_url, driver, marks, report)
     report.check(
         "/readyz said not ready during a switch and ready again after "
         f"({len(marks.not_ready)} stretches, {not_ready:.2f} s)",
@@ -1317,6 +1342,66 @@ def cluster_scenario(
         f"every master holds keys ({', '.join(map(str, keys))}) and took commands",
         all(keys) and all(commands),
     )
+    return report
+
+
+def cluster_failover_scenario(
+    base_url: str, cluster: RedisClusterGroup, *, seconds: float, users: int, seed: int = 7
+) -> Report:
+    """The load on a cluster of three masters with a replica each (``MIN_REPLICAS=1``): at
+    two fifths of the run the master that holds the most keys is SIGKILLed; its replica
+    takes over, and the killed node starts again (a replica then). Nothing acknowledged
+    may be lost; 503s only around the switch."""
+    import redis as redis_client
+
+    marks = SwitchMarks()
+
+    def busiest() -> RedisServer:
+        """The master holding the most keys (a master's INFO and DBSIZE: one look each)."""
+        sizes = {}
+        for node in cluster.nodes:
+            with redis_client.Redis(port=node.port, socket_timeout=2) as client:
+                if client.info("replication")["role"] == "master":
+                    sizes[node.port] = int(client.dbsize())
+        port = max(sizes, key=lambda p: sizes[p])
+        return next(node for node in cluster.nodes if node.port == port)
+
+    async def disrupt(driver: Driver) -> None:
+        stop = asyncio.Event()
+        watcher = asyncio.create_task(watch_readiness(base_url, marks, stop))
+        await asyncio.sleep(max(0.0, driver.started_at + 2 * seconds / 5 - time.perf_counter()))
+        victim = await asyncio.to_thread(busiest)
+        await kill_until_switched(victim, cluster.ready, marks)
+        await asyncio.sleep(max(0.0, driver.stop_at - time.perf_counter()))
+        stop.set()
+        await watcher
+
+    driver = Driver(base_url, users, seconds, seed)
+    run_loop(driver.run(disrupt))
+    report = Report(
+        "cluster-failover",
+        f"{_setup(users, seconds)}; a Redis Cluster of 3 masters with a replica each, "
+        "CARDPROOF_REDIS_MIN_REPLICAS=1: the busiest master SIGKILLed at 2/5",
+    )
+    load_figures(driver, report)
+    t0 = driver.started_at
+    report.lines.append(
+        f"the master SIGKILLed at {marks.killed - t0:.1f} s, the cluster whole again "
+        f"{marks.killed_done - marks.killed:.2f} s later (its replica promoted); the killed "
+        f"node started again at {marks.back - t0:.1f} s (a replica then)"
+    )
+    not_ready, moves = switch_figures(base_url, driver, marks, report)
+    report.check(
+        "/readyz said not ready during the switch and ready again after "
+        f"({len(marks.not_ready)} stretches, {not_ready:.2f} s)",
+        bool(marks.not_ready),
+    )
+    report.check(
+        f"play went on after the switch ({sum(c.start > marks.killed_done for c in moves):,} "
+        "moves acknowledged after it)",
+        any(c.start > marks.killed_done for c in moves),
+    )
+    report.check(f"no wrong answer ({len(driver.problems)})", not driver.problems)
     return report
 
 
@@ -1724,7 +1809,16 @@ def schemathesis_scenario(
 
 # --- main ----------------------------------------------------------------------------------
 
-SCENARIOS = ("load", "outage", "kill", "restart", "schemathesis", "sentinel", "cluster")
+SCENARIOS = (
+    "load",
+    "outage",
+    "kill",
+    "restart",
+    "schemathesis",
+    "sentinel",
+    "cluster",
+    "cluster-failover",
+)
 
 
 def main() -> int:
@@ -1775,12 +1869,14 @@ def main() -> int:
                     cardproof_serve(group.url, 2, workdir / "serve.log", sentinel_env)
                 )
                 print(f"[{name}] {group.url}; cardproof serve on {served.base_url}", flush=True)
-            elif name == "cluster":  # three masters: each step goes to its keys' node
-                cluster = stack.enter_context(redis_cluster())
+            elif name.startswith("cluster"):  # three masters: each step goes to its keys' node
+                failover = name == "cluster-failover"
+                cluster = stack.enter_context(redis_cluster(replicas=1 if failover else 0))
+                cluster_env = {"CARDPROOF_REDIS_MODE": "cluster"}
+                if failover:
+                    cluster_env["CARDPROOF_REDIS_MIN_REPLICAS"] = "1"
                 served = stack.enter_context(
-                    cardproof_serve(
-                        cluster.url, 2, workdir / "serve.log", {"CARDPROOF_REDIS_MODE": "cluster"}
-                    )
+                    cardproof_serve(cluster.url, 2, workdir / "serve.log", cluster_env)
                 )
                 print(f"[{name}] cluster at {cluster.url}; serve on {served.base_url}", flush=True)
             else:
@@ -1795,6 +1891,10 @@ def main() -> int:
                 if name == "sentinel":
                     report = sentinel_scenario(
                         served.base_url, group, seconds=args.seconds, users=args.users
+                    )
+                elif name == "cluster-failover":
+                    report = cluster_failover_scenario(
+                        served.base_url, cluster, seconds=args.seconds, users=args.users
                     )
                 elif name == "cluster":
                     report = cluster_scenario(

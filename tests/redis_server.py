@@ -332,15 +332,22 @@ def sentinel_group(password: str | None = None) -> Iterator[SentinelGroup]:
 
 
 class RedisClusterGroup:
-    """A Redis Cluster of three masters (no replicas), private: ``redis-server
-    --cluster-enabled yes`` three times, joined by ``redis-cli --cluster create``."""
+    """A private Redis Cluster: three masters, each with ``replicas`` replicas
+    (``redis-server --cluster-enabled yes`` per node, joined by ``redis-cli --cluster
+    create``). Nodes time out after ``node_timeout_ms``: a killed master's replica takes
+    over about that long after."""
 
-    def __init__(self, executable: str, directory: Path) -> None:
+    def __init__(
+        self, executable: str, directory: Path, replicas: int = 0, node_timeout_ms: int = 1000
+    ) -> None:
         cli = shutil.which("redis-cli") or str(Path(executable).with_name("redis-cli"))
         self.nodes: list[RedisServer] = []
-        for name in ("m1", "m2", "m3"):
-            folder = _own(directory, name)
-            args = ("--cluster-enabled", "yes", "--cluster-config-file", str(folder / "nodes.conf"))
+        for number in range(3 * (1 + replicas)):
+            folder = _own(directory, f"n{number}")
+            args = (
+                *("--cluster-enabled", "yes", "--cluster-config-file", str(folder / "nodes.conf")),
+                *("--cluster-node-timeout", str(node_timeout_ms)),
+            )
             for attempt in range(5):  # a free port may be taken before the node binds it
                 node = RedisServer(executable, _cluster_port(), folder, args)
                 try:
@@ -351,8 +358,10 @@ class RedisClusterGroup:
                         raise
             self.nodes.append(node)
         addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+        command = [cli, "--cluster", "create", *addresses]
+        command += ["--cluster-replicas", str(replicas), "--cluster-yes"]
         created = subprocess.run(
-            [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
+            command,
             capture_output=True,
             text=True,
             timeout=60,
@@ -371,21 +380,57 @@ class RedisClusterGroup:
         return self.nodes[0].url
 
     def ready(self) -> bool:
-        """Whether every node says the cluster is up and knows all three masters."""
+        """Whether every running node says the cluster is up and knows every node, and
+        every replica's link to its master is up."""
         import redis
 
         for node in self.nodes:
+            if not node.running:
+                continue
             try:
                 with redis.Redis(port=node.port, socket_timeout=1, decode_responses=True) as c:
                     info = c.cluster("info")
-                    if (
-                        info.get("cluster_state") != "ok"
-                        or int(info.get("cluster_known_nodes", 0)) < 3
+                    if info.get("cluster_state") != "ok" or int(
+                        info.get("cluster_known_nodes", 0)
+                    ) < len(self.nodes):
+                        return False
+                    replication = c.info("replication")
+                    if replication.get("role") == "slave" and (
+                        replication.get("master_link_status") != "up"
                     ):
                         return False
             except redis.RedisError:
                 return False
         return True
+
+    def master_of(self, key: str) -> RedisServer:
+        """The node that serves ``key``'s slot now."""
+        import redis
+
+        for node in self.nodes:
+            if not node.running:
+                continue
+            with redis.Redis(port=node.port, socket_timeout=1) as client:
+                slot = int(client.cluster("keyslot", key))
+                for start, end, master, *_ in client.cluster("slots"):
+                    if start <= slot <= end:
+                        return self._on(int(master[1]))
+        raise RuntimeError("no running node")
+
+    def replicas_of(self, master: RedisServer) -> list[RedisServer]:
+        """The replicas ``master`` has now."""
+        import redis
+
+        with redis.Redis(port=master.port, socket_timeout=1, decode_responses=True) as client:
+            info = client.info("replication")
+        return [
+            self._on(int(value["port"]))
+            for name, value in info.items()
+            if name.startswith("slave") and isinstance(value, dict)
+        ]
+
+    def _on(self, port: int) -> RedisServer:
+        return next(node for node in self.nodes if node.port == port)
 
     def close(self) -> None:
         """Stop every node."""
@@ -412,11 +457,11 @@ def _cluster_port() -> int:
 
 
 @contextmanager
-def redis_cluster() -> Iterator[RedisClusterGroup]:
+def redis_cluster(replicas: int = 0) -> Iterator[RedisClusterGroup]:
     """:class:`RedisClusterGroup` in a temporary directory until the block ends."""
     executable = _redis_server_or_skip()
     with tempfile.TemporaryDirectory(prefix="cardproof-cluster-") as directory:
-        group = RedisClusterGroup(executable, Path(directory))
+        group = RedisClusterGroup(executable, Path(directory), replicas)
         try:
             yield group
         finally:

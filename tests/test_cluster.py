@@ -6,12 +6,15 @@ processes on it (``CARDPROOF_REDIS_MODE=cluster``, ``REDIS_URL`` one node). An o
 key is made from the command line (the first thing that failed on a cluster, with
 ``CROSSSLOT``); a lockstep tournament is played with its entrants on the two processes,
 calls and late cards crossing between them; its standings, close and export are then
-checked offline. test_store_contract.py runs every store step on a cluster, and
-test_replicas.py plays a committed blind game alternating between two processes on one.
+checked offline; and with ``CARDPROOF_REDIS_MIN_REPLICAS=1`` a write waits for its own
+master's replica. test_store_contract.py runs every store step on a cluster,
+test_replicas.py plays a committed blind game alternating between two processes on one,
+and test_reliability.py kills a master under load.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -27,7 +30,9 @@ from redis.crc import key_slot
 
 from cardproof import Client, verify_receipt
 from cardproof.tournaments import verify_export
+from cardproof_service.store import StoreUnavailable
 from cardproof_service.store import keys as layout
+from cardproof_service.store.redis import RedisStore
 from conftest import SERVER_KEYS, UNLIMITED_ENV, served
 from redis_server import RedisClusterGroup, redis_cluster
 
@@ -159,3 +164,35 @@ def test_a_lockstep_tournament_across_two_processes_verifies_offline(
         assert admin.exists(layout.tournament(tid), called, *games) == 2 + len(games)
     finally:
         admin.close()
+
+
+def test_a_write_waits_for_its_replica_on_a_cluster() -> None:
+    """``MIN_REPLICAS=1`` on a cluster: a write goes with its ``WAIT`` to its slot's master;
+    with that master's replica frozen it is not acknowledged (503), while writes to the
+    other masters are."""
+    with redis_cluster(replicas=1) as group:
+        frozen_tournament = "t_2c" + "0" * 18
+        master = group.master_of(layout.tournament(frozen_tournament))
+        other_tournament = next(  # a tournament whose slot another master serves
+            tid
+            for tid in (f"t_{n:02x}" + "0" * 18 for n in range(256))
+            if group.master_of(layout.tournament(tid)) is not master
+        )
+        (replica,) = group.replicas_of(master)
+
+        async def run() -> None:
+            store = RedisStore.from_cluster(group.url, timeout=1.0, min_replicas=1)
+            try:
+                assert await store.add_invites(frozen_tournament, ["code-0"], 10)
+                replica.pause()
+                try:
+                    with pytest.raises(StoreUnavailable, match="replicas"):
+                        await store.add_invites(frozen_tournament, ["code-1"], 10)
+                    assert await store.add_invites(other_tournament, ["code-1"], 10)
+                finally:
+                    replica.resume()
+                assert await store.add_invites(frozen_tournament, ["code-2"], 10)
+            finally:
+                await store.close()
+
+        asyncio.run(run())

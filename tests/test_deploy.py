@@ -24,7 +24,7 @@ import cardproof.cli
 import cardproof_service.keys
 import cardproof_service.settings
 from cardproof.cli import build_parser
-from cardproof_service.settings import Settings, SettingsError
+from cardproof_service.settings import Settings
 from cardproof_service.store.redis import parse_sentinel_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -457,7 +457,5 @@ def test_the_cluster_set_up_names_settings_the_service_reads() -> None:
     }
     url = env["REDIS_URL"].replace("$(REDIS_PASSWORD)", "pw")
     settings = Settings.from_env({**env, "REDIS_URL": url})
-    assert (settings.redis_mode, settings.redis_min_replicas) == ("cluster", 0)
+    assert (settings.redis_mode, settings.redis_min_replicas) == ("cluster", 1)
     assert container["name"] == _container(_one("Deployment"))["name"]  # it patches ours
-    with pytest.raises(SettingsError, match="not supported"):
-        Settings.from_env({**env, "REDIS_URL": url, "CARDPROOF_REDIS_MIN_REPLICAS": "1"})

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from reliability import (
     AOF_ALWAYS,
     SERVER_ENV,
+    cluster_failover_scenario,
     cluster_scenario,
     kill_scenario,
     organizer_key,
@@ -94,4 +95,17 @@ def test_a_load_on_a_redis_cluster_has_no_error_and_loses_nothing() -> None:
         env = {**SERVER_ENV, "REDIS_URL": cluster.url, "CARDPROOF_REDIS_MODE": "cluster"}
         with served("--workers", "2", "--log-level", "critical", env=env) as base_url:
             report = cluster_scenario(base_url, cluster, seconds=6, users=6)
+    assert report.passed, report.text()
+
+
+def test_a_killed_cluster_master_under_load_loses_no_acknowledged_move() -> None:
+    with redis_cluster(replicas=1) as cluster:
+        env = {
+            **SERVER_ENV,
+            "REDIS_URL": cluster.url,
+            "CARDPROOF_REDIS_MODE": "cluster",
+            "CARDPROOF_REDIS_MIN_REPLICAS": "1",
+        }
+        with served("--workers", "2", "--log-level", "critical", env=env) as base_url:
+            report = cluster_failover_scenario(base_url, cluster, seconds=16, users=6)
     assert report.passed, report.text()

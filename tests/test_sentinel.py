@@ -18,12 +18,14 @@ from pathlib import Path
 
 import httpx
 import pytest
+from litestar.testing import TestClient
 
 from cardproof import Client
 from cardproof.errors import CardproofError
+from cardproof_service import Settings, create_app
 from cardproof_service.store import StoreUnavailable
 from cardproof_service.store.redis import RedisStore
-from conftest import served
+from conftest import TEST_KEYS, UNLIMITED, served
 from redis_server import private_redis, sentinel_group
 
 CELLS = [f"{c}{r}" for r in "12345" for c in "abcde"]
@@ -178,3 +180,45 @@ def test_no_acknowledged_move_is_lost_in_two_failovers(tmp_path: Path) -> None:
             f"{len(states) + len(down)}, {load.failed} games given up"
         )
         assert lost == []
+
+
+def test_a_resent_request_is_not_acknowledged_before_its_first_write_is_safe() -> None:
+    """A request refused with 503 (its write landed, its replica did not confirm it) and
+    then resent is answered from what the first attempt stored: that answer acknowledges
+    it, so it waits for the replica too (a move, and a deal under an ``Idempotency-Key``)."""
+    with (
+        private_redis() as primary,
+        private_redis("--replicaof", "127.0.0.1", str(primary.port)) as replica,
+    ):
+        settings = Settings(
+            warm_up=False,
+            redis_url=primary.url,
+            redis_min_replicas=1,
+            store_timeout=1.0,
+            **UNLIMITED,
+        )
+        app = create_app(settings, keys=TEST_KEYS)
+        with TestClient(app=app) as client:
+            deadline = time.monotonic() + 20
+            while (
+                created := client.post("/v1/deals", json={"variant": "poker-squares"})
+            ).status_code == 503:
+                assert time.monotonic() < deadline, "the replica never synced"
+                time.sleep(0.1)
+            deal_id = created.json()["deal_id"]
+            move = {"index": 0, "move": "a1"}
+            replica.pause()
+            try:
+                assert client.post(f"/v1/deals/{deal_id}/moves", json=move).status_code == 503
+                resent = client.post(f"/v1/deals/{deal_id}/moves", json=move)
+                assert resent.status_code == 503, resent.text  # stored, not yet safe
+                key = {"Idempotency-Key": "7d1c1b2a-0f0e-4d0c-8b0a-090807060504"}
+                commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
+                body = {"variant": "poker-squares", "commitment_id": commitment}
+                assert client.post("/v1/deals", json=body, headers=key).status_code == 503
+                again = client.post("/v1/deals", json=body, headers=key)
+                assert again.status_code == 503, again.text
+            finally:
+                replica.resume()
+            assert client.post(f"/v1/deals/{deal_id}/moves", json=move).status_code == 200
+            assert client.post("/v1/deals", json=body, headers=key).status_code == 201

@@ -66,7 +66,11 @@ def make_store(settings: Settings) -> Store:
         from cardproof_service.store.redis import RedisStore
 
         if settings.redis_mode == "cluster":
-            return RedisStore.from_cluster(settings.redis_url, timeout=settings.store_timeout)
+            return RedisStore.from_cluster(
+                settings.redis_url,
+                timeout=settings.store_timeout,
+                min_replicas=settings.redis_min_replicas,
+            )
         if settings.redis_mode == "sentinel":
             return RedisStore.from_sentinels(
                 settings.redis_url,

@@ -412,6 +412,7 @@ class Deals:
         if first_deal == deal_id or (idempotency_key and ours == first_key):
             record = await self.store.get_deal(first_deal)
             if record is not None:
+                await self.store.confirm_deal(first_deal)  # this answer acknowledges it
                 return await self._current_state(record)
         raise conflict("this commitment was used for a deal already", "commitment-used")
 
@@ -639,6 +640,7 @@ class Deals:
                         "move-conflict",
                         move_index=index,
                     )
+                await self.store.confirm_deal(deal_id)  # an answer acknowledges it
                 if index == len(record.moves) - 1 and record.ending is not None:
                     return endings.last_answer(record.ending)  # the last: as it was
                 game = await self._replay_off_loop(record, index + 1)

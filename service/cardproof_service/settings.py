@@ -85,15 +85,6 @@ class Settings:
     """``CARDPROOF_ORGANIZERS_FILE``: where the memory store keeps organizers (key hashes
     only; default ``.cardproof/organizers.json``); with Redis they live in Redis."""
 
-    def __post_init__(self) -> None:
-        """Refuse what cannot work together."""
-        if self.redis_mode == "cluster" and self.redis_min_replicas:
-            raise SettingsError(
-                "CARDPROOF_REDIS_MIN_REPLICAS is not supported with CARDPROOF_REDIS_MODE=cluster "
-                "yet (WAIT must run on the connection of each write's node); use sentinel for "
-                "acknowledgements that survive a failover"
-            )
-
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
         """Settings from ``environ`` (default ``os.environ``), defaults where unset."""

@@ -59,6 +59,21 @@ def tagged(tag: str) -> str:
     return f"{PREFIX}{{{tag}}}"
 
 
+def ack(route: str) -> str:
+    """A key in the slot of the key ``route``, written before a ``WAIT``.
+
+    Replication is one ordered stream: once a replica confirms this write, it has every
+    write its master held before, other clients' too.
+
+    >>> ack("cardproof:{2c}:deal:d_2cx"), ack("cardproof:lockstep-due-tags")
+    ('cardproof:{2c}:ack', 'cardproof:{cardproof:lockstep-due-tags}:ack')
+    """
+    start = route.find("{")
+    end = route.find("}", start + 1)
+    tag = route[start + 1 : end] if start != -1 and end > start + 1 else route
+    return f"{PREFIX}{{{tag}}}:ack"
+
+
 def deal(deal_id: str) -> str:
     """A deal's hash (its fixed part, log, count, finish time and ending)."""
     return f"{tagged(id_tag(deal_id))}:deal:{deal_id}"

@@ -123,6 +123,9 @@ class MemoryStore:
     async def ping(self) -> None:
         """Always answers."""
 
+    async def confirm_deal(self, deal_id: str) -> None:
+        """Nothing to wait for: one process holds it all."""
+
     async def create_deal(
         self,
         record: DealRecord,

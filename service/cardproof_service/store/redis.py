@@ -18,6 +18,7 @@ from urllib.parse import unquote
 import msgspec
 import redis.asyncio as redis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import parse_url
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
@@ -64,6 +65,8 @@ T = TypeVar("T")
 MAX_CONNECTIONS: Final = 64
 """Connections a process keeps to Redis at most (each pub/sub subscription takes one);
 with Redis Cluster, to each node."""
+ACK_MS: Final = 60_000
+"""Milliseconds an ack key lives (it holds nothing; it is written to be waited for)."""
 LEGACY_RECHECK: Final = 30.0
 """Seconds between two looks for the first layout's keys, while they are found."""
 FORGET_TAG_AFTER: Final = 60_000
@@ -466,6 +469,10 @@ class RedisStore:
         self._cluster_lock = asyncio.Lock()
         self._legacy_checked = 0.0
         """When to look for the first layout's keys again (monotonic; ``inf``: never)."""
+        self._masters: dict[str, redis.Redis] = {}
+        """Plain clients of a cluster's masters, for writes that wait for replicas."""
+        self._node_options: dict[str, Any] = {}
+        """What a plain client of a cluster master connects with (credentials, TLS)."""
         self._timeout = timeout
         self._min_replicas = min_replicas
         self._create = client.register_script(_CREATE)
@@ -554,13 +561,14 @@ class RedisStore:
         return cls(client, timeout=timeout, min_replicas=min_replicas)
 
     @classmethod
-    def from_cluster(cls, url: str, *, timeout: float = 2.0) -> RedisStore:
+    def from_cluster(cls, url: str, *, timeout: float = 2.0, min_replicas: int = 0) -> RedisStore:
         """A store on the Redis Cluster that the node of ``url`` belongs to.
 
         redis-py's cluster client learns every node and slot from that one, sends each
         step to the node of its keys' slot, and follows the cluster's MOVED and ASK
         redirections (a resharding or a failover). A step's keys share one hash tag (see
-        :mod:`cardproof_service.store.keys`), so every step runs on one node.
+        :mod:`cardproof_service.store.keys`), so every step runs on one node. With
+        ``min_replicas``, a write goes with its ``WAIT`` straight to its slot's master.
         """
         client = RedisCluster.from_url(
             url,
@@ -571,27 +579,58 @@ class RedisStore:
             retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
             retry_on_error=[RedisConnectionError],
         )
-        return cls(client, timeout=timeout)
+        store = cls(client, timeout=timeout, min_replicas=min_replicas)
+        options = parse_url(url)
+        store._node_options = {
+            name: value
+            for name, value in options.items()
+            if name in {"username", "password", "connection_class"}
+        }
+        return store
 
-    async def _written(self, send: Callable[[Any], Awaitable[Any]]) -> Any:
+    async def _written(self, route: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
         """One write, acknowledged only once ``min_replicas`` replicas have it.
 
-        ``send`` runs the write on the client it is given. With replicas asked for, the
-        write and a ``WAIT`` go on one connection (a pipeline: ``WAIT`` counts that
-        connection's writes), and fewer replicas confirming within half the call's time is
-        :class:`StoreUnavailable`: the client is told 503, never that the write is safe.
-        The write may have landed all the same: a resent move, deal or entry recognises
-        itself (see :meth:`from_url`); a resent close finds the tournament closed (409,
-        its rounds completed all the same); a new organizer's name may show as taken.
+        ``send`` runs the write on the client it is given; ``route`` is a key it writes
+        (on a cluster, the node of its slot runs it). With replicas asked for, the write,
+        a write of :func:`~cardproof_service.store.keys.ack` and a ``WAIT`` go on one
+        connection (a pipeline: ``WAIT`` counts that connection's writes; on a cluster, a
+        connection to the slot's master). The ack is always a write, so ``WAIT`` also
+        confirms what the step found and did not write (a claim, an entry, a move a first
+        attempt stored unconfirmed). Fewer replicas confirming within half the call's
+        time is :class:`StoreUnavailable`:
+        the client is told 503, never that the write is safe. The write may have landed
+        all the same: a resent move, deal or entry recognises itself (see
+        :meth:`from_url`); a resent close finds the tournament closed (409, its rounds
+        completed all the same); a new organizer's name may show as taken.
         """
         if not self._min_replicas:
             return await self._call(lambda: send(self._redis))
 
         async def durable() -> Any:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                await send(pipe)
-                pipe.wait(self._min_replicas, max(1, int(self._timeout * 500)))
-                reply, confirmed = await pipe.execute()
+            client = self._redis
+            if isinstance(client, RedisCluster):
+                node = client.get_node_from_key(route)
+                if node is None:  # pragma: no cover - get_node_from_key raises instead
+                    raise StoreUnavailable("redis: no master holds the slot")
+                client = self._master_client(node.host, int(node.port))
+            try:
+                async with client.pipeline(transaction=False) as pipe:
+                    await send(pipe)
+                    pipe.set(layout.ack(route), 1, px=ACK_MS)  # WAIT covers all before it
+                    pipe.wait(self._min_replicas, max(1, int(self._timeout * 500)))
+                    reply, _, confirmed = await pipe.execute()
+            except ResponseError as error:
+                if isinstance(self._redis, RedisCluster) and str(error).startswith(
+                    ("MOVED", "ASK")
+                ):  # the slot moved (a failover, a resharding): not written; learn anew
+                    self._cluster_ready = False
+                    raise StoreUnavailable("redis: the slot moved to another master") from error
+                raise
+            except (RedisConnectionError, RedisTimeoutError, OSError):
+                if isinstance(self._redis, RedisCluster):  # its master may be gone: learn anew
+                    self._cluster_ready = False
+                raise
             if int(confirmed) < self._min_replicas:
                 raise StoreUnavailable(
                     f"redis: the write reached {confirmed} of {self._min_replicas} replicas in time"
@@ -600,15 +639,36 @@ class RedisStore:
 
         return await self._call(durable)
 
+    def _master_client(self, host: str, port: int) -> redis.Redis:
+        """A plain client of one cluster master, kept for its connection pool."""
+        name = f"{host}:{port}"
+        client = self._masters.get(name)
+        if client is None:
+            pool = redis.BlockingConnectionPool(
+                host=host,
+                port=port,
+                max_connections=MAX_CONNECTIONS,
+                timeout=self._timeout,
+                socket_timeout=self._timeout,
+                socket_connect_timeout=self._timeout,
+                **self._node_options,
+            )
+            client = self._masters[name] = redis.Redis(connection_pool=pool)
+        return client
+
     async def _ready(self) -> None:
-        """Learn a cluster's nodes and slots once, before the first step.
+        """Learn a cluster's nodes and slots: before the first step, after a slot moved.
 
         redis-py's cluster client learns them on first use, but first uses at once race
         on the new connections (redis-py 8.1: ``AttributeError`` on a half-made one).
         """
         async with self._cluster_lock:
             if not self._cluster_ready:
-                await cast(RedisCluster, self._redis).initialize()
+                cluster = cast(RedisCluster, self._redis)
+                if cluster.nodes_manager.slots_cache:  # known before: learn them again
+                    await cluster.nodes_manager.initialize()
+                else:
+                    await cluster.initialize()
                 self._cluster_ready = True
 
     async def _call(self, step: Callable[[], Awaitable[T]]) -> T:
@@ -639,16 +699,30 @@ class RedisStore:
                 raise StoreUnavailable(f"redis: {error.__class__.__name__}") from error
             raise
 
+    async def confirm_deal(self, deal_id: str) -> None:
+        """With replicas asked for, an ack write in the deal's slot and its ``WAIT``."""
+        if self._min_replicas:
+            ack = layout.ack(layout.deal(deal_id))
+            await self._written(ack, lambda c: c.set(ack, 1, px=ACK_MS))
+
     async def ping(self) -> None:
         """Raise :class:`StoreUnavailable` unless Redis answers with no old key in it.
 
-        Keys of the first layout (see :mod:`~cardproof_service.store.migrate`) mean a
-        replica upgraded on such a Redis would not find the games stored before, so it
-        is not ready until ``cardproof store migrate`` has run (looked for again every
-        ``LEGACY_RECHECK`` seconds while found).
+        A cluster must have every master answer and serve every slot. Keys of the first
+        layout (see :mod:`~cardproof_service.store.migrate`) mean a replica upgraded on
+        such a Redis would not find the games stored before, so it is not ready until
+        ``cardproof store migrate`` has run (looked for again every ``LEGACY_RECHECK``
+        seconds while found).
         """
+        if isinstance(self._redis, RedisCluster):  # every master answers, and all is served
+            cluster = self._redis
+            await self._call(lambda: cluster.ping(target_nodes=RedisCluster.PRIMARIES))
+            info = cast(dict[str, Any], await self._call(cluster.cluster_info))
+            if info.get("cluster_state") != "ok":
+                raise StoreUnavailable("redis: the cluster does not serve every slot")
+            return
         await self._call(self._redis.ping)
-        if isinstance(self._redis, RedisCluster) or self._legacy_checked > time.monotonic():
+        if self._legacy_checked > time.monotonic():
             return
         legacy = await self._call(lambda: has_legacy_keys(cast(redis.Redis, self._redis)))
         if legacy:
@@ -737,7 +811,9 @@ class RedisStore:
                     return first
                 raise
         try:
-            first = await self._written(lambda c: self._create(keys=keys, args=args, client=c))
+            first = await self._written(
+                keys[0], lambda c: self._create(keys=keys, args=args, client=c)
+            )
         except BaseException:
             if client is not None:  # nothing may be stored: give the count back
                 with contextlib.suppress(StoreUnavailable):
@@ -762,7 +838,9 @@ class RedisStore:
         keys = [layout.in_flight(client), layout.deals_today(client, day)]
         args: list[EncodableT] = [deal_id, ttl, max_in_flight or ""]
         args += ["", ""] if quota is None else [quota.limit, quota.seconds_left]
-        refused = await self._written(lambda c: self._admit(keys=keys, args=args, client=c))
+        refused = await self._written(
+            keys[0], lambda c: self._admit(keys=keys, args=args, client=c)
+        )
         if isinstance(refused, list):  # ['full' or 'quota', seconds until room]
             kind = refused[0].decode() if isinstance(refused[0], bytes) else str(refused[0])
             if kind == "quota" and quota is not None:
@@ -779,7 +857,7 @@ class RedisStore:
         day = quota.day if quota is not None else 0
         keys = [layout.in_flight(client), layout.deals_today(client, day)]
         args: list[EncodableT] = [deal_id, "" if quota is None else 1]
-        await self._written(lambda c: self._release(keys=keys, args=args, client=c))
+        await self._written(keys[0], lambda c: self._release(keys=keys, args=args, client=c))
 
     async def get_claim(self, commitment_id: str) -> bytes | None:
         """The commitment's claim key, or ``None``."""
@@ -917,7 +995,7 @@ class RedisStore:
                 layout.NEWS,
             ]
         args.append(closes_at)
-        append = self._written(lambda c: self._append(keys=keys, args=args, client=c))
+        append = self._written(keys[0], lambda c: self._append(keys=keys, args=args, client=c))
         if owner is None:
             return self._appended(await append)
         if finished_at is None:
@@ -931,7 +1009,9 @@ class RedisStore:
     async def _extend_deal(self, deal_id: str, client: str, ttl: int) -> None:
         """The extend script: a moved deal stays in flight as long as it lives."""
         keys = [layout.in_flight(client)]
-        await self._written(lambda c: self._extend(keys=keys, args=[deal_id, ttl], client=c))
+        await self._written(
+            keys[0], lambda c: self._extend(keys=keys, args=[deal_id, ttl], client=c)
+        )
 
     async def submit_log(
         self,
@@ -956,7 +1036,7 @@ class RedisStore:
         args += self._result_args(deal_id, total, tournament)
         args += self._ending_args(ending)
         args.append(closes_at)
-        reply = await self._written(lambda c: self._submit(keys=keys, args=args, client=c))
+        reply = await self._written(keys[0], lambda c: self._submit(keys=keys, args=args, client=c))
         appended = self._appended(reply)
         if owner is not None and appended.outcome == "appended":
             await self._release_deal(deal_id, owner)
@@ -966,7 +1046,9 @@ class RedisStore:
         """The add-organizer script: the name is claimed and the record written at once."""
         keys = [layout.organizer(record.organizer_id), layout.ORGANIZER_NAMES]
         args: list[EncodableT] = [record.name, record.organizer_id, msgspec.json.encode(record)]
-        added = await self._written(lambda c: self._add_organizer(keys=keys, args=args, client=c))
+        added = await self._written(
+            keys[0], lambda c: self._add_organizer(keys=keys, args=args, client=c)
+        )
         return bool(added)
 
     async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
@@ -979,7 +1061,7 @@ class RedisStore:
         """One key, expiring at ``record.expires_at`` (with every other key of it)."""
         key = layout.tournament(record.tournament_id)
         value = msgspec.json.encode(record)
-        await self._written(lambda c: c.set(key, value, exat=record.expires_at))
+        await self._written(key, lambda c: c.set(key, value, exat=record.expires_at))
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament's record, or ``None``."""
@@ -1010,7 +1092,7 @@ class RedisStore:
             entrant.replay_ttl if entrant.replay else "",
             "" if entrant.expires_at is None else entrant.expires_at,
         ]
-        reply = await self._written(lambda c: self._enter(keys=keys, args=args, client=c))
+        reply = await self._written(keys[0], lambda c: self._enter(keys=keys, args=args, client=c))
         outcome, entrant_id, name = (
             part.decode() if isinstance(part, bytes) else str(part) for part in reply
         )
@@ -1022,7 +1104,9 @@ class RedisStore:
         """The add-invites script."""
         key = f"{layout.tournament(tournament_id)}:invites"
         args: list[EncodableT] = [limit, "" if expires_at is None else expires_at, *hashes]
-        added = await self._written(lambda c: self._add_invites(keys=[key], args=args, client=c))
+        added = await self._written(
+            key, lambda c: self._add_invites(keys=[key], args=args, client=c)
+        )
         return bool(added)
 
     async def invite_known(self, tournament_id: str, code_hash: str) -> bool:
@@ -1095,7 +1179,7 @@ class RedisStore:
         """The close script: ``closed_at`` set once, in the stored record."""
         keys = [layout.tournament(tournament_id), layout.closed(tournament_id)]
         closed = await self._written(
-            lambda c: self._close_tournament(keys=keys, args=[closed_at], client=c)
+            keys[0], lambda c: self._close_tournament(keys=keys, args=[closed_at], client=c)
         )
         return bool(closed)
 
@@ -1121,7 +1205,9 @@ class RedisStore:
             "" if expires is None or expires.expires_at is None else expires.expires_at,
         ]
         await self._touch_tag(tag)
-        started = await self._written(lambda c: self._start_round(keys=keys, args=args, client=c))
+        started = await self._written(
+            keys[0], lambda c: self._start_round(keys=keys, args=args, client=c)
+        )
         return await self.round_state(tournament_id, round_number) if started else None
 
     async def round_state(self, tournament_id: str, round_number: int) -> RoundState:
@@ -1172,7 +1258,7 @@ class RedisStore:
             layout.due_member(tournament_id, round_number),
             layout.NEWS,
         ]
-        await self._written(lambda c: self._finish_round(keys=keys, args=args, client=c))
+        await self._written(keys[0], lambda c: self._finish_round(keys=keys, args=args, client=c))
 
     async def schedule_round(self, tournament_id: str, round_number: int, at_ms: int) -> None:
         """``ZADD`` to its tag's due rounds (the tag touched first)."""
@@ -1184,7 +1270,7 @@ class RedisStore:
     async def _touch_tag(self, tag: str) -> None:
         """Name ``tag`` among those the keeper reads, before a round under it is due."""
         now_ms = int(time.time() * 1000)
-        await self._written(lambda c: c.zadd(layout.DUE_TAGS, {tag: now_ms}))
+        await self._written(layout.DUE_TAGS, lambda c: c.zadd(layout.DUE_TAGS, {tag: now_ms}))
 
     async def due_rounds(self, limit: int) -> list[tuple[str, int]]:
         """The due-rounds script on every tag the keeper reads (Redis's clock).
@@ -1248,6 +1334,11 @@ class RedisStore:
 
     async def close(self) -> None:
         """Close the client and its connection pool (given to it: closed here)."""
+        for master in self._masters.values():
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(self._timeout):
+                    await master.aclose()
+                    await master.connection_pool.disconnect()
         with contextlib.suppress(Exception):
             async with asyncio.timeout(self._timeout):
                 await self._redis.aclose()
