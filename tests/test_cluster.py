@@ -196,3 +196,71 @@ def test_a_write_waits_for_its_replica_on_a_cluster() -> None:
                 await store.close()
 
         asyncio.run(run())
+
+
+def test_a_master_that_does_not_answer_holds_up_only_its_own_rounds() -> None:
+    """The keeper reads due rounds on every master: one frozen master's rounds wait, the
+    others' are still found (and the store is unavailable only when no master answers)."""
+    with redis_cluster() as group:
+        tags_master = group.master_of(layout.DUE_TAGS)
+        tournaments = [f"t_{n:02x}" + "0" * 18 for n in range(256)]
+        frozen = next(node for node in group.nodes if node is not tags_master)
+        stuck = next(t for t in tournaments if group.master_of(layout.tournament(t)) is frozen)
+        going = next(t for t in tournaments if group.master_of(layout.tournament(t)) is tags_master)
+
+        async def run() -> None:
+            store = RedisStore.from_cluster(group.url, timeout=0.3)
+            try:
+                await store.schedule_round(stuck, 1, 0)
+                await store.schedule_round(going, 1, 0)
+                assert {(stuck, 1), (going, 1)} <= set(await store.due_rounds(100))
+                frozen.pause()  # briefly: well within the cluster's node timeout (1 s)
+                try:
+                    due = await store.due_rounds(100)
+                finally:
+                    frozen.resume()
+                assert (going, 1) in due
+                assert (stuck, 1) not in due
+            finally:
+                await store.close()
+
+        asyncio.run(run())
+
+
+def test_a_durable_write_to_a_slot_that_moved_is_a_503_then_finds_its_new_master() -> None:
+    """With ``MIN_REPLICAS``, a write goes straight to the master the store last knew for
+    its slot. When the slot has moved (a resharding; a failover looks the same to it),
+    that master answers ``MOVED``: nothing was written, so it is a 503 (not an error of
+    the service's own), and the store learns the slots anew for the next try."""
+    with redis_cluster(replicas=1) as group:
+        tournament = "t_3d" + "0" * 18
+        key = layout.tournament(tournament)
+        slot = key_slot(key.encode())
+        masters = {group.master_of(layout.tournament(f"t_{n:02x}" + "0" * 18)) for n in range(256)}
+        source = group.master_of(key)
+        target = next(master for master in masters if master is not source)
+
+        async def run() -> None:
+            store = RedisStore.from_cluster(group.url, timeout=1.0, min_replicas=1)
+            try:
+                await store.ping()  # the slots learnt: this one on its first master
+                with redis.Redis(port=target.port, decode_responses=True) as admin:
+                    target_id = admin.execute_command("CLUSTER", "MYID")
+                for master in masters:  # the slot is empty: it moves by decree
+                    with redis.Redis(port=master.port) as admin:
+                        admin.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+                with redis.Redis(port=target.port) as admin:
+                    admin.execute_command("CLUSTER", "BUMPEPOCH")
+                deadline = time.monotonic() + 20
+                while group.master_of(key) is not target or not group.ready():
+                    assert time.monotonic() < deadline, "the slot never moved"
+                    await asyncio.sleep(0.1)
+                with pytest.raises(StoreUnavailable, match="moved"):
+                    await store.add_invites(tournament, ["code-0"], 10)
+                assert await store.add_invites(tournament, ["code-0"], 10)
+                with redis.Redis(port=target.port) as admin:
+                    assert admin.hlen(f"{key}:invites") == 1
+            finally:
+                await store.close()
+
+        asyncio.run(run())

@@ -372,3 +372,32 @@ def test_limit_settings_default_on_and_turn_off_with_0() -> None:
     assert defaults == Settings(organizers_file=defaults.organizers_file)
     off = Settings.from_env({"CARDPROOF_RATE_LIMIT": "0", "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0"})
     assert (off.rate_limit, off.max_games_in_flight) == (0, 0)
+
+
+def test_a_game_moved_on_another_replica_stays_in_flight_as_long_as_it_lives() -> None:
+    """A game opened on one replica and played on another (from the store, then from that
+    replica's cache) keeps its place among its client's games in flight as its moves
+    keep it alive: its entry there expires later after each move, on either path."""
+    with private_redis() as redis:
+        settings: dict[str, Any] = {"rate_limit": 0, "max_games_in_flight": 2}
+        with (
+            limited_app(store=RedisStore.from_url(redis.url), **settings) as first,
+            limited_app(store=RedisStore.from_url(redis.url), **settings) as second,
+            Redis.from_url(redis.url) as admin,
+        ):
+            deal_id = first.post("/v1/deals", json={"variant": "poker-squares"}).json()["deal_id"]
+            (games,) = list(admin.scan_iter("cardproof:{c.*}:in-flight"))
+
+            def expires() -> float:
+                found = admin.zscore(games, deal_id)
+                assert found is not None
+                return float(found)
+
+            opened = expires()
+            for index in range(3):  # the first move from the store, then from the cache
+                time.sleep(1.1)  # Redis TIME counts whole seconds here
+                moved = second.post(
+                    f"/v1/deals/{deal_id}/moves", json={"index": index, "move": CELLS[index]}
+                )
+                assert moved.status_code == 200, moved.text
+                assert expires() >= opened + index + 1

@@ -378,6 +378,29 @@ def test_a_round_starts_by_itself_at_its_start_time(client: HttpClient, owner: s
     assert (refused.status_code, refused.json()["code"]) == (409, "round-started")
 
 
+def test_the_rounds_of_a_tournament_closed_before_they_start_are_no_longer_due(
+    client: HttpClient, owner: str, app: Litestar
+) -> None:
+    """A round with a start time is due from it until it starts; if its tournament closed
+    first it never will, and the keeper stops looking at it (else such rounds, due for
+    ever, would fill every batch of the keeper's)."""
+    from datetime import UTC, datetime, timedelta
+
+    soon = datetime.now(UTC) + timedelta(seconds=1)
+    tid = lockstep(client, owner, rounds=2, round_starts=[soon.isoformat()] * 2)
+    seated(client, tid, ["Ada"])
+    closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200, closed.text
+    time.sleep(max(0.0, (soon - datetime.now(UTC)).total_seconds()) + 0.2)  # due now
+
+    def dropped() -> bool:
+        due = _run(app.state.store.due_rounds(1000))
+        return all(found != tid for found, _ in due)
+
+    wait_for(dropped, seconds=5)
+    assert status(client, tid)["status"] == "waiting"  # never started: nobody played
+
+
 # --- following the calls ---------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ back into a private Redis, with their times to live, and upgrades as the README 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -21,10 +22,13 @@ from typing import Any
 import httpx
 import msgspec
 import redis
+import redis.asyncio as redis_async
 
 from cardproof.receipts import verify_receipt
 from cardproof.tournaments import verify_export
 from cardproof_service.store import keys as layout
+from cardproof_service.store.migrate import Migrated
+from cardproof_service.store.migrate import migrate as migrate_layout
 from conftest import SERVER_KEYS, served
 from redis_server import RedisServer, private_redis
 
@@ -146,3 +150,53 @@ def test_an_upgrade_over_the_first_layout_loses_nothing() -> None:
                 )
             )
             assert seat["next_index"] >= 2
+
+
+def test_a_key_that_cannot_be_renamed_is_set_aside_and_the_replicas_are_ready() -> None:
+    """An old key whose new name is taken (a second copy) is set aside, not left to keep
+    every replica not ready for ever; the command exits 1 so that someone looks."""
+    with private_redis() as server:
+        deal_id = "d_0aqrsNyvH1LXWkFWPvYMPA"
+        with redis.Redis.from_url(server.url) as client:
+            client.hset(f"cardproof:deal:{deal_id}", "moves", "old copy")
+            client.expire(f"cardproof:deal:{deal_id}", 3600)
+            client.hset(layout.deal(deal_id), "moves", "new copy")
+            client.set("cardproof:deals-today:client:not-a-day", 1)  # no new name at all
+        done = migrate(server.url)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "set aside" in done.stdout
+        with redis.Redis.from_url(server.url) as client:
+            assert client.hget(layout.deal(deal_id), "moves") == b"new copy"
+            kept = f"cardproof:kept:deal:{deal_id}"
+            assert client.hget(kept, "moves") == b"old copy"
+            assert 0 < client.ttl(kept) <= 3600
+            assert client.exists("cardproof:kept:deals-today:client:not-a-day") == 1
+        with served("--log-level", "warning", env={"REDIS_URL": server.url}) as url:
+            assert ok(httpx.get(f"{url}/readyz", timeout=10))["status"] == "ready"
+
+
+class Expiring(redis_async.Redis):
+    """A client whose scan finds a key that then expires before it is renamed (as a key
+    with a second left to live may, between the scan and its turn)."""
+
+    async def scan_iter(self, *args: Any, **kwargs: Any) -> Any:
+        found = [key async for key in super().scan_iter(*args, **kwargs)]
+        await self.delete(b"cardproof:deal:d_0aexpiring")
+        for key in found:
+            yield key
+
+
+def test_a_key_that_expires_while_the_migration_runs_is_counted_as_gone() -> None:
+    with private_redis() as server:
+
+        async def run() -> Migrated:
+            client = Expiring.from_url(server.url)
+            try:
+                await client.hset("cardproof:deal:d_0aexpiring", "moves", "a1")
+                await client.hset("cardproof:deal:d_0astaying", "moves", "a1")
+                return await migrate_layout(client)
+            finally:
+                await client.aclose()
+
+        done = asyncio.run(run())
+        assert (done.renamed, done.gone, done.kept) == (1, 1, [])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -142,5 +143,39 @@ def test_a_quiet_tag_is_forgotten_and_a_new_round_names_it_again(
             await store.drop_due(tournament, 2)
         finally:
             await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_tag_touched_by_a_replica_whose_clock_is_behind_is_not_forgotten(
+    store_url: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replica's clock does not date the touches: Redis's does. A replica ten minutes
+    behind touches a tag just before scheduling a round; another's keeper, reading the
+    tag empty in between, must not take it for long quiet (and forget it, so that the
+    round would never be due)."""
+    mode, url = store_url
+    tournament = "t_f1" + "2" * 18
+    real_time, skew = time.time, [0.0]
+    monkeypatch.setattr(time, "time", lambda: real_time() + skew[0])
+
+    async def run() -> None:
+        def open_store() -> RedisStore:
+            return RedisStore.from_cluster(url) if mode == "cluster" else RedisStore.from_url(url)
+
+        slow, keeper = open_store(), open_store()
+        tag = layout.id_tag(tournament)
+        try:
+            skew[0] = -600  # the slow replica's clock, while it touches
+            await slow._touch_tag(tag)  # the first half of a schedule
+            skew[0] = 0
+            assert (tournament, 1) not in await keeper.due_rounds(100)
+            assert await keeper._redis.zscore(layout.DUE_TAGS, tag.encode()) is not None
+            await slow.schedule_round(tournament, 1, 0)
+            assert (tournament, 1) in await keeper.due_rounds(100)
+            await keeper.drop_due(tournament, 1)
+        finally:
+            await slow.close()
+            await keeper.close()
 
     asyncio.run(run())

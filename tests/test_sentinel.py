@@ -14,19 +14,24 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import redis
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from cardproof import Client
 from cardproof.errors import CardproofError
 from cardproof_service import Settings, create_app
-from cardproof_service.store import StoreUnavailable
+from cardproof_service.store import DailyQuota, DealRecord, StoreUnavailable
+from cardproof_service.store import keys as layout
 from cardproof_service.store.redis import RedisStore
 from conftest import TEST_KEYS, UNLIMITED, served
-from redis_server import private_redis, sentinel_group
+from redis_server import RedisServer, private_redis, sentinel_group
 
 CELLS = [f"{c}{r}" for r in "12345" for c in "abcde"]
 
@@ -222,3 +227,158 @@ def test_a_resent_request_is_not_acknowledged_before_its_first_write_is_safe() -
                 replica.resume()
             assert client.post(f"/v1/deals/{deal_id}/moves", json=move).status_code == 200
             assert client.post("/v1/deals", json=body, headers=key).status_code == 201
+
+
+def synced_app(primary_url: str, **limits: int) -> TestClient[Litestar]:
+    """An app on ``primary_url`` acknowledging only what its replica has (``MIN_REPLICAS=1``)."""
+    settings = Settings(
+        warm_up=False,
+        redis_url=primary_url,
+        redis_min_replicas=1,
+        store_timeout=1.0,
+        **{**UNLIMITED, **limits},
+    )
+    return TestClient(app=create_app(settings, keys=TEST_KEYS))
+
+
+def first_deal(client: TestClient[Litestar], variant: str) -> dict[str, object]:
+    """A deal, once the replica has synced (until then every write is a 503)."""
+    deadline = time.monotonic() + 20
+    while (created := client.post("/v1/deals", json={"variant": variant})).status_code == 503:
+        assert time.monotonic() < deadline, "the replica never synced"
+        time.sleep(0.1)
+    assert created.status_code == 201, created.text
+    answer: dict[str, object] = created.json()
+    return answer
+
+
+def test_a_resent_last_move_takes_its_game_out_of_flight() -> None:
+    """A last move refused with 503 (stored; its replica did not confirm it, so the game
+    never left its client's games in flight) and then resent: the resend finishes the job,
+    and the client may open a game again."""
+    with (
+        private_redis() as primary,
+        private_redis("--replicaof", "127.0.0.1", str(primary.port)) as replica,
+        synced_app(primary.url, max_games_in_flight=1) as client,
+    ):
+        deal_id = first_deal(client, "poker-squares")["deal_id"]
+        for index, cell in enumerate(CELLS[:-1]):
+            moved = client.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})
+            assert moved.status_code == 200, moved.text
+        last = {"index": 24, "move": CELLS[24]}
+        replica.pause()
+        try:
+            assert client.post(f"/v1/deals/{deal_id}/moves", json=last).status_code == 503
+        finally:
+            replica.resume()
+        assert client.post("/v1/deals", json={"variant": "poker-squares"}).status_code == 429
+        resent = client.post(f"/v1/deals/{deal_id}/moves", json=last)
+        assert resent.status_code == 200, resent.text
+        assert resent.json()["finished"] is True
+        assert client.post("/v1/deals", json={"variant": "poker-squares"}).status_code == 201
+
+
+def test_a_resent_whole_log_is_confirmed_before_its_answer() -> None:
+    """A whole log refused with 503 (stored, not confirmed) and resent while the replica is
+    still behind is not acknowledged from the stored copy; once confirmed, it is, and the
+    game is out of its client's games in flight."""
+    with (
+        private_redis() as primary,
+        private_redis("--replicaof", "127.0.0.1", str(primary.port)) as replica,
+        synced_app(primary.url, max_games_in_flight=1) as client,
+    ):
+        deal = first_deal(client, "serpent-patience")
+        view = deal["view"]
+        assert isinstance(view, dict)
+        cards = [view["next"], *view["later"]]
+        solved = client.post("/v1/solve", json={"variant": "serpent-patience", "cards": cards})
+        body = {
+            "variant": "serpent-patience",
+            "deal": {"deal_id": deal["deal_id"]},
+            "moves": solved.json()["moves"],
+        }
+        replica.pause()
+        try:
+            assert client.post("/v1/verify", json=body).status_code == 503
+            again = client.post("/v1/verify", json=body)
+            assert again.status_code == 503, again.text  # stored, not yet safe
+        finally:
+            replica.resume()
+        verified = client.post("/v1/verify", json=body)
+        assert verified.status_code == 200, verified.text
+        assert verified.json()["score"] == solved.json()["score"]
+        assert client.post("/v1/deals", json={"variant": "poker-squares"}).status_code == 201
+
+
+class PausingStore(RedisStore):
+    """A store that freezes the replica right after a deal's count was confirmed."""
+
+    replica: RedisServer | None = None
+
+    async def _admit_deal(self, *args: Any, **kwargs: Any) -> None:
+        await super()._admit_deal(*args, **kwargs)
+        if self.replica is not None:
+            self.replica.pause()
+
+
+def test_a_refused_deal_keeps_its_count_only_if_it_was_written() -> None:
+    """With the replica frozen before the count, nothing is confirmed: the deal is refused
+    and its count given back. Frozen after the count, the deal is written but refused: a
+    deal exists, so its count (in flight, of the day) stays."""
+    with (
+        private_redis() as primary,
+        private_redis("--replicaof", "127.0.0.1", str(primary.port)) as replica,
+        redis.Redis.from_url(primary.url) as admin,
+    ):
+        owner = "client-pausing"
+        quota = DailyQuota(owner, 10, 20_000, 600)
+        today = layout.deals_today(owner, 20_000)
+
+        def record() -> DealRecord:
+            commitment = f"c_{uuid.uuid4().hex}"
+            return DealRecord(
+                deal_id=layout.new_deal_id(layout.id_tag(commitment)),
+                variant="poker-squares",
+                options={},
+                commitment_id=commitment,
+                client_seed="seed",
+                committed=False,
+                created_at=int(time.time()),
+                owner=owner,
+            )
+
+        async def run() -> None:
+            store = PausingStore.from_url(primary.url, timeout=1.0, min_replicas=1)
+            try:
+                for _ in range(200):  # until the replica has synced
+                    try:
+                        await store.confirm_deal("d_sync")
+                        break
+                    except StoreUnavailable:
+                        await asyncio.sleep(0.1)
+                before = record()
+                replica.pause()
+                try:
+                    with pytest.raises(StoreUnavailable):
+                        await store.create_deal(before, 600, None, 5, quota)
+                finally:
+                    replica.resume()
+                assert admin.exists(layout.deal(before.deal_id)) == 0
+                assert admin.zscore(layout.in_flight(owner), before.deal_id) is None
+                assert int(admin.get(today) or 0) == 0
+
+                after = record()
+                store.replica = replica
+                try:
+                    with pytest.raises(StoreUnavailable):
+                        await store.create_deal(after, 600, None, 5, quota)
+                finally:
+                    store.replica = None
+                    replica.resume()
+                assert admin.exists(layout.deal(after.deal_id)) == 1
+                assert admin.zscore(layout.in_flight(owner), after.deal_id) is not None
+                assert int(admin.get(today) or 0) == 1
+            finally:
+                await store.close()
+
+        asyncio.run(run())

@@ -595,6 +595,24 @@ async def test_a_client_opens_at_most_its_quota_of_deals_a_day(store: Store) -> 
     assert await store.create_deal(new_record(**claimed), TTL, claim, quota=again) == b"first"
 
 
+async def test_a_resent_claim_costs_no_deal_of_the_day(store: Store) -> None:
+    """A request resent for a claimed commitment gets its deal and is not counted again,
+    with a quota and no cap (its deal is listed in flight all the same, so that a refused
+    one can be given back)."""
+    client = new_id("client")
+    today = DailyQuota(client, 2, 20_000, 600)
+    claim = Claim(new_id("c"), b"first", 60)
+    claimed = {"commitment_id": claim.commitment_id, "owner": client}
+    assert await store.create_deal(new_record(**claimed), TTL, claim, quota=today) is None
+    for _ in range(3):
+        resent = new_record(**claimed)
+        assert await store.create_deal(resent, TTL, claim, quota=today) == b"first"
+        assert await store.get_deal(resent.deal_id) is None
+    assert await store.create_deal(new_record(owner=client), TTL, quota=today) is None
+    with pytest.raises(OverDailyQuota):
+        await store.create_deal(new_record(owner=client), TTL, quota=today)
+
+
 async def test_a_claim_can_be_read_back(store: Store) -> None:
     claim = Claim(new_id("c"), b"first", 60)
     record = new_record(commitment_id=claim.commitment_id)

@@ -394,8 +394,10 @@ def _store_migrate(args: argparse.Namespace) -> int:
         print(f"cardproof store migrate: {error}", file=sys.stderr)
         return 2
     print(f"renamed {plural(done.renamed, 'key')}, moved {plural(done.rounds_due, 'due round')}")
+    if done.gone:
+        print(f"  {plural(done.gone, 'key')} expired while this ran")
     for kept in done.kept:
-        print(f"  left as it is (its new name is taken, or it is unknown): {kept}")
+        print(f"  set aside (its new name is taken, or it is unknown): {kept}")
     return 1 if done.kept else 0
 
 

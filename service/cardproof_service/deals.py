@@ -288,7 +288,7 @@ class Deals:
             client_seed=client_seed,
             committed=claim is not None,
             created_at=now(),
-            owner=client if self.settings.max_games_in_flight else None,
+            owner=client if self.settings.max_games_in_flight or self._quota(client) else None,
         )
         first = await self.store.create_deal(
             record,
@@ -366,6 +366,7 @@ class Deals:
                 # a retry, or this request's own write resent after a lost reply
                 found = await self.store.get_deal(first_deal)
                 if found is not None:
+                    await self.store.confirm_deal(first_deal)  # this answer acknowledges it
                     return await self._current_state(found)
             raise conflict(
                 f"{player} has opened round {round_number} already (deal {first_deal}): "
@@ -640,7 +641,10 @@ class Deals:
                         "move-conflict",
                         move_index=index,
                     )
-                await self.store.confirm_deal(deal_id)  # an answer acknowledges it
+                # an answer acknowledges it; a finished game's first attempt may not
+                # have taken it out of its owner's games in flight
+                finished_by = record.owner if record.finished_at is not None else None
+                await self.store.confirm_deal(deal_id, finished_by)
                 if index == len(record.moves) - 1 and record.ending is not None:
                     return endings.last_answer(record.ending)  # the last: as it was
                 game = await self._replay_off_loop(record, index + 1)
@@ -678,7 +682,7 @@ class Deals:
                 if game.is_over():
                     GAMES_FINISHED.labels(game.id).inc()
                 else:
-                    self._games.put(deal_id, game, seat)
+                    self._games.put(deal_id, game, seat, record.owner)
                 return self._result(game, index, outcome.call if placement else None)
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
@@ -864,6 +868,8 @@ class Deals:
                     f"the game is not over: the next move is {len(record.moves)}", "not-finished"
                 )
             stored = await self._stored_receipt(record)  # raises 'incomplete' for a dead end
+            # maybe a resent submit, answered from what its first attempt stored
+            await self.store.confirm_deal(deal_id, record.owner)
             return self._as_verified(stored)
         seat = await self._check_entrant(record, authorization)  # a whole log plays the game
         ttl = self._keep_for(seat)
@@ -895,6 +901,8 @@ class Deals:
         record = await self._record(deal_id)
         if record.moves != texts:
             raise conflict("this deal was played with another log meanwhile", "not-the-played-log")
+        if outcome.outcome != "appended":  # stored by another attempt: confirmed first
+            await self.store.confirm_deal(deal_id, record.owner)
         return self._as_verified(await self._stored_receipt(record))
 
     @staticmethod

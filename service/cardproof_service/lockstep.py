@@ -56,6 +56,8 @@ KEEPER_TICK = 0.05
 SEAT_BATCH = 256
 """Seated games a late placement (or the close) reads from the store at a time."""
 DUE_BATCH = 50
+RETRY_FAULTY = 5
+"""Seconds a round whose keeping failed (not for want of Redis) is put off."""
 """Rounds a look takes at most."""
 MAX_LISTENERS = 10_000
 """Listeners (event streams and long polls) a process serves at once."""
@@ -305,27 +307,44 @@ class Rounds:
             await asyncio.wait(tasks, timeout=SHUTDOWN_WAIT)
 
     async def keep(self) -> None:
-        """Until the app stops: do what is due in every round past its deadline or start time."""
+        """Until the app stops: do what is due in every round past its deadline or start time.
+
+        A round that can never go on (its tournament gone, or closed before it started)
+        is no longer due; one that fails is put off by ``RETRY_FAULTY`` seconds, so that
+        it cannot fill every batch; a round on a node that does not answer is left for
+        the next pass, and the others go on.
+        """
         while not self._stopping:
             try:
                 due = await self.store.due_rounds(DUE_BATCH)
             except StoreUnavailable:
                 await asyncio.sleep(1.0)
                 continue
+            unavailable: set[str] = set()  # tournaments whose node failed in this pass
             for tournament_id, number in due:
+                if tournament_id in unavailable:
+                    continue
                 try:
-                    record = await self.store.get_tournament(tournament_id)
-                    if record is None or not 1 <= number <= record.rounds:
-                        await self.store.drop_due(tournament_id, number)
-                        continue
-                    state = await self.advance(record, number)
-                    if state.finished:
-                        await self.store.drop_due(tournament_id, number)
+                    await self._keep_round(tournament_id, number)
                 except StoreUnavailable:
-                    break
+                    unavailable.add(tournament_id)
                 except Exception:  # one round's fault must not stop the others
                     log.exception("lockstep round %s/%s", tournament_id, number)
+                    with contextlib.suppress(StoreUnavailable):
+                        later = (now() + RETRY_FAULTY) * 1000
+                        await self.store.schedule_round(tournament_id, number, later)
             await asyncio.sleep(KEEPER_TICK)
+
+    async def _keep_round(self, tournament_id: str, number: int) -> None:
+        """One due round: advanced, or no longer due if it is finished or never can go on."""
+        record = await self.store.get_tournament(tournament_id)
+        if record is None or not 1 <= number <= record.rounds:
+            await self.store.drop_due(tournament_id, number)
+            return
+        state = await self.advance(record, number)
+        closed = record.closed_at is not None or now() >= record.closes_at
+        if state.finished or (closed and state.started_at is None):
+            await self.store.drop_due(tournament_id, number)
 
     # --- following the calls ----------------------------------------------------------
 

@@ -297,13 +297,15 @@ class Store(Protocol):
     async def ping(self) -> None:
         """Raise :class:`StoreUnavailable` unless the store answers."""
 
-    async def confirm_deal(self, deal_id: str) -> None:
+    async def confirm_deal(self, deal_id: str, finished_by: str | None = None) -> None:
         """Return once the deal as stored now would survive the loss of the primary.
 
         As an acknowledged write does; a no-op where nothing is replicated.
         A resent request is answered from what its first attempt stored, which may not
         have been confirmed (that attempt was refused, 503): the answer acknowledges it,
-        so it is confirmed first.
+        so it is confirmed first. With ``finished_by``, the deal is finished and leaves
+        that client's games in flight, as its last move's append does (the first attempt
+        may have been refused before that).
         """
 
     async def create_deal(

@@ -123,8 +123,13 @@ class MemoryStore:
     async def ping(self) -> None:
         """Always answers."""
 
-    async def confirm_deal(self, deal_id: str) -> None:
-        """Nothing to wait for: one process holds it all."""
+    async def confirm_deal(self, deal_id: str, finished_by: str | None = None) -> None:
+        """Nothing to wait for: one process holds it all.
+
+        A finished deal left its owner's games in flight in its last move's step already.
+        """
+        if finished_by is not None:
+            self._in_flight.get(finished_by, {}).pop(deal_id, None)
 
     async def create_deal(
         self,

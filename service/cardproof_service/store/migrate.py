@@ -14,11 +14,11 @@ could.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Final, cast
 
 import redis.asyncio as redis
+from redis.exceptions import ResponseError
 
 from cardproof_service.store import keys as layout
 
@@ -32,6 +32,10 @@ LEGACY_PREFIXES: Final = (
     f"{OLD}tournament:",
 )
 LEGACY_KEYS: Final = (f"{OLD}organizer-names", f"{OLD}lockstep-due")
+KEPT: Final = f"{OLD}kept:"
+"""Where an old key that could not be renamed is set aside (``cardproof:kept:deal:ID``):
+kept for its owner to look at, with its time to live, and no longer in the way of
+readiness."""
 SCAN_LIMIT: Final = 20_000
 """Keys :func:`has_legacy_keys` looks at, at most (it runs at every readiness check)."""
 
@@ -45,7 +49,10 @@ class Migrated:
     rounds_due: int = 0
     """Due rounds moved to their tag's set."""
     kept: list[str] = field(default_factory=list)
-    """Old keys left as they are: their new name was taken (a second copy), or unknown."""
+    """Old keys set aside under ``KEPT`` (their new names): their new name was taken (a
+    second copy), or they are not one of the first layout's keys after all."""
+    gone: int = 0
+    """Old keys that expired while the migration ran."""
 
 
 def new_name(old: str) -> str | None:
@@ -109,16 +116,28 @@ async def migrate(client: redis.Redis) -> Migrated:
             done.rounds_due += await _split_due(client, old)
             continue
         new = new_name(old)
-        if new is None:
-            done.kept.append(old)
-        elif old.startswith(f"{OLD}in-flight:"):
-            await _rename_in_flight(client, old, new)
-            done.renamed += 1
-        elif await client.renamenx(old, new):
-            done.renamed += 1
-        elif await client.exists(old):  # the new name is taken: leave both
-            done.kept.append(old)
+        try:
+            if new is None:
+                await _set_aside(client, old, done)
+            elif old.startswith(f"{OLD}in-flight:"):
+                await _rename_in_flight(client, old, new)
+                done.renamed += 1
+            elif await client.renamenx(old, new):
+                done.renamed += 1
+            elif await client.exists(old):  # the new name is taken: both kept
+                await _set_aside(client, old, done)
+        except ResponseError as error:  # the old key expired since the scan found it
+            if "no such key" not in str(error).lower():
+                raise
+            done.gone += 1
     return done
+
+
+async def _set_aside(client: redis.Redis, old: str, done: Migrated) -> None:
+    """Rename ``old`` under ``KEPT`` (overwriting an earlier run's copy of it)."""
+    kept = KEPT + old.removeprefix(OLD)
+    await client.rename(old, kept)
+    done.kept.append(kept)
 
 
 async def _rename_in_flight(client: redis.Redis, old: str, new: str) -> None:
@@ -138,7 +157,8 @@ async def _rename_in_flight(client: redis.Redis, old: str, new: str) -> None:
 async def _split_due(client: redis.Redis, old: str) -> int:
     """Every due round under its tag's set, each tag named for the keeper."""
     members = cast(list[tuple[bytes, float]], await client.zrange(old, 0, -1, withscores=True))
-    now_ms = int(time.time() * 1000)
+    seconds, micros = await client.time()  # the clock the keeper reads touches by
+    now_ms = seconds * 1000 + micros // 1000
     async with client.pipeline(transaction=True) as pipe:
         for member, due in members:
             tournament_id = member.decode().rpartition(":")[0]

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, Self, TypeVar, cast
 from urllib.parse import unquote
 
 import msgspec
@@ -23,6 +23,7 @@ from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.exceptions import (
+    AskError,
     ClusterError,
     MasterDownError,
     OutOfMemoryError,
@@ -216,9 +217,10 @@ _DUE_ROUNDS: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 return {redis.call('ZCARD', KEYS[1]),
-  redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, ARGV[1])}
+  redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, ARGV[1])}
 """
-"""The rounds of a tag that are due (Redis's clock), and how many it has in all."""
+"""The rounds of a tag that are due (Redis's clock), each with when it fell due, and how
+many it has in all."""
 
 _FINISH_ROUND: Final = """
 redis.call('HSET', KEYS[1], 'fin', ARGV[1])
@@ -266,16 +268,14 @@ local ttl = tonumber(ARGV[2])
 if ARGV[4] ~= '' and tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[4]) then
   return {'quota', tonumber(ARGV[5])}
 end
-if ARGV[3] ~= '' then
-  local now = tonumber(redis.call('TIME')[1])
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
-    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-    return {'full', math.max(1, tonumber(oldest[2]) - now)}
-  end
-  redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
-  if redis.call('TTL', KEYS[1]) < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
+local now = tonumber(redis.call('TIME')[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if ARGV[3] ~= '' and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {'full', math.max(1, tonumber(oldest[2]) - now)}
 end
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+if redis.call('TTL', KEYS[1]) < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
 if ARGV[4] ~= '' then
   redis.call('INCR', KEYS[2])
   redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]) + 3600)
@@ -283,9 +283,10 @@ end
 return false
 """
 """A new deal (``ARGV[1]``, its id) counted among its client's games in flight (``KEYS[1]``,
-by expiry) within the cap and among its deals of the day (``KEYS[2]``) within the quota,
-each only when asked; both keys are under the client's tag. A deal already counted is
-this script's own first run: done."""
+by expiry; within the cap ``ARGV[3]`` when there is one) and among its deals of the day
+(``KEYS[2]``) within the quota when there is one; both keys are under the client's tag.
+The deal is listed in flight even with no cap, so that the release script can give its
+day's count back. A deal already listed is this script's own first run: done."""
 
 _RELEASE: Final = """
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 and ARGV[2] ~= '' then
@@ -314,13 +315,40 @@ return {redis.call('HMGET', KEYS[1], 'seats', 'start', 'call', 'at', 'placed', '
 """
 """A round's hash and Redis's clock, read in one step."""
 
-_FORGET_TAG: Final = """
-local touched = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if touched and tonumber(touched) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+_NOW_MS: Final = """
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+"""
+
+_TOUCH_TAG: Final = (
+    _NOW_MS
+    + """
+redis.call('ZADD', KEYS[1], now_ms(), ARGV[1])
 return 1
 """
+)
+"""Name a tag among those the keeper reads, touched now (by the clock of the node of
+``KEYS[1]``, the tags' set, which every touch and forget reads: one clock for all)."""
+
+_READ_TAGS: Final = """
+return {redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'), redis.call('TIME')}
+"""
+"""The tags the keeper reads, with when each was last touched, and that node's clock."""
+
+_FORGET_TAG: Final = (
+    _NOW_MS
+    + """
+local touched = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if touched and tonumber(touched) <= now_ms() - tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 1
+"""
+)
 """Forget a tag whose due rounds were found empty, unless a round was started or
-scheduled under it since ``ARGV[2]`` (each touches the tag first)."""
+scheduled under it in the last ``ARGV[2]`` ms (each touches the tag first)."""
 
 _COUNT_REQUEST: Final = """
 local count = redis.call('INCR', KEYS[1])
@@ -481,6 +509,8 @@ class RedisStore:
         self._extend = client.register_script(_EXTEND)
         self._read_standings = client.register_script(_READ_STANDINGS)
         self._read_round = client.register_script(_READ_ROUND)
+        self._touch_tag_script = client.register_script(_TOUCH_TAG)
+        self._read_tags = client.register_script(_READ_TAGS)
         self._forget_tag = client.register_script(_FORGET_TAG)
         self._count_request = client.register_script(_COUNT_REQUEST)
         self._append = client.register_script(_APPEND)
@@ -500,7 +530,7 @@ class RedisStore:
         self._decoder = msgspec.msgpack.Decoder(_Fixed)
 
     @classmethod
-    def from_url(cls, url: str, *, timeout: float = 2.0, min_replicas: int = 0) -> RedisStore:
+    def from_url(cls, url: str, *, timeout: float = 2.0, min_replicas: int = 0) -> Self:
         """A store on ``url``; each call fails as unavailable after ``timeout`` seconds.
 
         A command that meets a closed connection is sent once more on a new one: after
@@ -527,7 +557,7 @@ class RedisStore:
         return cls(redis.Redis(connection_pool=pool), timeout=timeout, min_replicas=min_replicas)
 
     @classmethod
-    def from_sentinels(cls, url: str, *, timeout: float = 2.0, min_replicas: int = 0) -> RedisStore:
+    def from_sentinels(cls, url: str, *, timeout: float = 2.0, min_replicas: int = 0) -> Self:
         """A store on the primary the sentinels of ``url`` name, followed through failovers.
 
         ``url`` is ``sentinel://[:PASSWORD@]HOST:PORT[,HOST:PORT...]/SERVICE[/DB]``: the
@@ -561,7 +591,7 @@ class RedisStore:
         return cls(client, timeout=timeout, min_replicas=min_replicas)
 
     @classmethod
-    def from_cluster(cls, url: str, *, timeout: float = 2.0, min_replicas: int = 0) -> RedisStore:
+    def from_cluster(cls, url: str, *, timeout: float = 2.0, min_replicas: int = 0) -> Self:
         """A store on the Redis Cluster that the node of ``url`` belongs to.
 
         redis-py's cluster client learns every node and slot from that one, sends each
@@ -620,13 +650,10 @@ class RedisStore:
                     pipe.set(layout.ack(route), 1, px=ACK_MS)  # WAIT covers all before it
                     pipe.wait(self._min_replicas, max(1, int(self._timeout * 500)))
                     reply, _, confirmed = await pipe.execute()
-            except ResponseError as error:
-                if isinstance(self._redis, RedisCluster) and str(error).startswith(
-                    ("MOVED", "ASK")
-                ):  # the slot moved (a failover, a resharding): not written; learn anew
-                    self._cluster_ready = False
-                    raise StoreUnavailable("redis: the slot moved to another master") from error
-                raise
+            except AskError as error:  # MOVED or ASK (redis-py strips the word from its text)
+                # the slot moved (a failover, a resharding): not written here; learn anew
+                self._cluster_ready = not isinstance(self._redis, RedisCluster)
+                raise StoreUnavailable("redis: the slot moved to another master") from error
             except (RedisConnectionError, RedisTimeoutError, OSError):
                 if isinstance(self._redis, RedisCluster):  # its master may be gone: learn anew
                     self._cluster_ready = False
@@ -699,8 +726,14 @@ class RedisStore:
                 raise StoreUnavailable(f"redis: {error.__class__.__name__}") from error
             raise
 
-    async def confirm_deal(self, deal_id: str) -> None:
-        """With replicas asked for, an ack write in the deal's slot and its ``WAIT``."""
+    async def confirm_deal(self, deal_id: str, finished_by: str | None = None) -> None:
+        """With replicas asked for, an ack write in the deal's slot and its ``WAIT``.
+
+        ``finished_by``: the deal is finished, and leaves that client's games in flight
+        (its first attempt may have stored it and been refused before it got there).
+        """
+        if finished_by is not None:
+            await self._release_deal(deal_id, finished_by)
         if self._min_replicas:
             ack = layout.ack(layout.deal(deal_id))
             await self._written(ack, lambda c: c.set(ack, 1, px=ACK_MS))
@@ -798,34 +831,61 @@ class RedisStore:
         client = quota.client if quota is not None else record.owner if capped else None
         if capped and record.owner != client:
             raise ValueError("a deal's owner and the client of its quota are one client")
+        if commitment is not None and client is not None:
+            # a claimed commitment is answered before anything is counted: a resent
+            # request gets its deal, and costs no game in flight nor deal of the day
+            first = await self.get_claim(commitment.commitment_id)
+            if first is not None:
+                return first
         if client is not None:
             try:
                 await self._admit_deal(
                     record.deal_id, client, ttl, max_in_flight if capped else 0, quota
                 )
             except (TooManyGames, OverDailyQuota):
-                # a claimed commitment is answered before the cap: a resent request gets
-                # its deal (a claim is never taken back)
                 first = await self.get_claim(commitment.commitment_id) if commitment else None
-                if first is not None:
+                if first is not None:  # claimed meanwhile (a claim is never taken back)
                     return first
+                raise
+            except BaseException:  # maybe counted, but refused: no deal, so no count
+                await self._give_back(record.deal_id, client, quota)
                 raise
         try:
             first = await self._written(
                 keys[0], lambda c: self._create(keys=keys, args=args, client=c)
             )
         except BaseException:
-            if client is not None:  # nothing may be stored: give the count back
-                with contextlib.suppress(StoreUnavailable):
-                    await self._release_deal(record.deal_id, client, quota)
+            # refused (503); but if the deal was written all the same (only its WAIT
+            # fell short), it is counted as it stands: a deal exists, so its count does
+            if client is not None and not await self._deal_exists(record.deal_id):
+                await self._give_back(record.deal_id, client, quota)
             raise
         if isinstance(first, list):  # ['started', 0]
             if client is not None:
                 await self._release_deal(record.deal_id, client, quota)
             raise RoundStarted
         if isinstance(first, bytes) and client is not None:
-            await self._release_deal(record.deal_id, client, quota)  # claimed before
+            await self._release_deal(record.deal_id, client, quota)  # claimed meanwhile
         return first if isinstance(first, bytes) else None
+
+    async def _deal_exists(self, deal_id: str) -> bool:
+        """Whether the deal is stored.
+
+        ``False`` when Redis cannot tell: then, for its client's count, it is not written.
+        """
+        key = layout.deal(deal_id)
+        try:
+            return bool(await self._call(lambda: self._redis.exists(key)))
+        except StoreUnavailable:
+            return False
+
+    async def _give_back(self, deal_id: str, client: str, quota: DailyQuota | None) -> None:
+        """The release script for a deal that was refused, if Redis answers.
+
+        Else its count lasts until the deal would have expired, the day's until the day ends.
+        """
+        with contextlib.suppress(StoreUnavailable):
+            await self._release_deal(deal_id, client, quota)
 
     async def _admit_deal(
         self, deal_id: str, client: str, ttl: int, max_in_flight: int, quota: DailyQuota | None
@@ -1261,48 +1321,66 @@ class RedisStore:
         await self._written(keys[0], lambda c: self._finish_round(keys=keys, args=args, client=c))
 
     async def schedule_round(self, tournament_id: str, round_number: int, at_ms: int) -> None:
-        """``ZADD`` to its tag's due rounds (the tag touched first)."""
+        """``ZADD`` to its tag's due rounds (the tag touched first), acknowledged as a write."""
         tag = layout.id_tag(tournament_id)
         member = layout.due_member(tournament_id, round_number)
+        key = layout.due(tag)
         await self._touch_tag(tag)
-        await self._call(lambda: self._redis.zadd(layout.due(tag), {member: at_ms}))
+        await self._written(key, lambda c: c.zadd(key, {member: at_ms}))
 
     async def _touch_tag(self, tag: str) -> None:
         """Name ``tag`` among those the keeper reads, before a round under it is due."""
-        now_ms = int(time.time() * 1000)
-        await self._written(layout.DUE_TAGS, lambda c: c.zadd(layout.DUE_TAGS, {tag: now_ms}))
+        keys = [layout.DUE_TAGS]
+        await self._written(
+            layout.DUE_TAGS, lambda c: self._touch_tag_script(keys=keys, args=[tag], client=c)
+        )
 
     async def due_rounds(self, limit: int) -> list[tuple[str, int]]:
-        """The due-rounds script on every tag the keeper reads (Redis's clock).
+        """The due-rounds script on every tag the keeper reads (Redis's clock), oldest first.
 
-        A tag with no round left is forgotten once quiet for ``FORGET_TAG_AFTER``.
+        A tag with no round left is forgotten once quiet for ``FORGET_TAG_AFTER`` (by the
+        clock of the tags' node, which stamped its touches). A tag whose node does not
+        answer is left out this time: the others' rounds still go on; only when none
+        answers is the store unavailable.
         """
-        tagged = cast(
-            list[tuple[bytes, float]],
-            await self._call(lambda: self._redis.zrange(layout.DUE_TAGS, 0, -1, withscores=True)),
-        )
+        keys = [layout.DUE_TAGS]
+        tagged, (seconds, micros) = await self._call(lambda: self._read_tags(keys=keys))
         if not tagged:
             return []
+        quiet_since = int(seconds) * 1000 + int(micros) // 1000 - FORGET_TAG_AFTER
 
         def read(tag: bytes) -> Awaitable[Any]:
             keys = [layout.due(tag.decode())]
             return self._call(lambda: self._due_rounds(keys=keys, args=[limit]))
 
-        found = await asyncio.gather(*(read(tag) for tag, _ in tagged))  # each on its node
-        rounds = []
-        quiet_since = int(time.time() * 1000) - FORGET_TAG_AFTER
-        for (tag, touched), (count, members) in zip(tagged, found, strict=True):
-            if int(count) == 0 and touched <= quiet_since:
-                await self._forget(tag, quiet_since)
-            for member in cast(list[bytes], members):
+        pairs = list(zip(tagged[::2], tagged[1::2], strict=True))
+        found = await asyncio.gather(  # each on its node
+            *(read(tag) for tag, _ in pairs), return_exceptions=True
+        )
+        failed = [reply for reply in found if isinstance(reply, BaseException)]
+        for error in failed:
+            if not isinstance(error, StoreUnavailable):
+                raise error
+        if failed and len(failed) == len(found):
+            raise failed[0]
+        due: list[tuple[float, str, int]] = []
+        for (tag, touched), reply in zip(pairs, found, strict=True):
+            if isinstance(reply, BaseException):
+                continue
+            count, members = reply
+            if int(count) == 0 and float(touched) <= quiet_since:
+                await self._forget(tag)
+            for member, when in zip(members[::2], members[1::2], strict=True):
                 tournament_id, _, number = member.decode().rpartition(":")
-                rounds.append((tournament_id, int(number)))
-        return rounds[:limit]
+                due.append((float(when), tournament_id, int(number)))
+        due.sort()
+        return [(tournament_id, number) for _, tournament_id, number in due[:limit]]
 
-    async def _forget(self, tag: bytes, quiet_since: int) -> None:
+    async def _forget(self, tag: bytes) -> None:
         """The forget-tag script: ``tag`` no longer read, unless touched since."""
-        args: list[EncodableT] = [tag, quiet_since]
-        await self._call(lambda: self._forget_tag(keys=[layout.DUE_TAGS], args=args))
+        args: list[EncodableT] = [tag, FORGET_TAG_AFTER]
+        with contextlib.suppress(StoreUnavailable):  # forgotten next time
+            await self._call(lambda: self._forget_tag(keys=[layout.DUE_TAGS], args=args))
 
     async def drop_due(self, tournament_id: str, round_number: int) -> None:
         """``ZREM`` from its tag's due rounds."""
