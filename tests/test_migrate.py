@@ -173,6 +173,12 @@ def test_a_key_that_cannot_be_renamed_is_set_aside_and_the_replicas_are_ready() 
             assert client.exists("cardproof:kept:deals-today:client:not-a-day") == 1
         with served("--log-level", "warning", env={"REDIS_URL": server.url}) as url:
             assert ok(httpx.get(f"{url}/readyz", timeout=10))["status"] == "ready"
+        with redis.Redis.from_url(server.url) as client:  # an old replica wrote it again
+            client.hset(f"cardproof:deal:{deal_id}", "moves", "third copy")
+        assert migrate(server.url).returncode == 1
+        with redis.Redis.from_url(server.url) as client:  # set aside beside the first
+            assert client.hget(kept, "moves") == b"old copy"
+            assert client.hget(f"{kept}:2", "moves") == b"third copy"
 
 
 class Expiring(redis_async.Redis):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 import redis
 from litestar import Litestar
@@ -27,7 +28,7 @@ from litestar.testing import TestClient
 from cardproof import Client
 from cardproof.errors import CardproofError
 from cardproof_service import Settings, create_app
-from cardproof_service.store import DailyQuota, DealRecord, StoreUnavailable
+from cardproof_service.store import Claim, DailyQuota, DealRecord, StoreUnavailable
 from cardproof_service.store import keys as layout
 from cardproof_service.store.redis import RedisStore
 from conftest import TEST_KEYS, UNLIMITED, served
@@ -321,10 +322,11 @@ class PausingStore(RedisStore):
             self.replica.pause()
 
 
-def test_a_refused_deal_keeps_its_count_only_if_it_was_written() -> None:
+def test_a_refused_deal_keeps_its_count_only_if_a_resend_can_find_it() -> None:
     """With the replica frozen before the count, nothing is confirmed: the deal is refused
     and its count given back. Frozen after the count, the deal is written but refused: a
-    deal exists, so its count (in flight, of the day) stays."""
+    committed deal keeps its count (in flight, of the day), since the resent request
+    finds it by its claim; a casual one gives it back (nobody was told its id)."""
     with (
         private_redis() as primary,
         private_redis("--replicaof", "127.0.0.1", str(primary.port)) as replica,
@@ -334,17 +336,25 @@ def test_a_refused_deal_keeps_its_count_only_if_it_was_written() -> None:
         quota = DailyQuota(owner, 10, 20_000, 600)
         today = layout.deals_today(owner, 20_000)
 
-        def record() -> DealRecord:
+        def record() -> tuple[DealRecord, Claim]:
             commitment = f"c_{uuid.uuid4().hex}"
-            return DealRecord(
+            deal = DealRecord(
                 deal_id=layout.new_deal_id(layout.id_tag(commitment)),
                 variant="poker-squares",
                 options={},
                 commitment_id=commitment,
                 client_seed="seed",
-                committed=False,
+                committed=True,
                 created_at=int(time.time()),
                 owner=owner,
+            )
+            return deal, Claim(commitment, b"first", 600)
+
+        def counted(deal: DealRecord) -> tuple[bool, bool, int]:
+            return (
+                admin.exists(layout.deal(deal.deal_id)) == 1,
+                admin.zscore(layout.in_flight(owner), deal.deal_id) is not None,
+                int(admin.get(today) or 0),
             )
 
         async def run() -> None:
@@ -356,28 +366,38 @@ def test_a_refused_deal_keeps_its_count_only_if_it_was_written() -> None:
                         break
                     except StoreUnavailable:
                         await asyncio.sleep(0.1)
-                before = record()
+                before, claim = record()
                 replica.pause()
                 try:
                     with pytest.raises(StoreUnavailable):
-                        await store.create_deal(before, 600, None, 5, quota)
+                        await store.create_deal(before, 600, claim, 5, quota)
                 finally:
                     replica.resume()
-                assert admin.exists(layout.deal(before.deal_id)) == 0
-                assert admin.zscore(layout.in_flight(owner), before.deal_id) is None
-                assert int(admin.get(today) or 0) == 0
+                assert counted(before) == (False, False, 0)
 
-                after = record()
-                store.replica = replica
-                try:
-                    with pytest.raises(StoreUnavailable):
-                        await store.create_deal(after, 600, None, 5, quota)
-                finally:
-                    store.replica = None
-                    replica.resume()
-                assert admin.exists(layout.deal(after.deal_id)) == 1
-                assert admin.zscore(layout.in_flight(owner), after.deal_id) is not None
-                assert int(admin.get(today) or 0) == 1
+                async def refused_after_its_count(committed: bool) -> DealRecord:
+                    deal, claim = record()
+                    store.replica = replica  # frozen once the count is confirmed
+                    try:
+                        with pytest.raises(StoreUnavailable):
+                            await store.create_deal(
+                                deal, 600, claim if committed else None, 5, quota
+                            )
+                    finally:
+                        store.replica = None
+                        replica.resume()
+                    return deal
+
+                committed = await refused_after_its_count(True)
+                assert counted(committed) == (True, True, 1)
+                resent = msgspec.structs.replace(
+                    committed, deal_id=layout.new_deal_id(layout.id_tag(committed.commitment_id))
+                )
+                claim = Claim(committed.commitment_id, b"resent", 600)
+                assert await store.create_deal(resent, 600, claim, 5, quota) == b"first"
+                assert int(admin.get(today) or 0) == 1  # the resend found it: no new count
+                casual = await refused_after_its_count(False)
+                assert counted(casual) == (True, False, 1)
             finally:
                 await store.close()
 

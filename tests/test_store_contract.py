@@ -613,6 +613,21 @@ async def test_a_resent_claim_costs_no_deal_of_the_day(store: Store) -> None:
         await store.create_deal(new_record(owner=client), TTL, quota=today)
 
 
+async def test_a_deal_refused_after_its_count_gives_its_day_back(store: Store) -> None:
+    """A seat refused because its round has started costs no deal of the day, with a
+    quota and no cap (the count taken before the refusal is given back)."""
+    client = new_id("client")
+    today = DailyQuota(client, 1, 20_000, 600)
+    tournament = new_id("t")
+    await store.start_round(tournament, 1, 25, 60_000, "AS")  # nobody seated: started
+    late = new_record(tournament=tournament, round=1, lockstep=True, owner=client)
+    with pytest.raises(RoundStarted):
+        await store.create_deal(late, TTL, quota=today)
+    assert await store.create_deal(new_record(owner=client), TTL, quota=today) is None
+    with pytest.raises(OverDailyQuota):
+        await store.create_deal(new_record(owner=client), TTL, quota=today)
+
+
 async def test_a_claim_can_be_read_back(store: Store) -> None:
     claim = Claim(new_id("c"), b"first", 60)
     record = new_record(commitment_id=claim.commitment_id)
@@ -874,6 +889,26 @@ async def test_rounds_with_a_start_time_are_due_from_it(store: Store) -> None:
     empty = await store.start_round(tournament, 1, 25, 60_000, "AS")  # nobody seated
     assert empty is not None
     assert empty.finished
+    assert (tournament, 1) not in await store.due_rounds(1000)
+    await store.drop_due(tournament, 2)
+
+
+async def test_a_round_put_off_is_due_later_and_only_if_still_due(store: Store) -> None:
+    tournament = new_id("t")
+    now_ms = int(time.time() * 1000)
+    await store.schedule_round(tournament, 1, now_ms - 10)
+    await store.schedule_round(tournament, 2, now_ms + 3_600_000)
+    assert (tournament, 1) in await store.due_rounds(1000)
+    await store.put_off_round(tournament, 1, 60_000)
+    assert (tournament, 1) not in await store.due_rounds(1000)  # due again in a minute
+    await store.put_off_round(tournament, 2, -3_600_000)  # never earlier than it is due
+    await store.schedule_round(tournament, 1, now_ms - 10)
+    assert (tournament, 2) not in await store.due_rounds(1000)
+    assert (tournament, 1) in await store.due_rounds(1000, resting=["zz"])
+    resting = await store.due_rounds(1000, resting=[id_tag(tournament)])
+    assert all(found != tournament for found, _ in resting)  # its tag rests
+    await store.drop_due(tournament, 1)
+    await store.put_off_round(tournament, 1, -60_000)  # finished meanwhile: not due again
     assert (tournament, 1) not in await store.due_rounds(1000)
     await store.drop_due(tournament, 2)
 

@@ -82,6 +82,10 @@ REPLAY_ON_LOOP = 300
 """Moves a replay may have on the event loop (well under a millisecond); longer ones run
 in the replay threads."""
 REPLAY_THREADS = 2
+RESEND_WINDOW = 600
+"""Seconds after a game's finish in which a verify of its played log may be a whole log
+resent after a 503: confirmed (and its game out of flight) before it is answered. Later,
+a verify only reads."""
 
 
 def now() -> int:
@@ -868,8 +872,9 @@ class Deals:
                     f"the game is not over: the next move is {len(record.moves)}", "not-finished"
                 )
             stored = await self._stored_receipt(record)  # raises 'incomplete' for a dead end
-            # maybe a resent submit, answered from what its first attempt stored
-            await self.store.confirm_deal(deal_id, record.owner)
+            if now() - record.finished_at < RESEND_WINDOW:
+                # maybe a resent submit, answered from what its first attempt stored
+                await self.store.confirm_deal(deal_id, record.owner)
             return self._as_verified(stored)
         seat = await self._check_entrant(record, authorization)  # a whole log plays the game
         ttl = self._keep_for(seat)

@@ -48,6 +48,7 @@ from cardproof_service.store import (
     StoreUnavailable,
     TournamentRecord,
 )
+from cardproof_service.store.keys import id_tag
 
 log = logging.getLogger("cardproof.lockstep")
 
@@ -310,29 +311,35 @@ class Rounds:
         """Until the app stops: do what is due in every round past its deadline or start time.
 
         A round that can never go on (its tournament gone, or closed before it started)
-        is no longer due; one that fails is put off by ``RETRY_FAULTY`` seconds, so that
-        it cannot fill every batch; a round on a node that does not answer is left for
-        the next pass, and the others go on.
+        is no longer due. One whose keeping fails is put off by ``RETRY_FAULTY`` seconds,
+        so that it cannot lead every batch. A tag whose node fails a step rests for
+        ``RETRY_FAULTY`` seconds in this process (its rounds left out of the next batches),
+        so that the rounds of the other nodes go on.
         """
+        resting: dict[str, float] = {}  # tag -> until when (monotonic)
         while not self._stopping:
+            now_monotonic = asyncio.get_running_loop().time()
+            for tag in [tag for tag, until in resting.items() if until <= now_monotonic]:
+                del resting[tag]
             try:
-                due = await self.store.due_rounds(DUE_BATCH)
+                due = await self.store.due_rounds(DUE_BATCH, resting)
             except StoreUnavailable:
                 await asyncio.sleep(1.0)
                 continue
-            unavailable: set[str] = set()  # tournaments whose node failed in this pass
             for tournament_id, number in due:
-                if tournament_id in unavailable:
+                tag = id_tag(tournament_id)
+                if tag in resting:
                     continue
                 try:
                     await self._keep_round(tournament_id, number)
                 except StoreUnavailable:
-                    unavailable.add(tournament_id)
+                    resting[tag] = asyncio.get_running_loop().time() + RETRY_FAULTY
                 except Exception:  # one round's fault must not stop the others
                     log.exception("lockstep round %s/%s", tournament_id, number)
-                    with contextlib.suppress(StoreUnavailable):
-                        later = (now() + RETRY_FAULTY) * 1000
-                        await self.store.schedule_round(tournament_id, number, later)
+                    try:
+                        await self.store.put_off_round(tournament_id, number, RETRY_FAULTY * 1000)
+                    except Exception:  # the keeper goes on whatever happens here
+                        log.exception("putting off lockstep round %s/%s", tournament_id, number)
             await asyncio.sleep(KEEPER_TICK)
 
     async def _keep_round(self, tournament_id: str, number: int) -> None:

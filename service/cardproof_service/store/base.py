@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from typing import Any, Literal, Protocol
 
 import msgspec
@@ -482,11 +482,21 @@ class Store(Protocol):
     async def schedule_round(self, tournament_id: str, round_number: int, at_ms: int) -> None:
         """Have :meth:`due_rounds` name the round from ``at_ms`` on (a start time)."""
 
-    async def due_rounds(self, limit: int) -> list[tuple[str, int]]:
+    async def due_rounds(self, limit: int, resting: Collection[str] = ()) -> list[tuple[str, int]]:
         """Rounds whose deadline or start time has passed, by the store's clock, oldest first.
 
         A started round is due from its call's deadline until it finishes; a round with a
-        start time from that time until it starts.
+        start time from that time until it starts. Rounds of tournaments whose tag
+        (:func:`~cardproof_service.store.keys.id_tag`) is in ``resting`` are left out: their
+        node failed a moment ago, and they must not fill the batch of the others.
+        """
+
+    async def put_off_round(self, tournament_id: str, round_number: int, delay_ms: int) -> None:
+        """Have a due round named again only ``delay_ms`` from now (by the store's clock).
+
+        Never for a round that is no longer due (finished meanwhile), nor earlier than it
+        is due already: for a round whose keeping failed, so that it cannot lead every
+        batch.
         """
 
     async def drop_due(self, tournament_id: str, round_number: int) -> None:

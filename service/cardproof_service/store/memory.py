@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
+from cardproof_service.store import keys as layout
 from cardproof_service.store.base import (
     Appended,
     CallRecord,
@@ -572,11 +573,21 @@ class MemoryStore:
         """Due from ``at_ms``."""
         self._due[(tournament_id, round_number)] = at_ms
 
-    async def due_rounds(self, limit: int) -> list[tuple[str, int]]:
-        """The rounds due now, the longest due first."""
+    async def due_rounds(self, limit: int, resting: Collection[str] = ()) -> list[tuple[str, int]]:
+        """The rounds due now, the longest due first (none of a resting tag)."""
         now = _now_ms()
-        due = sorted((at, key) for key, at in self._due.items() if at <= now)
+        due = sorted(
+            (at, key)
+            for key, at in self._due.items()
+            if at <= now and layout.id_tag(key[0]) not in resting
+        )
         return [key for _, key in due[:limit]]
+
+    async def put_off_round(self, tournament_id: str, round_number: int, delay_ms: int) -> None:
+        """Due ``delay_ms`` from now, if due at all and not later already."""
+        key = (tournament_id, round_number)
+        if key in self._due:
+            self._due[key] = max(self._due[key], _now_ms() + delay_ms)
 
     async def drop_due(self, tournament_id: str, round_number: int) -> None:
         """No longer due."""

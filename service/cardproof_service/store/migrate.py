@@ -36,6 +36,8 @@ KEPT: Final = f"{OLD}kept:"
 """Where an old key that could not be renamed is set aside (``cardproof:kept:deal:ID``):
 kept for its owner to look at, with its time to live, and no longer in the way of
 readiness."""
+SET_ASIDE_COPIES: Final = 100
+"""Copies of one old key set aside at most (each run that finds it again adds one)."""
 SCAN_LIMIT: Final = 20_000
 """Keys :func:`has_legacy_keys` looks at, at most (it runs at every readiness check)."""
 
@@ -134,10 +136,14 @@ async def migrate(client: redis.Redis) -> Migrated:
 
 
 async def _set_aside(client: redis.Redis, old: str, done: Migrated) -> None:
-    """Rename ``old`` under ``KEPT`` (overwriting an earlier run's copy of it)."""
+    """Rename ``old`` under ``KEPT``; never over a copy set aside before (``:2``, ...)."""
     kept = KEPT + old.removeprefix(OLD)
-    await client.rename(old, kept)
-    done.kept.append(kept)
+    for copy in range(1, SET_ASIDE_COPIES + 1):
+        name = kept if copy == 1 else f"{kept}:{copy}"
+        if await client.renamenx(old, name):
+            done.kept.append(name)
+            return
+    raise ValueError(f"{old}: {SET_ASIDE_COPIES} copies are set aside already; look at them")
 
 
 async def _rename_in_flight(client: redis.Redis, old: str, new: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from typing import Any, Final, Self, TypeVar, cast
 from urllib.parse import unquote
 
@@ -26,6 +26,7 @@ from redis.exceptions import (
     AskError,
     ClusterError,
     MasterDownError,
+    MovedError,
     OutOfMemoryError,
     ReadOnlyError,
     ResponseError,
@@ -332,6 +333,16 @@ return 1
 """Name a tag among those the keeper reads, touched now (by the clock of the node of
 ``KEYS[1]``, the tags' set, which every touch and forget reads: one clock for all)."""
 
+_PUT_OFF: Final = (
+    _NOW_MS
+    + """
+redis.call('ZADD', KEYS[1], 'XX', 'GT', now_ms() + tonumber(ARGV[2]), ARGV[1])
+return 1
+"""
+)
+"""A due round (``ARGV[1]``) due again ``ARGV[2]`` ms from now: ``XX``, only if still due
+(not finished meanwhile); ``GT``, never earlier than it is due already."""
+
 _READ_TAGS: Final = """
 return {redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'), redis.call('TIME')}
 """
@@ -510,6 +521,7 @@ class RedisStore:
         self._read_standings = client.register_script(_READ_STANDINGS)
         self._read_round = client.register_script(_READ_ROUND)
         self._touch_tag_script = client.register_script(_TOUCH_TAG)
+        self._put_off = client.register_script(_PUT_OFF)
         self._read_tags = client.register_script(_READ_TAGS)
         self._forget_tag = client.register_script(_FORGET_TAG)
         self._count_request = client.register_script(_COUNT_REQUEST)
@@ -651,9 +663,13 @@ class RedisStore:
                     pipe.wait(self._min_replicas, max(1, int(self._timeout * 500)))
                     reply, _, confirmed = await pipe.execute()
             except AskError as error:  # MOVED or ASK (redis-py strips the word from its text)
-                # the slot moved (a failover, a resharding): not written here; learn anew
-                self._cluster_ready = not isinstance(self._redis, RedisCluster)
-                raise StoreUnavailable("redis: the slot moved to another master") from error
+                # not written here. MOVED: the slot moved (a failover, a resharding), so the
+                # slots are learnt anew. ASK: the key left a slot being migrated; until the
+                # migration ends, a write to it with its WAIT is refused (503)
+                if isinstance(error, MovedError):
+                    self._cluster_ready = not isinstance(self._redis, RedisCluster)
+                    raise StoreUnavailable("redis: the slot moved to another master") from error
+                raise StoreUnavailable("redis: the key is being migrated") from error
             except (RedisConnectionError, RedisTimeoutError, OSError):
                 if isinstance(self._redis, RedisCluster):  # its master may be gone: learn anew
                     self._cluster_ready = False
@@ -732,8 +748,10 @@ class RedisStore:
         ``finished_by``: the deal is finished, and leaves that client's games in flight
         (its first attempt may have stored it and been refused before it got there).
         """
-        if finished_by is not None:
-            await self._release_deal(deal_id, finished_by)
+        if finished_by is not None:  # a read first: most answers find it released
+            key = layout.in_flight(finished_by)
+            if await self._call(lambda: self._redis.zscore(key, deal_id)) is not None:
+                await self._release_deal(deal_id, finished_by)
         if self._min_replicas:
             ack = layout.ack(layout.deal(deal_id))
             await self._written(ack, lambda c: c.set(ack, 1, px=ACK_MS))
@@ -855,9 +873,12 @@ class RedisStore:
                 keys[0], lambda c: self._create(keys=keys, args=args, client=c)
             )
         except BaseException:
-            # refused (503); but if the deal was written all the same (only its WAIT
-            # fell short), it is counted as it stands: a deal exists, so its count does
-            if client is not None and not await self._deal_exists(record.deal_id):
+            # refused (503). A committed deal written all the same (only its WAIT fell
+            # short) keeps its count: the resent request finds it by its claim. A casual
+            # one is given back: nobody was told its id, so nobody can play it
+            if client is not None and (
+                commitment is None or not await self._deal_exists(record.deal_id)
+            ):
                 await self._give_back(record.deal_id, client, quota)
             raise
         if isinstance(first, list):  # ['started', 0]
@@ -1335,7 +1356,7 @@ class RedisStore:
             layout.DUE_TAGS, lambda c: self._touch_tag_script(keys=keys, args=[tag], client=c)
         )
 
-    async def due_rounds(self, limit: int) -> list[tuple[str, int]]:
+    async def due_rounds(self, limit: int, resting: Collection[str] = ()) -> list[tuple[str, int]]:
         """The due-rounds script on every tag the keeper reads (Redis's clock), oldest first.
 
         A tag with no round left is forgotten once quiet for ``FORGET_TAG_AFTER`` (by the
@@ -1353,7 +1374,13 @@ class RedisStore:
             keys = [layout.due(tag.decode())]
             return self._call(lambda: self._due_rounds(keys=keys, args=[limit]))
 
-        pairs = list(zip(tagged[::2], tagged[1::2], strict=True))
+        pairs = [
+            (tag, touched)
+            for tag, touched in zip(tagged[::2], tagged[1::2], strict=True)
+            if tag.decode() not in resting
+        ]
+        if not pairs:
+            return []
         found = await asyncio.gather(  # each on its node
             *(read(tag) for tag, _ in pairs), return_exceptions=True
         )
@@ -1375,6 +1402,12 @@ class RedisStore:
                 due.append((float(when), tournament_id, int(number)))
         due.sort()
         return [(tournament_id, number) for _, tournament_id, number in due[:limit]]
+
+    async def put_off_round(self, tournament_id: str, round_number: int, delay_ms: int) -> None:
+        """The put-off script: later by Redis's clock, only if still due and not later."""
+        key = layout.due(layout.id_tag(tournament_id))
+        args: list[EncodableT] = [layout.due_member(tournament_id, round_number), delay_ms]
+        await self._written(key, lambda c: self._put_off(keys=[key], args=args, client=c))
 
     async def _forget(self, tag: bytes) -> None:
         """The forget-tag script: ``tag`` no longer read, unless touched since."""
