@@ -23,13 +23,15 @@ def legal_move(view: dict[str, Any]) -> str:
 
 def test_repeat_poker_is_listed_and_has_no_layout_scoring(client: HttpClient) -> None:
     variants = {v["id"]: v for v in client.get("/v1/variants").json()}
-    assert {"rows", "levels"} <= set(variants["repeat-poker"]["options"]["properties"])
+    assert {"rows", "levels", "high_card"} <= set(variants["repeat-poker"]["options"]["properties"])
     layout = [["2C", "3C", "4C", "5C", "6C"]] * 5
     body = client.post("/v1/score", json={"variant": "repeat-poker", "layout": layout}).json()
     assert (body["status"], body["code"]) == (422, "no-layout")
 
 
-@pytest.mark.parametrize("options", [{}, {"rows": 2}, {"levels": 5}])
+@pytest.mark.parametrize(
+    "options", [{}, {"rows": 2}, {"levels": 5}, {"levels": 5, "high_card": "clear-row"}]
+)
 def test_blind_repeat_deals_show_only_what_is_due(
     client: HttpClient, options: dict[str, Any]
 ) -> None:
@@ -37,6 +39,14 @@ def test_blind_repeat_deals_show_only_what_is_due(
     levels = options.get("levels", 1)
     assert len(moves) == 52 * levels
     assert len(receipt["payload"]["score"]["levels"]) == levels
+    assert receipt["payload"]["options"]["high_card"] == options.get("high_card", "drop-top")
+    high_cards = [
+        hand for hand in receipt["payload"]["score"]["hands"] if hand["category"] == "high-card"
+    ]
+    cleared = options.get("high_card") == "clear-row"
+    if cleared:  # 260 cards: some rows hold no hand
+        assert high_cards
+    assert all(len(hand["removed"]) == (5 if cleared else 1) for hand in high_cards)
 
 
 def test_verify_a_ladder_on_a_seed_pair_and_on_its_cards(client: HttpClient) -> None:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from cardproof.cards import JOKER, STANDARD_DECK, Card, parse_cards
 from cardproof.deal import standard_deck
 from cardproof.errors import IllegalMove, ParseError, RuleError
+from cardproof.games import replay_log
 from cardproof.games.grid import Cell
 from cardproof.games.repeat_poker import (
     RepeatOptions,
@@ -126,6 +127,40 @@ def test_removed_card_counts_per_category() -> None:
     for hand in game.score().hands:
         assert len(hand.removed) == counts[hand.category]
         assert set(hand.removed) <= set(hand.cards)
+
+
+def test_a_high_card_row_loses_its_top_card_or_all_five() -> None:
+    """``high_card``: ``drop-top`` (the default) removes the row's highest card (aces
+    high), ``clear-row`` all five; either way it scores 0, and other hands are as ever."""
+    row = "7C 4S 9D 2C 3H"
+    kept = play_row(row)
+    cleared = RepeatPoker.new(deck_starting(row), {"rows": 1, "high_card": "clear-row"})
+    for _ in range(5):
+        cleared.play(R1)
+    assert kept.visible().scored[0].removed == ("9D",)
+    assert kept.visible().rows == (("7C", "4S", "2C", "3H"),)
+    (hand,) = cleared.visible().scored
+    assert (hand.category, hand.points, hand.removed) == ("high-card", 0, tuple(row.split()))
+    assert cleared.visible().rows == ((),)
+    pair = RepeatPoker.new(deck_starting("AH AD 7C 4S 9D"), {"rows": 1, "high_card": "clear-row"})
+    for _ in range(5):
+        pair.play(R1)
+    assert pair.visible().scored[0].removed == ("AH", "AD")  # a hand's cards only
+    assert RepeatOptions().high_card == "drop-top"
+
+
+def test_the_high_card_rule_changes_whole_games_and_their_logs_replay() -> None:
+    """Over a ladder, every high-card row loses one card under drop-top and five under
+    clear-row, and a game played under each rule replays (its log on its cards, with its
+    options) to the same score."""
+    for high_card in ("drop-top", "clear-row"):
+        options = {"levels": 5, "high_card": high_card}
+        game = full_game(options)
+        removed = [len(h.removed) for h in game.score().hands if h.category == "high-card"]
+        assert removed
+        assert set(removed) == ({1} if high_card == "drop-top" else {5})
+        again = replay_log(RepeatPoker.id, game.cards, options, game.log_text())
+        assert again.score() == game.score()
 
 
 def test_the_table_is_always_repeat() -> None:
@@ -312,6 +347,8 @@ def test_options() -> None:
         ({"levels": 0}, "options.levels"),
         ({"levels": 5, "rows": 3}, "options.rows"),
         ({"levels": 5, "rows": 1}, "options.rows"),
+        ({"high_card": "drop-all"}, "options.high_card"),
+        ({"high_card": 0}, "options.high_card"),
     ],
 )
 def test_bad_options(options: dict[str, Any], field: str) -> None:

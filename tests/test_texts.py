@@ -23,7 +23,8 @@ BODIES: list[tuple[str, dict[str, Any], str, str]] = [
         "/v1/deals",
         {"variant": "poker-squares", "options": {"scoring": "bogus"}},
         "options.scoring",
-        "'bogus' is not one of 'american', 'british', 'repeat', 'reserve', or a custom table",
+        "'bogus' is not one of 'american', 'british', 'repeat', 'reserve', 'ameritish', "
+        "'hypercorner', 'random', 'single-hand', or a custom table",
     ),
     (
         "/v1/deals",

@@ -32,6 +32,8 @@ from litestar.testing import TestClient
 from attack_kit import leaks
 from cardproof import verify_receipt
 from cardproof.cards import Card
+from cardproof.receipts import Expected
+from cardproof.tables import generate
 from cardproof_service.controllers.web import PAGE_POLICY, STATIC_DIR
 from conftest import served
 from test_standings_page import CHROMIUM_ARGS, chromium_or_skip
@@ -312,6 +314,28 @@ def test_a_whole_blind_game_by_clicks(chromium: Any, web_server: str) -> None:
     page.close()
 
 
+def test_a_game_under_a_drawn_point_system_shows_and_checks_its_table(
+    chromium: Any, web_server: str
+) -> None:
+    """Scoring "random" (drawn from the deal's seeds): the running score uses the table
+    the deal drew, and the receipt, verified in the page, carries that very table."""
+    page = chromium.new_page(viewport={"width": 1000, "height": 900})
+    recorder = Recorder(page)
+    new_game(page, web_server, "a drawn table", scoring="random")
+    for number, cell in enumerate(ROW_ORDER, start=1):
+        page.get_by_role("button", name=cell, exact=True).click()
+        wait_for_card(page, number + 1)
+        if number == 5:
+            assert "row 1:" in str(page.locator("#lines").text_content())
+    finish_and_check(page, web_server, recorder, [])
+    receipt = page.get_by_label("Receipt (compact JWS)").input_value()
+    jwks = httpx.get(f"{web_server}/.well-known/jwks.json").json()
+    payload = verify_receipt(receipt, jwks, expect=Expected(options={"scoring": "random"})).payload
+    table = generate("random", bytes.fromhex(payload.server_seed or ""), payload.client_seed)
+    assert payload.options["scoring"] == table.as_mapping()
+    page.close()
+
+
 def test_a_whole_poker_patience_game_by_clicks(chromium: Any, web_server: str) -> None:
     page = chromium.new_page(viewport={"width": 1000, "height": 1000})
     recorder = Recorder(page)
@@ -389,6 +413,7 @@ def test_the_repeat_poker_ladder_deals_each_level_from_its_stream(
     page.wait_for_selector("body[data-ready]")
     assert loaded is not None
     page.get_by_label("Levels", exact=True).select_option("5")
+    page.get_by_label("A row with no hand", exact=True).select_option("clear-row")
     page.get_by_role("button", name="Deal").click()
     expect_text(page, "#next-label", "Level 1 of 5, card 1 of 52")
     assert page.locator(".ladder li").count() == 5
@@ -404,6 +429,13 @@ def test_the_repeat_poker_ladder_deals_each_level_from_its_stream(
     assert status.startswith("Verified"), status
     assert "the 260 cards shown are the deck's" in status  # five streams, each checked
     finish_and_check(page, web_server, recorder, [], total=52)
+    jwks = httpx.get(f"{web_server}/.well-known/jwks.json").json()
+    receipt = page.get_by_label("Receipt (compact JWS)").input_value()
+    payload = verify_receipt(receipt, jwks).payload
+    assert payload.options["high_card"] == "clear-row"  # as chosen in the page
+    high_cards = [hand for hand in payload.score.hands if hand.category == "high-card"]
+    assert high_cards
+    assert all(len(hand.removed or ()) == 5 for hand in high_cards)
     page.close()
 
 

@@ -29,6 +29,7 @@ from cardproof.games import (
 from cardproof.hands import CustomTable, Score, TableName
 from cardproof.pokerdrez import ANY_CARD_PATTERN
 from cardproof.receipts import JWKS, ReceiptPayload
+from cardproof.tables import GeneratedName
 
 CardText = Annotated[
     str,
@@ -144,16 +145,20 @@ _MATCHED_TOKENS_MAX: Final = 4096
 class Options(Struct, forbid_unknown_fields=True, omit_defaults=True):
     """Variant options; each variant takes the ones GET /v1/variants lists for it.
 
-    ``scoring`` is a table name or an object mapping category ids to integer points
-    (-1000..1000; a category left out scores 0). ``diagonals`` (poker-squares) also
-    scores the two long diagonals. ``rows`` and ``levels`` are repeat-poker's,
-    ``version`` reserve-poker's. An option a variant does not take is a 422.
+    ``scoring`` is a table name, an object mapping category ids to integer points
+    (-1000..1000; a category left out scores 0), or a point system drawn from the deal's
+    seeds (``ameritish``, ``random``, ``hypercorner``, ``single-hand``: Neller's
+    Parameterized Poker Squares, ``cardproof-points-v1``), which the deal replaces by the
+    table it drew. ``diagonals`` (poker-squares) also scores the two long diagonals.
+    ``rows``, ``levels`` and ``high_card`` are repeat-poker's, ``version`` reserve-poker's.
+    An option a variant does not take is a 422.
     """
 
-    scoring: TableName | CustomTable | UnsetType = UNSET
+    scoring: TableName | GeneratedName | CustomTable | UnsetType = UNSET
     diagonals: bool | UnsetType = UNSET
     rows: Annotated[int, Meta(ge=1, le=5)] | UnsetType = UNSET
     levels: Literal[1, 5] | UnsetType = UNSET
+    high_card: Literal["drop-top", "clear-row"] | UnsetType = UNSET
     version: Annotated[int, Meta(ge=1, le=6)] | Literal["random"] | UnsetType = UNSET
 
 
@@ -386,6 +391,10 @@ class VariantInfo(Struct):
     unfinished: str = ""
     """What a tournament game not finished by the close counts (GAMES.md section 9):
     the worst score its table allows, so that leaving never beats finishing."""
+    point_systems: list[str] = msgspec.field(default_factory=list)
+    """The point systems a deal of this variant may draw from its seeds (``scoring:
+    "ameritish"``; ``cardproof-points-v1``, Neller's Parameterized Poker Squares): the
+    variants that take ``scoring``."""
 
 
 MAX_INVITES_PER_CALL = 1000

@@ -32,6 +32,7 @@ from cardproof.deal import ALGORITHM
 from cardproof.errors import CardproofError, ParseError, RuleError
 from cardproof.games import replay_log, variant
 from cardproof.hands import Score
+from cardproof.tables import is_generated
 
 SIGNATURE_BYTES: Final = 64
 """An Ed25519 signature's length (RFC 8032)."""
@@ -418,8 +419,10 @@ def options_match(
     """Whether ``given`` (a deal's or receipt's options) are the ``asked`` options.
 
     Both are read as the variant reads them, so defaults compare equal to their absence.
-    A ``"random"`` value asked for matches any value given until the seeds are known;
-    with them, it must be the value they roll.
+    A ``"random"`` value asked for (a reserve version's die roll) or a point system drawn
+    from the seeds (``scoring: "ameritish"``, see :mod:`cardproof.tables`) matches any
+    resolved value given until the seeds are known; with them, it must be the value they
+    draw.
     """
     cls = variant(variant_id)
     try:
@@ -435,7 +438,12 @@ def options_match(
     if server_seed is not None or set(wanted) != set(got):
         return False
     return all(
-        wanted[key] == got[key] or (wanted[key] == "random" and got[key] != "random")
+        wanted[key] == got[key]
+        or (
+            (wanted[key] == "random" or is_generated(wanted[key]))
+            and got[key] != wanted[key]
+            and not is_generated(got[key])
+        )
         for key in wanted
     )
 

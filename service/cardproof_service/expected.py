@@ -9,8 +9,9 @@ description in the spec, found by walking the field's path (``options.scoring``,
 >>> from cardproof.models import DealRequest, ScoreRequest
 >>> in_words(DealRequest, "variant")[:48]
 'one of poker-squares, poker-patience, serpent-pa'
->>> in_words(DealRequest, "options.scoring")
-"one of 'american', 'british', 'repeat', 'reserve', or a custom table (an object)"
+>>> in_words(DealRequest, "options.scoring")  # doctest: +NORMALIZE_WHITESPACE
+"one of 'american', 'british', 'repeat', 'reserve', 'ameritish', 'hypercorner', 'random',
+'single-hand', or a custom table (an object)"
 >>> in_words(ScoreRequest, "layout[0][2]")[:40]
 'a card: rank (2-9, T or 10, J, Q, K, A) '
 """
@@ -69,15 +70,21 @@ def _words(info: Any) -> str | None:
     if isinstance(info, mi.LiteralType):
         return "one of " + ", ".join(repr(v) for v in info.values)
     if isinstance(info, mi.UnionType):
-        parts = [
-            ", ".join(repr(v) for v in member.values)
+        members = [member for member in info.types if not isinstance(member, mi.NoneType)]
+        values = [
+            repr(value)
+            for member in members
             if isinstance(member, mi.LiteralType)
-            else ("a custom table (an object)" if isinstance(member, mi.StructType) else None)
-            for member in info.types
-            if not isinstance(member, mi.NoneType)
+            for value in member.values
         ]
-        if all(parts):
-            return "one of " + ", or ".join(p for p in parts if p)
+        others = [
+            "a custom table (an object)" if isinstance(member, mi.StructType) else None
+            for member in members
+            if not isinstance(member, mi.LiteralType)
+        ]
+        if all(others):  # every member said in words: the values, then the objects
+            parts = [", ".join(values)] if values else []
+            return "one of " + ", or ".join([*parts, *(o for o in others if o)])
     if described:
         first = described.split(". ")[0].rstrip(".")  # the first sentence says what it is
         return first[0].lower() + first[1:]

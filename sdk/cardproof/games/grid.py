@@ -23,6 +23,7 @@ from cardproof.cards import Card
 from cardproof.errors import ParseError, RuleError
 from cardproof.games.base import Game
 from cardproof.hands import Category, CustomTable, PointTable, Score, TableName, score_lines
+from cardproof.tables import LOWEST, GeneratedName, generate, is_generated, needs_seeds
 
 SIZE: Final = 5
 COLUMN_LETTERS: Final = "abcde"
@@ -105,13 +106,20 @@ _LINE_GETTERS_WITH_DIAGONALS: Final = _LINE_GETTERS + tuple(
 
 
 class TableOption(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Base of option sets that choose a point table: a table name or a custom table."""
+    """Base of option sets that choose a point table.
 
-    scoring: TableName | CustomTable = "american"
+    A table name, a custom table, or a point system drawn from the deal's seeds
+    (:mod:`cardproof.tables`), which a deal resolves into the custom table it drew
+    (:meth:`GridGame.resolve_options`).
+    """
+
+    scoring: TableName | GeneratedName | CustomTable = "american"
 
     @property
     def table(self) -> PointTable:
-        """The point table these options name."""
+        """The point table these options name (a generated system must be resolved first)."""
+        if is_generated(self.scoring):
+            raise needs_seeds(cast(str, self.scoring))
         return PointTable.from_option(self.scoring)
 
 
@@ -163,6 +171,27 @@ class GridGame(Game[M, O]):
         """25: one card to a cell, and no 5x5 game ends early (serpent's may: see there)."""
         return SIZE * SIZE
 
+    @classmethod
+    def resolve_options(cls, options: O, server_seed: bytes | None, client_seed: str | None) -> O:
+        """A point system named in ``scoring`` replaced by the table the seeds draw.
+
+        >>> from cardproof.games import variant
+        >>> squares = variant("poker-squares")
+        >>> drawn = squares.resolve_options(
+        ...     squares.parse_options({"scoring": "single-hand"}), bytes(32), "alice"
+        ... )
+        >>> sorted(drawn.table.points)[-2:], drawn.table.name
+        ([0, 1], 'custom')
+        """
+        scoring = getattr(options, "scoring", None)
+        if not is_generated(scoring):
+            return options
+        system = cast(str, scoring)
+        if server_seed is None or client_seed is None:
+            raise needs_seeds(system)
+        drawn = generate(system, server_seed, client_seed).as_mapping()
+        return msgspec.structs.replace(options, scoring=msgspec.convert(drawn, CustomTable))
+
     unfinished_rule: ClassVar[str] = (
         "the table's lowest points (over the hands a 52-card deck can make) times the "
         "number of lines scored: 10, or 12 with the diagonals"
@@ -184,10 +213,13 @@ class GridGame(Game[M, O]):
         >>> squares.worst_total(squares.parse_options({}))
         0
         """
-        points = cast(_Tabled, options).table.points[: Category.FIVE_OF_A_KIND]
         lines = len(DIAGONAL_LINES) + len(ROW_AND_COLUMN_LINES)
         if not getattr(options, "diagonals", False):
             lines = len(ROW_AND_COLUMN_LINES)
+        scoring = getattr(options, "scoring", None)
+        if is_generated(scoring):  # a round's table is drawn with its deal: the system's worst
+            return LOWEST[cast(str, scoring)] * lines
+        points = cast(_Tabled, options).table.points[: Category.FIVE_OF_A_KIND]
         return min(points) * lines
 
     def is_complete(self) -> bool:

@@ -30,6 +30,7 @@ from cardproof.errors import ParseError
 from cardproof.games.base import require_text
 from cardproof.games.grid import SIZE, GridGame, GridView, TableOption, rows_of
 from cardproof.hands import CustomTable, Score, TableName
+from cardproof.tables import GeneratedName
 
 REACH: Final = SIZE - 1
 OFFSET_TOKEN: Final = r"[+-]?[0-4],[+-]?[0-4]"
@@ -49,9 +50,9 @@ class Offset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class PokerPatienceOptions(TableOption, frozen=True, forbid_unknown_fields=True):
-    """``scoring``: a table name or a custom table (default ``british``)."""
+    """``scoring``: a table name, a custom table or a drawn system (default ``british``)."""
 
-    scoring: TableName | CustomTable = "british"
+    scoring: TableName | GeneratedName | CustomTable = "british"
 
 
 class PokerPatience(GridGame[Offset, PokerPatienceOptions]):

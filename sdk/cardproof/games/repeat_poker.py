@@ -27,6 +27,14 @@ highest card (aces high), so that the row stays in play:
 >>> game.visible().scored[-1].removed, game.visible().rows
 (('9D',), (('7C', '4S', '2C', '3C'),))
 
+The rule text's "all 5 cards in other cases" can also be read to cover such a row:
+option ``high_card: "clear-row"`` removes all five.
+
+>>> cleared = RepeatPoker.new(deck, {"rows": 1, "high_card": "clear-row"})
+>>> for _ in range(7): cleared.play(RowMove(row=0))
+>>> cleared.visible().scored[-1].removed, cleared.visible().rows
+(('7C', '4S', '9D', '2C', '3C'), ((),))
+
 A straight, flush, full house, straight flush or royal flush removes all 5 cards;
 two pair 4, three of a kind 3, four of a kind 4. Rows past the level's count are off
 the board:
@@ -82,12 +90,14 @@ class RepeatOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Options of repeat-poker.
 
     ``rows``: how many rows (1..5, default 5); ``levels``: 1 (default) or 5, the ladder
-    of 5, 4, 3, 2 and 1 rows (``rows`` is then 5 or left out). The table is always
-    ``repeat``.
+    of 5, 4, 3, 2 and 1 rows (``rows`` is then 5 or left out); ``high_card``: what a
+    full row with no poker hand loses, ``drop-top`` (default) its highest card, or
+    ``clear-row`` all five. The table is always ``repeat``.
     """
 
     rows: Annotated[int, Meta(ge=1, le=MAX_ROWS)] = MAX_ROWS
     levels: Literal[1, 5] = 1
+    high_card: Literal["drop-top", "clear-row"] = "drop-top"
 
     @property
     def table(self) -> PointTable:
@@ -144,20 +154,20 @@ class RepeatPoker(Game[RowMove, RepeatOptions]):
     title = "Repeat Poker"
     information = "hidden"
     description = (
-        "All 52 cards of a shuffled deck are turned up one at a time; place each at the end "
-        "of one of the rows (option rows, 1..5, default 5; a move is {row: r}, 0-based, "
-        "text form 'r1'..'r5'), each holding up to 5 cards. When a row reaches 5 cards it "
-        "is scored at once with the repeat table and the cards that make the hand are "
-        "removed, the kickers stay: a pair removes 2 cards, two pair 4, three of a kind 3, "
-        "four of a kind 4, a straight, flush, full house, straight flush or royal flush all "
-        "5. Decision: a row with no poker hand (high card) scores 0 and its single highest "
-        "card (aces high) is removed; the rules remove only a hand's cards, which would "
-        "leave a full row that can never change, and removing the highest card keeps the "
-        "row in play, as the game is taught in practice. Rows left incomplete when the deck "
-        "runs out score nothing. With levels: 5 the game is the ladder of 5, 4, 3, 2 and 1 "
-        "rows, each level with its own freshly shuffled deck from the same seeds (streams "
-        "'deal', 'level-2' .. 'level-5'); the score is the sum of the levels, and the "
-        "result shows each level's total."
+        "All 52 cards of a shuffled deck are turned up one at a time; place each at the end of "
+        "one of the rows (option rows, 1..5, default 5; a move is {row: r}, 0-based, text form "
+        "'r1'..'r5'), each holding up to 5 cards. When a row reaches 5 cards it is scored at once "
+        "with the repeat table and the cards that make the hand are removed, the kickers stay: a "
+        "pair removes 2 cards, two pair 4, three of a kind 3, four of a kind 4, a straight, "
+        "flush, full house, straight flush or royal flush all 5. Decision: a row with no poker "
+        "hand (high card) scores 0 and its single highest card (aces high) is removed (option "
+        "high_card: 'drop-top', the default); the rules remove only a hand's cards, and a "
+        "high-card hand is its top card, the other four being kickers. The rule text's 'all 5 "
+        "cards in other cases' can also be read to cover such a row: option high_card: "
+        "'clear-row' removes all five. Rows left incomplete when the deck runs out score nothing. "
+        "With levels: 5 the game is the ladder of 5, 4, 3, 2 and 1 rows, each level with its own "
+        "freshly shuffled deck from the same seeds (streams 'deal', 'level-2' .. 'level-5'); the "
+        "score is the sum of the levels, and the result shows each level's total."
     )
     deck_type: ClassVar[str] = "standard-52"
     cards_used: ClassVar[int] = DECK
@@ -173,6 +183,7 @@ class RepeatPoker(Game[RowMove, RepeatOptions]):
         self._needed = DECK * len(self._ladder)
         self.cards = tuple(cards[: self._needed])
         self._points = options.table.points
+        self._clear_high_card = options.high_card == "clear-row"
         self._level = 1
         self._rows: list[list[Card]] = [[] for _ in range(self._ladder[0])]
         self._hands: list[HandScore] = []
@@ -298,7 +309,10 @@ class RepeatPoker(Game[RowMove, RepeatOptions]):
         category: int = TRIE[a.index][b.index][c.index][d.index][e.index]
         texts = (a.text, b.text, c.text, d.text, e.text)
         removed: tuple[str, ...]
-        if category == 0:  # high card: the ranks are distinct, so the highest is unique
+        if category == 0 and self._clear_high_card:
+            removed = texts
+            row.clear()
+        elif category == 0:  # high card: the ranks are distinct, so the highest is unique
             ranks = (a.rank, b.rank, c.rank, d.rank, e.rank)
             top = ranks.index(max(ranks))
             removed = (texts[top],)

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from cardproof.games.grid import SIZE, Cell, GridPlacementGame, TableOption
 from cardproof.hands import CustomTable, TableName
+from cardproof.tables import GeneratedName
 
 
 class SerpentOptions(TableOption, frozen=True, forbid_unknown_fields=True):
-    """``scoring``: a table name or a custom table (default ``british``)."""
+    """``scoring``: a table name, a custom table or a drawn system (default ``british``)."""
 
-    scoring: TableName | CustomTable = "british"
+    scoring: TableName | GeneratedName | CustomTable = "british"
 
 
 NEIGHBOURS = tuple(

@@ -11,6 +11,7 @@ from litestar import Controller, get
 from cardproof.games import VARIANTS, Game
 from cardproof.hands import TABLES
 from cardproof.models import VariantInfo
+from cardproof.tables import GENERATED
 from cardproof_service.openapi import clean_descriptions
 from cardproof_service.problems import problem_responses
 
@@ -25,13 +26,18 @@ def options_schema(options_type: type[msgspec.Struct]) -> dict[str, Any]:
     return cleaned
 
 
+def takes_scoring(cls: type[Game[Any, Any]]) -> bool:
+    """Whether a variant's options choose its point table (``scoring``)."""
+    return "scoring" in {field.name for field in msgspec.structs.fields(cls.options_type)}
+
+
 def tables_of(cls: type[Game[Any, Any]]) -> dict[str, dict[str, int]]:
     """The named tables a variant takes.
 
     All of them where ``scoring`` is an option, else its fixed one (repeat-poker,
     reserve-poker), else none (solodrez counts series).
     """
-    if "scoring" in {field.name for field in msgspec.structs.fields(cls.options_type)}:
+    if takes_scoring(cls):
         return {name: table.as_mapping() for name, table in TABLES.items()}
     fixed = getattr(cls.parse_options(None), "table", None)
     return {} if fixed is None else {fixed.name: fixed.as_mapping()}
@@ -49,6 +55,7 @@ def variant_infos() -> list[VariantInfo]:
             deck=cls.deck_type,
             options=options_schema(cls.options_type),
             tables=tables_of(cls),
+            point_systems=list(GENERATED) if takes_scoring(cls) else [],
             information_by_option=cls.information_by_option(),
             unfinished="Decision (GAMES.md section 9): in a tournament, a game not finished by "
             "the close (abandoned, a dead end, never opened) counts as the worst score its "

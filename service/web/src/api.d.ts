@@ -855,17 +855,22 @@ export interface components {
          * Options
          * @description Variant options; each variant takes the ones GET /v1/variants lists for it.
          *
-         *     ``scoring`` is a table name or an object mapping category ids to integer points
-         *     (-1000..1000; a category left out scores 0). ``diagonals`` (poker-squares) also
-         *     scores the two long diagonals. ``rows`` and ``levels`` are repeat-poker's,
-         *     ``version`` reserve-poker's. An option a variant does not take is a 422.
+         *     ``scoring`` is a table name, an object mapping category ids to integer points
+         *     (-1000..1000; a category left out scores 0), or a point system drawn from the deal's
+         *     seeds (``ameritish``, ``random``, ``hypercorner``, ``single-hand``: Neller's
+         *     Parameterized Poker Squares, ``cardproof-points-v1``), which the deal replaces by the
+         *     table it drew. ``diagonals`` (poker-squares) also scores the two long diagonals.
+         *     ``rows``, ``levels`` and ``high_card`` are repeat-poker's, ``version`` reserve-poker's.
+         *     An option a variant does not take is a 422.
          */
         Options: {
-            scoring?: ("american" | "british" | "repeat" | "reserve") | components["schemas"]["CustomTable"];
+            scoring?: ("american" | "british" | "repeat" | "reserve") | ("ameritish" | "hypercorner" | "random" | "single-hand") | components["schemas"]["CustomTable"];
             diagonals?: boolean;
             rows?: number;
             /** @enum {unknown} */
             levels?: 1 | 5;
+            /** @enum {unknown} */
+            high_card?: "clear-row" | "drop-top";
             version?: number | "random";
         };
         /** Payment */
@@ -1195,11 +1200,15 @@ export interface components {
         };
         /**
          * TableOption
-         * @description Base of option sets that choose a point table: a table name or a custom table.
+         * @description Base of option sets that choose a point table.
+         *
+         *     A table name, a custom table, or a point system drawn from the deal's seeds
+         *     (:mod:`cardproof.tables`), which a deal resolves into the custom table it drew
+         *     (:meth:`GridGame.resolve_options`).
          */
         TableOption: {
             /** @default american */
-            scoring?: ("american" | "british" | "repeat" | "reserve") | components["schemas"]["CustomTable"];
+            scoring?: ("american" | "british" | "repeat" | "reserve") | ("ameritish" | "hypercorner" | "random" | "single-hand") | components["schemas"]["CustomTable"];
         };
         /**
          * Tournament
@@ -1329,6 +1338,8 @@ export interface components {
             };
             /** @default  */
             unfinished?: string;
+            /** @default [] */
+            point_systems?: string[];
         };
         /**
          * VerifiedReceipt

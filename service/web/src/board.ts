@@ -26,6 +26,8 @@ export interface BoardContext {
   fourColours(): boolean;
   /** The variant's own point tables, by name. */
   tables: Record<string, PointTable>;
+  /** The point systems a deal may draw from its seeds (`ameritish`...): the deal shows the table drawn. */
+  pointSystems?: string[];
 }
 
 export interface Board {

@@ -29,6 +29,7 @@ const contextOf = (info: Variant, play: (move: string) => void): BoardContext =>
   say,
   fourColours,
   tables: (info.tables ?? {}) as Record<string, PointTable>,
+  pointSystems: info.point_systems ?? [],
 });
 
 function chosen(): Variant | null {

@@ -969,6 +969,9 @@ var GridBoard = class {
     const select = document.createElement("select");
     select.id = "scoring";
     for (const name of Object.keys(context.tables)) select.append(new Option(name, name));
+    for (const name of context.pointSystems ?? []) {
+      select.append(new Option(`${name} (drawn from the deal's seeds)`, name));
+    }
     select.value = variant === "poker-squares" ? "american" : "british";
     form.append(label, select);
     if (variant === "poker-squares") {
@@ -1093,7 +1096,7 @@ var GridBoard = class {
   score(view) {
     const options = this.options();
     const scoring = options["scoring"];
-    const table = this.context.tables[scoring];
+    const table = typeof scoring === "string" ? this.context.tables[scoring] : scoring;
     if (!table) return { summary: "", lines: [] };
     const lines = completeLines(this.variant, placedCards(view), table, options["diagonals"] === true);
     const total = lines.reduce((n, line) => n + line.points, 0);
@@ -1304,7 +1307,16 @@ var RowsBoard = class {
     const select = document.createElement("select");
     select.id = "levels";
     select.append(new Option("1 level, 5 rows", "1"), new Option("the ladder: 5 levels, 5 to 1 rows", "5"));
-    form.append(label, select);
+    const highLabel = document.createElement("label");
+    highLabel.htmlFor = "high-card";
+    highLabel.textContent = "A row with no hand";
+    const high = document.createElement("select");
+    high.id = "high-card";
+    high.append(
+      new Option("loses its highest card", "drop-top"),
+      new Option("loses all five cards", "clear-row")
+    );
+    form.append(label, select, highLabel, high);
     return form;
   }
   adopt(options) {
@@ -1312,7 +1324,8 @@ var RowsBoard = class {
   }
   options() {
     this.levels = Number(document.getElementById("levels").value);
-    return { levels: this.levels };
+    const high = document.getElementById("high-card")?.value ?? "drop-top";
+    return high === "drop-top" ? { levels: this.levels } : { levels: this.levels, high_card: high };
   }
   draw(view, playing) {
     const rows = view;
@@ -1695,7 +1708,8 @@ var contextOf = (info, play) => ({
   play,
   say,
   fourColours,
-  tables: info.tables ?? {}
+  tables: info.tables ?? {},
+  pointSystems: info.point_systems ?? []
 });
 function chosen() {
   return variants.find((v) => v.id === $("variant").value) ?? null;

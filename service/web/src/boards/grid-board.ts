@@ -50,6 +50,9 @@ export class GridBoard implements Board {
     const select = document.createElement("select");
     select.id = "scoring";
     for (const name of Object.keys(context.tables)) select.append(new Option(name, name));
+    for (const name of context.pointSystems ?? []) {
+      select.append(new Option(`${name} (drawn from the deal's seeds)`, name));
+    }
     select.value = variant === "poker-squares" ? "american" : "british";
     form.append(label, select);
     if (variant === "poker-squares") {
@@ -184,8 +187,9 @@ export class GridBoard implements Board {
 
   score(view: View): { summary: string; lines: string[] } {
     const options = this.options();
-    const scoring = options["scoring"] as string;
-    const table: PointTable | undefined = this.context.tables[scoring];
+    const scoring = options["scoring"] as string | PointTable;
+    // a drawn system (or a custom table) comes back from the deal as the table itself
+    const table: PointTable | undefined = typeof scoring === "string" ? this.context.tables[scoring] : scoring;
     if (!table) return { summary: "", lines: [] };
     const lines = completeLines(this.variant, placedCards(view as GridView), table, options["diagonals"] === true);
     const total = lines.reduce((n, line) => n + line.points, 0);

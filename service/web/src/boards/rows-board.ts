@@ -33,7 +33,16 @@ export class RowsBoard implements Board {
     const select = document.createElement("select");
     select.id = "levels";
     select.append(new Option("1 level, 5 rows", "1"), new Option("the ladder: 5 levels, 5 to 1 rows", "5"));
-    form.append(label, select);
+    const highLabel = document.createElement("label");
+    highLabel.htmlFor = "high-card";
+    highLabel.textContent = "A row with no hand";
+    const high = document.createElement("select");
+    high.id = "high-card";
+    high.append(
+      new Option("loses its highest card", "drop-top"),
+      new Option("loses all five cards", "clear-row"),
+    );
+    form.append(label, select, highLabel, high);
     return form;
   }
 
@@ -43,7 +52,8 @@ export class RowsBoard implements Board {
 
   options(): Record<string, unknown> {
     this.levels = Number((document.getElementById("levels") as HTMLSelectElement).value);
-    return { levels: this.levels };
+    const high = (document.getElementById("high-card") as HTMLSelectElement | null)?.value ?? "drop-top";
+    return high === "drop-top" ? { levels: this.levels } : { levels: this.levels, high_card: high };
   }
 
   draw(view: View | null, playing: boolean): void {
