@@ -312,7 +312,7 @@ def test_a_scripted_repeat_game_runs_to_a_verified_receipt(
     assert "a pair removes 2 cards" in " ".join(output.split())  # the help
     payload = verified_payload(client, output)
     assert payload.variant == "repeat-poker"
-    assert payload.options == {"rows": 2, "levels": 1, "high_card": "drop-top"}
+    assert payload.options == {"rows": 2, "levels": 1}
     assert payload.moves == " ".join(moves)
     hands = payload.score.hands
     assert f"Final score: {payload.score.total} (table repeat)" in output

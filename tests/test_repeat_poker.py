@@ -11,6 +11,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from msgspec import UNSET
 
 from cardproof.cards import JOKER, STANDARD_DECK, Card, parse_cards
 from cardproof.deal import standard_deck
@@ -146,7 +147,9 @@ def test_a_high_card_row_loses_its_top_card_or_all_five() -> None:
     for _ in range(5):
         pair.play(R1)
     assert pair.visible().scored[0].removed == ("AH", "AD")  # a hand's cards only
-    assert RepeatOptions().high_card == "drop-top"
+    assert RepeatOptions().high_card is UNSET  # drop-top, left out of the options shown
+    assert RepeatPoker.parse_options({"high_card": "drop-top"}) == RepeatOptions()
+    assert msgspec.to_builtins(RepeatOptions(high_card="clear-row"))["high_card"] == "clear-row"
 
 
 def test_the_high_card_rule_changes_whole_games_and_their_logs_replay() -> None:

@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Final, Literal, Self, cast
 
 import msgspec
-from msgspec import Meta
+from msgspec import UNSET, Meta, UnsetType
 
 from cardproof.cards import Card
 from cardproof.deal import standard_deck
@@ -91,13 +91,20 @@ class RepeatOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     ``rows``: how many rows (1..5, default 5); ``levels``: 1 (default) or 5, the ladder
     of 5, 4, 3, 2 and 1 rows (``rows`` is then 5 or left out); ``high_card``: what a
-    full row with no poker hand loses, ``drop-top`` (default) its highest card, or
-    ``clear-row`` all five. The table is always ``repeat``.
+    full row with no poker hand loses, ``drop-top`` (the default, also when left out)
+    its highest card, or ``clear-row`` all five. Left out, ``high_card`` stays out of a
+    deal's and a receipt's options, so that a verifier older than the option reads the
+    receipts of the games it knows. The table is always ``repeat``.
     """
 
     rows: Annotated[int, Meta(ge=1, le=MAX_ROWS)] = MAX_ROWS
     levels: Literal[1, 5] = 1
-    high_card: Literal["drop-top", "clear-row"] = "drop-top"
+    high_card: Literal["drop-top", "clear-row"] | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        """``drop-top`` said is ``drop-top`` left out: one spelling of the default."""
+        if self.high_card == "drop-top":
+            msgspec.structs.force_setattr(self, "high_card", UNSET)
 
     @property
     def table(self) -> PointTable:
@@ -183,7 +190,7 @@ class RepeatPoker(Game[RowMove, RepeatOptions]):
         self._needed = DECK * len(self._ladder)
         self.cards = tuple(cards[: self._needed])
         self._points = options.table.points
-        self._clear_high_card = options.high_card == "clear-row"
+        self._clear_high_card = options.high_card == "clear-row"  # left out: drop-top
         self._level = 1
         self._rows: list[list[Card]] = [[] for _ in range(self._ladder[0])]
         self._hands: list[HandScore] = []
