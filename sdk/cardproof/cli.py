@@ -23,7 +23,7 @@ from typing import Any, Final
 import msgspec
 
 from cardproof.client import DEFAULT_BASE_URL, Client
-from cardproof.errors import APIError, TransportError
+from cardproof.errors import APIError, CardproofError, TransportError
 from cardproof.models import RoundStatus, Tournament
 from cardproof.receipts import ReceiptError, ReceiptPayload
 from cardproof.words import plural, yes_no
@@ -354,6 +354,63 @@ def _organizer_create(args: argparse.Namespace) -> int:
         f"{where}; the key above is shown this once, keep it secret",
         file=sys.stderr,
     )
+    return 0
+
+
+def _bots_run(args: argparse.Namespace) -> int:
+    """``cardproof bots run MODULE:CLASS``: a bot at ``--games`` deals, its mean score."""
+    import contextlib
+    import importlib
+
+    from cardproof.bots import BotError, Player, play_games
+    from cardproof.play import embedded_client
+
+    if args.games < 1:
+        print("cardproof bots run: --games is 1 or more", file=sys.stderr)
+        return 2
+    module_name, _, class_name = args.player.partition(":")
+    try:
+        player = getattr(importlib.import_module(module_name), class_name)()
+    except (ImportError, AttributeError, ValueError, TypeError) as error:
+        print(
+            f"cardproof bots run: cannot make a player of {args.player}: {error}", file=sys.stderr
+        )
+        return 2
+    if not isinstance(player, Player):
+        print(
+            f"cardproof bots run: {args.player} has no start(setup) and place(turn)",
+            file=sys.stderr,
+        )
+        return 2
+    receipts = Path(args.receipts)
+    with contextlib.ExitStack() as stack:
+        try:
+            client = stack.enter_context(
+                Client(base_url=args.url) if args.url is not None else embedded_client(limits=False)
+            )
+            if args.url is None:
+                receipts.mkdir(parents=True, exist_ok=True)
+                (receipts / "keys.json").write_bytes(msgspec.json.encode(client.jwks()) + b"\n")
+            report = play_games(
+                client,
+                player,
+                games=args.games,
+                options={"scoring": args.scoring},
+                receipts=receipts,
+            )
+        except BotError as error:
+            print(f"cardproof bots run: {error}", file=sys.stderr)
+            return 1
+        except (CardproofError, OSError) as error:
+            print(f"cardproof bots run: {error}", file=sys.stderr)
+            return 2
+    print(
+        f"{args.player} on {plural(len(report.scores), 'committed blind deal')} of "
+        f"{args.variant}, scoring {args.scoring}: mean score {report.mean:.1f} "
+        f"(95% interval {report.mean - report.half_width:.1f} to "
+        f"{report.mean + report.half_width:.1f}), in {report.seconds:.1f} s"
+    )
+    print(f"receipts: {plural(len(report.receipts), 'file')} in {receipts}/")
     return 0
 
 
@@ -958,10 +1015,52 @@ def build_parser() -> argparse.ArgumentParser:
         "layout that Redis Cluster needs, in place, keeping every value and time to live. "
         "Run it on REDIS_URL (and CARDPROOF_REDIS_MODE) with every replica stopped; it can "
         "be run again. Until it has run, /readyz says not ready. Exit status: 0 done; 1 "
-        "some keys were left as they are (listed); 2 the store cannot be reached, or is a "
-        "cluster (which never held the first layout).",
+        "some keys could not be renamed and were set aside as cardproof:kept:... (listed); "
+        "2 the store cannot be reached, or is a cluster (which never held the first layout).",
     )
     migrate.set_defaults(run=_store_migrate)
+    bots = commands.add_parser("bots", help="seat a bot at committed blind deals")
+    bot_commands = bots.add_subparsers(dest="bots_command", required=True)
+    bots_run = bot_commands.add_parser(
+        "run",
+        help="play games with a bot and report its mean score",
+        description="Play committed blind poker-squares deals with a player class (the "
+        "Player protocol of cardproof.bots: told the variant, options and table at the "
+        "start, then one card at a time), on a server or an embedded one. Prints the mean "
+        "score with its 95%% interval and writes each receipt, checked against the game "
+        "played. Two players ship: cardproof.bots:RandomPlayer and "
+        "cardproof.bots:MonteCarloPlayer. Exit status: 0 done; 1 the player broke the "
+        "protocol; 2 the player or the server could not be used.",
+    )
+    bots_run.add_argument("player", metavar="MODULE:CLASS", help="the player class to seat")
+    bots_run.add_argument(
+        "--variant",
+        default="poker-squares",
+        choices=["poker-squares"],
+        help="the variant (poker-squares, Neller's game, for now)",
+    )
+    bots_run.add_argument(
+        "--scoring",
+        default="american",
+        metavar="TABLE",
+        help="a table (american, british) or a point system drawn from each deal's seeds "
+        "(ameritish, random, hypercorner, single-hand); default american",
+    )
+    bots_run.add_argument("--games", type=int, default=200, help="how many deals (default 200)")
+    bots_run.add_argument(
+        "--receipts",
+        metavar="DIR",
+        default="receipts",
+        help="where to write each game's receipt (default ./receipts; with the embedded "
+        "server its key set goes there too, as keys.json)",
+    )
+    bots_run.add_argument(
+        "--url",
+        default=_url_from_env(),
+        help=f"the server to play on (default ${URL_ENV}, else an embedded one, with a "
+        "throwaway key)",
+    )
+    bots_run.set_defaults(run=_bots_run)
     return parser
 
 

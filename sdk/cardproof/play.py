@@ -1090,12 +1090,13 @@ def receipt_path(deal_id: str) -> Path:
 
 
 @contextlib.contextmanager
-def embedded_client() -> Iterator[Client]:
+def embedded_client(*, limits: bool = True) -> Iterator[Client]:
     """A :class:`Client` on a server run in-process, with throwaway keys, until the block ends.
 
     The server keeps deals in memory and signs with a key made for this block only: no
     key file is written, and its receipts are checkable only with its key set (printed
-    by :func:`run`). Needs the ``service`` extra.
+    by :func:`run`). Needs the ``service`` extra. ``limits=False`` turns the per-client
+    limits off (a bot's thousands of moves are its own server's only work).
     """
     from litestar.testing import TestClient
 
@@ -1105,7 +1106,10 @@ def embedded_client() -> Iterator[Client]:
     from cardproof_service.settings import Settings
 
     keys = Keys(master=secrets.token_bytes(32), signing=SigningKey.generate())
-    app = create_app(Settings(warm_up=False), keys=keys)
+    settings = Settings(warm_up=False)
+    if not limits:
+        settings = Settings(warm_up=False, rate_limit=0, max_games_in_flight=0, daily_deal_quota=0)
+    app = create_app(settings, keys=keys)
     for name in ("httpx", "cardproof.access"):  # not one log line per move on the terminal
         logging.getLogger(name).setLevel(logging.WARNING)
     with TestClient(app) as http, Client(base_url=str(http.base_url), http_client=http) as client:

@@ -1,0 +1,164 @@
+"""Bots over the blind API (cardproof/bots.py): the Player protocol, the two baselines,
+the runner and ``cardproof bots run``.
+
+Each game is a committed blind deal on the app in-process; a bot is told only what a
+person sees (a spy checks every card it was told against the deck the receipt reveals),
+and a bot that breaks the protocol is stopped, naming the move.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from cardproof import Client
+from cardproof.bots import (
+    CELL_NAMES,
+    BotError,
+    MonteCarloPlayer,
+    Player,
+    RandomPlayer,
+    Setup,
+    Turn,
+    play_games,
+)
+from cardproof.deal import standard_deck
+from cardproof.receipts import verify_receipt
+from cardproof.tables import generate
+
+
+@pytest.fixture
+def sdk(client: TestClient[Litestar]) -> Client:
+    return Client(base_url=str(client.base_url), http_client=client, max_retries=0)
+
+
+class Spy(RandomPlayer):
+    """A random player that keeps what it was told."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=3)
+        self.setups: list[Setup] = []
+        self.turns: list[Turn] = []
+
+    def start(self, setup: Setup) -> None:
+        self.setups.append(setup)
+
+    def place(self, turn: Turn) -> str:
+        self.turns.append(turn)
+        return super().place(turn)
+
+
+def test_both_baselines_are_players() -> None:
+    assert isinstance(RandomPlayer(), Player)
+    assert isinstance(MonteCarloPlayer(), Player)
+
+
+def test_a_bot_is_told_each_card_as_it_comes_and_nothing_else(sdk: Client, tmp_path: Path) -> None:
+    spy = Spy()
+    report = play_games(sdk, spy, games=2, options={"scoring": "random"}, receipts=tmp_path)
+    assert len(report.receipts) == 2
+    assert len(spy.turns) == 50
+    for game, path in enumerate(report.receipts):
+        payload = verify_receipt(path.read_text().strip(), sdk.jwks()).payload
+        seed = bytes.fromhex(payload.server_seed or "")
+        deck = standard_deck(seed, payload.client_seed)
+        turns = spy.turns[25 * game : 25 * game + 25]
+        assert [turn.card for turn in turns] == list(deck[:25])  # each card when due
+        assert [turn.index for turn in turns] == list(range(25))
+        moves = payload.moves.split()
+        for turn, move in zip(turns, moves, strict=True):
+            assert move in turn.empty
+            assert len(turn.empty) == 25 - turn.index
+        setup = spy.setups[game]
+        assert setup.table.points == generate("random", seed, payload.client_seed).points
+        assert payload.score.total == report.scores[game]
+
+
+def test_the_monte_carlo_player_beats_the_random_one(sdk: Client) -> None:
+    random_player = play_games(sdk, RandomPlayer(seed=1), games=12)
+    greedy = play_games(sdk, MonteCarloPlayer(seed=1), games=12)
+    assert greedy.mean - greedy.half_width > random_player.mean + random_player.half_width
+    assert all(-100 <= score <= 1000 for score in random_player.scores + greedy.scores)
+
+
+class Cheat(RandomPlayer):
+    """Plays its first move twice into one cell, or names no cell at all."""
+
+    def __init__(self, answer: str) -> None:
+        super().__init__(seed=1)
+        self.answer = answer
+
+    def place(self, turn: Turn) -> str:
+        return self.answer if turn.index == 1 else "a1"
+
+
+@pytest.mark.parametrize("answer", ["a1", "z9", ""])
+def test_a_bot_that_breaks_the_protocol_is_stopped_naming_the_move(
+    sdk: Client, answer: str
+) -> None:
+    with pytest.raises(BotError, match=rf"move 1: the player chose {answer!r}"):
+        play_games(sdk, Cheat(answer), games=1)
+
+
+def test_the_95_percent_interval() -> None:
+    from cardproof.bots import Report
+
+    assert Report(scores=[10]).half_width == 0.0
+    report = Report(scores=[10, 20, 30, 40])
+    assert report.mean == 25
+    assert round(report.half_width, 3) == round(1.96 * 12.9099 / 2, 3)
+
+
+def test_cells_are_named_row_by_row() -> None:
+    assert CELL_NAMES[:6] == ("a1", "b1", "c1", "d1", "e1", "a2")
+
+
+def _cardproof(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    command = [str(Path(sys.executable).parent / "cardproof"), *args]
+    environ = {k: v for k, v in os.environ.items() if k != "CARDPROOF_URL"}
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=120, env=environ, cwd=cwd, check=False
+    )
+
+
+def test_bots_run_plays_on_an_embedded_server_and_writes_checkable_receipts(
+    tmp_path: Path,
+) -> None:
+    done = _cardproof(
+        "bots", "run", "cardproof.bots:MonteCarloPlayer", "--games", "3",
+        "--scoring", "ameritish", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "on 3 committed blind deals of poker-squares, scoring ameritish" in done.stdout
+    assert "mean score" in done.stdout
+    assert "95% interval" in done.stdout
+    receipts = sorted((tmp_path / "receipts").glob("receipt-*.jws"))
+    assert len(receipts) == 3
+    jwks = msgspec.json.decode((tmp_path / "receipts" / "keys.json").read_bytes())
+    for path in receipts:
+        checked = verify_receipt(path.read_text().strip(), jwks)
+        assert checked.replayed
+        assert isinstance(checked.payload.options["scoring"], dict)  # the table drawn
+    refused = _cardproof("bots", "run", "cardproof.bots:Nobody", "--games", "1", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "cannot make a player of cardproof.bots:Nobody" in refused.stderr
+    not_a_player = _cardproof("bots", "run", "cardproof.bots:Report", cwd=tmp_path)
+    assert not_a_player.returncode == 2
+    assert "has no start(setup) and place(turn)" in not_a_player.stderr
+
+
+def test_a_long_run_on_the_embedded_server_is_not_rate_limited() -> None:
+    """A bot's run is its embedded server's only work: 50 deals are over 1,300 requests,
+    past the per-client limit of a shared server (1,200 a minute)."""
+    from cardproof.play import embedded_client
+
+    with embedded_client(limits=False) as client:
+        report = play_games(client, RandomPlayer(seed=5), games=50)
+    assert len(report.scores) == 50
