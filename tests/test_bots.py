@@ -157,8 +157,14 @@ def test_bots_run_plays_on_an_embedded_server_and_writes_checkable_receipts(
 def test_a_long_run_on_the_embedded_server_is_not_rate_limited() -> None:
     """A bot's run is its embedded server's only work: 50 deals are over 1,300 requests,
     past the per-client limit of a shared server (1,200 a minute)."""
+    import logging
+
     from cardproof.play import embedded_client
 
+    access = logging.getLogger("cardproof.access")
+    before = access.level
     with embedded_client(limits=False) as client:
         report = play_games(client, RandomPlayer(seed=5), games=50)
+        assert access.level == logging.WARNING  # no line a move on the terminal
     assert len(report.scores) == 50
+    assert access.level == before  # and the process's logging as it was

@@ -1110,7 +1110,16 @@ def embedded_client(*, limits: bool = True) -> Iterator[Client]:
     if not limits:
         settings = Settings(warm_up=False, rate_limit=0, max_games_in_flight=0, daily_deal_quota=0)
     app = create_app(settings, keys=keys)
-    for name in ("httpx", "cardproof.access"):  # not one log line per move on the terminal
-        logging.getLogger(name).setLevel(logging.WARNING)
-    with TestClient(app) as http, Client(base_url=str(http.base_url), http_client=http) as client:
-        yield client
+    quiet = [logging.getLogger(name) for name in ("httpx", "cardproof.access")]
+    levels = [logger.level for logger in quiet]
+    for logger in quiet:  # not one log line per move on the terminal, while the block runs
+        logger.setLevel(logging.WARNING)
+    try:
+        with (
+            TestClient(app) as http,
+            Client(base_url=str(http.base_url), http_client=http) as client,
+        ):
+            yield client
+    finally:
+        for logger, level in zip(quiet, levels, strict=True):
+            logger.setLevel(level)
