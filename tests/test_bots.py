@@ -168,3 +168,49 @@ def test_a_long_run_on_the_embedded_server_is_not_rate_limited() -> None:
         assert access.level == logging.WARNING  # no line a move on the terminal
     assert len(report.scores) == 50
     assert access.level == before  # and the process's logging as it was
+
+
+class Broken(RandomPlayer):
+    """A player whose place fails at its third card."""
+
+    def place(self, turn: Turn) -> str:
+        if turn.index == 2:
+            raise RuntimeError("out of ideas")
+        return super().place(turn)
+
+
+def test_a_player_that_fails_is_stopped_naming_the_move(sdk: Client) -> None:
+    with pytest.raises(BotError, match=r"move 2: the player's place failed: RuntimeError"):
+        play_games(sdk, Broken(seed=1), games=1)
+
+
+def test_a_second_run_into_the_same_folder_keeps_the_first_runs_key(tmp_path: Path) -> None:
+    for _ in range(2):  # two embedded servers, two throwaway keys, one folder
+        done = _cardproof(
+            "bots", "run", "cardproof.bots:RandomPlayer", "--games", "1", cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+    folder = tmp_path / "receipts"
+    jwks = msgspec.json.decode((folder / "keys.json").read_bytes())
+    assert len(jwks["keys"]) == 2
+    receipts = sorted(folder.glob("receipt-*.jws"))
+    assert len(receipts) == 2
+    for path in receipts:
+        assert verify_receipt(path.read_text().strip(), jwks).replayed
+    failing = tmp_path / "failing.py"
+    failing.write_text(
+        "from cardproof.bots import RandomPlayer\n"
+        "class Player(RandomPlayer):\n"
+        "    def place(self, turn):\n"
+        "        raise RuntimeError('no')\n"
+    )
+    stopped = subprocess.run(
+        [str(Path(sys.executable).parent / "cardproof"), "bots", "run", "failing:Player",
+         "--games", "1"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
+        env={**{k: v for k, v in os.environ.items() if k != "CARDPROOF_URL"},
+             "PYTHONPATH": str(tmp_path)},
+    )  # fmt: skip
+    assert stopped.returncode == 1, stopped.stderr
+    assert "move 0: the player's place failed" in stopped.stderr
+    assert "Traceback" not in stopped.stderr

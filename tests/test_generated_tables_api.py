@@ -14,10 +14,23 @@ import msgspec
 import pytest
 
 from cardproof import Client
+from cardproof.deal import standard_deck
+from cardproof.games import replay_log
+from cardproof.models import DealState
+from cardproof.promises import Played, TournamentPromises
 from cardproof.receipts import CommitmentMismatchError, Expected, options_match, verify_receipt
 from cardproof.tables import GENERATED, generate
-from cardproof.tournaments import verify_export, worst_round
-from test_tournaments_api import CELLS, HttpClient, enter, open_tournament, play_round, reader
+from cardproof.tournaments import ExportError, verify_export, worst_round
+from conftest import TEST_KEYS
+from test_tournaments_api import (
+    CELLS,
+    HttpClient,
+    bearer,
+    enter,
+    open_tournament,
+    play_round,
+    reader,
+)
 
 
 @pytest.fixture
@@ -143,3 +156,69 @@ def test_a_tournament_draws_each_rounds_table_and_its_export_verifies(
         jwks = client.get("/.well-known/jwks.json").json()
         payload = verify_receipt(game["receipt"], jwks).payload
         assert payload.options["scoring"] == drawn("hypercorner", round_["server_seed"], salt)
+
+
+def test_a_round_receipt_signed_with_another_table_fails_the_export(
+    client: HttpClient, owner: str
+) -> None:
+    """A server that signs a round's receipt with a table its seeds did not draw, and the
+    score that table gives (so that the receipt replays), is caught by verify_export,
+    which draws the table itself."""
+    created = open_tournament(client, owner, rounds=1, options={"scoring": "random"})
+    tid = created["tournament"]["tournament_id"]
+    ada = enter(client, tid, "Ada").json()["token"]
+    play_round(client, tid, ada, 1, CELLS)
+    client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    export = client.get(f"/v1/tournaments/{tid}/export", headers=reader(tid)).json()
+    jwks = client.get("/.well-known/jwks.json").json()
+    payload = verify_receipt(export["games"][0]["receipt"], jwks).payload
+    forged_options = {"scoring": {**payload.options["scoring"], "high-card": 1000}}
+    deck = standard_deck(bytes.fromhex(payload.server_seed or ""), payload.client_seed)
+    score = replay_log("poker-squares", deck, forged_options, payload.moves).score()
+    forged = msgspec.structs.replace(payload, options=forged_options, score=score)
+    export["games"][0]["receipt"] = TEST_KEYS.signing.sign(forged)
+    with pytest.raises(ExportError) as refused:
+        verify_export(msgspec.json.encode(export), jwks)
+    assert any("options are not the round's" in p for p in refused.value.problems), (
+        refused.value.problems
+    )
+
+
+def test_the_sdk_checks_a_rounds_table_when_dealt_and_at_the_reveal(
+    sdk: Client, client: HttpClient, owner: str
+) -> None:
+    created = open_tournament(client, owner, rounds=1, options={"scoring": "hypercorner"})
+    tid = created["tournament"]["tournament_id"]
+    token = enter(client, tid, "Ada").json()["token"]
+    promises = TournamentPromises()
+    promises.check_tournament(sdk.tournament(tid, token=token))
+    state = client.post(
+        f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(token)
+    ).json()
+    dealt = msgspec.convert(state, DealState)
+    promises.check_round(tid, 1, dealt)  # the table drawn: before the seeds, any table
+    named = msgspec.structs.replace(dealt, options={"scoring": "hypercorner"})
+    with pytest.raises(CommitmentMismatchError):  # the name itself: never a table drawn
+        promises.check_round(tid, 1, named)
+    other = msgspec.structs.replace(dealt, options={"scoring": "british"})
+    with pytest.raises(CommitmentMismatchError):
+        promises.check_round(tid, 1, other)
+    played = Played(
+        deal_id=dealt.deal_id,
+        variant=dealt.variant,
+        client_seed=dealt.client_seed,
+        server_seed_hash=dealt.server_seed_hash,
+        options={"scoring": {**dealt.options["scoring"], "royal-flush": 7}},
+    )
+    promises.keep_game(tid, 1, played)
+    client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    with pytest.raises(CommitmentMismatchError, match="round 1 options"):
+        promises.check_tournament(sdk.tournament(tid, token=token))
+
+
+def test_options_with_a_name_left_unresolved_or_a_bad_seed_do_not_match() -> None:
+    asked = {"scoring": "random"}
+    assert not options_match("poker-squares", asked, {"scoring": "hypercorner"})
+    assert not options_match(
+        "poker-squares", asked, {"scoring": {"flush": 1}}, server_seed=b"\0", client_seed="x"
+    )

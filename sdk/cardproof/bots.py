@@ -3,9 +3,11 @@
 A :class:`Player` is told, once each deal is dealt, the variant, its options and the point
 table the deal scores with (a table drawn from the seeds, ``scoring: "ameritish"``, is
 known only then: :mod:`cardproof.tables`); then each card as it is turned up, with the
-empty cells it may go to and the time left, and answers a cell (``c3``). It sees what a
-person at the table sees and nothing more: the server shows a card only when it is due,
-and :func:`play_games` checks each game's receipt against the game played.
+empty cells it may go to and the time left, and answers a cell (``c3``). It is told what
+a person at the table sees and nothing more: the server shows a card only when it is due,
+and :func:`play_games` checks each game's receipt against the game played. (A bot in the
+same process as an embedded server could read that server's memory: a run meant to show
+that a bot plays blind is made against a server in another process.)
 
 Two baselines ship: :class:`RandomPlayer` and :class:`MonteCarloPlayer` (greedy: each
 empty cell tried with random completions of the grid from the cards not yet seen).
@@ -198,16 +200,23 @@ def play_games(
     for number in range(1, games + 1):
         game = client.deal("poker-squares", options=dict(options or {}))
         settings = variant(game.variant).parse_options(game.state.options)
-        player.start(
-            Setup(game.variant, game.state.options, settings.table, bool(settings.diagonals))
-        )
+        setup = Setup(game.variant, game.state.options, settings.table, bool(settings.diagonals))
+        try:
+            player.start(setup)
+        except Exception as error:  # the player's own fault, named as such
+            raise BotError(f"deal {game.deal_id}: the player's start failed: {error!r}") from error
         while not game.finished:
             view = game.visible
             if view.next is None:  # pragma: no cover - a blind poker-squares deal shows it
                 raise BotError(f"deal {game.deal_id} shows no card to place")
             empty = _empty_cells(cell for row in view.layout for cell in row)
             turn = Turn(Card.parse(view.next), game.next_index, empty, seconds_per_move)
-            move = player.place(turn)
+            try:
+                move = player.place(turn)
+            except Exception as error:
+                raise BotError(
+                    f"move {game.next_index}: the player's place failed: {error!r}"
+                ) from error
             if move not in empty:
                 raise BotError(
                     f"move {game.next_index}: the player chose {move!r}, not one of the empty "

@@ -371,7 +371,7 @@ def _bots_run(args: argparse.Namespace) -> int:
     module_name, _, class_name = args.player.partition(":")
     try:
         player = getattr(importlib.import_module(module_name), class_name)()
-    except (ImportError, AttributeError, ValueError, TypeError) as error:
+    except Exception as error:  # any fault of the player's module or class
         print(
             f"cardproof bots run: cannot make a player of {args.player}: {error}", file=sys.stderr
         )
@@ -388,9 +388,8 @@ def _bots_run(args: argparse.Namespace) -> int:
             client = stack.enter_context(
                 Client(base_url=args.url) if args.url is not None else embedded_client(limits=False)
             )
-            if args.url is None:
-                receipts.mkdir(parents=True, exist_ok=True)
-                (receipts / "keys.json").write_bytes(msgspec.json.encode(client.jwks()) + b"\n")
+            if args.url is None:  # every run's key kept: older receipts still check
+                _add_keys(receipts / "keys.json", client.jwks())
             report = play_games(
                 client,
                 player,
@@ -398,6 +397,8 @@ def _bots_run(args: argparse.Namespace) -> int:
                 options={"scoring": args.scoring},
                 receipts=receipts,
             )
+        except ImportError:  # pragma: no cover - depends on the install
+            return _needs_service("bots run")
         except BotError as error:
             print(f"cardproof bots run: {error}", file=sys.stderr)
             return 1
@@ -412,6 +413,30 @@ def _bots_run(args: argparse.Namespace) -> int:
     )
     print(f"receipts: {plural(len(report.receipts), 'file')} in {receipts}/")
     return 0
+
+
+def _needs_service(command: str) -> int:  # pragma: no cover - depends on the install
+    """Say that ``cardproof COMMAND`` without ``--url`` needs the service extra; exit 2."""
+    print(
+        f"cardproof {command} without --url runs an embedded server, which needs the "
+        "service extra: pip install 'cardproof[service]'",
+        file=sys.stderr,
+    )
+    return 2
+
+
+def _add_keys(path: Path, jwks: Any) -> None:
+    """Write ``jwks``'s keys to the key set file at ``path``, keeping the keys already there."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    keys: list[Any] = []
+    if path.exists():
+        try:
+            keys = list(msgspec.json.decode(path.read_bytes()).get("keys", []))
+        except (msgspec.DecodeError, AttributeError, TypeError):
+            keys = []  # not a key set: replaced
+    known = {key.get("kid") for key in keys if isinstance(key, dict)}
+    new = [key for key in msgspec.to_builtins(jwks)["keys"] if key.get("kid") not in known]
+    path.write_bytes(msgspec.json.encode({"keys": keys + new}) + b"\n")
 
 
 def _store_migrate(args: argparse.Namespace) -> int:
@@ -487,12 +512,7 @@ def _play(args: argparse.Namespace) -> int:
             try:
                 client = stack.enter_context(embedded_client())
             except ImportError:  # pragma: no cover - depends on the install
-                print(
-                    "cardproof play without --url runs an embedded server, which needs the "
-                    "service extra: pip install 'cardproof[service]'",
-                    file=sys.stderr,
-                )
-                return 2
+                return _needs_service("play")
         return run(
             client,
             args.variant,

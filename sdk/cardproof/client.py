@@ -907,7 +907,7 @@ class Client:
         state = self._send(_Calls.open_round(tournament_id, round_number, token))
         self._promises.check_round(tournament_id, round_number, state)
         _check_variant(state.variant, variant)
-        game = Game[Any](self, state, token, played=_played(state, None, tournament_id))
+        game = Game[Any](self, state, token, played=_played(state, state.options, tournament_id))
         self._promises.keep_game(tournament_id, round_number, game.played)
         return game
 
@@ -1453,7 +1453,9 @@ class AsyncClient:
         state = await self._send(_Calls.open_round(tournament_id, round_number, token))
         self._promises.check_round(tournament_id, round_number, state)
         _check_variant(state.variant, variant)
-        game = AsyncGame[Any](self, state, token, played=_played(state, None, tournament_id))
+        game = AsyncGame[Any](
+            self, state, token, played=_played(state, state.options, tournament_id)
+        )
         self._promises.keep_game(tournament_id, round_number, game.played)
         return game
 

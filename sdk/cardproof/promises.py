@@ -152,6 +152,8 @@ class TournamentPromises:
         self._salts: dict[str, str] = {}
         self._games: dict[str, list[tuple[int, Played]]] = {}
         """Each tournament's games played through this client, by round, until checked."""
+        self._options: dict[str, tuple[str, Mapping[str, Any]]] = {}
+        """Each tournament's variant and options, as its record says them."""
 
     def keep_game(self, tournament_id: str, round_number: int, played: Played) -> None:
         """Check this game's views once its round's seed is revealed."""
@@ -166,6 +168,7 @@ class TournamentPromises:
     def check_tournament(self, tournament: Tournament) -> None:
         """A read of the tournament keeps its word: same hashes, seeds that hash to them."""
         tid = tournament.tournament_id
+        self._options.setdefault(tid, (tournament.variant, tournament.options))
         self._keep(tid, {r.round: r.server_seed_hash for r in tournament.rounds})
         self._keep_salt(tid, tournament.salt)
         for entry in tournament.rounds:
@@ -193,6 +196,13 @@ class TournamentPromises:
             options, deck = round_deal(
                 tournament.variant, tournament.options, bytes.fromhex(seed), tournament.salt
             )
+            drawn = msgspec.to_builtins(options)
+            if played.options is not None and not options_match(
+                tournament.variant, drawn, msgspec.to_builtins(played.options)
+            ):  # a table drawn from the seeds (scoring: "ameritish") is the one shown
+                raise CommitmentMismatchError(
+                    f"round {round_number} options", drawn, played.options
+                )
             check_views(played, deck, options)
         if waiting:
             self._games[tournament.tournament_id] = waiting
@@ -209,6 +219,11 @@ class TournamentPromises:
             raise CommitmentMismatchError("client_seed", salt, state.client_seed)
         if state.next_index != 0 or state.moves:
             raise CommitmentMismatchError("moves", "", state.moves)
+        known_options = self._options.get(tournament_id)
+        if known_options is not None and not options_match(
+            known_options[0], known_options[1], state.options
+        ):
+            raise CommitmentMismatchError("options", known_options[1], state.options)
 
     def resume(self, tournament_id: str, round_number: int, state: DealState) -> Played:
         """A round's game taken up again (opened before): its deal checked, then kept.
@@ -223,6 +238,7 @@ class TournamentPromises:
             variant=state.variant,
             client_seed=state.client_seed,
             server_seed_hash=state.server_seed_hash,
+            options=state.options,
             moves=state.moves.split(),
             tournament=tournament_id,
         )

@@ -428,24 +428,29 @@ def options_match(
     try:
         want = cls.parse_options(asked)
         got = msgspec.to_builtins(cls.parse_options(given))
-    except RuleError:
+        if server_seed is not None:
+            want = cls.resolve_options(want, server_seed, client_seed)
+    except (RuleError, ValueError):  # unreadable options, or seeds that draw nothing
         return False
-    if server_seed is not None:
-        want = cls.resolve_options(want, server_seed, client_seed)
+    if isinstance(got, dict) and is_generated(got.get("scoring")):
+        return False  # a deal or receipt carries the table its seeds drew, never the name
     wanted = msgspec.to_builtins(want)
     if wanted == got:
         return True
     if server_seed is not None or set(wanted) != set(got):
         return False
-    return all(
-        wanted[key] == got[key]
-        or (
-            (wanted[key] == "random" or is_generated(wanted[key]))
-            and got[key] != wanted[key]
-            and not is_generated(got[key])
-        )
-        for key in wanted
-    )
+    return all(wanted[key] == got[key] or _drawn_from(key, wanted[key], got[key]) for key in wanted)
+
+
+def _drawn_from(key: str, asked: Any, given: Any) -> bool:
+    """Whether ``given`` may be what the seeds draw for ``asked`` (checked once they are known).
+
+    A point system asked for (``scoring: "ameritish"``) is drawn as a table; a reserve
+    version ``"random"`` as a number.
+    """
+    if key == "scoring":
+        return is_generated(asked) and isinstance(given, dict)
+    return asked == "random" and isinstance(given, int)
 
 
 def check_expected(payload: ReceiptPayload, expected: Expected) -> None:

@@ -49,7 +49,7 @@ from cardproof.deal import seed_hash
 from cardproof.errors import CardproofError
 from cardproof.games import replay_log, variant
 from cardproof.models import EXPORT_FORMAT, StandingLine, TournamentExport
-from cardproof.receipts import JWKS, ReceiptError, verify_receipt
+from cardproof.receipts import JWKS, ReceiptError, options_match, verify_receipt
 
 __all__ = [
     "CURSOR_PATTERN",
@@ -360,6 +360,14 @@ def verify_export(
                 game.moves,
             ) or payload.server_seed != seed.hex():
                 problems.append(f"{where}: the receipt is for another game")
+            elif not options_match(cls.id, msgspec.to_builtins(options), payload.options):
+                problems.append(  # a drawn point table is the one the round's seeds draw
+                    f"{where}: the receipt's options are not the round's"
+                )
+            elif payload.score.total != total:
+                problems.append(
+                    f"{where}: the receipt's score is {payload.score.total}, the log scores {total}"
+                )
         line = totals.setdefault(game.player, [0, 0])
         line[0] += total
         line[1] += 1
