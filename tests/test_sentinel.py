@@ -37,6 +37,18 @@ from redis_server import RedisServer, private_redis, sentinel_group
 CELLS = [f"{c}{r}" for r in "12345" for c in "abcde"]
 
 
+def caught_up(primary: RedisServer) -> None:
+    """Once a frozen replica is resumed: until it confirms a write again (it reconnects and
+    takes the writes it missed first, which may outlast one request's WAIT)."""
+    deadline = time.monotonic() + 20
+    with redis.Redis(port=primary.port, socket_timeout=5) as admin:
+        while True:
+            admin.set("cardproof:test:caught-up", 1)
+            if int(admin.execute_command("WAIT", 1, 500)) >= 1:
+                return
+            assert time.monotonic() < deadline, "the replica never caught up"
+
+
 def test_a_write_waits_for_its_replica(tmp_path: Path) -> None:
     """``WAIT``: with the replica frozen, a write is not acknowledged (503), nor lost."""
     with (
@@ -61,6 +73,7 @@ def test_a_write_waits_for_its_replica(tmp_path: Path) -> None:
                         await store.add_invites("t_wait", ["code-1"], 10)
                 finally:
                     replica.resume()
+                caught_up(primary)
                 await store.add_invites("t_wait", ["code-2"], 10)  # confirmed again
             finally:
                 await store.close()
@@ -226,6 +239,7 @@ def test_a_resent_request_is_not_acknowledged_before_its_first_write_is_safe() -
                 assert again.status_code == 503, again.text
             finally:
                 replica.resume()
+            caught_up(primary)
             assert client.post(f"/v1/deals/{deal_id}/moves", json=move).status_code == 200
             assert client.post("/v1/deals", json=body, headers=key).status_code == 201
 
@@ -272,6 +286,7 @@ def test_a_resent_last_move_takes_its_game_out_of_flight() -> None:
             assert client.post(f"/v1/deals/{deal_id}/moves", json=last).status_code == 503
         finally:
             replica.resume()
+        caught_up(primary)
         assert client.post("/v1/deals", json={"variant": "poker-squares"}).status_code == 429
         resent = client.post(f"/v1/deals/{deal_id}/moves", json=last)
         assert resent.status_code == 200, resent.text
@@ -305,6 +320,7 @@ def test_a_resent_whole_log_is_confirmed_before_its_answer() -> None:
             assert again.status_code == 503, again.text  # stored, not yet safe
         finally:
             replica.resume()
+        caught_up(primary)
         verified = client.post("/v1/verify", json=body)
         assert verified.status_code == 200, verified.text
         assert verified.json()["score"] == solved.json()["score"]
@@ -373,6 +389,7 @@ def test_a_refused_deal_keeps_its_count_only_if_a_resend_can_find_it() -> None:
                         await store.create_deal(before, 600, claim, 5, quota)
                 finally:
                     replica.resume()
+                caught_up(primary)
                 assert counted(before) == (False, False, 0)
 
                 async def refused_after_its_count(committed: bool) -> DealRecord:
@@ -386,6 +403,7 @@ def test_a_refused_deal_keeps_its_count_only_if_a_resend_can_find_it() -> None:
                     finally:
                         store.replica = None
                         replica.resume()
+                    caught_up(primary)
                     return deal
 
                 committed = await refused_after_its_count(True)
