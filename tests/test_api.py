@@ -293,7 +293,7 @@ def test_solve_serpent_is_optimal_and_its_moves_verify(client: Client) -> None:
 
 def test_solve_refuses_variants_without_a_solver(client: Client) -> None:
     body = problem(
-        client.post("/v1/solve", json={**examples.SOLVE, "variant": "poker-squares"}), 422
+        client.post("/v1/solve", json={**examples.SOLVE, "variant": "repeat-poker"}), 422
     )
     assert (body["code"], body["field"]) == ("no-solver", "variant")
 

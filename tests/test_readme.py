@@ -42,6 +42,9 @@ STATED: dict[str, Callable[[dict[str, Any]], bool]] = {
     "/v1/commitments": lambda body: body["commitment_id"].startswith("c_"),
     "/.well-known/jwks.json": lambda body: body["keys"][0]["kty"] == "OKP",
     '"budget": 1': lambda body: (body["result"], len(body["moves"])) == ("won", 11),
+    '"budget": 0.5': lambda body: (
+        body["score"]["total"] <= body["upper_bound"] and len(body["moves"]) == 25
+    ),
 }
 """What the README says some examples answer."""
 

@@ -68,6 +68,7 @@ from cardproof.models import (
     DealState,
     Entry,
     Health,
+    HindsightSolution,
     InviteCodes,
     MoveResult,
     Readiness,
@@ -260,7 +261,11 @@ class _Calls:
         body = {"variant": variant, "cards": _json(list(cards)), "options": _json(options or {})}
         if budget is not None:
             body["budget"] = budget
-        answer = SoloDrezSolution if variant == "solodrez" else SerpentSolution
+        answer: type[Any] = SerpentSolution
+        if variant == "solodrez":
+            answer = SoloDrezSolution
+        elif variant in ("poker-squares", "poker-patience"):
+            answer = HindsightSolution
         return _Call("POST", "/v1/solve", answer, body)
 
     @staticmethod
@@ -619,6 +624,16 @@ class Client:
     ) -> SoloDrezSolution: ...
 
     @overload
+    def solve(  # type: ignore[overload-overlap]  # the literals are checked first
+        self,
+        variant: Literal["poker-squares", "poker-patience"],
+        cards: Sequence[CardLike],
+        *,
+        options: Options = None,
+        budget: float | None = None,
+    ) -> HindsightSolution: ...
+
+    @overload
     def solve(
         self,
         variant: str,
@@ -635,12 +650,14 @@ class Client:
         *,
         options: Options = None,
         budget: float | None = None,
-    ) -> SerpentSolution | SoloDrezSolution:
-        """Solve a known deal: serpent-patience par, or whether a solodrez deal can be won.
+    ) -> SerpentSolution | SoloDrezSolution | HindsightSolution:
+        """Solve a known deal: par, hindsight par with its bound, or a solodrez search.
 
-        ``budget``: seconds the solodrez search may take (server default 2, at most 10).
+        serpent-patience: the exact par; poker-squares and poker-patience: the best grid
+        found and a proven upper bound; solodrez: won, lost or unknown. ``budget``: seconds
+        a search may take (server default 2, at most 10).
         """
-        answer: SerpentSolution | SoloDrezSolution = self._send(
+        answer: SerpentSolution | SoloDrezSolution | HindsightSolution = self._send(
             _Calls.solve(variant, cards, options, budget)
         )
         return answer
@@ -1198,6 +1215,16 @@ class AsyncClient:
     ) -> SoloDrezSolution: ...
 
     @overload
+    async def solve(  # type: ignore[overload-overlap]  # the literals are checked first
+        self,
+        variant: Literal["poker-squares", "poker-patience"],
+        cards: Sequence[CardLike],
+        *,
+        options: Options = None,
+        budget: float | None = None,
+    ) -> HindsightSolution: ...
+
+    @overload
     async def solve(
         self,
         variant: str,
@@ -1214,12 +1241,14 @@ class AsyncClient:
         *,
         options: Options = None,
         budget: float | None = None,
-    ) -> SerpentSolution | SoloDrezSolution:
-        """Solve a known deal: serpent-patience par, or whether a solodrez deal can be won.
+    ) -> SerpentSolution | SoloDrezSolution | HindsightSolution:
+        """Solve a known deal: par, hindsight par with its bound, or a solodrez search.
 
-        ``budget``: seconds the solodrez search may take (server default 2, at most 10).
+        serpent-patience: the exact par; poker-squares and poker-patience: the best grid
+        found and a proven upper bound; solodrez: won, lost or unknown. ``budget``: seconds
+        a search may take (server default 2, at most 10).
         """
-        answer: SerpentSolution | SoloDrezSolution = await self._send(
+        answer: SerpentSolution | SoloDrezSolution | HindsightSolution = await self._send(
             _Calls.solve(variant, cards, options, budget)
         )
         return answer

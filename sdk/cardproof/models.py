@@ -273,8 +273,8 @@ class SolveRequest(Struct, forbid_unknown_fields=True):
 
     ``cards``: the deal, in deal order. ``columns`` instead: a solodrez position (a hint
     for a game under way: the answer's moves go on from there). ``budget``: how long a
-    search may take, in seconds (solodrez; the serpent solver is exact and takes
-    milliseconds).
+    search may take, in seconds (solodrez, and poker-squares and poker-patience hindsight;
+    the serpent solver is exact and takes milliseconds).
     """
 
     variant: VariantId
@@ -291,6 +291,26 @@ class SerpentSolution(Struct):
     optimal: bool
     layout: list[list[str]]
     moves: list[Cell]
+
+
+class HindsightSolution(Struct):
+    """Hindsight par of a poker-squares or poker-patience deal (all 25 cards known).
+
+    ``score``, ``layout`` and ``moves``: the best grid found within the budget, which
+    POST /v1/verify accepts on these cards (poker-patience: laid in deal order, moves as
+    offsets from the first card). ``upper_bound``: no grid of these cards scores more
+    (proven; see the solver's notes in the README). ``optimal``: the two meet.
+    """
+
+    score: Score
+    upper_bound: int
+    optimal: bool
+    layout: list[list[str]]
+    moves: list[MoveObject]
+    log: str
+    """``moves`` in text form."""
+    seconds: float
+    budget: float
 
 
 class SoloDrezSolution(Struct):

@@ -9,6 +9,9 @@ processes (started on the first search, with ``spawn``). A client may have
 searches beyond those running (503 ``solver-busy`` past it): both answered at once, with
 ``Retry-After``. The counts are this process's: each replica bounds its own pool.
 
+Hindsight par (poker-squares, poker-patience) takes its whole budget unless it proves
+its answer first, so it runs in the same pool under the same bounds.
+
 The serpent solver is exact and takes milliseconds once its path table is built (at
 start-up): it runs in a worker thread as before.
 """
@@ -26,15 +29,24 @@ from typing import Any
 
 from msgspec import UNSET
 
+from cardproof.cards import Card
 from cardproof.errors import RuleError
-from cardproof.games import Game, SerpentPatience, SoloDrez, variant
-from cardproof.games.grid import SIZE, Cell
-from cardproof.models import SerpentSolution, SoloDrezSolution, SolveRequest
+from cardproof.games import Game, PokerPatience, PokerSquares, SerpentPatience, SoloDrez, variant
+from cardproof.games.grid import SIZE, Cell, GridGame
+from cardproof.models import (
+    HindsightSolution,
+    MoveObject,
+    SerpentSolution,
+    SoloDrezSolution,
+    SolveRequest,
+)
 from cardproof.pokerdrez import parse_pokerdrez_cards
-from cardproof.solvers import serpent, solodrez
+from cardproof.solvers import hindsight, serpent, solodrez
 from cardproof_service.settings import Settings
 
-SOLVABLE = (SerpentPatience.id, SoloDrez.id)
+SOLVABLE = (SerpentPatience.id, SoloDrez.id, PokerSquares.id, PokerPatience.id)
+HINDSIGHT = (PokerSquares.id, PokerPatience.id)
+Solution = SerpentSolution | SoloDrezSolution | HindsightSolution
 
 
 class SolverBusy(Exception):
@@ -87,14 +99,55 @@ def game_of(body: SolveRequest) -> Game[Any, Any]:
         except ValueError as error:
             raise RuleError("bad-position", str(error), field="columns") from None
     assert body.cards is not UNSET
-    return cls.new(cls.parse_cards(body.cards, field="cards"), body.options, field="cards")
+    game = cls.new(cls.parse_cards(body.cards, field="cards"), body.options, field="cards")
+    if isinstance(game, GridGame):
+        game.options.table  # noqa: B018  # a drawn system without seeds: 422 here, not in a worker
+    return game
 
 
-def solve_deal(
-    body: SolveRequest, max_states: int = solodrez.MAX_STATES
-) -> SerpentSolution | SoloDrezSolution:
-    """Serpent par of ``body.cards`` (first 25), or a solodrez search within the budget."""
+def hindsight_of(game: GridGame[Any, Any], budget: float) -> HindsightSolution:
+    """Hindsight par of a poker-squares or poker-patience deal, its moves checked by replay."""
+    patience = isinstance(game, PokerPatience)
+    found = hindsight.solve(
+        game.cards,
+        game.options.table,
+        budget=budget,
+        diagonals=bool(getattr(game.options, "diagonals", False)),
+        patience=patience,
+    )
+    cells = [Card(index) for index in found.grid]
+    if patience:
+        assert found.moves is not None
+        moves = [MoveObject(row=r, col=c) for r, c in found.moves]
+    else:
+        where = {card: cell for cell, card in enumerate(found.grid)}
+        moves = [
+            MoveObject(row=where[c.index] // SIZE, col=where[c.index] % SIZE)
+            for c in game.cards[:25]
+        ]
+    replay = type(game).new(list(game.cards), game.options)
+    for i, move in enumerate(moves):
+        replay.play(replay.move_from_object(move, i))
+    score = replay.score()
+    if score.total != found.score:  # the engine has the last word on a grid's points
+        raise RuntimeError(f"hindsight grid scores {score.total}, the solver said {found.score}")
+    return HindsightSolution(
+        score=score,
+        upper_bound=found.upper_bound,
+        optimal=found.optimal,
+        layout=[[c.text for c in cells[r * SIZE : (r + 1) * SIZE]] for r in range(SIZE)],
+        moves=moves,
+        log=replay.log_text(),
+        seconds=round(found.seconds, 6),
+        budget=budget,
+    )
+
+
+def solve_deal(body: SolveRequest, max_states: int = solodrez.MAX_STATES) -> Solution:
+    """Serpent par of ``body.cards`` (first 25), hindsight par, or a solodrez search."""
     game = game_of(body)
+    if isinstance(game, PokerSquares | PokerPatience):
+        return hindsight_of(game, body.budget)
     if isinstance(game, SoloDrez):
         found = solodrez.solve(game, budget=body.budget, max_states=max_states)
         return SoloDrezSolution(
@@ -127,6 +180,7 @@ class Solvers:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.settings.solver_workers,
                 mp_context=multiprocessing.get_context("spawn"),
+                initializer=hindsight.warm,
             )
         return self._pool
 
@@ -135,9 +189,9 @@ class Solvers:
         soonest = min(self._deadlines.values(), default=time.monotonic())
         return max(1, math.ceil(soonest - time.monotonic()))
 
-    async def solve(self, body: SolveRequest, client: str) -> SerpentSolution | SoloDrezSolution:
-        """Solve ``body``: a solodrez search in the pool, within the bounds; serpent in a thread."""
-        if body.variant != SoloDrez.id:
+    async def solve(self, body: SolveRequest, client: str) -> Solution:
+        """Solve ``body``: searches in the pool, within the bounds; serpent in a thread."""
+        if body.variant == SerpentPatience.id:
             return await asyncio.to_thread(solve_deal, body)
         game_of(body)  # the request's own faults (422) at once, not from a worker
         settings = self.settings
@@ -170,4 +224,12 @@ class Solvers:
             self._pool = None
 
 
-__all__ = ["SOLVABLE", "SolverBusy", "Solvers", "TooManySearches", "solve_deal"]
+__all__ = [
+    "HINDSIGHT",
+    "SOLVABLE",
+    "Solution",
+    "SolverBusy",
+    "Solvers",
+    "TooManySearches",
+    "solve_deal",
+]

@@ -1,4 +1,4 @@
-"""``POST /v1/solve``: serpent-patience par, and whether a solodrez deal can be won."""
+"""``POST /v1/solve``: serpent par, poker-squares/poker-patience hindsight par, solodrez."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ from typing import Any
 
 from litestar import Controller, Request, post
 
-from cardproof.models import SerpentSolution, SoloDrezSolution, SolveRequest
+from cardproof.models import SolveRequest
 from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.limits import client_id
 from cardproof_service.problems import problem_responses
-from cardproof_service.solving import Solvers
+from cardproof_service.solving import Solution, Solvers
 
 
 class SolveController(Controller):
@@ -29,7 +29,8 @@ class SolveController(Controller):
             413,
             422,
             503,
-            e422="No solver for the variant (`no-solver`), a card twice (`duplicate-card`), "
+            e422="No solver for the variant (`no-solver`), a drawn point system without the "
+            "deal's seeds (`generated-needs-seeds`), a card twice (`duplicate-card`), "
             "fewer cards than the game uses (`too-few-cards`), a card of another deck "
             "(`card-not-in-deck`), an option the variant does not take (`unknown-option`), "
             "both or neither of `cards` and `columns` (`cards-or-columns`), `columns` for "
@@ -42,8 +43,14 @@ class SolveController(Controller):
         ),
         opt={"body": SolveRequest, "example": examples.SOLVE},
     )
-    async def solve(self, request: Request[Any, Any, Any]) -> SerpentSolution | SoloDrezSolution:
+    async def solve(self, request: Request[Any, Any, Any]) -> Solution:
         """Serpent-patience: the exact best score, a layout reaching it and its moves.
+
+        Poker-squares and poker-patience with all 25 cards known (hindsight): within
+        ``budget`` seconds (default 2, at most 10) in a solver process, the best grid found
+        (``score``, ``layout``, ``moves`` that POST /v1/verify accepts on these cards) and
+        an ``upper_bound`` no grid of these cards exceeds; ``optimal`` when they meet. A
+        drawn point system needs the deal's seeds: give its table as a custom one.
 
         Solodrez (``cards``: the 56-card deck order; or ``columns``: a position of a game
         under way, its 9 columns as the game's view shows them, for a hint): a search of

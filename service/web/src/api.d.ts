@@ -80,6 +80,12 @@ export interface paths {
          * Solve a deal
          * @description Serpent-patience: the exact best score, a layout reaching it and its moves.
          *
+         *     Poker-squares and poker-patience with all 25 cards known (hindsight): within
+         *     ``budget`` seconds (default 2, at most 10) in a solver process, the best grid found
+         *     (``score``, ``layout``, ``moves`` that POST /v1/verify accepts on these cards) and
+         *     an ``upper_bound`` no grid of these cards exceeds; ``optimal`` when they meet. A
+         *     drawn point system needs the deal's seeds: give its table as a custom one.
+         *
          *     Solodrez (``cards``: the 56-card deck order; or ``columns``: a position of a game
          *     under way, its 9 columns as the game's view shows them, for a hint): a search of
          *     at most ``budget`` seconds (default 2, at most 10) in a solver process answers
@@ -767,6 +773,25 @@ export interface components {
             status: "ok";
         };
         /**
+         * HindsightSolution
+         * @description Hindsight par of a poker-squares or poker-patience deal (all 25 cards known).
+         *
+         *     ``score``, ``layout`` and ``moves``: the best grid found within the budget, which
+         *     POST /v1/verify accepts on these cards (poker-patience: laid in deal order, moves as
+         *     offsets from the first card). ``upper_bound``: no grid of these cards scores more
+         *     (proven; see the solver's notes in the README). ``optimal``: the two meet.
+         */
+        HindsightSolution: {
+            score: components["schemas"]["Score"];
+            upper_bound: number;
+            optimal: boolean;
+            layout: string[][];
+            moves: components["schemas"]["MoveObject"][];
+            log: string;
+            seconds: number;
+            budget: number;
+        };
+        /**
          * InviteCodes
          * @description Fresh single-use invite codes, shown this once: each enters one entrant.
          */
@@ -1160,8 +1185,8 @@ export interface components {
          *
          *     ``cards``: the deal, in deal order. ``columns`` instead: a solodrez position (a hint
          *     for a game under way: the answer's moves go on from there). ``budget``: how long a
-         *     search may take, in seconds (solodrez; the serpent solver is exact and takes
-         *     milliseconds).
+         *     search may take, in seconds (solodrez, and poker-squares and poker-patience hindsight;
+         *     the serpent solver is exact and takes milliseconds).
          */
         SolveRequest: {
             /**
@@ -1749,7 +1774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SerpentSolution"] | components["schemas"]["SoloDrezSolution"];
+                    "application/json": components["schemas"]["SerpentSolution"] | components["schemas"]["SoloDrezSolution"] | components["schemas"]["HindsightSolution"];
                 };
             };
             /** @description The request cannot be read: bad JSON, a wrong type, an unknown field, a bad card or move text. `field` names the place. */
@@ -1770,7 +1795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No solver for the variant (`no-solver`), a card twice (`duplicate-card`), fewer cards than the game uses (`too-few-cards`), a card of another deck (`card-not-in-deck`), an option the variant does not take (`unknown-option`), both or neither of `cards` and `columns` (`cards-or-columns`), `columns` for another variant than solodrez (`columns-need-solodrez`). */
+            /** @description No solver for the variant (`no-solver`), a drawn point system without the deal's seeds (`generated-needs-seeds`), a card twice (`duplicate-card`), fewer cards than the game uses (`too-few-cards`), a card of another deck (`card-not-in-deck`), an option the variant does not take (`unknown-option`), both or neither of `cards` and `columns` (`cards-or-columns`), `columns` for another variant than solodrez (`columns-need-solodrez`). */
             422: {
                 headers: {
                     [name: string]: unknown;

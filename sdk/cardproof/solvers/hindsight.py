@@ -1,0 +1,578 @@
+"""Hindsight par for poker-squares and poker-patience: the best grid found, and a proven bound.
+
+With all 25 cards known, the best score of a deal is a max over 25! grids. The solver
+answers it in two halves that meet when the deal is solved:
+
+- **best found** (a real grid, scored by the engine): rounds of plain swap
+  hill-climbing (:func:`hill_climb`, 20,000 steps from a fresh shuffle, also the peer
+  of ``bench/par.py``) and simulated annealing from the best grid so far, for 40% of
+  the budget; then the grid the bound's own solution realizes, when it does;
+- **upper bound** (proven): a relaxation solved by CP-SAT (OR-Tools). A grid's rows
+  and columns are interchangeable, so the relaxation has no cell numbers at all: it
+  picks up to five *cores* for the rows and five for the columns, a core being the
+  cards that make a line's category (the two cards of a pair, the five of a flush).
+  Every grid maps to a choice that obeys the relaxation's rules, worth at least the
+  grid's score, so the relaxation's optimum (or CP-SAT's bound on it, when the budget
+  runs out first) is an upper bound. Its rules, each true of every grid:
+
+  - a card is in at most one row core and at most one column core;
+  - two cards share at most one line (a row and a column meet in one cell);
+  - a five-card row core and a five-card column core share exactly one card;
+  - from a suit of ``n`` cards at most 1 (n <= 8), 2 (n <= 12) or 3 flush lines;
+  - (symmetry) rows hold at least as many five-card cores as columns: a grid and its
+    transpose score the same.
+
+  A line the relaxation leaves without a core counts the table's high-card points,
+  and a category below high card is never picked: for any table, a grid's line is
+  worth at most what its core (or no core) counts. With the diagonals on, two lines
+  that the relaxation does not see are bounded by the best single line twice.
+
+``optimal`` is true when the best found reaches the bound. poker-patience places the
+cards in deal order, each touching one laid before: the grid found must also be laid
+that way, which :func:`patience_moves` finds by permuting rows and columns (a legal
+order always exists for the grid in deal order, row by row); the bound is poker-squares'
+(every poker-patience layout is a poker-squares grid), so it stays proven.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from cardproof.cards import Card
+from cardproof.hands import TRIE, PointTable
+
+SIZE: Final = 5
+CELLS: Final = SIZE * SIZE
+MAX_CROSSED: Final = 900
+"""Five-card cores past which the relaxation leaves out their crossing rule (a valid,
+looser bound: the rule only tightens it), so that no deal builds millions of clauses."""
+HILL_STEPS: Final = 20_000
+"""Steps of the plain swap hill-climbing every answer starts from (the issue's floor)."""
+
+_ROWS: Final = tuple(tuple(range(r * SIZE, r * SIZE + SIZE)) for r in range(SIZE))
+_COLS: Final = tuple(tuple(range(c, CELLS, SIZE)) for c in range(SIZE))
+_DIAGONALS: Final = ((0, 6, 12, 18, 24), (4, 8, 12, 16, 20))
+
+
+def _lines(diagonals: bool) -> tuple[tuple[int, ...], ...]:
+    return _ROWS + _COLS + (_DIAGONALS if diagonals else ())
+
+
+@dataclass(frozen=True)
+class Hindsight:
+    """The best grid found for a deal, its score, and the proven upper bound.
+
+    ``grid`` holds card indices row by row; ``moves`` (poker-patience only) the offsets
+    that lay it in deal order.
+    """
+
+    score: int
+    grid: tuple[int, ...]
+    upper_bound: int
+    optimal: bool
+    seconds: float
+    moves: tuple[tuple[int, int], ...] | None = None
+
+
+class _Scorer:
+    """Points of a line (sorted card indices), cached: the hot path of the searches."""
+
+    def __init__(self, points: Sequence[int]) -> None:
+        self.points = tuple(points)
+        self.cache: dict[tuple[int, ...], int] = {}
+
+    def line(self, cards: Iterable[int]) -> int:
+        key = tuple(sorted(cards))
+        found = self.cache.get(key)
+        if found is None:
+            a, b, c, d, e = key
+            found = self.cache[key] = self.points[TRIE[a][b][c][d][e]]
+        return found
+
+    def grid(self, grid: Sequence[int], lines: Sequence[Sequence[int]]) -> int:
+        return sum(self.line(grid[i] for i in line) for line in lines)
+
+
+def _cell_lines(lines: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
+    return [tuple(k for k, line in enumerate(lines) if cell in line) for cell in range(CELLS)]
+
+
+def hill_climb(
+    cards: Sequence[int],
+    points: Sequence[int],
+    *,
+    steps: int = HILL_STEPS,
+    seed: int = 0,
+    diagonals: bool = False,
+) -> tuple[int, list[int]]:
+    """Plain swap hill-climbing: from a shuffled grid, keep each swap that does not lose.
+
+    The floor of every hindsight answer, and ``bench/par.py``'s peer.
+
+    >>> from cardproof.hands import TABLES
+    >>> score, grid = hill_climb(range(25), TABLES["american"].points, steps=2000)
+    >>> score >= 4 * 75, sorted(grid) == list(range(25))  # 2C..8D: straight flushes to find
+    (True, True)
+    """
+    return _search(cards, points, steps=steps, seed=seed, diagonals=diagonals)
+
+
+def _search(
+    cards: Sequence[int],
+    points: Sequence[int],
+    *,
+    steps: int | None = None,
+    deadline: float | None = None,
+    seed: int = 0,
+    diagonals: bool = False,
+    start: Sequence[int] | None = None,
+    temperature: tuple[float, float] | None = None,
+    history: list[tuple[int, list[int]]] | None = None,
+) -> tuple[int, list[int]]:
+    """Swap search: hill-climbing (no temperature) or annealing, by steps or until a deadline.
+
+    ``history`` collects each new best grid on the way (poker-patience tries them in
+    turn when the best cannot be laid in deal order).
+    """
+    scorer = _Scorer(points)
+    lines = _lines(diagonals)
+    through = _cell_lines(lines)
+    rng = random.Random(seed)
+    grid = list(start) if start is not None else list(cards)
+    if start is None:
+        rng.shuffle(grid)
+    values = [scorer.line(grid[i] for i in line) for line in lines]
+    current = sum(values)
+    best, best_grid = current, grid[:]
+    started = time.perf_counter()
+    hot, cold = temperature or (0.0, 0.0)
+    heat = hot
+    randrange, uniform = rng.randrange, rng.random
+    step = 0
+    while True:
+        if steps is not None and step >= steps:
+            break
+        if step & 255 == 0 and deadline is not None:
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+            if hot:
+                heat = hot * (cold / hot) ** ((now - started) / max(1e-9, deadline - started))
+        step += 1
+        i, j = randrange(CELLS), randrange(CELLS)
+        if i == j:
+            continue
+        touched = set(through[i]) | set(through[j])
+        grid[i], grid[j] = grid[j], grid[i]
+        new = {k: scorer.line(grid[c] for c in lines[k]) for k in touched}
+        delta = sum(new[k] - values[k] for k in touched)
+        if delta >= 0 or (heat and uniform() < math.exp(delta / heat)):
+            for k in touched:
+                values[k] = new[k]
+            current += delta
+            if current > best:
+                best, best_grid = current, grid[:]
+                if history is not None:
+                    history.append((best, best_grid))
+        else:
+            grid[i], grid[j] = grid[j], grid[i]
+    return best, best_grid
+
+
+# --- the relaxation -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Core:
+    cards: tuple[int, ...]
+    value: int
+    """Points over high card."""
+
+
+def _cores(cards: Sequence[int], points: Sequence[int]) -> list[_Core]:
+    """Every core of the deal whose category scores above high card.
+
+    >>> from cardproof.hands import TABLES
+    >>> deal = [c.index for c in map(Card.parse, "AS AH AD KS KH 2C 3C 4C 5C 6C".split())]
+    >>> cores = _cores(deal, TABLES["american"].points)
+    >>> max(core.value for core in cores), len([c for c in cores if c.value == 25])
+    (75, 1)
+    """
+    high = points[0]
+    found: dict[tuple[int, ...], int] = {}
+
+    def add(core: Iterable[int]) -> None:
+        key = tuple(sorted(core))
+        if len(key) == 5:
+            category = TRIE[key[0]][key[1]][key[2]][key[3]][key[4]]
+        else:  # a rank core: pairs, two pairs, trips, quads
+            counts = sorted(sum(1 for c in key if c % 13 == r) for r in {c % 13 for c in key})
+            category = {(2,): 1, (2, 2): 2, (3,): 3, (4,): 7}[tuple(counts)]
+        value = points[category] - high
+        if value > 0:
+            found[key] = value
+
+    by_rank: dict[int, list[int]] = {}
+    by_suit: dict[int, list[int]] = {}
+    for card in cards:
+        by_rank.setdefault(card % 13, []).append(card)
+        by_suit.setdefault(card // 13, []).append(card)
+    groups: dict[int, list[tuple[int, tuple[int, ...]]]] = {2: [], 3: [], 4: []}
+    for rank, held in by_rank.items():
+        for size in (2, 3, 4):
+            groups[size].extend((rank, g) for g in itertools.combinations(held, size))
+    for size in (2, 3, 4):
+        for _, group in groups[size]:
+            add(group)
+    for (r1, g1), (r2, g2) in itertools.combinations(groups[2], 2):
+        if r1 != r2:
+            add(g1 + g2)
+    for r1, g1 in groups[3]:
+        for r2, g2 in groups[2]:
+            if r1 != r2:
+                add(g1 + g2)
+    for low in range(-1, 9):  # straights, the wheel (A2345) first
+        ranks = [12, 0, 1, 2, 3] if low == -1 else list(range(low, low + 5))
+        if all(r in by_rank for r in ranks):
+            for combo in itertools.product(*(by_rank[r] for r in ranks)):
+                add(combo)
+    for held in by_suit.values():
+        for combo in itertools.combinations(held, 5):
+            add(combo)
+    return [_Core(key, value) for key, value in found.items()]
+
+
+def _flush_lines(count: int) -> int:
+    """Most flush lines a grid can draw from ``count`` cards of one suit (two share <= 1)."""
+    return 0 if count < 5 else 1 if count <= 8 else 2 if count <= 12 else 3
+
+
+@dataclass(frozen=True)
+class _Relaxed:
+    bound: int
+    """The relaxation's upper bound over the ten lines (high card included)."""
+    rows: list[_Core]
+    cols: list[_Core]
+    proven: bool
+    """The relaxation was solved to optimality (``bound`` is its optimum)."""
+
+
+def _relax(
+    cards: Sequence[int], points: Sequence[int], grid: Sequence[int], deadline: float, seed: int
+) -> _Relaxed | None:
+    """Solve the core relaxation until ``deadline``; ``None`` if CP-SAT stated no bound.
+
+    ``grid``: the best grid found. Its cores are the search's first solution (a hint),
+    and its score a floor: the relaxation's optimum is at least that, so CP-SAT may
+    prune below it. A bound counts only with a solution (status optimal or feasible):
+    without one CP-SAT's stated bound means nothing.
+    """
+    from ortools.sat.python import cp_model  # the service's extra; imported where used
+
+    high = points[0]
+    cores = _cores(cards, points)
+    model = cp_model.CpModel()
+    x = [model.new_bool_var(f"row{i}") for i in range(len(cores))]
+    y = [model.new_bool_var(f"col{i}") for i in range(len(cores))]
+    by_card: dict[int, list[int]] = {card: [] for card in cards}
+    by_pair: dict[tuple[int, int], list[int]] = {}
+    for i, core in enumerate(cores):
+        for card in core.cards:
+            by_card[card].append(i)
+        for pair in itertools.combinations(core.cards, 2):
+            by_pair.setdefault(pair, []).append(i)
+    five = [i for i, core in enumerate(cores) if len(core.cards) == SIZE]
+    for family in (x, y):
+        model.add(sum(family) <= SIZE)
+        for held in by_card.values():
+            if len(held) > 1:
+                model.add_at_most_one(family[i] for i in held)
+    # a five-card row core and a five-card column core meet (pairs keep it to one card);
+    # the clauses grow as the square of such cores, so a freak deal goes without them
+    if len(five) <= MAX_CROSSED:
+        masks = {i: sum(1 << c for c in cores[i].cards) for i in five}
+        for i in five:
+            for j in five:
+                if not masks[i] & masks[j]:
+                    model.add_bool_or([x[i].Not(), y[j].Not()])
+    for held in by_pair.values():  # also keeps one core out of a row and a column at once
+        model.add_at_most_one([x[i] for i in held] + [y[i] for i in held])
+    suits: dict[int, int] = {}
+    for card in cards:
+        suits[card // 13] = suits.get(card // 13, 0) + 1
+    for suit, count in suits.items():
+        flushes = [i for i in five if all(c // 13 == suit for c in cores[i].cards)]
+        if flushes:
+            model.add(sum(x[i] + y[i] for i in flushes) <= _flush_lines(count))
+    model.add(sum(x[i] for i in five) >= sum(y[i] for i in five))
+    objective = sum(core.value * (x[i] + y[i]) for i, core in enumerate(cores))
+    index = {core.cards: i for i, core in enumerate(cores)}
+    rows, cols = _cores_of(grid, index, cores), _cores_of(_transposed(grid), index, cores)
+    if sum(len(cores[i].cards) == SIZE for i in rows) < sum(
+        len(cores[i].cards) == SIZE for i in cols
+    ):
+        rows, cols = cols, rows  # the transpose obeys the symmetry rule
+    for i in range(len(cores)):
+        model.add_hint(x[i], i in rows)
+        model.add_hint(y[i], i in cols)
+    floor = sum(cores[i].value for i in rows + cols)
+    model.add(objective >= floor)
+    model.maximize(objective)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = seed % (1 << 31)
+    status = solver.solve(model)
+    reached = solver.best_objective_bound
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE) or not math.isfinite(reached):
+        return None
+    bound = math.floor(reached + 1e-6) + 2 * SIZE * high
+    return _Relaxed(
+        bound,
+        [core for i, core in enumerate(cores) if solver.boolean_value(x[i])],
+        [core for i, core in enumerate(cores) if solver.boolean_value(y[i])],
+        status == cp_model.OPTIMAL,
+    )
+
+
+def _cores_of(
+    grid: Sequence[int], index: dict[tuple[int, ...], int], cores: list[_Core]
+) -> list[int]:
+    """The core of each row of ``grid`` that has one (its best: the line's category's)."""
+    found = []
+    for r in range(SIZE):
+        line = grid[r * SIZE : r * SIZE + SIZE]
+        held = [
+            index[key]
+            for k in (2, 3, 4, 5)
+            for key in map(tuple, map(sorted, itertools.combinations(line, k)))
+            if key in index
+        ]
+        if held:
+            found.append(max(held, key=lambda i: (cores[i].value, len(cores[i].cards))))
+    return found
+
+
+def _transposed(grid: Sequence[int]) -> list[int]:
+    return [grid[c * SIZE + r] for r in range(SIZE) for c in range(SIZE)]
+
+
+def _realize(
+    cards: Sequence[int], rows: Sequence[_Core], cols: Sequence[_Core]
+) -> list[int] | None:
+    """A grid with each chosen row core in a row and each column core in a column.
+
+    A bipartite matching of cards to cells (a core's card may only go to its line's
+    cells); ``None`` if there is none.
+    """
+    row_of = {card: r for r, core in enumerate(rows) for card in core.cards}
+    col_of = {card: c for c, core in enumerate(cols) for card in core.cards}
+    allowed = []
+    for card in cards:
+        rs = [row_of[card]] if card in row_of else range(SIZE)
+        cs = [col_of[card]] if card in col_of else range(SIZE)
+        allowed.append([r * SIZE + c for r in rs for c in cs])
+    holder: dict[int, int] = {}  # cell -> position in cards
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for cell in allowed[i]:
+            if cell in seen:
+                continue
+            seen.add(cell)
+            if cell not in holder or augment(holder[cell], seen):
+                holder[cell] = i
+                return True
+        return False
+
+    order = sorted(range(len(cards)), key=lambda i: len(allowed[i]))
+    if not all(augment(i, set()) for i in order):
+        return None
+    grid = [0] * CELLS
+    for cell, i in holder.items():
+        grid[cell] = cards[i]
+    return grid
+
+
+# --- poker-patience: laying a grid in deal order ---------------------------------------
+
+
+def patience_moves(
+    grid: Sequence[int], deal: Sequence[int]
+) -> tuple[list[int], list[tuple[int, int]]] | None:
+    """Rows and columns of ``grid`` reordered (or transposed) so the deal lays it legally.
+
+    Each card after the first must touch (8 ways) a card laid before it. Returns the
+    grid as laid and each card's offset from the first; ``None`` if no order of rows
+    and columns allows it (the score is the same for all of them).
+
+    >>> deal = list(range(25))
+    >>> laid, moves = patience_moves(deal, deal)
+    >>> moves[:3]
+    [(0, 0), (0, 1), (0, 2)]
+    """
+    position = {card: cell for cell, card in enumerate(grid)}
+    for transpose in (False, True):
+        spots = []
+        for card in deal:
+            r, c = divmod(position[card], SIZE)
+            spots.append((c, r) if transpose else (r, c))
+        found = _lay(spots)
+        if found is not None:
+            row_at, col_at = found
+            laid = [0] * CELLS
+            moves = []
+            r0, c0 = row_at[spots[0][0]], col_at[spots[0][1]]
+            for card, (r, c) in zip(deal, spots, strict=True):
+                laid[row_at[r] * SIZE + col_at[c]] = card
+                moves.append((row_at[r] - r0, col_at[c] - c0))
+            return laid, moves
+    return None
+
+
+def _lay(spots: Sequence[tuple[int, int]]) -> tuple[dict[int, int], dict[int, int]] | None:
+    """Place abstract rows and columns on 0..4 so that each spot touches an earlier one."""
+    row_at: dict[int, int] = {}
+    col_at: dict[int, int] = {}
+
+    def place(i: int) -> bool:
+        if i == len(spots):
+            return True
+        r, c = spots[i]
+        row_choices = (
+            [row_at[r]] if r in row_at else [p for p in range(SIZE) if p not in row_at.values()]
+        )
+        col_choices = (
+            [col_at[c]] if c in col_at else [p for p in range(SIZE) if p not in col_at.values()]
+        )
+        for pr in row_choices:
+            for pc in col_choices:
+                if i and not any(
+                    abs(row_at[r2] - pr) <= 1 and abs(col_at[c2] - pc) <= 1 for r2, c2 in spots[:i]
+                ):
+                    continue
+                new_r, new_c = r not in row_at, c not in col_at
+                row_at[r], col_at[c] = pr, pc
+                if place(i + 1):
+                    return True
+                if new_r:
+                    del row_at[r]
+                if new_c:
+                    del col_at[c]
+        return False
+
+    return (row_at, col_at) if place(0) else None
+
+
+# --- the solver ----------------------------------------------------------------------
+
+
+def warm() -> None:
+    """Import CP-SAT now (a solver process's start), not inside a search's budget."""
+    from ortools.sat.python import cp_model  # noqa: F401
+
+
+def solve(
+    cards: Sequence[Card],
+    table: PointTable,
+    *,
+    budget: float = 2.0,
+    diagonals: bool = False,
+    patience: bool = False,
+    seed: int | None = None,
+) -> Hindsight:
+    """The best grid found for the first 25 ``cards`` within ``budget`` seconds, and a bound.
+
+    ``patience``: the grid must be laid in deal order (poker-patience). ``seed`` (by
+    default drawn from the cards) makes the searches repeatable.
+
+    >>> from cardproof.cards import STANDARD_DECK
+    >>> from cardproof.hands import TABLES
+    >>> found = solve(STANDARD_DECK[:25], TABLES["american"], budget=2)
+    >>> found.score <= found.upper_bound, found.score >= 4 * 75
+    (True, True)
+    """
+    started = time.perf_counter()
+    deadline = started + budget
+    deal = [card.index for card in cards[:CELLS]]
+    if len(deal) != CELLS or len(set(deal)) != CELLS:
+        raise ValueError("hindsight takes 25 distinct cards")
+    if seed is None:
+        seed = int.from_bytes(bytes(deal), "big") % (1 << 61)
+    points = table.points
+    lines = _lines(diagonals)
+    scorer = _Scorer(points)
+    candidates: list[tuple[int, list[int]]] = []
+
+    def offer(grid: list[int]) -> None:
+        candidates.append((scorer.grid(grid, lines), grid))
+
+    offer(list(deal))  # row by row in deal order: always a legal poker-patience layout
+    # the search's share of the budget: rounds of a hill-climb from a fresh shuffle, then
+    # annealing from the best grid so far, until 40% of the budget (one round at least)
+    search_until = started + max(0.1, 0.4 * budget)
+    history: list[tuple[int, list[int]]] = []
+    heat = (8.0 * _spread(points), 0.3 * _spread(points))
+    round_ = 0
+    while round_ == 0 or time.perf_counter() < search_until:
+        offer(hill_climb(deal, points, seed=seed + 2 * round_, diagonals=diagonals)[1])
+        now = time.perf_counter()
+        annealed = _search(
+            deal,
+            points,
+            deadline=min(search_until, now + max(0.05, 0.25 * (search_until - started))),
+            seed=seed + 2 * round_ + 1,
+            diagonals=diagonals,
+            start=max(candidates)[1],
+            temperature=heat,
+            history=history if patience else None,
+        )
+        offer(annealed[1])
+        round_ += 1
+    candidates.extend(history[-64:])
+    plain = _lines(False)  # the relaxation's ten lines: its floor is the best grid's score there
+    floor_grid = max(candidates, key=lambda found: scorer.grid(found[1], plain))[1]
+    relaxed = _relax(deal, points, floor_grid, deadline - 0.02 * budget, seed)
+    top = max(max(points[:10]), points[0])
+    if relaxed is None:  # no bound in time: the best line ten times
+        bound = top * len(lines)
+    else:
+        bound = relaxed.bound + (2 * top if diagonals else 0)
+        if relaxed.rows or relaxed.cols:
+            realized = _realize(deal, relaxed.rows, relaxed.cols)
+            if realized is not None:
+                offer(realized)
+    candidates.sort(key=lambda found: -found[0])
+    moves: tuple[tuple[int, int], ...] | None = None
+    score, grid = candidates[0]
+    if candidates[0][0] > bound:
+        raise RuntimeError(f"hindsight bound {bound} below a grid scoring {score}: a bug")
+    if patience:  # the deal-order grid (a candidate) always lays: one of them does
+        for found_score, found_grid in candidates:
+            laid = patience_moves(found_grid, deal)
+            if laid is not None:
+                score, (grid, offsets) = found_score, laid
+                moves = tuple(offsets)
+                break
+    return Hindsight(
+        score=score,
+        grid=tuple(grid),
+        upper_bound=bound,
+        optimal=score == bound,
+        seconds=time.perf_counter() - started,
+        moves=moves,
+    )
+
+
+def _spread(points: Sequence[int]) -> float:
+    """The table's scale, for the annealing's temperature (american: about 1)."""
+    values = sorted(set(points[:10]))
+    return max(1.0, (values[-1] - values[0]) / 100)
+
+
+__all__ = ["HILL_STEPS", "Hindsight", "hill_climb", "patience_moves", "solve", "warm"]

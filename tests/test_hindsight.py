@@ -1,0 +1,236 @@
+"""Hindsight par of poker-squares and poker-patience: answers verify, bounds hold.
+
+The bound rests on one lemma per line (a line is worth at most high card plus the best
+core inside it), checked here by brute force over every five cards of several deals
+under several tables, and on the grid rules of the relaxation, checked by every grid
+the searches find never beating the bound. Special tables whose optimum is known by
+counting (quads, flushes) must be solved *and proven*. The poker-patience layer's
+backtracking is checked against a brute force over all row and column orders.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from litestar.testing import TestClient
+
+from cardproof.cards import STANDARD_DECK, Card
+from cardproof.games import Game, PokerPatience, PokerSquares
+from cardproof.hands import TABLES, PointTable
+from cardproof.solvers import hindsight
+from cardproof.solvers.hindsight import SIZE, _cores, _Scorer, hill_climb, patience_moves, solve
+
+Client = TestClient[Any]
+
+
+def deal_of(seed: int) -> list[int]:
+    deck = list(range(52))
+    random.Random(seed).shuffle(deck)
+    return deck[:25]
+
+
+def table_of(points: dict[str, int]) -> PointTable:
+    return PointTable.custom(points)
+
+
+NEGATIVE = table_of(
+    {"high-card": 7, "one-pair": -5, "two-pair": 12, "three-of-a-kind": -20, "straight": 30}
+    | {"flush": -3, "full-house": 44, "four-of-a-kind": -60, "straight-flush": 90}
+)
+
+
+# --- the lemma, by brute force ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("table", [TABLES["american"], TABLES["british"], NEGATIVE])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_line_of_a_deal_is_worth_at_most_its_best_core(table: PointTable, seed: int) -> None:
+    deal = deal_of(seed)
+    points = table.points
+    credit = {frozenset(core.cards): core.value for core in _cores(deal, points)}
+    scorer = _Scorer(points)
+    checked = 0
+    for line in itertools.combinations(deal, SIZE):
+        best = max(
+            (
+                credit.get(frozenset(part), 0)
+                for k in (2, 3, 4, 5)
+                for part in itertools.combinations(line, k)
+            ),
+            default=0,
+        )
+        assert scorer.line(line) <= points[0] + best, line
+        checked += 1
+    assert checked == 53_130
+
+
+# --- bounds against grids -----------------------------------------------------------------
+
+
+def grid_score(grid: list[int], table: PointTable, *, diagonals: bool = False) -> int:
+    lines = hindsight._lines(diagonals)
+    return _Scorer(table.points).grid(grid, lines)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10**6),
+    table=st.sampled_from([TABLES["american"], TABLES["british"], NEGATIVE]),
+    diagonals=st.booleans(),
+)
+def test_no_grid_found_beats_the_bound(seed: int, table: PointTable, diagonals: bool) -> None:
+    deal = deal_of(seed)
+    found = solve([Card(i) for i in deal], table, budget=0.4, diagonals=diagonals)
+    assert grid_score(list(found.grid), table, diagonals=diagonals) == found.score
+    assert sorted(found.grid) == sorted(deal)
+    assert found.score <= found.upper_bound
+    assert found.optimal == (found.score == found.upper_bound)
+    rng = random.Random(seed)
+    for _ in range(50):
+        grid = deal[:]
+        rng.shuffle(grid)
+        assert grid_score(grid, table, diagonals=diagonals) <= found.upper_bound
+    climbed, _ = hill_climb(deal, table.points, steps=3000, seed=seed, diagonals=diagonals)
+    assert climbed <= found.upper_bound
+
+
+def test_the_answer_is_at_least_what_hill_climbing_finds() -> None:
+    for seed in range(3):
+        deal = deal_of(100 + seed)
+        found = solve([Card(i) for i in deal], TABLES["american"], budget=0.5)
+        default_seed = int.from_bytes(bytes(deal), "big") % (1 << 61)
+        climbed, _ = hill_climb(deal, TABLES["american"].points, seed=default_seed)
+        assert found.score >= climbed
+
+
+@pytest.mark.parametrize("quads", [2, 4, 5])
+def test_counting_tables_are_solved_and_proven(quads: int) -> None:
+    # only four of a kind scores: the best is one line per full rank, and the bound proves it
+    cards = [Card(s * 13 + r) for r in range(quads) for s in range(4)]
+    cards += [Card(s * 13 + r) for r in range(quads, 13) for s in range(4)][: 25 - len(cards) : 4]
+    cards += [c for c in STANDARD_DECK if c not in cards and c.rank >= quads][: 25 - len(cards)]
+    assert len(set(cards)) == 25
+    full_ranks = sum(1 for r in range(13) if sum(c.rank == r for c in cards) == 4)
+    found = solve(cards, table_of({"four-of-a-kind": 1}), budget=3)
+    assert (found.score, found.upper_bound, found.optimal) == (full_ranks, full_ranks, True)
+
+
+def test_flush_lines_are_counted_by_suit() -> None:
+    # 8, 7, 6 and 4 cards of the four suits: one flush line per suit of five or more, and no
+    # more (a second flush of a suit needs nine of its cards)
+    counts = {0: 8, 1: 7, 2: 6, 3: 4}
+    cards = [Card(suit * 13 + rank) for suit, n in counts.items() for rank in range(n)]
+    random.Random(5).shuffle(cards)
+    found = solve(cards, table_of({"flush": 1, "straight-flush": 1}), budget=3)
+    assert (found.score, found.upper_bound, found.optimal) == (3, 3, True)
+
+
+# --- poker-patience -----------------------------------------------------------------------
+
+
+def legal_in_deal_order(laid: list[int], deal: list[int]) -> bool:
+    where = {card: divmod(cell, SIZE) for cell, card in enumerate(laid)}
+    for i in range(1, len(deal)):
+        r, c = where[deal[i]]
+        if not any(abs(r - where[d][0]) <= 1 and abs(c - where[d][1]) <= 1 for d in deal[:i]):
+            return False
+    return True
+
+
+def brute_force_lays(grid: list[int], deal: list[int]) -> bool:
+    for transpose in (False, True):
+        base = [grid[c * SIZE + r] for r in range(SIZE) for c in range(SIZE)] if transpose else grid
+        for rows in itertools.permutations(range(SIZE)):
+            for cols in itertools.permutations(range(SIZE)):
+                laid = [base[rows[r] * SIZE + cols[c]] for r in range(SIZE) for c in range(SIZE)]
+                if legal_in_deal_order(laid, deal):
+                    return True
+    return False
+
+
+@pytest.mark.slow
+def test_patience_layering_agrees_with_brute_force() -> None:
+    rng = random.Random(7)
+    outcomes = set()
+    for _ in range(12):
+        deal = list(range(25))
+        grid = deal[:]
+        rng.shuffle(grid)
+        if rng.random() < 0.5:  # a grid close to deal order: usually layable
+            grid = deal[:]
+            for _ in range(rng.randrange(1, 6)):
+                i, j = rng.randrange(25), rng.randrange(25)
+                grid[i], grid[j] = grid[j], grid[i]
+        found = patience_moves(grid, deal)
+        assert (found is not None) == brute_force_lays(grid, deal)
+        outcomes.add(found is not None)
+        if found is not None:
+            laid, moves = found
+            assert legal_in_deal_order(laid, deal)
+            assert grid_score(laid, TABLES["british"]) == grid_score(grid, TABLES["british"])
+            assert moves[0] == (0, 0)
+    assert outcomes == {True, False}  # both answers were exercised
+
+
+# --- over HTTP --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("poker-squares", {}),
+        ("poker-squares", {"diagonals": True}),
+        ("poker-squares", {"scoring": {"flush": 3, "one-pair": -1}}),
+        ("poker-patience", {}),
+    ],
+)
+def test_solve_answers_verify_on_the_cards(
+    client: Client, variant: str, options: dict[str, Any]
+) -> None:
+    cards = [Card(i).text for i in deal_of(11)]
+    answer = client.post(
+        "/v1/solve", json={"variant": variant, "cards": cards, "options": options, "budget": 0.6}
+    )
+    assert answer.status_code == 200, answer.text
+    solution = answer.json()
+    assert solution["score"]["total"] <= solution["upper_bound"]
+    assert solution["optimal"] == (solution["score"]["total"] == solution["upper_bound"])
+    assert solution["budget"] == 0.6
+    assert 0 < solution["seconds"] < 5
+    for moves in (solution["moves"], solution["log"]):
+        verified = client.post(
+            "/v1/verify",
+            json={"variant": variant, "deal": {"cards": cards}, "moves": moves, "options": options},
+        )
+        assert verified.status_code == 200, verified.text
+        assert verified.json()["score"] == solution["score"]
+    flat = [card for row in solution["layout"] for card in row]
+    assert sorted(flat) == sorted(cards[:25])
+    cls: type[Game[Any, Any]] = PokerPatience if variant == "poker-patience" else PokerSquares
+    game = cls.new([Card.parse(c) for c in cards], options)
+    for i, move in enumerate(solution["moves"]):
+        game.play(game.move_from_object(move, i))
+    assert game.score().total == solution["score"]["total"]
+
+
+def test_solve_refuses_a_drawn_system_and_a_long_budget(client: Client) -> None:
+    cards = [Card(i).text for i in deal_of(12)]
+    drawn = client.post(
+        "/v1/solve",
+        json={"variant": "poker-squares", "cards": cards, "options": {"scoring": "ameritish"}},
+    )
+    assert drawn.status_code == 422, drawn.text
+    assert (drawn.json()["code"], drawn.json()["field"]) == (
+        "generated-needs-seeds",
+        "options.scoring",
+    )
+    long = client.post(
+        "/v1/solve", json={"variant": "poker-patience", "cards": cards, "budget": 11}
+    )
+    assert long.status_code == 400, long.text
+    assert "budget" in long.json()["detail"]
