@@ -37,7 +37,7 @@ requests (tests/test_limits.py checks the limits)."""
 @pytest.fixture(scope="session")
 def app() -> Litestar:
     """The app as `make run` builds it (memory store), without the warm-up thread or limits."""
-    return create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
+    return create_app(Settings(warm_up=False, par_budget=0.3, **UNLIMITED), keys=TEST_KEYS)
 
 
 def organizer_key(app: Litestar, name: str) -> str:

@@ -91,7 +91,7 @@ def page_rows(page: str) -> list[tuple[int, str, int, int]]:
     """The standings rows of a page: (rank, name, total, games) from their data- attributes."""
     pattern = (
         r'<tr class="entrant" data-rank="(\d+)" data-name="([^"]*)" '
-        r'data-total="(-?\d+)" data-games="(\d+)">'
+        r'data-total="(-?\d+)" data-games="(\d+)"[ >]'
     )
     return [(int(r), n, int(t), int(g)) for r, n, t, g in re.findall(pattern, page)]
 
@@ -110,6 +110,19 @@ def assert_best_first(rows: list[tuple[int, str, int, int]]) -> None:
     assert totals["Bea"] >= totals["Cy"] >= totals["Ada"]
     assert [total for _, _, total, _ in rows] == sorted(totals.values(), reverse=True)
     assert {name: games for _, name, _, games in rows} == ROUNDS_PLAYED
+
+
+def wait_for_pars(http: Any, tid: str) -> dict[str, Any]:
+    """The standings once every round's par is solved (in the background after the close)."""
+    deadline = time.monotonic() + 60
+    while True:
+        standings: dict[str, Any] = http.get(
+            f"/v1/tournaments/{tid}/standings", headers=reader(tid)
+        ).json()
+        if "pars_pending" not in standings:
+            return standings
+        assert time.monotonic() < deadline, standings
+        time.sleep(0.1)
 
 
 def seeds(deals: Deals, tid: str, rounds: int = 3) -> list[str]:
@@ -151,11 +164,20 @@ def test_a_closed_tournament_shows_its_seeds_and_every_finished_grid(
     tid = played(client, owner)
     closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     assert closed.status_code == 200, closed.text
+    pending = client.get(f"/tournaments/{tid}", headers=reader(tid)).text
+    if 'id="pars-pending"' in pending:  # the pars are solved after the close: reload till then
+        assert 'http-equiv="refresh"' in pending
+    standings = wait_for_pars(client, tid)
     page = client.get(f"/tournaments/{tid}", headers=reader(tid)).text
     assert page_rows(page) == api_rows(client, tid)
     deals: Deals = app.state.deals
     assert all(seed in page for seed in seeds(deals, tid))
     assert 'http-equiv="refresh"' not in page
+    pars = re.findall(r'<tr class="par" data-round="(\d)" data-score="(-?\d+)"', page)
+    assert pars == [(str(p["round"]), str(p["score"])) for p in standings["pars"]]
+    percents = re.findall(r'data-name="([^"]+)"[^>]*data-percent="([\d.]+)"', page)
+    assert percents == [(e["name"], str(e["percent_of_par"])) for e in standings["entrants"]]
+    assert page.count("% of par)</h3>") == sum(ROUNDS_PLAYED.values())
     assert 'id="grids-hidden"' not in page
     games = sum(ROUNDS_PLAYED.values())
     assert page.count('<section class="game"') == games

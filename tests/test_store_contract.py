@@ -946,3 +946,21 @@ async def test_a_cancelled_call_is_cancelled(store: Store) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await call
             assert not call.cancelling(), f"step {step}: answered though cancelled"
+
+
+async def test_a_round_keeps_its_first_par(store: Store) -> None:
+    tournament = f"t_{uuid.uuid4().hex[:12]}"
+    assert await store.round_pars(tournament) == {}
+    expires = int(time.time()) + TTL
+    first = await store.record_round_par(tournament, 2, b'{"score": 10}', expires)
+    assert first == b'{"score": 10}'
+    racing = await asyncio.gather(
+        *(
+            store.record_round_par(tournament, 2, f'{{"score": {n}}}'.encode(), expires)
+            for n in range(5)
+        )
+    )
+    assert racing == [b'{"score": 10}'] * 5  # the first par stays, whoever computed it again
+    await store.record_round_par(tournament, 1, b'{"score": 7}', expires)
+    assert await store.round_pars(tournament) == {1: b'{"score": 7}', 2: b'{"score": 10}'}
+    assert await store.round_pars(f"{tournament}x") == {}

@@ -300,4 +300,8 @@ async def test_the_async_client_runs_a_tournament(
         jwks = await sdk.jwks()
         assert verify_receipt(receipt.receipt, jwks, server_seed=seed).replayed
         export = await sdk.export_tournament(tid)
-        assert export.standings == standings.entrants
+        assert export.standings == (await sdk.standings(tid)).entrants  # with the pars now
+        assert [(line.name, line.total) for line in export.standings] == [
+            (line.name, line.total) for line in standings.entrants
+        ]
+        assert [par.round for par in export.pars] == [1]

@@ -626,6 +626,53 @@ def test_the_export_verifies_end_to_end(client: HttpClient, owner: str) -> None:
     assert [line.name for line in check.standings] == [line["name"] for line in standings]
 
 
+def test_a_closed_round_shows_its_par_and_each_game_its_share(
+    client: HttpClient, owner: str
+) -> None:
+    tid, export = played_and_closed(client, owner)
+    pars = {par["round"]: par for par in export["pars"]}
+    assert sorted(pars) == [1, 2]
+    best = {1: 0, 2: 0}
+    for game in export["games"]:
+        best[game["round"]] = max(best[game["round"]], game["total"])
+        par = pars[game["round"]]
+        assert game["percent_of_par"] == round(100 * game["total"] / par["score"], 1)
+    for number, par in pars.items():
+        assert best[number] <= par["score"] <= par["upper_bound"]
+        assert par["optimal"] == (par["score"] == par["upper_bound"])
+        assert par["by"] in ("solver", "entrant")
+    standings = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()
+    assert standings["pars"] == export["pars"]
+    assert "pars_pending" not in standings
+    whole = pars[1]["score"] + pars[2]["score"]
+    for line in standings["entrants"]:
+        assert line["percent_of_par"] == round(100 * line["total"] / whole, 1)
+        assert [g["round"] for g in line["games"]] == ([1, 2] if line["name"] == "Ada" else [1])
+    # the par's log is a real game on the round's deal: /v1/verify scores it so
+    seeds = {r["round"]: r["server_seed"] for r in export["tournament"]["rounds"]}
+    salt = export["tournament"]["salt"]
+    replayed = client.post(
+        "/v1/verify",
+        json={
+            "variant": "poker-squares",
+            "deal": {"server_seed": seeds[1], "client_seed": salt},
+            "moves": pars[1]["moves"],
+            "options": export["tournament"]["options"],
+        },
+    )
+    assert replayed.status_code == 200, replayed.text
+    assert replayed.json()["score"]["total"] == pars[1]["score"]
+
+
+def test_an_open_tournament_has_no_par_yet(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner, rounds=1)["tournament"]["tournament_id"]
+    token = enter(client, tid, "Ada").json()["token"]
+    play_round(client, tid, token, 1, CELLS)
+    standings = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()
+    assert "pars" not in standings
+    assert "percent_of_par" not in standings["entrants"][0]
+
+
 @pytest.mark.parametrize(
     ("tamper", "words"),
     [
@@ -635,6 +682,10 @@ def test_the_export_verifies_end_to_end(client: HttpClient, owner: str) -> None:
         (lambda e: e["standings"][0].update(total=10_000), "standings differ"),
         (lambda e: e["games"].append(dict(e["games"][0])), "a second game"),
         (lambda e: e["games"][0].update(receipt=e["games"][2]["receipt"]), "another game"),
+        (lambda e: e["pars"][0].update(score=e["pars"][0]["score"] + 1), "its log scores"),
+        (lambda e: e["pars"][1].update(moves="a1 a1"), "its log does not replay"),
+        (lambda e: e["games"][0].update(percent_of_par=99.9), "% of par"),
+        (lambda e: e["standings"][0].update(percent_of_par=1.0), "standings differ"),
     ],
 )
 def test_a_tampered_export_does_not_verify(

@@ -624,28 +624,69 @@ class Entry(Struct):
     """The tournament's public client seed (every round game's)."""
 
 
-class StandingLine(Struct):
-    """One entrant in the standings: rank (shared on ties), total, games finished."""
+class StandingLine(Struct, omit_defaults=True):
+    """One entrant in the standings: rank (shared on ties), total, games finished.
+
+    ``percent_of_par``: once every round's par is known (a closed tournament of a
+    variant with a solver), the total as a percentage of the pars' sum (one decimal);
+    ``games``: then each finished game's round, total and percentage of its round's par.
+    """
 
     rank: int
     name: str
     total: int
     games_finished: int
+    percent_of_par: float | None = None
+    games: list[GameOfPar] | None = None
 
 
-class Standings(Struct):
-    """A tournament's standings: the totals of verified finished games, best first."""
+class GameOfPar(Struct):
+    """One finished game against its round's par."""
+
+    round: int
+    total: int
+    percent_of_par: float | None
+    """``None`` where the par is 0 or below (a percentage of it would mean nothing)."""
+
+
+class RoundPar(Struct):
+    """A closed round's par: the best score found for its deal, and how sure it is.
+
+    ``score`` and ``moves``: the best of the solver's grid and the entrants' finished
+    games (a replayable log on the round's deal, checked offline by the export's
+    verifier). ``upper_bound``: no game of the deal scores more (proven by the solver;
+    serpent-patience's par is exact). ``optimal``: the two meet.
+    """
+
+    round: int
+    score: int
+    upper_bound: int
+    optimal: bool
+    moves: str
+    by: Literal["solver", "entrant"]
+    """Whose game reached ``score`` first: the solver's or an entrant's."""
+
+
+class Standings(Struct, omit_defaults=True):
+    """A tournament's standings: the totals of verified finished games, best first.
+
+    ``pars``: each round's par once the tournament has closed, for poker-squares,
+    poker-patience and serpent-patience (computed in the background after the close:
+    ``pars_pending`` rounds are still being solved).
+    """
 
     tournament_id: str
     status: Literal["scheduled", "open", "closed"]
     rounds: int
     entrants: list[StandingLine]
+    pars: list[RoundPar] = msgspec.field(default_factory=list)
+    pars_pending: int = 0
 
 
 EXPORT_FORMAT = "cardproof-tournament-export-v1"
 
 
-class ExportedGame(Struct):
+class ExportedGame(Struct, omit_defaults=True):
     """One finished game of a closed tournament: its log, total and signed receipt."""
 
     player: str
@@ -655,14 +696,17 @@ class ExportedGame(Struct):
     total: int
     finished_at: str
     receipt: str
+    percent_of_par: float | None = None
+    """The total as a percentage of the round's par (one decimal), where there is one."""
 
 
-class TournamentExport(Struct):
+class TournamentExport(Struct, omit_defaults=True):
     """A closed tournament's whole record, for re-checking it end to end offline.
 
     ``tournament`` shows every round's revealed seed; ``games`` holds every finished
-    game (log, total, a receipt with the seed in it); ``standings`` are what the service
-    computed; ``jwks`` the service's public keys. ``cardproof verify --tournament FILE``
+    game (log, total, a receipt with the seed in it, its percentage of par); ``standings``
+    are what the service computed; ``jwks`` the service's public keys; ``pars`` each
+    round's par with the log that reaches it. ``cardproof verify --tournament FILE``
     re-derives every deck, replays every log, checks every receipt and recomputes the
     standings.
     """
@@ -672,6 +716,7 @@ class TournamentExport(Struct):
     standings: list[StandingLine]
     games: list[ExportedGame]
     jwks: JWKS
+    pars: list[RoundPar] = msgspec.field(default_factory=list)
 
 
 class Health(Struct):

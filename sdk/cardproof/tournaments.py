@@ -48,7 +48,7 @@ from cardproof.cards import Card
 from cardproof.deal import seed_hash
 from cardproof.errors import CardproofError
 from cardproof.games import replay_log, variant
-from cardproof.models import EXPORT_FORMAT, StandingLine, TournamentExport
+from cardproof.models import EXPORT_FORMAT, GameOfPar, RoundPar, StandingLine, TournamentExport
 from cardproof.receipts import JWKS, ReceiptError, options_match, verify_receipt
 
 __all__ = [
@@ -280,6 +280,88 @@ def rank(lines: Iterable[tuple[str, int, int]]) -> list[StandingLine]:
     return ranked
 
 
+def percent_of_par(total: int, par: RoundPar | None) -> float | None:
+    """``total`` as a percentage of the round's ``par`` (one decimal), if the par is positive.
+
+    ``None`` otherwise: a percentage of 0 or less would mean nothing.
+
+    >>> percent_of_par(150, RoundPar(1, 200, 240, False, "", "solver"))
+    75.0
+    >>> percent_of_par(3, RoundPar(1, 0, 0, True, "", "solver")) is None
+    True
+    """
+    if par is None or par.score <= 0:
+        return None
+    return round(100 * total / par.score, 1)
+
+
+def with_par(
+    lines: list[StandingLine],
+    pars: Mapping[int, RoundPar],
+    rounds: int,
+    games: Iterable[tuple[str, int, int]],
+) -> list[StandingLine]:
+    """Standings lines with each entrant's percentage of par, once every round has one.
+
+    ``games``: (name, round, total) of every finished game. An entrant's percentage is
+    its total (unfinished rounds at their worst) over the sum of the pars; each game's
+    is its total over its round's par.
+
+    >>> pars = {1: RoundPar(1, 100, 100, True, "", "solver")}
+    >>> pars[2] = RoundPar(2, 50, 60, False, "", "solver")
+    >>> [line] = with_par(rank([("al", 120, 2)]), pars, 2, [("al", 1, 80), ("al", 2, 40)])
+    >>> line.percent_of_par, [(g.round, g.percent_of_par) for g in line.games or []]
+    (80.0, [(1, 80.0), (2, 80.0)])
+    """
+    if len(pars) < rounds or not lines:
+        return lines
+    whole = sum(par.score for par in pars.values())
+    by_name: dict[str, list[GameOfPar]] = {}
+    for name, number, total in sorted(games, key=lambda game: (game[0], game[1])):
+        by_name.setdefault(name, []).append(
+            GameOfPar(number, total, percent_of_par(total, pars.get(number)))
+        )
+    return [
+        msgspec.structs.replace(
+            line,
+            percent_of_par=round(100 * line.total / whole, 1) if whole > 0 else None,
+            games=by_name.get(line.name, []),
+        )
+        for line in lines
+    ]
+
+
+def check_pars(
+    pars: Iterable[RoundPar], deals: Mapping[int, tuple[Any, tuple[Card, ...]]], variant_id: str
+) -> tuple[dict[int, RoundPar], list[str]]:
+    """Each par replayed on its round's deal: its log must score it, under its bound."""
+    problems: list[str] = []
+    found: dict[int, RoundPar] = {}
+    for par in pars:
+        where = f"round {par.round}'s par"
+        if par.round in found:
+            problems.append(f"{where}: a second par")
+            continue
+        found[par.round] = par
+        deal = deals.get(par.round)
+        if deal is None:
+            problems.append(f"{where}: no revealed seed for this round")
+            continue
+        options, deck = deal
+        try:
+            total = replay_log(variant_id, deck, options, par.moves).score().total
+        except CardproofError as error:
+            problems.append(f"{where}: its log does not replay: {error}")
+            continue
+        if total != par.score:
+            problems.append(f"{where}: its log scores {total}, the export says {par.score}")
+        if par.score > par.upper_bound or par.optimal != (par.score == par.upper_bound):
+            problems.append(
+                f"{where}: score {par.score}, bound {par.upper_bound}, optimal {par.optimal}"
+            )
+    return found, problems
+
+
 class ExportCheck(msgspec.Struct, frozen=True):
     """An export that holds up: the games checked and the standings recomputed from them."""
 
@@ -311,7 +393,9 @@ def verify_export(
     the deck its round's seed and the tournament's salt derive, and must score its
     total; every receipt must verify (against ``jwks``, else the key set in the export,
     which proves the export consistent, not who signed it) and name the tournament, the
-    player, the log and the round's seed; the standings are recomputed from the games.
+    player, the log and the round's seed; each round's par is replayed and must score
+    what it says (its bound is the solver's word: it is not re-proved here); each game's
+    percentage of par, and the standings, are recomputed from the games.
     """
     if not isinstance(export, TournamentExport):
         export = msgspec.json.decode(export, type=TournamentExport)
@@ -330,16 +414,26 @@ def verify_export(
     totals = {line.name: [0, 0] for line in export.standings}
     seen: set[tuple[str, int]] = set()
     cls = variant(tournament.variant)
+    deals = {}
+    for number, seed in seeds.items():
+        try:
+            deals[number] = round_deal(cls.id, tournament.options, seed, tournament.salt)
+        except CardproofError as error:
+            problems.append(f"round {number}: the deal cannot be derived: {error}")
+    pars, par_problems = check_pars(export.pars, deals, cls.id)
+    problems.extend(par_problems)
+    finished: list[tuple[str, int, int]] = []
     for game in export.games:
         where = f"{game.player}, round {game.round}"
         if (game.player, game.round) in seen:
             problems.append(f"{where}: a second game")
             continue
         seen.add((game.player, game.round))
-        seed = seeds.get(game.round)
-        if seed is None:
+        round_seed = seeds.get(game.round)
+        if round_seed is None:
             problems.append(f"{where}: no revealed seed for this round")
             continue
+        seed = round_seed
         try:
             options, deck = round_deal(cls.id, tournament.options, seed, tournament.salt)
             total = replay_log(cls.id, deck, options, game.moves).score().total
@@ -348,6 +442,12 @@ def verify_export(
             continue
         if total != game.total:
             problems.append(f"{where}: the log scores {total}, the export says {game.total}")
+        if game.percent_of_par != percent_of_par(game.total, pars.get(game.round)):
+            problems.append(
+                f"{where}: {game.percent_of_par}% of par; its total over the round's par makes "
+                f"{percent_of_par(game.total, pars.get(game.round))}"
+            )
+        finished.append((game.player, game.round, total))
         try:
             payload = verify_receipt(game.receipt, jwks or export.jwks).payload
         except ReceiptError as error:
@@ -374,9 +474,9 @@ def verify_export(
     worst = worst_round(cls.id, tournament.options)
     rounds = len(tournament.rounds)
     standings = rank(
-        (name, total + (rounds - finished) * worst, finished)
-        for name, (total, finished) in totals.items()
+        (name, total + (rounds - count) * worst, count) for name, (total, count) in totals.items()
     )
+    standings = with_par(standings, pars, rounds, finished)
     if standings != export.standings:
         problems.append("the standings differ from the ones the games add up to")
     if problems:

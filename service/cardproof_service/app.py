@@ -38,6 +38,7 @@ from cardproof_service.lockstep import Rounds
 from cardproof_service.metrics import metered
 from cardproof_service.observability import observe_requests
 from cardproof_service.openapi import install_exact_schemas, openapi_config
+from cardproof_service.pars import Pars
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
 from cardproof_service.solving import Solvers
@@ -97,6 +98,7 @@ def create_app(
 
     deals = Deals(store, keys, settings)
     rounds = deals.rounds = Rounds(store, deals)
+    pars = Pars(store, deals, solvers, settings.par_budget)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -105,6 +107,7 @@ def create_app(
             yield
         finally:
             await rounds.end()
+            pars.close()
             solvers.close()
             await store.close()
 
@@ -140,7 +143,7 @@ def create_app(
                 "keyring": keys,
                 "store": store,
                 "deals": deals,
-                "tournaments": Tournaments(store, deals, rounds),
+                "tournaments": Tournaments(store, deals, rounds, pars),
                 "solvers": solvers,
             }
         ),

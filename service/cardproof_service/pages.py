@@ -20,8 +20,15 @@ import msgspec
 
 from cardproof.cards import Card
 from cardproof.games import GridView, ReserveView, replay_log
-from cardproof.models import RoundCommitment, RoundStatus, StandingLine, Standings, Tournament
-from cardproof.tournaments import round_deal
+from cardproof.models import (
+    RoundCommitment,
+    RoundPar,
+    RoundStatus,
+    StandingLine,
+    Standings,
+    Tournament,
+)
+from cardproof.tournaments import percent_of_par, round_deal
 from cardproof_service.store import GameResult
 from cardproof_service.tournaments import Access, Tournaments
 
@@ -118,8 +125,8 @@ def _finished_view(tournament: Tournament, result: GameResult) -> Any:
     return replay_log(tournament.variant, cards, options, result.moves).visible()
 
 
-def _game_html(tournament: Tournament, result: GameResult) -> str:
-    """One finished game: its cards for a grid variant, else its move log; and its total."""
+def _game_html(tournament: Tournament, result: GameResult, pars: dict[int, RoundPar]) -> str:
+    """One finished game: its cards (a grid variant) or its log, its total, its share of par."""
     view = _finished_view(tournament, result)
     if isinstance(view, GridView):
         body = grid_html(view.layout)
@@ -127,28 +134,70 @@ def _game_html(tournament: Tournament, result: GameResult) -> str:
         body = grid_html(view.grid)
     else:
         body = f'<p class="log"><code>{escape(result.moves)}</code></p>'
+    percent = percent_of_par(result.total, pars.get(result.round))
+    share = f" ({_percent(percent)} of par)" if percent is not None else ""
     return (
         f'<section class="game" data-player="{escape(result.player)}" '
         f'data-round="{result.round}" data-total="{result.total}">'
-        f"<h3>{escape(result.player)}, round {result.round}: {result.total}</h3>"
+        f"<h3>{escape(result.player)}, round {result.round}: {result.total}{share}</h3>"
         f"{body}</section>"
     )
 
 
-def _standings_html(lines: Iterable[StandingLine]) -> str:
+def _percent(value: float | None) -> str:
+    return "&ndash;" if value is None else f"{value:.1f}%"
+
+
+def _standings_html(lines: Sequence[StandingLine]) -> str:
+    with_par = any(line.percent_of_par is not None for line in lines)
     rows = [
         f'<tr class="entrant" data-rank="{line.rank}" data-name="{escape(line.name)}" '
-        f'data-total="{line.total}" data-games="{line.games_finished}">'
-        f'<td class="num">{line.rank}</td><td>{escape(line.name)}</td>'
-        f'<td class="num">{line.total}</td><td class="num">{line.games_finished}</td></tr>'
+        f'data-total="{line.total}" data-games="{line.games_finished}"'
+        + (f' data-percent="{line.percent_of_par}"' if line.percent_of_par is not None else "")
+        + f'><td class="num">{line.rank}</td><td>{escape(line.name)}</td>'
+        f'<td class="num">{line.total}</td><td class="num">{line.games_finished}</td>'
+        + (f'<td class="num">{_percent(line.percent_of_par)}</td>' if with_par else "")
+        + "</tr>"
         for line in lines
     ]
     if not rows:
         rows = ['<tr><td colspan="4">No finished games yet.</td></tr>']
+    par_head = '<th class="num">% of par</th>' if with_par else ""
     return (
         '<table id="standings"><thead><tr><th class="num">Rank</th><th>Entrant</th>'
-        '<th class="num">Total</th><th class="num">Games finished</th></tr></thead>'
+        f'<th class="num">Total</th><th class="num">Games finished</th>{par_head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _pars_html(standings: Standings) -> str:
+    """Each closed round's par: the best score known, its bound, and whose game it is."""
+    if not standings.pars and not standings.pars_pending:
+        return ""
+    rows = "".join(
+        f'<tr class="par" data-round="{par.round}" data-score="{par.score}" '
+        f'data-bound="{par.upper_bound}" data-optimal="{str(par.optimal).lower()}">'
+        f'<td class="num">{par.round}</td><td class="num">{par.score}</td>'
+        f'<td class="num">{par.upper_bound}</td>'
+        f"<td>{'proven best' if par.optimal else 'best found'}</td>"
+        f"<td>{'the solver' if par.by == 'solver' else 'an entrant'}</td></tr>"
+        for par in standings.pars
+    )
+    pending = (
+        f'<p class="note" id="pars-pending">{standings.pars_pending} round'
+        f"{'s are' if standings.pars_pending != 1 else ' is'} still being solved; this page "
+        "shows them once they are.</p>"
+        if standings.pars_pending
+        else ""
+    )
+    return (
+        "<h2>Par</h2><p>Each round's par is the best score known for its deal (the solver's "
+        "or an entrant's game), with the solver's proven upper bound; a game's share of par "
+        "is its total over its round's par.</p>"
+        f"{pending}"
+        '<table id="pars"><thead><tr><th class="num">Round</th><th class="num">Par</th>'
+        '<th class="num">Upper bound</th><th>Par is</th><th>Reached by</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
     )
 
 
@@ -230,7 +279,8 @@ def render(
     closed = tournament.status == "closed"
     live = any(status.status == "playing" for status in rounds)
     every = LIVE_REFRESH_SECONDS if live else REFRESH_SECONDS
-    refresh = "" if closed else f'<meta http-equiv="refresh" content="{every}">'
+    settled = closed and not standings.pars_pending  # pars still solving: reload to show them
+    refresh = "" if settled else f'<meta http-equiv="refresh" content="{every}">'
     calls = ""
     if rounds:
         calls = (
@@ -241,10 +291,11 @@ def render(
     options = ", ".join(
         f"{k}: {msgspec.json.encode(v).decode()}" for k, v in sorted(tournament.options.items())
     )
+    pars = {par.round: par for par in standings.pars}
     if closed:
         games = (
             '<div class="games" id="games">'
-            + "".join(_game_html(tournament, r) for r in results)
+            + "".join(_game_html(tournament, r, pars) for r in results)
             + "</div>"
             if results
             else "<p>No game was finished.</p>"
@@ -284,7 +335,7 @@ def render(
         f"<code>{escape(tournament.salt)}</code> &middot; {escape(tournament.algorithm)}</p>"
         f'<p class="meta"><a id="play" href="/play?tournament={quote(tournament.tournament_id)}">'
         f"{play_words}</a></p>"
-        f"<h2>Standings</h2>{_standings_html(standings.entrants)}{calls}"
+        f"<h2>Standings</h2>{_standings_html(standings.entrants)}{_pars_html(standings)}{calls}"
         f"<h2>Games</h2>{games_note}{games}"
         f"<h2>Round commitments</h2>{_rounds_html(tournament.rounds)}"
         f"<footer>Tournament <code>{escape(tournament.tournament_id)}</code>: the same data "

@@ -77,6 +77,8 @@ class Settings:
     """``CARDPROOF_SOLVER_PER_CLIENT``: searches a client may have running or waiting."""
     solver_max_states: int = 1_000_000
     """``CARDPROOF_SOLVER_MAX_STATES``: positions one search may remember (its memory)."""
+    par_budget: float = 2.0
+    """``CARDPROOF_PAR_BUDGET``: seconds the solver spends on each closed round's par."""
     default_max_entrants: int = 10_000
     """``CARDPROOF_DEFAULT_MAX_ENTRANTS``: a tournament's field when it names none."""
     max_entrants: int = 100_000
@@ -123,6 +125,7 @@ class Settings:
             solver_queue=number("CARDPROOF_SOLVER_QUEUE", 4, zero=True),
             solver_per_client=number("CARDPROOF_SOLVER_PER_CLIENT", 2),
             solver_max_states=number("CARDPROOF_SOLVER_MAX_STATES", 1_000_000),
+            par_budget=min(10.0, number("CARDPROOF_PAR_BUDGET", 2.0, float)),
             default_max_entrants=number("CARDPROOF_DEFAULT_MAX_ENTRANTS", 10_000),
             max_entrants=number("CARDPROOF_MAX_ENTRANTS", 100_000),
             organizers_file=Path(env.get("CARDPROOF_ORGANIZERS_FILE") or DEFAULT_ORGANIZERS_FILE),

@@ -41,6 +41,7 @@ from cardproof.models import (
     InviteRequest,
     RoundCalls,
     RoundCommitment,
+    RoundPar,
     RoundStatus,
     Standings,
     Tournament,
@@ -53,9 +54,11 @@ from cardproof.tournaments import (
     Payment,
     SettlementPage,
     payments_page,
+    percent_of_par,
     rank,
     round_deal,
     settle,
+    with_par,
     worst_round,
 )
 from cardproof_service.deals import (
@@ -74,6 +77,7 @@ from cardproof_service.idempotency import REPLAY_WINDOW
 from cardproof_service.lockstep import Rounds, unknown_round
 from cardproof_service.names import display_name, name_key
 from cardproof_service.organizers import authenticate
+from cardproof_service.pars import Pars
 from cardproof_service.problems import problem, unauthorized
 from cardproof_service.store import (
     GameResult,
@@ -133,6 +137,7 @@ class Tournaments:
     store: Store
     deals: Deals
     rounds: Rounds
+    pars: Pars
     _closed: OrderedDict[str, Standings] = field(default_factory=OrderedDict)
     """Standings of closed tournaments, least recently read first."""
 
@@ -488,13 +493,15 @@ class Tournaments:
             return kept
         standings = await self._standings(record)
         closed_at = record.closed_at if record.closed_at is not None else record.closes_at
-        if standings.status == "closed" and now() - closed_at > SETTLED_AFTER:
+        settled = now() - closed_at > SETTLED_AFTER and not standings.pars_pending
+        if standings.status == "closed" and settled:
             self._closed[tournament_id] = standings
             if len(self._closed) > CLOSED_KEPT:
                 self._closed.popitem(last=False)
         return standings
 
     async def _standings(self, record: TournamentRecord) -> Standings:
+        """Totals ranked; after the close, each round's par and each entrant's share of it."""
         tournament_id = record.tournament_id
         lines = await self.store.standings(tournament_id)
         worst = worst_round(record.variant, record.options)
@@ -502,7 +509,20 @@ class Tournaments:
             (line.player, line.total + (record.rounds - line.finished) * worst, line.finished)
             for line in lines
         )
-        return Standings(tournament_id, _status(record), record.rounds, ranked)
+        pars, pending = await self.pars.known(record)
+        if pars and not pending:
+            results = await self.store.results(tournament_id)
+            ranked = with_par(
+                ranked, pars, record.rounds, ((r.player, r.round, r.total) for r in results)
+            )
+        return Standings(
+            tournament_id,
+            _status(record),
+            record.rounds,
+            ranked,
+            pars=[pars[number] for number in sorted(pars)],
+            pars_pending=pending,
+        )
 
     async def settlement(
         self,
@@ -609,7 +629,8 @@ class Tournaments:
     async def export(self, tournament_id: str, access: Access) -> AsyncIterator[bytes]:
         """A closed tournament's whole record, as JSON chunks to stream.
 
-        Seeds, standings and keys first, then every finished game (log, total, the
+        Seeds, standings, pars and keys first (the pars solved first if they are still
+        pending here; a busy solver pool leaves them out), then every finished game (log, total, the
         receipt signed when it ended), read from the store :data:`EXPORT_BATCH` at a time,
         so neither the store, the answer nor the event loop holds them all at once. Every
         check is made before the first chunk: a refusal is a problem answer.
@@ -623,6 +644,9 @@ class Tournaments:
             )
         organizer = await self.store.get_organizer(record.organizer_id)
         standings = await self.standings(tournament_id, access)
+        if standings.pars_pending:  # solved now in this process: the export carries them
+            await self.pars.wait(tournament_id)
+            standings = await self.standings(tournament_id, access)
         games = sorted(await self.store.result_keys(tournament_id))
         whole = msgspec.json.encode(
             TournamentExport(
@@ -631,15 +655,26 @@ class Tournaments:
                 standings=standings.entrants,
                 games=[],
                 jwks=self.deals.keys.jwks(),
+                pars=standings.pars,
             )
         )
         cut = whole.index(_NO_GAMES)  # unescaped quotes: never inside a string
+        pars = {par.round: par for par in standings.pars}
         return self._export_chunks(
-            record, games, whole[: cut + len(_NO_GAMES) - 1], whole[cut + len(_NO_GAMES) - 1 :]
+            record,
+            games,
+            pars,
+            whole[: cut + len(_NO_GAMES) - 1],
+            whole[cut + len(_NO_GAMES) - 1 :],
         )
 
     async def _export_chunks(
-        self, record: TournamentRecord, games: list[tuple[str, int]], head: bytes, tail: bytes
+        self,
+        record: TournamentRecord,
+        games: list[tuple[str, int]],
+        pars: dict[int, RoundPar],
+        head: bytes,
+        tail: bytes,
     ) -> AsyncIterator[bytes]:
         yield head
         for start in range(0, len(games), EXPORT_BATCH):
@@ -657,6 +692,7 @@ class Tournaments:
                         total=result.total,
                         finished_at=rfc3339(result.finished_at),
                         receipt=result.receipt or self._sign_result(record, result),
+                        percent_of_par=percent_of_par(result.total, pars.get(result.round)),
                     )
                 )
                 for result in batch

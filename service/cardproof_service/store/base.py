@@ -442,6 +442,17 @@ class Store(Protocol):
         ``games`` names results by (player, round); the ones not found are left out.
         """
 
+    async def record_round_par(
+        self, tournament_id: str, round_number: int, par: bytes, expires_at: int | None
+    ) -> bytes:
+        """Keep a closed round's par unless it has one; the par kept (the first wins).
+
+        Replicas may compute a par at once: all then show the one kept first.
+        """
+
+    async def round_pars(self, tournament_id: str) -> dict[int, bytes]:
+        """Every par kept for the tournament's rounds, by round number."""
+
     async def result_keys(self, tournament_id: str) -> list[tuple[str, int]]:
         """The (player, round) of every finished game, without the results themselves."""
 

@@ -104,6 +104,8 @@ class MemoryStore:
         """Per tournament: name to [total, finished games]."""
         self._results: dict[tuple[str, str, int], GameResult] = {}
         """Every result recorded, by (tournament, name, round)."""
+        self._pars: dict[tuple[str, int], bytes] = {}
+        """Each closed round's par, by (tournament, round)."""
         self._in_flight: dict[str, dict[str, float]] = {}
         """Per owner: its unfinished deals and when each expires."""
         self._quota_day = 0
@@ -506,6 +508,16 @@ class MemoryStore:
             return [r for (t, _, _), r in self._results.items() if t == tournament_id]
         found = (self._results.get((tournament_id, player, round_)) for player, round_ in games)
         return [result for result in found if result is not None]
+
+    async def record_round_par(
+        self, tournament_id: str, round_number: int, par: bytes, expires_at: int | None
+    ) -> bytes:
+        """Keep the first par of a round."""
+        return self._pars.setdefault((tournament_id, round_number), par)
+
+    async def round_pars(self, tournament_id: str) -> dict[int, bytes]:
+        """The pars kept, by round."""
+        return {r: par for (t, r), par in self._pars.items() if t == tournament_id}
 
     async def result_keys(self, tournament_id: str) -> list[tuple[str, int]]:
         """(player, round) of every finished game."""

@@ -1213,6 +1213,24 @@ class RedisStore:
             for name, total in zip(totals[::2], totals[1::2], strict=True)
         ]
 
+    async def record_round_par(
+        self, tournament_id: str, round_number: int, par: bytes, expires_at: int | None
+    ) -> bytes:
+        """``HSETNX`` into the tournament's pars hash (expiring with it), then the par kept."""
+        key = f"{layout.tournament(tournament_id)}:pars"
+        field = str(round_number)
+        await self._written(key, lambda c: c.hsetnx(key, field, par))
+        if expires_at is not None:
+            await self._written(key, lambda c: c.expireat(key, expires_at))
+        kept = cast(bytes | None, await self._call(lambda: self._redis.hget(key, field)))
+        return par if kept is None else kept
+
+    async def round_pars(self, tournament_id: str) -> dict[int, bytes]:
+        """The tournament's pars hash (field: the round number)."""
+        key = f"{layout.tournament(tournament_id)}:pars"
+        found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
+        return {int(field): value for field, value in found.items()}
+
     async def result_keys(self, tournament_id: str) -> list[tuple[str, int]]:
         """The fields of the tournament's results hash (``player/round``), as pairs."""
         key = f"{layout.tournament(tournament_id)}:results"

@@ -725,6 +725,17 @@ export interface components {
             total: number;
             finished_at: string;
             receipt: string;
+            /** @default null */
+            percent_of_par?: number | null;
+        };
+        /**
+         * GameOfPar
+         * @description One finished game against its round's par.
+         */
+        GameOfPar: {
+            round: number;
+            total: number;
+            percent_of_par: number | null;
         };
         /**
          * GridView
@@ -1017,6 +1028,24 @@ export interface components {
          */
         RoundDealRequest: Record<string, never>;
         /**
+         * RoundPar
+         * @description A closed round's par: the best score found for its deal, and how sure it is.
+         *
+         *     ``score`` and ``moves``: the best of the solver's grid and the entrants' finished
+         *     games (a replayable log on the round's deal, checked offline by the export's
+         *     verifier). ``upper_bound``: no game of the deal scores more (proven by the solver;
+         *     serpent-patience's par is exact). ``optimal``: the two meet.
+         */
+        RoundPar: {
+            round: number;
+            score: number;
+            upper_bound: number;
+            optimal: boolean;
+            moves: string;
+            /** @enum {unknown} */
+            by: "entrant" | "solver";
+        };
+        /**
          * RoundStartRequest
          * @description Start a lockstep round now (no fields): card 0 is called to every seated entrant.
          */
@@ -1205,16 +1234,28 @@ export interface components {
         /**
          * StandingLine
          * @description One entrant in the standings: rank (shared on ties), total, games finished.
+         *
+         *     ``percent_of_par``: once every round's par is known (a closed tournament of a
+         *     variant with a solver), the total as a percentage of the pars' sum (one decimal);
+         *     ``games``: then each finished game's round, total and percentage of its round's par.
          */
         StandingLine: {
             rank: number;
             name: string;
             total: number;
             games_finished: number;
+            /** @default null */
+            percent_of_par?: number | null;
+            /** @default null */
+            games?: components["schemas"]["GameOfPar"][] | null;
         };
         /**
          * Standings
          * @description A tournament's standings: the totals of verified finished games, best first.
+         *
+         *     ``pars``: each round's par once the tournament has closed, for poker-squares,
+         *     poker-patience and serpent-patience (computed in the background after the close:
+         *     ``pars_pending`` rounds are still being solved).
          */
         Standings: {
             tournament_id: string;
@@ -1222,6 +1263,10 @@ export interface components {
             status: "closed" | "open" | "scheduled";
             rounds: number;
             entrants: components["schemas"]["StandingLine"][];
+            /** @default [] */
+            pars?: components["schemas"]["RoundPar"][];
+            /** @default 0 */
+            pars_pending?: number;
         };
         /**
          * TableOption
@@ -1291,8 +1336,9 @@ export interface components {
          * @description A closed tournament's whole record, for re-checking it end to end offline.
          *
          *     ``tournament`` shows every round's revealed seed; ``games`` holds every finished
-         *     game (log, total, a receipt with the seed in it); ``standings`` are what the service
-         *     computed; ``jwks`` the service's public keys. ``cardproof verify --tournament FILE``
+         *     game (log, total, a receipt with the seed in it, its percentage of par); ``standings``
+         *     are what the service computed; ``jwks`` the service's public keys; ``pars`` each
+         *     round's par with the log that reaches it. ``cardproof verify --tournament FILE``
          *     re-derives every deck, replays every log, checks every receipt and recomputes the
          *     standings.
          */
@@ -1302,6 +1348,8 @@ export interface components {
             standings: components["schemas"]["StandingLine"][];
             games: components["schemas"]["ExportedGame"][];
             jwks: components["schemas"]["JWKS"];
+            /** @default [] */
+            pars?: components["schemas"]["RoundPar"][];
         };
         /**
          * TournamentRequest
