@@ -1526,6 +1526,20 @@ async def _write(client: httpx.AsyncClient, ack: Acknowledged) -> None:
             ack.finished.append(deal["deal_id"])
 
 
+async def _pars_solved(client: httpx.AsyncClient, tournament_id: str, organizer: str) -> None:
+    """Wait until a closed tournament's rounds have their pars (solved after the close)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        answer = await client.get(
+            f"/v1/tournaments/{tournament_id}/standings",
+            headers={"Authorization": f"Bearer {organizer}"},  # invite-only: the organizer reads
+        )
+        if answer.status_code == 200 and "pars_pending" not in answer.json():
+            return
+        await asyncio.sleep(0.2)
+    raise RuntimeError(f"the pars of {tournament_id} were not solved in 120 s")
+
+
 async def _snapshot(client: httpx.AsyncClient, ack: Acknowledged, closed: bool) -> dict[str, Any]:
     """Everything acknowledged, read back: deals, receipts, tournament, standings, settlement."""
     tid = ack.tournament
@@ -1633,6 +1647,7 @@ def restart_scenario(base_url: str, redis: RedisServer, organizer: str) -> Repor
                 {},
                 {"Authorization": f"Bearer {organizer}"},
             )
+            await _pars_solved(client, ack.tournament, organizer)  # standings change with them
             third = await _snapshot(client, ack, closed=True)
             await asyncio.to_thread(redis.kill)
             crashed = time.monotonic()

@@ -9,6 +9,7 @@ and a bot that breaks the protocol is stopped, naming the move.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,9 +28,12 @@ from cardproof.bots import (
     RandomPlayer,
     Setup,
     Turn,
+    game_par,
+    play_game,
     play_games,
 )
 from cardproof.deal import standard_deck
+from cardproof.games import variant
 from cardproof.receipts import verify_receipt
 from cardproof.tables import generate
 
@@ -139,6 +143,9 @@ def test_bots_run_plays_on_an_embedded_server_and_writes_checkable_receipts(
     assert "on 3 committed blind deals of poker-squares, scoring ameritish" in done.stdout
     assert "mean score" in done.stdout
     assert "95% interval" in done.stdout
+    percent = re.search(r"mean percentage of par (\d+\.\d)% \(95% interval", done.stdout)
+    assert percent is not None, done.stdout
+    assert 0 < float(percent.group(1)) <= 100  # par is at least the game played
     receipts = sorted((tmp_path / "receipts").glob("receipt-*.jws"))
     assert len(receipts) == 3
     jwks = msgspec.json.decode((tmp_path / "receipts" / "keys.json").read_bytes())
@@ -168,6 +175,32 @@ def test_a_long_run_on_the_embedded_server_is_not_rate_limited() -> None:
         assert access.level == logging.WARNING  # no line a move on the terminal
     assert len(report.scores) == 50
     assert access.level == before  # and the process's logging as it was
+
+
+def test_par_is_asked_per_game_and_is_at_least_the_game(sdk: Client) -> None:
+    report = play_games(sdk, RandomPlayer(seed=3), games=3, par_budget=0.3)
+    assert len(report.pars) == len(report.percents) == 3
+    for score, par, percent in zip(report.scores, report.pars, report.percents, strict=True):
+        assert score <= par
+        assert percent == pytest.approx(100 * score / par)
+    assert report.mean_percent == pytest.approx(sum(report.percents) / 3)
+    plain = play_games(sdk, RandomPlayer(seed=3), games=1)
+    assert (plain.pars, plain.mean_percent) == ([], None)
+
+
+def test_a_games_par_is_its_deals_hindsight_par(sdk: Client) -> None:
+    game = sdk.deal("poker-squares")
+    signed = play_game(game, RandomPlayer(seed=9), None)
+    par = game_par(sdk, signed.payload, budget=0.3)
+    assert signed.payload.server_seed is not None
+    cls = variant("poker-squares")
+    options = cls.parse_options(signed.payload.options)
+    deck = cls.deal_cards(
+        bytes.fromhex(signed.payload.server_seed), signed.payload.client_seed, options
+    )
+    solution = sdk.solve("poker-squares", [c.text for c in deck[:25]], budget=0.3)
+    assert par >= signed.payload.score.total
+    assert par <= solution.upper_bound
 
 
 class Broken(RandomPlayer):

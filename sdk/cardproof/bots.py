@@ -38,7 +38,10 @@ from cardproof.games.grid import DIAGONAL_LINES, ROW_AND_COLUMN_LINES, SIZE, Cel
 from cardproof.hands import TABLES, TRIE, PointTable
 
 if TYPE_CHECKING:
-    from cardproof.client import Client
+    from cardproof.client import Client, Game
+    from cardproof.games import GridView
+    from cardproof.models import ReceiptResponse
+    from cardproof.receipts import ReceiptPayload
 
 VARIANTS: Final = ("poker-squares",)
 """The variants bots play (each card to any empty cell)."""
@@ -154,11 +157,15 @@ class MonteCarloPlayer:
 
 @dataclass
 class Report:
-    """What a run of games gave."""
+    """What a run of games gave: scores, and with par each game's percentage of its par."""
 
     scores: list[int] = field(default_factory=list)
     receipts: list[Path] = field(default_factory=list)
     seconds: float = 0.0
+    pars: list[int] = field(default_factory=list)
+    """Each game's par (the best score known for its deal), where it was asked for."""
+    percents: list[float] = field(default_factory=list)
+    """Each game's score as a percentage of its par (games whose par is above 0)."""
 
     @property
     def mean(self) -> float:
@@ -168,9 +175,45 @@ class Report:
     @property
     def half_width(self) -> float:
         """Half the 95% interval of the mean (normal approximation; 0 under 2 games)."""
-        if len(self.scores) < 2:
-            return 0.0
-        return 1.96 * statistics.stdev(self.scores) / math.sqrt(len(self.scores))
+        return _half_width(self.scores)
+
+    @property
+    def mean_percent(self) -> float | None:
+        """The mean percentage of par; ``None`` without par."""
+        return statistics.fmean(self.percents) if self.percents else None
+
+    @property
+    def percent_half_width(self) -> float:
+        """Half the 95% interval of the mean percentage of par."""
+        return _half_width(self.percents)
+
+
+def _half_width(values: list[int] | list[float]) -> float:
+    """Half the 95% interval of a mean (normal approximation; 0 under 2 values)."""
+    if len(values) < 2:
+        return 0.0
+    return 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def game_par(client: Client, payload: ReceiptPayload, *, budget: float) -> int:
+    """The par of a finished committed game's deal: hindsight par, or the game if higher.
+
+    The deal's cards come from the receipt's revealed seeds (and its drawn table from
+    its options); the server's solver gets ``budget`` seconds. The game is itself a
+    grid of these cards, so a par below it is raised to it.
+    """
+    if payload.server_seed is None:
+        raise BotError(f"deal {payload.deal_id}: the receipt does not reveal its seed yet")
+    cls = variant(payload.variant)
+    options = cls.parse_options(payload.options)
+    deck = cls.deal_cards(bytes.fromhex(payload.server_seed), payload.client_seed, options)
+    solution = client.solve(
+        "poker-squares",
+        [card.text for card in deck[:25]],
+        options=dict(payload.options),
+        budget=budget,
+    )
+    return max(solution.score.total, payload.score.total)
 
 
 class BotError(CardproofError):
@@ -186,12 +229,15 @@ def play_games(
     receipts: Path | None = None,
     seconds_per_move: float | None = None,
     told: Callable[[int, int], None] | None = None,
+    par_budget: float | None = None,
 ) -> Report:
     """``player`` plays ``games`` committed blind poker-squares deals on ``client``'s server.
 
     Each receipt is checked against the game played (:meth:`Game.receipt`); with
     ``receipts`` it is written there as ``receipt-<deal id>.jws``. ``told(game, total)`` is
     called after each game. ``seconds_per_move`` is the clock the player is told of.
+    ``par_budget``: each deal's par is asked of the server's solver (:func:`game_par`,
+    that many seconds) and the report gets each game's percentage of it.
     """
     report = Report()
     started = time.monotonic()
@@ -199,40 +245,56 @@ def play_games(
         receipts.mkdir(parents=True, exist_ok=True)
     for number in range(1, games + 1):
         game = client.deal("poker-squares", options=dict(options or {}))
-        settings = variant(game.variant).parse_options(game.state.options)
-        setup = Setup(game.variant, game.state.options, settings.table, bool(settings.diagonals))
-        try:
-            player.start(setup)
-        except Exception as error:  # the player's own fault, named as such
-            raise BotError(f"deal {game.deal_id}: the player's start failed: {error!r}") from error
-        while not game.finished:
-            view = game.visible
-            if view.next is None:  # pragma: no cover - a blind poker-squares deal shows it
-                raise BotError(f"deal {game.deal_id} shows no card to place")
-            empty = _empty_cells(cell for row in view.layout for cell in row)
-            turn = Turn(Card.parse(view.next), game.next_index, empty, seconds_per_move)
-            try:
-                move = player.place(turn)
-            except Exception as error:
-                raise BotError(
-                    f"move {game.next_index}: the player's place failed: {error!r}"
-                ) from error
-            if move not in empty:
-                raise BotError(
-                    f"move {game.next_index}: the player chose {move!r}, not one of the empty "
-                    f"cells {', '.join(empty)}"
-                )
-            game.play(move)
-        signed = game.receipt()
-        report.scores.append(signed.payload.score.total)
+        signed = play_game(game, player, seconds_per_move)
+        total = signed.payload.score.total
+        report.scores.append(total)
+        if par_budget is not None:
+            par = game_par(client, signed.payload, budget=par_budget)
+            report.pars.append(par)
+            if par > 0:
+                report.percents.append(100 * total / par)
         if receipts is not None:
             path = receipts / f"receipt-{game.deal_id}.jws"
             path.write_text(signed.receipt + "\n")
             report.receipts.append(path)
         if told is not None:
-            told(number, signed.payload.score.total)
+            told(number, total)
     report.seconds = time.monotonic() - started
     return report
+
+
+def play_game(
+    game: Game[GridView], player: Player, seconds_per_move: float | None
+) -> ReceiptResponse:
+    """``player`` plays ``game`` (a poker-squares deal, tournament round or not) to its end.
+
+    The receipt is checked against the game played (:meth:`Game.receipt`) and returned.
+    """
+    settings = variant(game.variant).parse_options(game.state.options)
+    setup = Setup(game.variant, game.state.options, settings.table, bool(settings.diagonals))
+    try:
+        player.start(setup)
+    except Exception as error:  # the player's own fault, named as such
+        raise BotError(f"deal {game.deal_id}: the player's start failed: {error!r}") from error
+    while not game.finished:
+        view = game.visible
+        if view.next is None:  # pragma: no cover - a blind poker-squares deal shows it
+            raise BotError(f"deal {game.deal_id} shows no card to place")
+        empty = _empty_cells(cell for row in view.layout for cell in row)
+        turn = Turn(Card.parse(view.next), game.next_index, empty, seconds_per_move)
+        try:
+            move = player.place(turn)
+        except Exception as error:
+            raise BotError(
+                f"move {game.next_index}: the player's place failed: {error!r}"
+            ) from error
+        if move not in empty:
+            raise BotError(
+                f"move {game.next_index}: the player chose {move!r}, not one of the empty "
+                f"cells {', '.join(empty)}"
+            )
+        game.play(move)
+    return game.receipt()
 
 
 def _empty_cells(cells: Iterable[str | None]) -> tuple[str, ...]:
@@ -248,5 +310,7 @@ __all__ = [
     "Report",
     "Setup",
     "Turn",
+    "game_par",
+    "play_game",
     "play_games",
 ]

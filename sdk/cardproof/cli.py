@@ -368,6 +368,9 @@ def _bots_run(args: argparse.Namespace) -> int:
     if args.games < 1:
         print("cardproof bots run: --games is 1 or more", file=sys.stderr)
         return 2
+    if not 0 <= args.par_budget <= 10:
+        print("cardproof bots run: --par-budget is 0 to 10 seconds", file=sys.stderr)
+        return 2
     module_name, _, class_name = args.player.partition(":")
     try:
         player = getattr(importlib.import_module(module_name), class_name)()
@@ -396,6 +399,7 @@ def _bots_run(args: argparse.Namespace) -> int:
                 games=args.games,
                 options={"scoring": args.scoring},
                 receipts=receipts,
+                par_budget=args.par_budget or None,
             )
         except ImportError:  # pragma: no cover - depends on the install
             return _needs_service("bots run")
@@ -411,6 +415,14 @@ def _bots_run(args: argparse.Namespace) -> int:
         f"(95% interval {report.mean - report.half_width:.1f} to "
         f"{report.mean + report.half_width:.1f}), in {report.seconds:.1f} s"
     )
+    if report.mean_percent is not None:
+        half = report.percent_half_width
+        print(
+            f"mean percentage of par {report.mean_percent:.1f}% (95% interval "
+            f"{report.mean_percent - half:.1f}% to {report.mean_percent + half:.1f}%; mean par "
+            f"{sum(report.pars) / len(report.pars):.1f}, hindsight par in {args.par_budget:g} s "
+            "a deal)"
+        )
     print(f"receipts: {plural(len(report.receipts), 'file')} in {receipts}/")
     return 0
 
@@ -1067,6 +1079,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(ameritish, random, hypercorner, single-hand); default american",
     )
     bots_run.add_argument("--games", type=int, default=200, help="how many deals (default 200)")
+    bots_run.add_argument(
+        "--par-budget",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="seconds the server's solver spends on each deal's hindsight par, for the mean "
+        "percentage of par (default 0.5; 0: no par)",
+    )
     bots_run.add_argument(
         "--receipts",
         metavar="DIR",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,13 +36,21 @@ from cardproof.models import (
 from cardproof.tournaments import round_deal
 from cardproof_service.deals import Deals, round_commitment_id, tournament_closed
 from cardproof_service.solving import SolverBusy, Solvers, TooManySearches
-from cardproof_service.store import Store, TournamentRecord
+from cardproof_service.store import GameResult, Store, TournamentRecord
 
 PAR_VARIANTS = (PokerSquares.id, PokerPatience.id, SerpentPatience.id)
 """The variants whose rounds have a par (a solver for a known deal)."""
 
 log = logging.getLogger("cardproof.pars")
 _DECODER = msgspec.json.Decoder(RoundPar)
+
+
+async def results_of(store: Store, tournament_id: str, batch: int) -> AsyncIterator[GameResult]:
+    """Every finished game's result, read ``batch`` at a time (never all at once)."""
+    keys = sorted(await store.result_keys(tournament_id))
+    for start in range(0, len(keys), batch):
+        for result in await store.results(tournament_id, keys[start : start + batch]):
+            yield result
 
 
 @dataclass
@@ -82,13 +91,14 @@ class Pars:
 
     async def _solve(self, record: TournamentRecord, rounds: list[int]) -> None:
         try:
-            results = await self.store.results(record.tournament_id)
+            best: dict[int, GameResult] = {}  # each round's best game, read a batch at a time
+            async for result in results_of(self.store, record.tournament_id, 200):
+                if result.round not in best or result.total > best[result.round].total:
+                    best[result.round] = result
             for number in rounds:
-                best = max(
-                    (r for r in results if r.round == number), key=lambda r: r.total, default=None
-                )
+                game = best.get(number)
                 par = await self._par(
-                    record, number, best.total if best else None, best.moves if best else ""
+                    record, number, game.total if game else None, game.moves if game else ""
                 )
                 await self.store.record_round_par(
                     record.tournament_id, number, msgspec.json.encode(par), record.expires_at
@@ -136,4 +146,4 @@ class Pars:
         self._running.clear()
 
 
-__all__ = ["PAR_VARIANTS", "Pars"]
+__all__ = ["PAR_VARIANTS", "Pars", "results_of"]

@@ -77,7 +77,7 @@ from cardproof_service.idempotency import REPLAY_WINDOW
 from cardproof_service.lockstep import Rounds, unknown_round
 from cardproof_service.names import display_name, name_key
 from cardproof_service.organizers import authenticate
-from cardproof_service.pars import Pars
+from cardproof_service.pars import Pars, results_of
 from cardproof_service.problems import problem, unauthorized
 from cardproof_service.store import (
     GameResult,
@@ -511,10 +511,11 @@ class Tournaments:
         )
         pars, pending = await self.pars.known(record)
         if pars and not pending:
-            results = await self.store.results(tournament_id)
-            ranked = with_par(
-                ranked, pars, record.rounds, ((r.player, r.round, r.total) for r in results)
-            )
+            games = [
+                (result.player, result.round, result.total)
+                async for result in results_of(self.store, tournament_id, EXPORT_BATCH)
+            ]
+            ranked = with_par(ranked, pars, record.rounds, games)
         return Standings(
             tournament_id,
             _status(record),
@@ -658,7 +659,9 @@ class Tournaments:
                 pars=standings.pars,
             )
         )
-        cut = whole.index(_NO_GAMES)  # unescaped quotes: never inside a string
+        # unescaped quotes are never inside a string; the standings' lines hold "games"
+        # too (each entrant's games against par), and come before: the last one is the export's
+        cut = whole.rindex(_NO_GAMES)
         pars = {par.round: par for par in standings.pars}
         return self._export_chunks(
             record,
