@@ -71,10 +71,9 @@ def play_table(
         while (standings := client.standings(tid)).pars_pending:
             time.sleep(0.5)
         pars.extend(standings.pars)
-        for line in standings.entrants:
-            percents[line.name].extend(
-                g.percent_of_par for g in line.games or [] if g.percent_of_par is not None
-            )
+        for exported in client.export_tournament(tid).games:  # each game's share of its par
+            if exported.percent_of_par is not None:
+                percents[exported.player].append(exported.percent_of_par)
     return scores, percents, seconds, pars
 
 

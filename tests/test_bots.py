@@ -33,6 +33,7 @@ from cardproof.bots import (
     play_games,
 )
 from cardproof.deal import standard_deck
+from cardproof.errors import ServerError
 from cardproof.games import variant
 from cardproof.receipts import verify_receipt
 from cardproof.tables import generate
@@ -186,6 +187,18 @@ def test_par_is_asked_per_game_and_is_at_least_the_game(sdk: Client) -> None:
     assert report.mean_percent == pytest.approx(sum(report.percents) / 3)
     plain = play_games(sdk, RandomPlayer(seed=3), games=1)
     assert (plain.pars, plain.mean_percent) == ([], None)
+
+
+def test_a_run_goes_on_when_a_par_is_refused(sdk: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    def busy(*args: object, **kwargs: object) -> None:
+        raise ServerError(503, "Service Unavailable", "every solver is busy")
+
+    monkeypatch.setattr(sdk, "solve", busy)
+    report = play_games(sdk, RandomPlayer(seed=4), games=2, par_budget=0.3)
+    assert len(report.scores) == 2  # the games are kept
+    assert (report.pars, report.mean_percent) == ([], None)
+    assert len(report.without_par) == 2
+    assert "every solver is busy" in report.without_par[0]
 
 
 def test_a_games_par_is_its_deals_hindsight_par(sdk: Client) -> None:

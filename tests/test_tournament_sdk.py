@@ -10,6 +10,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient, TestClient
 
+import cardproof_service.tournaments as tournaments_module
 from cardproof import (
     CommitmentMismatchError,
     ConflictError,
@@ -257,8 +258,9 @@ def test_invite_only_entry_and_refusals(organizer: Client, client: TestClient[Li
 
 
 async def test_the_async_client_runs_a_tournament(
-    async_client: AsyncTestClient[Litestar], organizer_key: str
+    async_client: AsyncTestClient[Litestar], organizer_key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)  # pars solved at the close
     async with AsyncClient(
         base_url=str(async_client.base_url),
         api_key=organizer_key,

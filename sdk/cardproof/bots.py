@@ -166,6 +166,8 @@ class Report:
     """Each game's par (the best score known for its deal), where it was asked for."""
     percents: list[float] = field(default_factory=list)
     """Each game's score as a percentage of its par (games whose par is above 0)."""
+    without_par: list[str] = field(default_factory=list)
+    """Games whose par was asked and not given, and why."""
 
     @property
     def mean(self) -> float:
@@ -249,10 +251,14 @@ def play_games(
         total = signed.payload.score.total
         report.scores.append(total)
         if par_budget is not None:
-            par = game_par(client, signed.payload, budget=par_budget)
-            report.pars.append(par)
-            if par > 0:
-                report.percents.append(100 * total / par)
+            try:
+                par = game_par(client, signed.payload, budget=par_budget)
+            except CardproofError as error:  # no par (a busy or older server): the games go on
+                report.without_par.append(f"deal {game.deal_id}: {error}")
+            else:
+                report.pars.append(par)
+                if par > 0:
+                    report.percents.append(100 * total / par)
         if receipts is not None:
             path = receipts / f"receipt-{game.deal_id}.jws"
             path.write_text(signed.receipt + "\n")

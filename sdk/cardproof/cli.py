@@ -423,6 +423,10 @@ def _bots_run(args: argparse.Namespace) -> int:
             f"{sum(report.pars) / len(report.pars):.1f}, hindsight par in {args.par_budget:g} s "
             "a deal)"
         )
+    if report.without_par:
+        print(
+            f"no par for {plural(len(report.without_par), 'game')} (first: {report.without_par[0]})"
+        )
     print(f"receipts: {plural(len(report.receipts), 'file')} in {receipts}/")
     return 0
 

@@ -628,8 +628,8 @@ class StandingLine(Struct, omit_defaults=True):
     """One entrant in the standings: rank (shared on ties), total, games finished.
 
     ``percent_of_par``: once every round's par is known (a closed tournament of a
-    variant with a solver), the total as a percentage of the pars' sum (one decimal);
-    ``games``: then each finished game's round, total and percentage of its round's par.
+    variant with a solver), the total as a percentage of the pars' sum (one decimal;
+    each game's own percentage is in the export and on the standings page).
     """
 
     rank: int
@@ -637,16 +637,6 @@ class StandingLine(Struct, omit_defaults=True):
     total: int
     games_finished: int
     percent_of_par: float | None = None
-    games: list[GameOfPar] | None = None
-
-
-class GameOfPar(Struct):
-    """One finished game against its round's par."""
-
-    round: int
-    total: int
-    percent_of_par: float | None
-    """``None`` where the par is 0 or below (a percentage of it would mean nothing)."""
 
 
 class RoundPar(Struct):

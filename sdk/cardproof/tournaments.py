@@ -48,7 +48,7 @@ from cardproof.cards import Card
 from cardproof.deal import seed_hash
 from cardproof.errors import CardproofError
 from cardproof.games import replay_log, variant
-from cardproof.models import EXPORT_FORMAT, GameOfPar, RoundPar, StandingLine, TournamentExport
+from cardproof.models import EXPORT_FORMAT, RoundPar, StandingLine, TournamentExport
 from cardproof.receipts import JWKS, ReceiptError, options_match, verify_receipt
 
 __all__ = [
@@ -296,36 +296,24 @@ def percent_of_par(total: int, par: RoundPar | None) -> float | None:
 
 
 def with_par(
-    lines: list[StandingLine],
-    pars: Mapping[int, RoundPar],
-    rounds: int,
-    games: Iterable[tuple[str, int, int]],
+    lines: list[StandingLine], pars: Mapping[int, RoundPar], rounds: int
 ) -> list[StandingLine]:
     """Standings lines with each entrant's percentage of par, once every round has one.
 
-    ``games``: (name, round, total) of every finished game. An entrant's percentage is
-    its total (unfinished rounds at their worst) over the sum of the pars; each game's
-    is its total over its round's par.
+    An entrant's percentage is its total (unfinished rounds at their worst) over the sum
+    of the pars (``None`` if that sum is 0 or below).
 
     >>> pars = {1: RoundPar(1, 100, 100, True, "", "solver")}
     >>> pars[2] = RoundPar(2, 50, 60, False, "", "solver")
-    >>> [line] = with_par(rank([("al", 120, 2)]), pars, 2, [("al", 1, 80), ("al", 2, 40)])
-    >>> line.percent_of_par, [(g.round, g.percent_of_par) for g in line.games or []]
-    (80.0, [(1, 80.0), (2, 80.0)])
+    >>> [line.percent_of_par for line in with_par(rank([("al", 120, 2)]), pars, 2)]
+    [80.0]
     """
     if len(pars) < rounds or not lines:
         return lines
     whole = sum(par.score for par in pars.values())
-    by_name: dict[str, list[GameOfPar]] = {}
-    for name, number, total in sorted(games, key=lambda game: (game[0], game[1])):
-        by_name.setdefault(name, []).append(
-            GameOfPar(number, total, percent_of_par(total, pars.get(number)))
-        )
     return [
         msgspec.structs.replace(
-            line,
-            percent_of_par=round(100 * line.total / whole, 1) if whole > 0 else None,
-            games=by_name.get(line.name, []),
+            line, percent_of_par=round(100 * line.total / whole, 1) if whole > 0 else None
         )
         for line in lines
     ]
@@ -422,7 +410,6 @@ def verify_export(
             problems.append(f"round {number}: the deal cannot be derived: {error}")
     pars, par_problems = check_pars(export.pars, deals, cls.id)
     problems.extend(par_problems)
-    finished: list[tuple[str, int, int]] = []
     for game in export.games:
         where = f"{game.player}, round {game.round}"
         if (game.player, game.round) in seen:
@@ -442,12 +429,14 @@ def verify_export(
             continue
         if total != game.total:
             problems.append(f"{where}: the log scores {total}, the export says {game.total}")
-        if game.percent_of_par != percent_of_par(game.total, pars.get(game.round)):
+        par = pars.get(game.round)
+        if par is not None and game.total > par.score:
+            problems.append(f"{where}: scores {game.total}, above its round's par {par.score}")
+        if game.percent_of_par != percent_of_par(game.total, par):
             problems.append(
                 f"{where}: {game.percent_of_par}% of par; its total over the round's par makes "
                 f"{percent_of_par(game.total, pars.get(game.round))}"
             )
-        finished.append((game.player, game.round, total))
         try:
             payload = verify_receipt(game.receipt, jwks or export.jwks).payload
         except ReceiptError as error:
@@ -476,7 +465,7 @@ def verify_export(
     standings = rank(
         (name, total + (rounds - count) * worst, count) for name, (total, count) in totals.items()
     )
-    standings = with_par(standings, pars, rounds, finished)
+    standings = with_par(standings, pars, rounds)
     if standings != export.standings:
         problems.append("the standings differ from the ones the games add up to")
     if problems:

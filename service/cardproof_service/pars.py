@@ -6,12 +6,14 @@ exact par) or an entrant's finished game, whichever is higher, with the log that
 reaches it and the solver's proven upper bound. Seeds are secret until the close, so
 nothing is solved before it.
 
-The first read of a closed tournament's standings (or export) starts one background
-task per tournament in this process; it solves the rounds without a par one by one in
-the solver pool (under the pool's bounds: a busy pool stops it, and the next read starts
-it again) and keeps each par in the store, where the first kept wins: replicas that
-solved the same round at once all show one par. Until then the standings say how many
-rounds are pending.
+The first read of a closed tournament's standings (or export), once its results have
+settled, starts one background task per tournament in this process. The tasks take
+turns (one tournament, one round at a time, under one client id of the solver pool, so
+users' searches keep the rest of the pool); each solves the rounds without a par and
+keeps each par in the store, where the first kept wins: replicas that solved the same
+round at once all show one par, and a round kept meanwhile is skipped. A busy pool
+stops a task until its ``Retry-After``. Until then the standings say how many rounds
+are pending.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +37,7 @@ from cardproof.models import (
     SolveRequest,
 )
 from cardproof.tournaments import round_deal
-from cardproof_service.deals import Deals, round_commitment_id, tournament_closed
+from cardproof_service.deals import Deals, now, round_commitment_id, tournament_closed
 from cardproof_service.solving import SolverBusy, Solvers, TooManySearches
 from cardproof_service.store import GameResult, Store, TournamentRecord
 
@@ -53,6 +56,13 @@ async def results_of(store: Store, tournament_id: str, batch: int) -> AsyncItera
             yield result
 
 
+PAR_CLIENT = "par"
+"""The solver pool's client id of all par work: at most one search of it at a time (a
+process's pars take their turn, so users' searches keep the rest of the pool)."""
+EXPORT_WAIT = 30.0
+"""Seconds an export waits for pars being solved in its process before going out without."""
+
+
 @dataclass
 class Pars:
     """Round pars: read from the store, solved in the background where missing."""
@@ -62,12 +72,20 @@ class Pars:
     solvers: Solvers
     budget: float
     _running: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    _turn: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(1))
+    """One tournament's pars solved at a time in this process, one round at a time."""
+    _retry_at: dict[str, float] = field(default_factory=dict)
+    """A tournament whose solving met a busy pool: not started again before then."""
 
-    async def known(self, record: TournamentRecord) -> tuple[dict[int, RoundPar], int]:
+    async def known(
+        self, record: TournamentRecord, settled_after: int
+    ) -> tuple[dict[int, RoundPar], int]:
         """The pars kept so far, by round, and how many rounds are still pending.
 
         Starts the background solving of the missing ones (once per tournament and
-        process). Nothing before the close, nothing for a variant without a solver.
+        process), once ``settled_after`` seconds have passed since the close: a result
+        may still be recorded until then, and the par is the best of those too. Nothing
+        before the close, nothing for a variant without a solver.
         """
         if record.variant not in PAR_VARIANTS or not tournament_closed(record):
             return {}, 0
@@ -76,37 +94,48 @@ class Pars:
             for r, par in (await self.store.round_pars(record.tournament_id)).items()
         }
         missing = [r for r in range(1, record.rounds + 1) if r not in kept]
-        if missing and record.tournament_id not in self._running:
-            task = asyncio.create_task(self._solve(record, missing))
-            self._running[record.tournament_id] = task
-            task.add_done_callback(lambda _: self._running.pop(record.tournament_id, None))
+        closed_at = record.closed_at if record.closed_at is not None else record.closes_at
+        settled = now() - closed_at > settled_after
+        tid = record.tournament_id
+        retry = self._retry_at.get(tid, 0.0)
+        if missing and settled and tid not in self._running and time.monotonic() >= retry:
+            task = asyncio.create_task(self._solve(record))
+            self._running[tid] = task
+            task.add_done_callback(lambda _: self._running.pop(tid, None))
         return kept, len(missing)
 
-    async def wait(self, tournament_id: str) -> None:
-        """Until this process's solving of the tournament's pars (if any) ends."""
+    async def wait(self, tournament_id: str, seconds: float = EXPORT_WAIT) -> None:
+        """Until this process's solving of the tournament's pars ends, at most ``seconds``."""
         task = self._running.get(tournament_id)
         if task is not None:
             with contextlib.suppress(Exception):
-                await asyncio.shield(task)
+                await asyncio.wait_for(asyncio.shield(task), seconds)
 
-    async def _solve(self, record: TournamentRecord, rounds: list[int]) -> None:
+    async def _solve(self, record: TournamentRecord) -> None:
+        tid = record.tournament_id
         try:
-            best: dict[int, GameResult] = {}  # each round's best game, read a batch at a time
-            async for result in results_of(self.store, record.tournament_id, 200):
-                if result.round not in best or result.total > best[result.round].total:
-                    best[result.round] = result
-            for number in rounds:
-                game = best.get(number)
-                par = await self._par(
-                    record, number, game.total if game else None, game.moves if game else ""
-                )
-                await self.store.record_round_par(
-                    record.tournament_id, number, msgspec.json.encode(par), record.expires_at
-                )
-        except (SolverBusy, TooManySearches):
-            log.info("pars of %s wait: the solvers are busy", record.tournament_id)
+            async with self._turn:
+                best: dict[int, GameResult] = {}  # each round's best game, a batch at a time
+                async for result in results_of(self.store, tid, 200):
+                    if result.round not in best or result.total > best[result.round].total:
+                        best[result.round] = result
+                for number in range(1, record.rounds + 1):
+                    if number in await self.store.round_pars(tid):
+                        continue  # kept meanwhile (another replica solved it)
+                    game = best.get(number)
+                    par = await self._par(
+                        record, number, game.total if game else None, game.moves if game else ""
+                    )
+                    await self.store.record_round_par(
+                        tid, number, msgspec.json.encode(par), record.expires_at
+                    )
+            self._retry_at.pop(tid, None)
+        except (SolverBusy, TooManySearches) as busy:
+            self._retry_at[tid] = time.monotonic() + busy.retry_after
+            log.info("pars of %s wait %s s: the solvers are busy", tid, busy.retry_after)
         except Exception:  # a store outage: the next read starts again
-            log.exception("pars of %s failed", record.tournament_id)
+            self._retry_at[tid] = time.monotonic() + 5
+            log.exception("pars of %s failed", tid)
 
     async def _par(
         self, record: TournamentRecord, number: int, entrant_total: int | None, entrant_moves: str
@@ -120,7 +149,7 @@ class Pars:
             options=msgspec.convert(msgspec.to_builtins(options), Options),
             budget=self.budget,
         )
-        solution: Any = await self.solvers.solve(request, f"par:{record.tournament_id}")
+        solution: Any = await self.solvers.solve(request, PAR_CLIENT)
         if isinstance(solution, HindsightSolution):
             score, bound, moves = solution.score.total, solution.upper_bound, solution.log
         else:
@@ -134,9 +163,18 @@ class Pars:
         by: Any = "solver"
         if entrant_total is not None and entrant_total > score:
             score, moves, by = entrant_total, entrant_moves, "entrant"
-        bound = max(bound, score)  # an entrant's game is a grid: the bound holds it already
+        optimal = score == bound
+        if score > bound:  # a game above a proven bound: a solver bug, shown, never hidden
+            log.error(
+                "round %s of %s: a game scores %s, above the bound %s",
+                number,
+                record.tournament_id,
+                score,
+                bound,
+            )
+            bound, optimal = score, False
         return RoundPar(
-            round=number, score=score, upper_bound=bound, optimal=score == bound, moves=moves, by=by
+            round=number, score=score, upper_bound=bound, optimal=optimal, moves=moves, by=by
         )
 
     def close(self) -> None:
@@ -146,4 +184,4 @@ class Pars:
         self._running.clear()
 
 
-__all__ = ["PAR_VARIANTS", "Pars", "results_of"]
+__all__ = ["EXPORT_WAIT", "PAR_CLIENT", "PAR_VARIANTS", "Pars", "results_of"]

@@ -77,7 +77,7 @@ from cardproof_service.idempotency import REPLAY_WINDOW
 from cardproof_service.lockstep import Rounds, unknown_round
 from cardproof_service.names import display_name, name_key
 from cardproof_service.organizers import authenticate
-from cardproof_service.pars import Pars, results_of
+from cardproof_service.pars import Pars
 from cardproof_service.problems import problem, unauthorized
 from cardproof_service.store import (
     GameResult,
@@ -509,13 +509,9 @@ class Tournaments:
             (line.player, line.total + (record.rounds - line.finished) * worst, line.finished)
             for line in lines
         )
-        pars, pending = await self.pars.known(record)
+        pars, pending = await self.pars.known(record, SETTLED_AFTER)
         if pars and not pending:
-            games = [
-                (result.player, result.round, result.total)
-                async for result in results_of(self.store, tournament_id, EXPORT_BATCH)
-            ]
-            ranked = with_par(ranked, pars, record.rounds, games)
+            ranked = with_par(ranked, pars, record.rounds)
         return Standings(
             tournament_id,
             _status(record),
@@ -630,8 +626,9 @@ class Tournaments:
     async def export(self, tournament_id: str, access: Access) -> AsyncIterator[bytes]:
         """A closed tournament's whole record, as JSON chunks to stream.
 
-        Seeds, standings, pars and keys first (the pars solved first if they are still
-        pending here; a busy solver pool leaves them out), then every finished game (log, total, the
+        Seeds, standings, pars and keys first (pars still being solved here are waited for,
+        up to :data:`~cardproof_service.pars.EXPORT_WAIT` seconds; those not solved by then
+        are left out), then every finished game (log, total, the
         receipt signed when it ended), read from the store :data:`EXPORT_BATCH` at a time,
         so neither the store, the answer nor the event loop holds them all at once. Every
         check is made before the first chunk: a refusal is a problem answer.
@@ -645,7 +642,7 @@ class Tournaments:
             )
         organizer = await self.store.get_organizer(record.organizer_id)
         standings = await self.standings(tournament_id, access)
-        if standings.pars_pending:  # solved now in this process: the export carries them
+        if standings.pars_pending:  # being solved in this process: the export waits a while
             await self.pars.wait(tournament_id)
             standings = await self.standings(tournament_id, access)
         games = sorted(await self.store.result_keys(tournament_id))

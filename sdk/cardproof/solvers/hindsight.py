@@ -36,6 +36,7 @@ order always exists for the grid in deal order, row by row); the bound is poker-
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import random
@@ -473,8 +474,12 @@ def _lay(spots: Sequence[tuple[int, int]]) -> tuple[dict[int, int], dict[int, in
 
 
 def warm() -> None:
-    """Import CP-SAT now (a solver process's start), not inside a search's budget."""
-    from ortools.sat.python import cp_model  # noqa: F401
+    """Import CP-SAT now (a solver process's start), not inside a search's budget.
+
+    Without OR-Tools installed the process still serves the other searches.
+    """
+    with contextlib.suppress(ImportError):
+        from ortools.sat.python import cp_model  # noqa: F401
 
 
 def solve(

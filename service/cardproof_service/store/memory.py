@@ -104,8 +104,8 @@ class MemoryStore:
         """Per tournament: name to [total, finished games]."""
         self._results: dict[tuple[str, str, int], GameResult] = {}
         """Every result recorded, by (tournament, name, round)."""
-        self._pars: dict[tuple[str, int], bytes] = {}
-        """Each closed round's par, by (tournament, round)."""
+        self._pars: dict[str, dict[int, bytes]] = {}
+        """Each closed round's par, by tournament and round."""
         self._in_flight: dict[str, dict[str, float]] = {}
         """Per owner: its unfinished deals and when each expires."""
         self._quota_day = 0
@@ -430,8 +430,9 @@ class MemoryStore:
         return record
 
     def _drop_tournament(self, tournament_id: str) -> None:
-        """Forget an expired tournament: its record, entrants, invites, totals, results."""
+        """Forget an expired tournament: its record, entrants, invites, totals, results, pars."""
         self._tournaments.pop(tournament_id, None)
+        self._pars.pop(tournament_id, None)
         for table in (self._entrants, self._entrant_keys, self._invites, self._totals):
             table.pop(tournament_id, None)
         for key in [key for key in self._results if key[0] == tournament_id]:
@@ -513,11 +514,11 @@ class MemoryStore:
         self, tournament_id: str, round_number: int, par: bytes, expires_at: int | None
     ) -> bytes:
         """Keep the first par of a round."""
-        return self._pars.setdefault((tournament_id, round_number), par)
+        return self._pars.setdefault(tournament_id, {}).setdefault(round_number, par)
 
     async def round_pars(self, tournament_id: str) -> dict[int, bytes]:
         """The pars kept, by round."""
-        return {r: par for (t, r), par in self._pars.items() if t == tournament_id}
+        return dict(self._pars.get(tournament_id, {}))
 
     async def result_keys(self, tournament_id: str) -> list[tuple[str, int]]:
         """(player, round) of every finished game."""

@@ -729,15 +729,6 @@ export interface components {
             percent_of_par?: number | null;
         };
         /**
-         * GameOfPar
-         * @description One finished game against its round's par.
-         */
-        GameOfPar: {
-            round: number;
-            total: number;
-            percent_of_par: number | null;
-        };
-        /**
          * GridView
          * @description What a player of a grid variant may see: the layout and the cards now due.
          *
@@ -1236,8 +1227,8 @@ export interface components {
          * @description One entrant in the standings: rank (shared on ties), total, games finished.
          *
          *     ``percent_of_par``: once every round's par is known (a closed tournament of a
-         *     variant with a solver), the total as a percentage of the pars' sum (one decimal);
-         *     ``games``: then each finished game's round, total and percentage of its round's par.
+         *     variant with a solver), the total as a percentage of the pars' sum (one decimal;
+         *     each game's own percentage is in the export and on the standings page).
          */
         StandingLine: {
             rank: number;
@@ -1246,8 +1237,6 @@ export interface components {
             games_finished: number;
             /** @default null */
             percent_of_par?: number | null;
-            /** @default null */
-            games?: components["schemas"]["GameOfPar"][] | null;
         };
         /**
          * Standings

@@ -1,0 +1,93 @@
+"""Tournament pars are solved in turns: one search of the pool at a time, under one client id.
+
+Users' searches keep the rest of the solver pool however many closed tournaments are
+read at once; a round kept by another replica meanwhile is not solved again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+import cardproof_service.tournaments as tournaments_module
+from cardproof_service.pars import PAR_CLIENT
+from test_tournaments_api import CELLS, enter, open_tournament, play_round, reader
+
+HttpClient = TestClient[Litestar]
+
+
+def closed_with_a_game(client: HttpClient, owner: str, rounds: int) -> str:
+    tid: str = open_tournament(client, owner, rounds=rounds)["tournament"]["tournament_id"]
+    token = enter(client, tid, "Ada").json()["token"]
+    play_round(client, tid, token, 1, CELLS)
+    closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200, closed.text
+    return tid
+
+
+def test_pars_take_turns_under_one_client(
+    app: Litestar, client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)
+    solvers = app.state.solvers
+    solve = solvers.solve
+    seen: list[str] = []
+    running = [0, 0]  # now, most at once
+
+    async def counted(body: Any, who: str) -> Any:
+        seen.append(who)
+        running[0] += 1
+        running[1] = max(running)
+        try:
+            await asyncio.sleep(0.05)  # overlap, if two were let in at once
+            return await solve(body, who)
+        finally:
+            running[0] -= 1
+
+    monkeypatch.setattr(solvers, "solve", counted)
+    tournaments = [closed_with_a_game(client, owner, rounds=2) for _ in range(3)]
+    for tid in tournaments:  # three closed tournaments read at once: three tasks
+        assert (
+            client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).status_code == 200
+        )
+    deadline = time.monotonic() + 90
+    for tid in tournaments:
+        while (
+            "pars_pending"
+            in client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()
+        ):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    assert seen == [PAR_CLIENT] * 6  # every round once
+    assert running[1] == 1  # one at a time
+
+
+def test_a_round_kept_meanwhile_is_not_solved_again(
+    app: Litestar, client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)
+    tid = closed_with_a_game(client, owner, rounds=2)
+    other = b'{"round":1,"score":1,"upper_bound":999,"optimal":false,"moves":"","by":"solver"}'
+    asyncio.run(app.state.store.record_round_par(tid, 1, other, None))  # another replica's
+    solvers = app.state.solvers
+    solve = solvers.solve
+    asked: list[str] = []
+
+    async def counted(body: Any, who: str) -> Any:
+        asked.append(body.cards[0])
+        return await solve(body, who)
+
+    monkeypatch.setattr(solvers, "solve", counted)
+    deadline = time.monotonic() + 60
+    while "pars_pending" in (
+        standings := client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert len(asked) == 1  # round 2 only
+    assert [par["score"] for par in standings["pars"]] == [1, standings["pars"][1]["score"]]
