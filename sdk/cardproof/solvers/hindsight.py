@@ -22,6 +22,10 @@ answers it in two halves that meet when the deal is solved:
   - (symmetry) rows hold at least as many five-card cores as columns: a grid and its
     transpose score the same.
 
+  The crossing rule's clauses grow as the square of the five-card cores, and such a
+  model may not finish CP-SAT's presolve in a short budget: the relaxation is solved
+  first without it (for 60% of the time left), then with it, and the lower bound wins.
+
   A line the relaxation leaves without a core counts the table's high-card points,
   and a category below high card is never picked: for any table, a grid's line is
   worth at most what its core (or no core) counts. With the diagonals on, two lines
@@ -265,7 +269,13 @@ class _Relaxed:
 
 
 def _relax(
-    cards: Sequence[int], points: Sequence[int], grid: Sequence[int], deadline: float, seed: int
+    cards: Sequence[int],
+    points: Sequence[int],
+    grid: Sequence[int],
+    deadline: float,
+    seed: int,
+    *,
+    crossing: bool = True,
 ) -> _Relaxed | None:
     """Solve the core relaxation until ``deadline``; ``None`` if CP-SAT stated no bound.
 
@@ -296,7 +306,7 @@ def _relax(
                 model.add_at_most_one(family[i] for i in held)
     # a five-card row core and a five-card column core meet (pairs keep it to one card);
     # the clauses grow as the square of such cores, so a freak deal goes without them
-    if len(five) <= MAX_CROSSED:
+    if crossing and len(five) <= MAX_CROSSED:
         masks = {i: sum(1 << c for c in cores[i].cards) for i in five}
         for i in five:
             for j in five:
@@ -329,11 +339,13 @@ def _relax(
     solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed % (1 << 31)
+    if not crossing:  # the quick model: searched at once, the hint its first solution
+        solver.parameters.cp_model_presolve = False
     status = solver.solve(model)
     reached = solver.best_objective_bound
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE) or not math.isfinite(reached):
         return None
-    bound = math.floor(reached + 1e-6) + 2 * SIZE * high
+    bound = min(math.floor(reached + 1e-6) + 2 * SIZE * high, 2 * SIZE * max(points[:10]))
     return _Relaxed(
         bound,
         [core for i, core in enumerate(cores) if solver.boolean_value(x[i])],
@@ -542,16 +554,24 @@ def solve(
     candidates.extend(history[-64:])
     plain = _lines(False)  # the relaxation's ten lines: its floor is the best grid's score there
     floor_grid = max(candidates, key=lambda found: scorer.grid(found[1], plain))[1]
-    relaxed = _relax(deal, points, floor_grid, deadline - 0.02 * budget, seed)
+    # two relaxations: without the crossing rule first (a smaller model, often solved at
+    # once), then with it (tighter, larger: it may not finish presolving); the lower wins
+    end = deadline - 0.02 * budget
     top = max(max(points[:10]), points[0])
-    if relaxed is None:  # no bound in time: the best line ten times
-        bound = top * len(lines)
-    else:
-        bound = relaxed.bound + (2 * top if diagonals else 0)
-        if relaxed.rows or relaxed.cols:
-            realized = _realize(deal, relaxed.rows, relaxed.cols)
-            if realized is not None:
-                offer(realized)
+    bound = top * 2 * SIZE  # the best line ten times: the bound when neither answers
+    for crossing, share in ((False, 0.6), (True, 1.0)):
+        until = time.perf_counter() + share * max(0.0, end - time.perf_counter())
+        relaxed = _relax(deal, points, floor_grid, until, seed, crossing=crossing)
+        if relaxed is not None:
+            bound = min(bound, relaxed.bound)
+            if relaxed.rows or relaxed.cols:
+                realized = _realize(deal, relaxed.rows, relaxed.cols)
+                if realized is not None:
+                    offer(realized)
+        if max(scorer.grid(found[1], plain) for found in candidates) >= bound:
+            break  # a grid reaches the bound: proven
+    if diagonals:
+        bound += 2 * top
     candidates.sort(key=lambda found: -found[0])
     moves: tuple[tuple[int, int], ...] | None = None
     score, grid = candidates[0]
