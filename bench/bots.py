@@ -58,10 +58,12 @@ def play_table(
             closes_at=now + timedelta(days=1),
             options={"scoring": table},
             format="async",
+            entry="invite",  # a hidden variant's async rounds: one invite code an entrant
+            invites=len(players),
         )
         tid = created.tournament.tournament_id
-        for name, player in players.items():
-            token = client.enter(tid, name).token
+        for (name, player), code in zip(players.items(), created.invite_codes, strict=True):
+            token = client.enter(tid, name, invite_code=code).token
             started = time.monotonic()
             for number in range(1, rounds + 1):
                 game = client.play_round(tid, number, token, variant="poker-squares")
