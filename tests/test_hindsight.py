@@ -120,6 +120,12 @@ def test_counting_tables_are_solved_and_proven(quads: int) -> None:
     assert (found.score, found.upper_bound, found.optimal) == (full_ranks, full_ranks, True)
 
 
+def test_a_table_where_only_high_card_scores_is_proven() -> None:
+    # no category beats high card: no core, and the bound is high card ten times
+    found = solve(list(STANDARD_DECK[:25]), table_of({"high-card": 3}), budget=1)
+    assert (found.score, found.upper_bound, found.optimal) == (30, 30, True)
+
+
 def test_flush_lines_are_counted_by_suit() -> None:
     # 8, 7, 6 and 4 cards of the four suits: one flush line per suit of five or more, and no
     # more (a second flush of a suit needs nine of its cards)

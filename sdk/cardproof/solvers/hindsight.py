@@ -264,8 +264,7 @@ class _Relaxed:
     """The relaxation's upper bound over the ten lines (high card included)."""
     rows: list[_Core]
     cols: list[_Core]
-    proven: bool
-    """The relaxation was solved to optimality (``bound`` is its optimum)."""
+    """The cores of its best solution, for a grid to realize."""
 
 
 def _relax(
@@ -288,6 +287,8 @@ def _relax(
 
     high = points[0]
     cores = _cores(cards, points)
+    if not cores:  # no category beats high card: no line scores more than it
+        return _Relaxed(2 * SIZE * high, [], [])
     model = cp_model.CpModel()
     x = [model.new_bool_var(f"row{i}") for i in range(len(cores))]
     y = [model.new_bool_var(f"col{i}") for i in range(len(cores))]
@@ -350,7 +351,6 @@ def _relax(
         bound,
         [core for i, core in enumerate(cores) if solver.boolean_value(x[i])],
         [core for i, core in enumerate(cores) if solver.boolean_value(y[i])],
-        status == cp_model.OPTIMAL,
     )
 
 
@@ -557,7 +557,7 @@ def solve(
     # two relaxations: without the crossing rule first (a smaller model, often solved at
     # once), then with it (tighter, larger: it may not finish presolving); the lower wins
     end = deadline - 0.02 * budget
-    top = max(max(points[:10]), points[0])
+    top = max(points[:10])  # the best line (five of a kind cannot be dealt)
     bound = top * 2 * SIZE  # the best line ten times: the bound when neither answers
     for crossing, share in ((False, 0.6), (True, 1.0)):
         until = time.perf_counter() + share * max(0.0, end - time.perf_counter())
