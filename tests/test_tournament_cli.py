@@ -119,6 +119,14 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
     assert again.returncode == 1
     assert "refused (409 closed)" in again.stderr
 
+    mine = cardproof("tournament", "standings", tid, "--player", "Ada", "--url", url)
+    assert mine.returncode == 0, mine.stderr
+    assert "pars: 2 rounds still being solved" in mine.stdout  # solved once results settle
+    assert mine.stdout.endswith(f"games of Ada:\n  round 1: {scores['Ada']} (- of par)\n")
+    nobody = cardproof("tournament", "standings", tid, "--player", "Cy", "--url", url)
+    assert nobody.returncode == 1
+    assert "refused (404 unknown-entrant)" in nobody.stderr
+
     export = tmp_path / "export.json"
     exported = cardproof("tournament", "export", tid, "-o", str(export), "--url", url)
     assert exported.returncode == 0, exported.stderr
@@ -278,3 +286,55 @@ def test_a_player_plays_a_lockstep_round_live_from_the_command_line(
     checked = cardproof("verify", str(receipt), "--url", url)
     assert checked.returncode == 3, checked.stdout + checked.stderr  # the signature only
     assert "still open" in checked.stdout
+
+
+def test_standings_print_each_entrants_share_of_par_and_a_players_games(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In-process (the embedded server), so the pars are solved at the close."""
+    import argparse
+
+    from cardproof import cli
+    from cardproof.bots import RandomPlayer, play_game
+    from cardproof.play import embedded_client
+    from cardproof_service import tournaments as tournaments_module
+
+    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)
+    with embedded_client(organizer="CLI Club", par_budget=0.2) as client:
+        now = datetime.now(UTC)
+        created = client.create_tournament(
+            "Par Open",
+            "poker-squares",
+            rounds=2,
+            opens_at=now,
+            closes_at=now + timedelta(hours=1),
+            format="async",
+            entry="invite",
+            invites=1,
+        )
+        tid = created.tournament.tournament_id
+        token = client.enter(tid, "Ada", invite_code=created.invite_codes[0]).token
+        totals = [
+            play_game(
+                client.play_round(tid, n, token, variant="poker-squares"),
+                RandomPlayer(seed=n),
+                None,
+            ).payload.score.total
+            for n in (1, 2)
+        ]
+        client.close_tournament(tid)
+        while (standings := client.standings(tid)).pars_pending:
+            time.sleep(0.1)
+        assert cli._tournament_standings(client, argparse.Namespace(id=tid, player="Ada")) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split() == ["rank", "name", "total", "games", "%", "of", "par"]
+    line = standings.entrants[0]
+    assert out[2].split() == ["1", "Ada", str(sum(totals)), "2/2", f"{line.percent_of_par:.1f}%"]
+    for par, printed in zip(standings.pars, out[3:5], strict=True):
+        proof = "optimal" if par.optimal else f"bound {par.upper_bound}"
+        assert printed == f"round {par.round} par {par.score} ({proof}, by the {par.by})"
+    assert out[5] == "games of Ada:"
+    for number, (total, par, printed) in enumerate(
+        zip(totals, standings.pars, out[6:], strict=True), 1
+    ):
+        assert printed == f"  round {number}: {total} ({100 * total / par.score:.1f}% of par)"

@@ -307,3 +307,7 @@ async def test_the_async_client_runs_a_tournament(
             (line.name, line.total) for line in standings.entrants
         ]
         assert [par.round for par in export.pars] == [1]
+        mine = await sdk.standings(tid, player="Ada")
+        assert mine.player == "Ada"
+        assert [(g.round, g.total) for g in mine.games] == [(1, export.games[0].total)]
+        assert mine.games[0].percent_of_par == export.games[0].percent_of_par is not None

@@ -663,6 +663,44 @@ def test_a_closed_round_shows_its_par_and_each_game_its_share(
     )
     assert replayed.status_code == 200, replayed.text
     assert replayed.json()["score"]["total"] == pars[1]["score"]
+    # each entrant's games, with their share of par, in the standings on request
+    for name in ("Ada", "Bea"):
+        asked = client.get(
+            f"/v1/tournaments/{tid}/standings", params={"player": name}, headers=reader(tid)
+        )
+        assert asked.status_code == 200, asked.text
+        mine = asked.json()
+        assert mine["player"] == name
+        assert mine["entrants"] == standings["entrants"]
+        assert mine["games"] == [
+            {"round": g["round"], "total": g["total"], "percent_of_par": g["percent_of_par"]}
+            for g in export["games"]
+            if g["player"] == name
+        ]
+    assert "games" not in standings
+    assert "player" not in standings
+
+
+def test_an_entrants_games_are_listed_after_the_close_only(client: HttpClient, owner: str) -> None:
+    tid = open_tournament(client, owner, rounds=1)["tournament"]["tournament_id"]
+    token = enter(client, tid, "Ada").json()["token"]
+    play_round(client, tid, token, 1, CELLS)
+    url = f"/v1/tournaments/{tid}/standings"
+    early = client.get(url, params={"player": "Ada"}, headers=reader(tid))
+    assert (early.status_code, early.json()["code"]) == (409, "not-closed")
+    assert "total" not in early.text  # not a game's total before everyone has played
+    assert client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    after = client.get(url, params={"player": "Ada"}, headers=reader(tid)).json()
+    assert [game["round"] for game in after["games"]] == [1]
+    assert "percent_of_par" not in after["games"][0]  # the par is not solved yet
+    for spelling in ("ada", "Ada ", "Ad", "Bea"):  # names as the standings show them
+        other = client.get(url, params={"player": spelling}, headers=reader(tid))
+        assert (other.status_code, other.json()["code"]) == (404, "unknown-entrant"), spelling
+        assert repr(spelling) in other.json()["detail"]
+    for bad in ("", "x" * 65):
+        refused = client.get(url, params={"player": bad}, headers=reader(tid))
+        assert refused.status_code == 400, bad
+        assert "player" in refused.json()["detail"]
 
 
 def test_pars_wait_for_the_results_to_settle(client: HttpClient, owner: str) -> None:

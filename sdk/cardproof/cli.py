@@ -683,20 +683,35 @@ def _tournament_show(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}%"
+
+
 def _tournament_standings(client: Client, args: argparse.Namespace) -> int:
-    standings = client.standings(args.id)
+    standings = client.standings(args.id, player=args.player)
     entrants = standings.entrants
     print(
         f"tournament {standings.tournament_id}: {standings.status}, "
         f"{plural(standings.rounds, 'round')}, "
         f"{plural(len(entrants), 'entrant')}"
     )
-    print(f"{'rank':>4}  {'name':<24} {'total':>8}  games")
+    with_par = bool(standings.pars)
+    print(f"{'rank':>4}  {'name':<24} {'total':>8}  games" + ("  % of par" if with_par else ""))
     for line in entrants:
         print(
             f"{line.rank:>4}  {line.name:<24} {line.total:>8}  "
             f"{line.games_finished}/{standings.rounds}"
+            + (f"  {_percent(line.percent_of_par):>8}" if with_par else "")
         )
+    if standings.pars_pending:
+        print(f"pars: {plural(standings.pars_pending, 'round')} still being solved")
+    for par in standings.pars:
+        proof = "optimal" if par.optimal else f"bound {par.upper_bound}"
+        print(f"round {par.round} par {par.score} ({proof}, by the {par.by})")
+    if standings.player is not None:
+        print(f"games of {standings.player}:")
+        for game in standings.games:
+            print(f"  round {game.round}: {game.total} ({_percent(game.percent_of_par)} of par)")
     return 0
 
 
@@ -906,6 +921,12 @@ def _add_tournament_parser(commands: Any) -> None:
         if name == "export":
             command.add_argument(
                 "-o", "--output", metavar="FILE", help="write to FILE (default: stdout)"
+            )
+        if name == "standings":
+            command.add_argument(
+                "--player",
+                metavar="NAME",
+                help="also list this entrant's games with their share of par (once closed)",
             )
     tournament.set_defaults(run=_tournament)
 

@@ -389,8 +389,11 @@ class _Calls:
         return _Call("POST", path, DealState, {}, authorization=f"Bearer {token}")
 
     @staticmethod
-    def standings(tournament_id: str, invite_code: str | None) -> _Call[Standings]:
-        path = _tournament_path(tournament_id, "standings")
+    def standings(
+        tournament_id: str, invite_code: str | None, player: str | None
+    ) -> _Call[Standings]:
+        query = f"?{urlencode({'player': player})}" if player is not None else ""
+        path = _tournament_path(tournament_id, "standings") + query
         return _Call("GET", path, Standings, invite_code=invite_code)
 
     @staticmethod
@@ -928,9 +931,15 @@ class Client:
         self._promises.keep_game(tournament_id, round_number, game.played)
         return game
 
-    def standings(self, tournament_id: str, *, invite_code: str | None = None) -> Standings:
-        """Every entrant's total over finished games, best first (``invite_code`` as above)."""
-        return self._send(_Calls.standings(tournament_id, invite_code))
+    def standings(
+        self, tournament_id: str, *, player: str | None = None, invite_code: str | None = None
+    ) -> Standings:
+        """Every entrant's total over finished games, best first (``invite_code`` as above).
+
+        ``player``: also that entrant's games, each with its share of the round's par
+        (``Standings.games``; a closed tournament only).
+        """
+        return self._send(_Calls.standings(tournament_id, invite_code, player))
 
     def settlement(
         self,
@@ -1488,9 +1497,15 @@ class AsyncClient:
         self._promises.keep_game(tournament_id, round_number, game.played)
         return game
 
-    async def standings(self, tournament_id: str, *, invite_code: str | None = None) -> Standings:
-        """Every entrant's total over finished games, best first (``invite_code`` as above)."""
-        return await self._send(_Calls.standings(tournament_id, invite_code))
+    async def standings(
+        self, tournament_id: str, *, player: str | None = None, invite_code: str | None = None
+    ) -> Standings:
+        """Every entrant's total over finished games, best first (``invite_code`` as above).
+
+        ``player``: also that entrant's games, each with its share of the round's par
+        (``Standings.games``; a closed tournament only).
+        """
+        return await self._send(_Calls.standings(tournament_id, invite_code, player))
 
     async def settlement(
         self,

@@ -629,7 +629,8 @@ class StandingLine(Struct, omit_defaults=True):
 
     ``percent_of_par``: once every round's par is known (a closed tournament of a
     variant with a solver), the total as a percentage of the pars' sum (one decimal;
-    each game's own percentage is in the export and on the standings page).
+    each game's own percentage comes with ``?player=``, in the export and on the
+    standings page).
     """
 
     rank: int
@@ -657,12 +658,26 @@ class RoundPar(Struct):
     """Whose game reached ``score`` first: the solver's or an entrant's."""
 
 
+class PlayerGame(Struct, omit_defaults=True):
+    """One finished game of the entrant the standings were asked for (``?player=``).
+
+    ``percent_of_par``: the total as a percentage of the round's par (one decimal), once
+    the round has one.
+    """
+
+    round: int
+    total: int
+    percent_of_par: float | None = None
+
+
 class Standings(Struct, omit_defaults=True):
     """A tournament's standings: the totals of verified finished games, best first.
 
     ``pars``: each round's par once the tournament has closed, for poker-squares,
     poker-patience and serpent-patience (computed in the background after the close:
-    ``pars_pending`` rounds are still being solved).
+    ``pars_pending`` rounds are still being solved). ``player`` and ``games``: asked with
+    ``?player=NAME`` once the tournament has closed, that entrant's finished games by
+    round (at most one a round), each with its share of the round's par.
     """
 
     tournament_id: str
@@ -671,6 +686,8 @@ class Standings(Struct, omit_defaults=True):
     entrants: list[StandingLine]
     pars: list[RoundPar] = msgspec.field(default_factory=list)
     pars_pending: int = 0
+    player: str | None = None
+    games: list[PlayerGame] = msgspec.field(default_factory=list)
 
 
 EXPORT_FORMAT = "cardproof-tournament-export-v1"

@@ -39,6 +39,7 @@ from cardproof.models import (
     ExportedGame,
     InviteCodes,
     InviteRequest,
+    PlayerGame,
     RoundCalls,
     RoundCommitment,
     RoundPar,
@@ -480,13 +481,49 @@ class Tournaments:
 
     # --- standings --------------------------------------------------------------------
 
-    async def standings(self, tournament_id: str, access: Access) -> Standings:
+    async def standings(
+        self, tournament_id: str, access: Access, *, player: str | None = None
+    ) -> Standings:
         """Totals of finished games, best first; a shared rank for equal totals.
 
-        A closed tournament's standings never change: they are kept (a few hundred
-        tournaments at most) and read from the store once.
+        ``player``: also that entrant's finished games, each with its share of the round's
+        par (a closed tournament only: before, a game's own total would tell the others
+        how good a round's deal is before they play it).
         """
         record = await self._readable(tournament_id, access)
+        standings = await self._kept_standings(record)
+        if player is None:
+            return standings
+        if not tournament_closed(record):
+            raise conflict(
+                "an entrant's games are listed once the tournament has closed (it closes at "
+                f"{rfc3339(record.closes_at)})",
+                "not-closed",
+            )
+        if all(line.name != player for line in standings.entrants):
+            raise not_found(
+                f"player: no entrant of the tournament is named {player!r} (names as the "
+                "standings show them)",
+                "unknown-entrant",
+            )
+        pars = {par.round: par for par in standings.pars}
+        results = await self.store.results(
+            tournament_id, [(player, number) for number in range(1, record.rounds + 1)]
+        )
+        games = [
+            PlayerGame(
+                result.round, result.total, percent_of_par(result.total, pars.get(result.round))
+            )
+            for result in sorted(results, key=lambda result: result.round)
+        ]
+        return msgspec.structs.replace(standings, player=player, games=games)
+
+    async def _kept_standings(self, record: TournamentRecord) -> Standings:
+        """The standings; a closed tournament's never change once its pars are known.
+
+        Those are kept (a few hundred tournaments at most) and read from the store once.
+        """
+        tournament_id = record.tournament_id
         kept = self._closed.get(tournament_id)
         if kept is not None:
             self._closed.move_to_end(tournament_id)

@@ -370,13 +370,45 @@ class TournamentsController(Controller):
     @get(
         "/{tournament_id:str}/standings",
         summary="The standings",
-        responses=problem_responses(400, 401, 403, 404, 503, **_READ_ERRORS),
+        responses=problem_responses(
+            400,
+            401,
+            403,
+            404,
+            409,
+            503,
+            e400="A malformed `player`.",
+            e404="No such tournament (`unknown-tournament`), or no entrant of it named "
+            "`player` (`unknown-entrant`).",
+            e409="`player` on a tournament still open (`not-closed`): an entrant's games are "
+            "listed after the close.",
+            **{k: v for k, v in _READ_ERRORS.items() if k not in ("e400", "e404")},
+        ),
     )
     async def standings(
-        self, request: Request[Any, Any, Any], tournament_id: TournamentIdParameter
+        self,
+        request: Request[Any, Any, Any],
+        tournament_id: TournamentIdParameter,
+        player: Annotated[
+            str | None,
+            QueryParameter(
+                name="player",
+                min_length=1,
+                max_length=64,
+                description="Also list this entrant's finished games (its name as the "
+                "standings show it), each with its percentage of the round's par; once "
+                "the tournament has closed.",
+            ),
+        ] = None,
     ) -> Standings:
-        """Every entrant's total over finished games, best first, equal totals sharing a rank."""
-        return await tournaments_of(request).standings(tournament_id, access_of(request))
+        """Every entrant's total over finished games, best first, equal totals sharing a rank.
+
+        With ``player``, that entrant's games too (at most one a round, so the answer stays
+        small): how each game compares with its round's par.
+        """
+        return await tournaments_of(request).standings(
+            tournament_id, access_of(request), player=player
+        )
 
     @get(
         "/{tournament_id:str}/settlement",

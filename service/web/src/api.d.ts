@@ -443,6 +443,9 @@ export interface paths {
         /**
          * The standings
          * @description Every entrant's total over finished games, best first, equal totals sharing a rank.
+         *
+         *     With ``player``, that entrant's games too (at most one a round, so the answer stays
+         *     small): how each game compares with its round's par.
          */
         get: operations["V1TournamentsTournamentIdStandingsStandings"];
         put?: never;
@@ -907,6 +910,19 @@ export interface components {
             amount: number;
         };
         /**
+         * PlayerGame
+         * @description One finished game of the entrant the standings were asked for (``?player=``).
+         *
+         *     ``percent_of_par``: the total as a percentage of the round's par (one decimal), once
+         *     the round has one.
+         */
+        PlayerGame: {
+            round: number;
+            total: number;
+            /** @default null */
+            percent_of_par?: number | null;
+        };
+        /**
          * PointTable
          * @description Points per category, indexed by :class:`Category`; ``name`` is ``custom`` if unnamed.
          */
@@ -1228,7 +1244,8 @@ export interface components {
          *
          *     ``percent_of_par``: once every round's par is known (a closed tournament of a
          *     variant with a solver), the total as a percentage of the pars' sum (one decimal;
-         *     each game's own percentage is in the export and on the standings page).
+         *     each game's own percentage comes with ``?player=``, in the export and on the
+         *     standings page).
          */
         StandingLine: {
             rank: number;
@@ -1244,7 +1261,9 @@ export interface components {
          *
          *     ``pars``: each round's par once the tournament has closed, for poker-squares,
          *     poker-patience and serpent-patience (computed in the background after the close:
-         *     ``pars_pending`` rounds are still being solved).
+         *     ``pars_pending`` rounds are still being solved). ``player`` and ``games``: asked with
+         *     ``?player=NAME`` once the tournament has closed, that entrant's finished games by
+         *     round (at most one a round), each with its share of the round's par.
          */
         Standings: {
             tournament_id: string;
@@ -1256,6 +1275,10 @@ export interface components {
             pars?: components["schemas"]["RoundPar"][];
             /** @default 0 */
             pars_pending?: number;
+            /** @default null */
+            player?: string | null;
+            /** @default [] */
+            games?: components["schemas"]["PlayerGame"][];
         };
         /**
          * TableOption
@@ -3395,7 +3418,10 @@ export interface operations {
     };
     V1TournamentsTournamentIdStandingsStandings: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also list this entrant's finished games (its name as the standings show it), each with its percentage of the round's par; once the tournament has closed. */
+                player?: string | null;
+            };
             header?: never;
             path: {
                 /** @description The tournament id from POST /v1/tournaments. */
@@ -3414,7 +3440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Standings"];
                 };
             };
-            /** @description The request cannot be read: bad JSON, a wrong type, an unknown field, a bad card or move text. `field` names the place. */
+            /** @description A malformed `player`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3441,8 +3467,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such tournament (`unknown-tournament`). */
+            /** @description No such tournament (`unknown-tournament`), or no entrant of it named `player` (`unknown-entrant`). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `player` on a tournament still open (`not-closed`): an entrant's games are listed after the close. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
