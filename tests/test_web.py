@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from litestar.testing import TestClient
 from attack_kit import leaks
 from cardproof import verify_receipt
 from cardproof.cards import Card
-from cardproof.receipts import Expected
+from cardproof.receipts import CommitmentMismatchError, Expected
 from cardproof.tables import generate
 from cardproof_service.controllers.web import PAGE_POLICY, STATIC_DIR
 from conftest import served
@@ -99,12 +100,17 @@ def test_the_js_tests_receipts_still_verify_in_python() -> None:
     entries = json.loads(VECTORS.read_text(encoding="utf-8"))
     assert entries
     for entry in entries:
-        checked = verify_receipt(
-            entry["receipt"], entry["jwks"], allow=[entry.get("kind")] if entry.get("kind") else []
-        )
+        allow = [entry["kind"]] if entry.get("kind") else []
+        asked = Expected(options={"scoring": entry["system"]}) if "system" in entry else None
+        if entry.get("lie") == "table":  # re-signed with a table the seeds do not draw
+            with pytest.raises(CommitmentMismatchError, match="options"):
+                verify_receipt(entry["receipt"], entry["jwks"], allow=allow, expect=asked)
+            continue
+        checked = verify_receipt(entry["receipt"], entry["jwks"], allow=allow, expect=asked)
         assert checked.replayed
         assert checked.payload.server_seed_hash == entry["server_seed_hash"]
         assert checked.payload.client_seed == entry["client_seed"]
+    assert sum(entry.get("lie") == "table" for entry in entries) == 1
 
 
 def _node_tools() -> Path:
@@ -333,6 +339,34 @@ def test_a_game_under_a_drawn_point_system_shows_and_checks_its_table(
     payload = verify_receipt(receipt, jwks, expect=Expected(options={"scoring": "random"})).payload
     table = generate("random", bytes.fromhex(payload.server_seed or ""), payload.client_seed)
     assert payload.options["scoring"] == table.as_mapping()
+    # the page drew the table again from the revealed seeds (cardproof-points-v1)
+    verdict = str(page.get_by_role("status").text_content())
+    assert "the random point table drawn by cardproof-points-v1" in verdict, verdict
+    page.close()
+
+
+def test_a_deal_not_showing_the_drawn_table_is_refused_by_the_page(
+    chromium: Any, web_server: str
+) -> None:
+    """A server answering a drawn system with its name (no table, to pick one later) is
+    caught at the deal, before a card is placed."""
+    from playwright.sync_api import expect
+
+    page = chromium.new_page(viewport={"width": 1000, "height": 900})
+
+    def named_only(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        body["options"]["scoring"] = "random"
+        route.fulfill(response=answer, json=body)
+
+    page.route(re.compile(r"/v1/deals$"), named_only)
+    page.goto(f"{web_server}/play?variant=poker-squares")
+    page.wait_for_selector("body[data-ready]")
+    page.get_by_label("Client seed").fill("a lying server")
+    page.get_by_label("Scoring").select_option("random")
+    page.get_by_role("button", name="Deal").click()
+    expect(page.locator("#message")).to_contain_text("its point table is not the one asked")
     page.close()
 
 
@@ -547,7 +581,11 @@ def test_solodrez_hint_and_stop(chromium: Any, web_server: str) -> None:
 def organized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A ``cardproof serve`` on the memory store with an organizer; its URL and key."""
     organizers = tmp_path_factory.mktemp("organizers") / "organizers.json"
-    env = {"CARDPROOF_ORGANIZERS_FILE": str(organizers), "REDIS_URL": ""}
+    env = {
+        "CARDPROOF_ORGANIZERS_FILE": str(organizers),
+        "REDIS_URL": "",
+        "CARDPROOF_PAR_BUDGET": "0.3",
+    }
     with served("--log-level", "warning", env=env) as base_url:
         clean = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         made = subprocess.run(
@@ -638,6 +676,24 @@ def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[s
         "Settlement (each entrant's net)",
     ]
     assert ada.locator(".final-grid").count() == 2  # every grid of round 1
+    # once the results have settled the round gets its par: the page shows each share
+    url = f"{base_url}/v1/tournaments/{tid}/standings"
+    deadline = time.monotonic() + 60
+    while not (standings := httpx.get(url, headers={"Authorization": owner}).json()).get("pars"):
+        assert time.monotonic() < deadline, standings
+        time.sleep(0.5)
+    par = standings["pars"][0]
+    ada.reload()
+    ada.wait_for_selector("body[data-ready]")
+    expect(ada.locator("#t-after table").first).to_contain_text("% of par")
+    for line in standings["entrants"]:
+        expect(ada.locator("#t-after table").first).to_contain_text(
+            f"{line['percent_of_par']:.1f}%"
+        )
+    expect(ada.locator("#t-after h3").first).to_contain_text(f"Round 1: par {par['score']} (")
+    captions = ada.locator(".final-grid figcaption").all_text_contents()
+    assert len(captions) == 2
+    assert all(caption.endswith("of par)") for caption in captions), captions
     seed = bytes.fromhex(closed.json()["rounds"][0]["server_seed"])
     from cardproof.deal import standard_deck
 

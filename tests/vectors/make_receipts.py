@@ -6,10 +6,11 @@ Run from the repository root::
 
 Each entry is a committed game of a grid variant (or reserve-poker) played in-process
 with the test keys (``conftest.TEST_KEYS``): the compact JWS, the key set, the point
-tables, the cards shown (each at its place in the deal), the committed hash and the
-client seed. ``service/web/test/shuffle.test.ts`` verifies each in WebCrypto and tampers
-with it; ``tests/test_web.py`` checks the file still verifies with
-:func:`cardproof.verify_receipt`.
+tables, the cards shown (each at its place in the deal), the committed hash, the client
+seed and, for a table drawn from the seeds, its system. One more is a lie: that game's
+receipt signed again with a table its seeds do not draw. ``service/web/test/shuffle.test.ts``
+verifies each in WebCrypto and tampers with it; ``tests/test_web.py`` checks the file
+still verifies with :func:`cardproof.verify_receipt` (and the lie does not).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from litestar.testing import TestClient
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
+from cardproof.receipts import decode_receipt
 from cardproof_service import Settings, create_app
 from conftest import TEST_KEYS
 
@@ -40,6 +43,13 @@ GAMES: list[dict[str, Any]] = [
         "moves": COLUMNS,
     },
     {"variant": "poker-patience", "client_seed": "floating", "moves": OFFSETS},
+    {  # a table drawn from the seeds (cardproof-points-v1): the page draws it again
+        "variant": "poker-squares",
+        "client_seed": "Neller's systems",
+        "options": {"scoring": "ameritish"},
+        "moves": ROWS,
+        "system": "ameritish",
+    },
     {"variant": "serpent-patience", "client_seed": "a rook's path", "moves": SNAKE},
     {
         "variant": "reserve-poker",
@@ -86,6 +96,7 @@ def play(client: TestClient[Any], game: dict[str, Any]) -> dict[str, Any]:
         "seen": [{"stream": "deal", "index": i, "card": card} for i, card in sorted(seen.items())],
         "server_seed_hash": commitment["server_seed_hash"],
         "client_seed": game["client_seed"],
+        **({"system": game["system"]} if "system" in game else {}),
     }
 
 
@@ -113,12 +124,26 @@ def practice(client: TestClient[Any]) -> dict[str, Any]:
     }
 
 
+def lying(entry: dict[str, Any]) -> dict[str, Any]:
+    """The drawn-table game's receipt, signed again with another table than its seeds draw.
+
+    What a server picking the table after the client seed would sign: the signature,
+    the seeds and the cards hold, the table does not (nor, then, the score's points).
+    """
+    payload = decode_receipt(entry["receipt"])[1]
+    table = dict(payload.options["scoring"])
+    table["royal-flush"] += 1
+    forged = msgspec.structs.replace(payload, options={**payload.options, "scoring": table})
+    return {**entry, "receipt": TEST_KEYS.signing.sign(forged), "lie": "table"}
+
+
 def main() -> None:
     """Play the games and write the file."""
     app = create_app(Settings(warm_up=False), keys=TEST_KEYS)
     with TestClient(app) as client:
         entries = [play(client, game) for game in GAMES]
         entries.append(practice(client))
+        entries.append(lying(next(e for e in entries if "system" in e)))
     OUTPUT.write_text(json.dumps(entries, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {len(entries)} receipts to {OUTPUT}")
 

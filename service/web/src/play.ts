@@ -15,6 +15,7 @@ import { drawGame, fourColours } from "./draw";
 import type { PointTable } from "./hands";
 import { KINDS } from "./kinds";
 import { $, Session, describe, say } from "./session";
+import { isPointSystem } from "./points";
 import { toHex } from "./shuffle";
 import { startTournament } from "./tournament";
 
@@ -79,11 +80,16 @@ async function deal(): Promise<void> {
       },
       headers: { "Idempotency-Key": newKey() },
     });
+    const asked = (options as { scoring?: unknown }).scoring;
+    const shown = (state.options as { scoring?: unknown } | null)?.scoring;
     const broken = [
       state.server_seed_hash !== commitment.server_seed_hash && "its hash is not the one committed",
       state.client_seed !== clientSeed && "its client seed is not the one sent",
       !state.committed_before_client_seed && "it was not committed before the client seed",
       state.variant !== info.id && "it is another variant",
+      asked !== undefined &&
+        (isPointSystem(asked) ? typeof shown !== "object" || shown === null : shown !== asked) &&
+        "its point table is not the one asked (a drawn system shows the table it drew)",
     ].filter(Boolean);
     if (broken.length) throw new Error(`the server dealt another game than it promised: ${broken.join("; ")}`);
     const tables: Record<string, PointTable> = {};
@@ -91,7 +97,7 @@ async function deal(): Promise<void> {
     session = new Session(
       state,
       board as Board,
-      { serverSeedHash: commitment.server_seed_hash, clientSeed },
+      { serverSeedHash: commitment.server_seed_hash, clientSeed, ...(isPointSystem(asked) ? { system: asked } : {}) },
       tables,
       null,
       draw,

@@ -10,6 +10,7 @@ import type { DeckType } from "./cards";
 import type { Schemas } from "./client";
 import { completeLines, GRID_VARIANTS, type GridVariant, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
+import { POINT_SYSTEMS, POINTS_ALGORITHM, drawTable, isPointSystem, sameTable } from "./points";
 import { ALGORITHM, type Bytes, deckCards, fromHex, seedHash } from "./shuffle";
 
 export type Payload = Schemas["ReceiptPayload"];
@@ -94,6 +95,9 @@ export interface Expected {
   serverSeedHash?: string;
   /** The client seed the page sent. */
   clientSeed?: string;
+  /** The point system asked (`ameritish`...): the receipt's table must be the one its
+   * seeds draw (`cardproof-points-v1`). */
+  system?: string;
   /** Every card the page was shown, by its place in the deal. */
   seen?: Seen[];
   /** The named point tables (`GET /v1/variants`), to score a grid variant's log. */
@@ -210,6 +214,8 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
     return fail(`the deck cannot be derived: ${String(error)}`);
   }
   result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
+  const reason = await checkDrawnTable(payload, seed, expected.system, result.checked);
+  if (reason) return fail(reason);
   if (expected.seen !== undefined) {
     const decks = new Map<string, string[]>([["deal", result.deck]]);
     for (const { stream, index, card } of [...expected.seen].sort((a, b) => a.index - b.index)) {
@@ -235,6 +241,40 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
   result.ok = true;
   return result;
 }
+
+/**
+ * The point table against the seeds: the system asked must be the table they draw; a
+ * receipt checked without one (pasted) is told which system's draw its table is, if any.
+ */
+async function checkDrawnTable(
+  payload: Payload,
+  seed: Bytes,
+  system: string | undefined,
+  checked: string[],
+): Promise<string | null> {
+  const scoring = (payload.options as { scoring?: unknown } | null)?.scoring;
+  const table = typeof scoring === "object" && scoring !== null ? (scoring as PointTable) : null;
+  if (system !== undefined) {
+    if (!isPointSystem(system)) return `${system} is not a point system drawn from the seeds`;
+    if (table === null) return `the receipt does not carry the ${system} table its seeds draw`;
+    if (!sameTable(table, await drawTable(system, seed, payload.client_seed))) {
+      return `the point table is not the ${system} table the seeds draw (${POINTS_ALGORITHM})`;
+    }
+    checked.push(`the ${system} point table drawn by ${POINTS_ALGORITHM}`);
+    return null;
+  }
+  if (table === null || !DRAWS_TABLES.includes(payload.variant)) return null;
+  for (const each of POINT_SYSTEMS) {
+    if (sameTable(table, await drawTable(each, seed, payload.client_seed))) {
+      checked.push(`its point table is the ${each} table its seeds draw (${POINTS_ALGORITHM})`);
+      break;
+    }
+  }
+  return null;
+}
+
+/** Variants whose options may draw their table from the seeds. */
+const DRAWS_TABLES: readonly string[] = GRID_VARIANTS;
 
 /** A grid variant: place deck card i at move i's cell, score the lines, compare totals. */
 function checkGridScore(payload: Payload, deck: string[], tables: Record<string, PointTable>): string | null {

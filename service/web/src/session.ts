@@ -39,8 +39,9 @@ export class Session {
   constructor(
     readonly state: DealState,
     readonly board: Board,
-    /** What the deal was promised to be: its committed hash and client seed. */
-    readonly promised: { serverSeedHash: string; clientSeed: string },
+    /** What the deal was promised to be: its committed hash, client seed and, when one
+     * was asked, the point system its table is drawn by. */
+    readonly promised: { serverSeedHash: string; clientSeed: string; system?: string },
     readonly tables: Record<string, PointTable>,
     /** The entrant's token (`cpe_...`) for a tournament game. */
     readonly token: string | null = null,

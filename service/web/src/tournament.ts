@@ -14,6 +14,7 @@ import { drawGame, fourColours } from "./draw";
 import { GRID_VARIANTS, type GridVariant, key, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
 import { KINDS } from "./kinds";
+import { isPointSystem } from "./points";
 import { cardLabel, colourClass } from "./cards";
 import { $, Session, describe, say } from "./session";
 import { DECK_OF } from "./receipt";
@@ -173,7 +174,14 @@ async function openRound(id: string, tournament: Tournament, round: number, vari
     tables,
   });
   board.adopt?.(state.options);
-  session = new Session(state, board, { serverSeedHash: promised, clientSeed: entry.salt }, tables, entry.token, draw);
+  const system = (tournament.options as { scoring?: unknown } | null)?.scoring;
+  const shown = (state.options as { scoring?: unknown } | null)?.scoring;
+  if (isPointSystem(system) && (typeof shown !== "object" || shown === null)) {
+    say(`Round ${round} does not show the ${system} table drawn for it: stop here.`);
+    return;
+  }
+  const promise = { serverSeedHash: promised, clientSeed: entry.salt, ...(isPointSystem(system) ? { system } : {}) };
+  session = new Session(state, board, promise, tables, entry.token, draw);
   say(`Round ${round}: ${state.deal_id}.`);
   draw();
   if (tournament.format === "lockstep" && !state.finished) void follow(id, round, entry, session);
@@ -292,7 +300,13 @@ async function showClosed(id: string, tournament: Tournament, entry: Kept | null
     return element;
   };
   const parts: HTMLElement[] = [
-    table("Standings", ["rank", "name", "total", "games"], standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished])),
+    standings.pars?.length
+      ? table(
+          "Standings",
+          ["rank", "name", "total", "games", "% of par"],
+          standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished, percent(s.percent_of_par)]),
+        )
+      : table("Standings", ["rank", "name", "total", "games"], standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished])),
     table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net])),
   ];
   if ((GRID_VARIANTS as readonly string[]).includes(tournament.variant) || tournament.variant === "reserve-poker") {
@@ -310,7 +324,9 @@ async function grids(id: string, tournament: Tournament, headers: Record<string,
     const deck = await deckCards(DECK_OF[variant] ?? "standard-52", fromHex(round.server_seed), tournament.salt);
     const section = document.createElement("section");
     const title = document.createElement("h3");
-    title.textContent = `Round ${round.round}`;
+    const par = exported.pars?.find((p) => p.round === round.round);
+    const proof = par ? (par.optimal ? "optimal" : `at most ${par.upper_bound}`) : "";
+    title.textContent = par ? `Round ${round.round}: par ${par.score} (${proof})` : `Round ${round.round}`;
     section.append(title);
     for (const game of exported.games.filter((g) => g.round === round.round)) {
       const moves = game.moves.split(" ").filter(Boolean);
@@ -319,13 +335,19 @@ async function grids(id: string, tournament: Tournament, headers: Record<string,
       const figure = document.createElement("figure");
       figure.className = "final-grid";
       const caption = document.createElement("figcaption");
-      caption.textContent = `${game.player}: ${game.total}`;
+      const share = game.percent_of_par === undefined || game.percent_of_par === null ? "" : ` (${percent(game.percent_of_par)} of par)`;
+      caption.textContent = `${game.player}: ${game.total}${share}`;
       figure.append(caption, gridOf(replayed.placed));
       section.append(figure);
     }
     sections.push(section);
   }
   return sections;
+}
+
+/** A percentage of par as the standings page shows it (one decimal), or a dash. */
+function percent(value: number | null | undefined): string {
+  return value === undefined || value === null ? "–" : `${value.toFixed(1)}%`;
 }
 
 function gridOf(placed: Map<string, string>): HTMLElement {

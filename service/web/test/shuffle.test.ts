@@ -11,6 +11,7 @@ import { test } from "node:test";
 import type { DeckType } from "../src/cards";
 import { cardText } from "../src/cards";
 import { bestCategory, classify } from "../src/hands";
+import { drawTable, isPointSystem, POINT_SYSTEMS, sameTable } from "../src/points";
 import { b64urlDecode, verifyReceipt, type KeySet } from "../src/receipt";
 import { UniformDraws, deckCards, fromHex, seedHash, shuffle, streamKey, toHex } from "../src/shuffle";
 
@@ -93,15 +94,18 @@ interface SignedReceipt {
   kind?: string;
   server_seed_hash: string;
   client_seed: string;
+  system?: string;
+  /** What a lying server changed before signing again (`table`). */
+  lie?: string;
 }
 
 const signed = JSON.parse(readFileSync(new URL("receipts.json", root), "utf8")) as SignedReceipt[];
 
 test("a receipt the service signed verifies, and every tampering is caught", async () => {
   assert.ok(signed.length > 0);
-  for (const r of signed.filter((each) => each.kind === undefined)) {
+  for (const r of signed.filter((each) => each.kind === undefined && each.lie === undefined)) {
     const seen = r.seen;
-    const expected = { serverSeedHash: r.server_seed_hash, clientSeed: r.client_seed, seen, tables: r.tables };
+    const expected = { serverSeedHash: r.server_seed_hash, clientSeed: r.client_seed, seen, tables: r.tables, system: r.system };
     const good = await verifyReceipt(r.receipt, r.jwks, expected);
     assert.equal(good.ok, true, good.reasons.join("; "));
     const wrapped = r.receipt.replace(/(.{60})/g, "$1\n  ");
@@ -151,4 +155,49 @@ test("a practice receipt is refused unless allowed, and a receipt of another gam
     const other = await verifyReceipt(r.receipt, r.jwks, { tables: r.tables, game: { ...game, ...change } });
     assert.match(other.reasons.join(), words);
   }
+});
+
+const points = JSON.parse(readFileSync(new URL("points-v1.json", root), "utf8")) as {
+  algorithm: string;
+  stream: string;
+  vectors: Array<{ server_seed: string; client_seed: string; system: string; points: Record<string, number> }>;
+};
+
+test("drawn point tables match every vector of tests/vectors/points-v1.json", async () => {
+  assert.equal(points.algorithm, "cardproof-points-v1");
+  assert.deepEqual([...new Set(points.vectors.map((v) => v.system))].sort(), [...POINT_SYSTEMS].sort());
+  for (const v of points.vectors) {
+    assert.ok(isPointSystem(v.system));
+    const drawn = await drawTable(v.system, fromHex(v.server_seed), v.client_seed);
+    assert.deepEqual(drawn, v.points, `${v.system} ${v.client_seed}`);
+  }
+  assert.equal(isPointSystem("american"), false);
+  assert.equal(sameTable({ flush: 0 }, {}), true);
+  assert.equal(sameTable({ flush: 1 }, {}), false);
+});
+
+test("a drawn table is checked against the seeds: another system's or a changed table is caught", async () => {
+  const r = signed.find((each) => each.system === "ameritish" && each.lie === undefined);
+  assert.ok(r);
+  const expected = { serverSeedHash: r.server_seed_hash, clientSeed: r.client_seed, seen: r.seen, tables: r.tables };
+  const asked = await verifyReceipt(r.receipt, r.jwks, { ...expected, system: "ameritish" });
+  assert.equal(asked.ok, true, asked.reasons.join("; "));
+  assert.ok(asked.checked.includes("the ameritish point table drawn by cardproof-points-v1"), asked.checked.join("; "));
+  const pasted = await verifyReceipt(r.receipt, r.jwks, { tables: r.tables });
+  assert.equal(pasted.ok, true, pasted.reasons.join("; "));
+  assert.ok(pasted.checked.includes("its point table is the ameritish table its seeds draw (cardproof-points-v1)"));
+  const other = await verifyReceipt(r.receipt, r.jwks, { ...expected, system: "random" });
+  assert.equal(other.ok, false);
+  assert.match(other.reasons.join(), /not the random table the seeds draw/);
+  const lie = signed.find((each) => each.lie === "table") as SignedReceipt;
+  const picked = await verifyReceipt(lie.receipt, lie.jwks, { ...expected, system: "ameritish" });
+  assert.equal(picked.ok, false); // signed, seeds and cards good: the table is not the draw
+  assert.match(picked.reasons.join(), /not the ameritish table the seeds draw/);
+  const unasked = await verifyReceipt(lie.receipt, lie.jwks, { tables: lie.tables });
+  assert.ok(!unasked.checked.some((line) => line.includes("table its seeds draw")), unasked.checked.join("; "));
+  const named = signed.find((each) => each.system === undefined && each.kind === undefined) as SignedReceipt;
+  const plain = await verifyReceipt(named.receipt, named.jwks, { tables: named.tables, system: "ameritish" });
+  assert.match(plain.reasons.join(), /does not carry the ameritish table/);
+  const nonsense = await verifyReceipt(r.receipt, r.jwks, { ...expected, system: "american" });
+  assert.match(nonsense.reasons.join(), /american is not a point system drawn from the seeds/);
 });

@@ -374,6 +374,56 @@ async function deckCards(deckType, serverSeed, clientSeed, stream = "deal") {
   return order.map((index) => cardText(deckType, index));
 }
 
+// src/points.ts
+var POINTS_ALGORITHM = "cardproof-points-v1";
+var STREAM = "points-v1";
+var POINT_SYSTEMS = ["ameritish", "random", "hypercorner", "single-hand"];
+var DRAWN = [
+  "high-card",
+  "one-pair",
+  "two-pair",
+  "three-of-a-kind",
+  "straight",
+  "flush",
+  "full-house",
+  "four-of-a-kind",
+  "straight-flush",
+  "royal-flush"
+];
+var AMERICAN = [0, 2, 5, 10, 15, 20, 25, 50, 75, 100];
+var BRITISH = [0, 1, 3, 6, 12, 5, 10, 16, 30, 30];
+function isPointSystem(scoring) {
+  return typeof scoring === "string" && POINT_SYSTEMS.includes(scoring);
+}
+var floorDiv = (p, q) => (p - p % q) / q;
+var ceilDiv = (p, q) => floorDiv(p + q - 1, q);
+async function drawTable(system, serverSeed, clientSeed) {
+  const draws = new UniformDraws(await streamKey(serverSeed, clientSeed, "standard-52", STREAM));
+  const points2 = new Map(DRAWN.map((category) => [category, 0]));
+  if (system === "ameritish") {
+    const royal = 30 + await draws.below(71);
+    for (const [i, category] of DRAWN.slice(0, -1).entries()) {
+      const a = AMERICAN[i] * royal;
+      const b = BRITISH[i] * royal;
+      const low = Math.min(floorDiv(a, 100), floorDiv(b, 30));
+      const high = Math.max(ceilDiv(a, 100), ceilDiv(b, 30));
+      points2.set(category, low + await draws.below(high - low + 1));
+    }
+    points2.set("royal-flush", royal);
+  } else if (system === "random") {
+    for (const category of DRAWN) points2.set(category, await draws.below(256) - 128);
+  } else if (system === "hypercorner") {
+    for (const category of DRAWN) points2.set(category, 2 * await draws.below(2) - 1);
+  } else {
+    points2.set(DRAWN[await draws.below(DRAWN.length)], 1);
+  }
+  return Object.fromEntries(points2);
+}
+function sameTable(one, other) {
+  const categories = /* @__PURE__ */ new Set([...Object.keys(one), ...Object.keys(other)]);
+  return [...categories].every((category) => (one[category] ?? 0) === (other[category] ?? 0));
+}
+
 // src/receipt.ts
 var decoder = new TextDecoder("utf-8", { fatal: true });
 var ALG = "Ed25519";
@@ -419,8 +469,8 @@ function canonical(value) {
 }
 async function verifyReceipt(token, keys, expected = {}) {
   const result = { ok: false, reasons: [], checked: [], payload: null, deck: null, pending: false };
-  const fail = (reason) => {
-    result.reasons.push(reason);
+  const fail = (reason2) => {
+    result.reasons.push(reason2);
     return result;
   };
   const parts = cleanReceipt(token).split(".");
@@ -518,6 +568,8 @@ async function verifyReceipt(token, keys, expected = {}) {
     return fail(`the deck cannot be derived: ${String(error)}`);
   }
   result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
+  const reason = await checkDrawnTable(payload, seed, expected.system, result.checked);
+  if (reason) return fail(reason);
   if (expected.seen !== void 0) {
     const decks = /* @__PURE__ */ new Map([["deal", result.deck]]);
     for (const { stream, index, card } of [...expected.seen].sort((a, b) => a.index - b.index)) {
@@ -534,8 +586,8 @@ async function verifyReceipt(token, keys, expected = {}) {
     result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
   if (REPLAYED.includes(payload.variant)) {
-    const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
-    if (reason) return fail(reason);
+    const reason2 = checkGridScore(payload, result.deck, expected.tables ?? {});
+    if (reason2) return fail(reason2);
     result.checked.push("the deck's cards on the log's cells score the receipt's total");
   } else {
     result.checked.push(`the ${payload.variant} log is not replayed in the page (the score is as signed; cardproof verify replays it)`);
@@ -543,6 +595,28 @@ async function verifyReceipt(token, keys, expected = {}) {
   result.ok = true;
   return result;
 }
+async function checkDrawnTable(payload, seed, system, checked) {
+  const scoring = payload.options?.scoring;
+  const table = typeof scoring === "object" && scoring !== null ? scoring : null;
+  if (system !== void 0) {
+    if (!isPointSystem(system)) return `${system} is not a point system drawn from the seeds`;
+    if (table === null) return `the receipt does not carry the ${system} table its seeds draw`;
+    if (!sameTable(table, await drawTable(system, seed, payload.client_seed))) {
+      return `the point table is not the ${system} table the seeds draw (${POINTS_ALGORITHM})`;
+    }
+    checked.push(`the ${system} point table drawn by ${POINTS_ALGORITHM}`);
+    return null;
+  }
+  if (table === null || !DRAWS_TABLES.includes(payload.variant)) return null;
+  for (const each of POINT_SYSTEMS) {
+    if (sameTable(table, await drawTable(each, seed, payload.client_seed))) {
+      checked.push(`its point table is the ${each} table its seeds draw (${POINTS_ALGORITHM})`);
+      break;
+    }
+  }
+  return null;
+}
+var DRAWS_TABLES = GRID_VARIANTS;
 function checkGridScore(payload, deck, tables) {
   const reserve = payload.variant === "reserve-poker";
   const variant = reserve ? "poker-squares" : payload.variant;
@@ -1544,7 +1618,14 @@ async function openRound(id, tournament, round, variants2) {
     tables
   });
   board.adopt?.(state.options);
-  session = new Session(state, board, { serverSeedHash: promised, clientSeed: entry.salt }, tables, entry.token, draw);
+  const system = tournament.options?.scoring;
+  const shown = state.options?.scoring;
+  if (isPointSystem(system) && (typeof shown !== "object" || shown === null)) {
+    say(`Round ${round} does not show the ${system} table drawn for it: stop here.`);
+    return;
+  }
+  const promise = { serverSeedHash: promised, clientSeed: entry.salt, ...isPointSystem(system) ? { system } : {} };
+  session = new Session(state, board, promise, tables, entry.token, draw);
   say(`Round ${round}: ${state.deal_id}.`);
   draw();
   if (tournament.format === "lockstep" && !state.finished) void follow(id, round, entry, session);
@@ -1644,7 +1725,11 @@ async function showClosed(id, tournament, entry) {
     return element;
   };
   const parts = [
-    table("Standings", ["rank", "name", "total", "games"], standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished])),
+    standings.pars?.length ? table(
+      "Standings",
+      ["rank", "name", "total", "games", "% of par"],
+      standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished, percent(s.percent_of_par)])
+    ) : table("Standings", ["rank", "name", "total", "games"], standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished])),
     table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net]))
   ];
   if (GRID_VARIANTS.includes(tournament.variant) || tournament.variant === "reserve-poker") {
@@ -1661,7 +1746,9 @@ async function grids(id, tournament, headers) {
     const deck = await deckCards(DECK_OF[variant] ?? "standard-52", fromHex(round.server_seed), tournament.salt);
     const section = document.createElement("section");
     const title = document.createElement("h3");
-    title.textContent = `Round ${round.round}`;
+    const par = exported.pars?.find((p) => p.round === round.round);
+    const proof = par ? par.optimal ? "optimal" : `at most ${par.upper_bound}` : "";
+    title.textContent = par ? `Round ${round.round}: par ${par.score} (${proof})` : `Round ${round.round}`;
     section.append(title);
     for (const game of exported.games.filter((g) => g.round === round.round)) {
       const moves = game.moves.split(" ").filter(Boolean);
@@ -1670,13 +1757,17 @@ async function grids(id, tournament, headers) {
       const figure = document.createElement("figure");
       figure.className = "final-grid";
       const caption = document.createElement("figcaption");
-      caption.textContent = `${game.player}: ${game.total}`;
+      const share = game.percent_of_par === void 0 || game.percent_of_par === null ? "" : ` (${percent(game.percent_of_par)} of par)`;
+      caption.textContent = `${game.player}: ${game.total}${share}`;
       figure.append(caption, gridOf(replayed.placed));
       section.append(figure);
     }
     sections.push(section);
   }
   return sections;
+}
+function percent(value) {
+  return value === void 0 || value === null ? "–" : `${value.toFixed(1)}%`;
 }
 function gridOf(placed) {
   const coords = [...placed.keys()].map((text) => text.split(",").map(Number));
@@ -1752,11 +1843,14 @@ async function deal() {
       },
       headers: { "Idempotency-Key": newKey() }
     });
+    const asked = options.scoring;
+    const shown = state.options?.scoring;
     const broken = [
       state.server_seed_hash !== commitment.server_seed_hash && "its hash is not the one committed",
       state.client_seed !== clientSeed && "its client seed is not the one sent",
       !state.committed_before_client_seed && "it was not committed before the client seed",
-      state.variant !== info.id && "it is another variant"
+      state.variant !== info.id && "it is another variant",
+      asked !== void 0 && (isPointSystem(asked) ? typeof shown !== "object" || shown === null : shown !== asked) && "its point table is not the one asked (a drawn system shows the table it drew)"
     ].filter(Boolean);
     if (broken.length) throw new Error(`the server dealt another game than it promised: ${broken.join("; ")}`);
     const tables = {};
@@ -1764,7 +1858,7 @@ async function deal() {
     session2 = new Session(
       state,
       board2,
-      { serverSeedHash: commitment.server_seed_hash, clientSeed },
+      { serverSeedHash: commitment.server_seed_hash, clientSeed, ...isPointSystem(asked) ? { system: asked } : {} },
       tables,
       null,
       draw2

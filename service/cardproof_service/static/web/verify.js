@@ -311,6 +311,56 @@ async function deckCards(deckType, serverSeed, clientSeed, stream = "deal") {
   return order.map((index) => cardText(deckType, index));
 }
 
+// src/points.ts
+var POINTS_ALGORITHM = "cardproof-points-v1";
+var STREAM = "points-v1";
+var POINT_SYSTEMS = ["ameritish", "random", "hypercorner", "single-hand"];
+var DRAWN = [
+  "high-card",
+  "one-pair",
+  "two-pair",
+  "three-of-a-kind",
+  "straight",
+  "flush",
+  "full-house",
+  "four-of-a-kind",
+  "straight-flush",
+  "royal-flush"
+];
+var AMERICAN = [0, 2, 5, 10, 15, 20, 25, 50, 75, 100];
+var BRITISH = [0, 1, 3, 6, 12, 5, 10, 16, 30, 30];
+function isPointSystem(scoring) {
+  return typeof scoring === "string" && POINT_SYSTEMS.includes(scoring);
+}
+var floorDiv = (p, q) => (p - p % q) / q;
+var ceilDiv = (p, q) => floorDiv(p + q - 1, q);
+async function drawTable(system, serverSeed, clientSeed) {
+  const draws = new UniformDraws(await streamKey(serverSeed, clientSeed, "standard-52", STREAM));
+  const points2 = new Map(DRAWN.map((category) => [category, 0]));
+  if (system === "ameritish") {
+    const royal = 30 + await draws.below(71);
+    for (const [i, category] of DRAWN.slice(0, -1).entries()) {
+      const a = AMERICAN[i] * royal;
+      const b = BRITISH[i] * royal;
+      const low = Math.min(floorDiv(a, 100), floorDiv(b, 30));
+      const high = Math.max(ceilDiv(a, 100), ceilDiv(b, 30));
+      points2.set(category, low + await draws.below(high - low + 1));
+    }
+    points2.set("royal-flush", royal);
+  } else if (system === "random") {
+    for (const category of DRAWN) points2.set(category, await draws.below(256) - 128);
+  } else if (system === "hypercorner") {
+    for (const category of DRAWN) points2.set(category, 2 * await draws.below(2) - 1);
+  } else {
+    points2.set(DRAWN[await draws.below(DRAWN.length)], 1);
+  }
+  return Object.fromEntries(points2);
+}
+function sameTable(one, other) {
+  const categories = /* @__PURE__ */ new Set([...Object.keys(one), ...Object.keys(other)]);
+  return [...categories].every((category) => (one[category] ?? 0) === (other[category] ?? 0));
+}
+
 // src/receipt.ts
 var decoder = new TextDecoder("utf-8", { fatal: true });
 var ALG = "Ed25519";
@@ -356,8 +406,8 @@ function canonical(value) {
 }
 async function verifyReceipt(token, keys, expected = {}) {
   const result = { ok: false, reasons: [], checked: [], payload: null, deck: null, pending: false };
-  const fail = (reason) => {
-    result.reasons.push(reason);
+  const fail = (reason2) => {
+    result.reasons.push(reason2);
     return result;
   };
   const parts = cleanReceipt(token).split(".");
@@ -455,6 +505,8 @@ async function verifyReceipt(token, keys, expected = {}) {
     return fail(`the deck cannot be derived: ${String(error)}`);
   }
   result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
+  const reason = await checkDrawnTable(payload, seed, expected.system, result.checked);
+  if (reason) return fail(reason);
   if (expected.seen !== void 0) {
     const decks = /* @__PURE__ */ new Map([["deal", result.deck]]);
     for (const { stream, index, card } of [...expected.seen].sort((a, b) => a.index - b.index)) {
@@ -471,8 +523,8 @@ async function verifyReceipt(token, keys, expected = {}) {
     result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
   if (REPLAYED.includes(payload.variant)) {
-    const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
-    if (reason) return fail(reason);
+    const reason2 = checkGridScore(payload, result.deck, expected.tables ?? {});
+    if (reason2) return fail(reason2);
     result.checked.push("the deck's cards on the log's cells score the receipt's total");
   } else {
     result.checked.push(`the ${payload.variant} log is not replayed in the page (the score is as signed; cardproof verify replays it)`);
@@ -480,6 +532,28 @@ async function verifyReceipt(token, keys, expected = {}) {
   result.ok = true;
   return result;
 }
+async function checkDrawnTable(payload, seed, system, checked) {
+  const scoring = payload.options?.scoring;
+  const table = typeof scoring === "object" && scoring !== null ? scoring : null;
+  if (system !== void 0) {
+    if (!isPointSystem(system)) return `${system} is not a point system drawn from the seeds`;
+    if (table === null) return `the receipt does not carry the ${system} table its seeds draw`;
+    if (!sameTable(table, await drawTable(system, seed, payload.client_seed))) {
+      return `the point table is not the ${system} table the seeds draw (${POINTS_ALGORITHM})`;
+    }
+    checked.push(`the ${system} point table drawn by ${POINTS_ALGORITHM}`);
+    return null;
+  }
+  if (table === null || !DRAWS_TABLES.includes(payload.variant)) return null;
+  for (const each of POINT_SYSTEMS) {
+    if (sameTable(table, await drawTable(each, seed, payload.client_seed))) {
+      checked.push(`its point table is the ${each} table its seeds draw (${POINTS_ALGORITHM})`);
+      break;
+    }
+  }
+  return null;
+}
+var DRAWS_TABLES = GRID_VARIANTS;
 function checkGridScore(payload, deck, tables) {
   const reserve = payload.variant === "reserve-poker";
   const variant = reserve ? "poker-squares" : payload.variant;
