@@ -545,6 +545,10 @@ async def test_entrants_enter_once_within_the_limit(store: Store) -> None:
     assert another.outcome == "added"
     assert await store.entrant_name(tournament, "e3") == "Bea ♠"
     assert await store.entrant_name(tournament, "e2") is None
+    assert await store.entrant_of_key(tournament, "ada") == "e1"  # the key entered under
+    assert await store.entrant_of_key(tournament, "bea ♠") == "e3"
+    assert await store.entrant_of_key(tournament, "cy") is None  # refused: never entered
+    assert await store.entrant_of_key(new_id("t"), "ada") is None
     lines = sorted(await store.standings(tournament), key=lambda s: s.player)
     assert lines == [Standing("Ada", 0, 0), Standing("Bea ♠", 0, 0)]
 

@@ -7,6 +7,7 @@ One real ``cardproof serve`` (memory store) for the module; its organizer is mad
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -121,8 +122,10 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
 
     mine = cardproof("tournament", "standings", tid, "--player", "Ada", "--url", url)
     assert mine.returncode == 0, mine.stderr
-    assert "pars: 2 rounds still being solved" in mine.stdout  # solved once results settle
-    assert mine.stdout.endswith(f"games of Ada:\n  round 1: {scores['Ada']} (- of par)\n")
+    # the pars are solved once the results settle: pending, or known by now on a slow run
+    assert re.search(
+        rf"games of Ada:\n  round 1: {scores['Ada']} \((-|\d+\.\d%) of par\)\n$", mine.stdout
+    ), mine.stdout
     nobody = cardproof("tournament", "standings", tid, "--player", "Cy", "--url", url)
     assert nobody.returncode == 1
     assert "refused (404 unknown-entrant)" in nobody.stderr
@@ -323,7 +326,9 @@ def test_standings_print_each_entrants_share_of_par_and_a_players_games(
             for n in (1, 2)
         ]
         client.close_tournament(tid)
+        deadline = time.monotonic() + 60
         while (standings := client.standings(tid)).pars_pending:
+            assert time.monotonic() < deadline, standings
             time.sleep(0.1)
         assert cli._tournament_standings(client, argparse.Namespace(id=tid, player="Ada")) == 0
     out = capsys.readouterr().out.splitlines()

@@ -685,6 +685,7 @@ def test_an_entrants_games_are_listed_after_the_close_only(client: HttpClient, o
     tid = open_tournament(client, owner, rounds=1)["tournament"]["tournament_id"]
     token = enter(client, tid, "Ada").json()["token"]
     play_round(client, tid, token, 1, CELLS)
+    accented = enter(client, tid, "Jose\u0301").json()  # decomposed, as macOS types it
     url = f"/v1/tournaments/{tid}/standings"
     early = client.get(url, params={"player": "Ada"}, headers=reader(tid))
     assert (early.status_code, early.json()["code"]) == (409, "not-closed")
@@ -693,14 +694,24 @@ def test_an_entrants_games_are_listed_after_the_close_only(client: HttpClient, o
     after = client.get(url, params={"player": "Ada"}, headers=reader(tid)).json()
     assert [game["round"] for game in after["games"]] == [1]
     assert "percent_of_par" not in after["games"][0]  # the par is not solved yet
-    for spelling in ("ada", "Ada ", "Ad", "Bea"):  # names as the standings show them
+    # any spelling that names Ada at entry finds her: case, width, spaces, confusables
+    for spelling in ("ada", " Ada ", "ＡＤＡ", "AdA", "Αda"):
+        found = client.get(url, params={"player": spelling}, headers=reader(tid))
+        assert found.status_code == 200, (spelling, found.text)
+        assert found.json()["player"] == "Ada"  # the name as entered
+        assert found.json()["games"] == after["games"]
+    for spelling in ("Jos\u00e9", "Jose\u0301", "JOSÉ"):
+        found = client.get(url, params={"player": spelling}, headers=reader(tid)).json()
+        assert found["player"] == accented["name"], spelling
+        assert "games" not in found  # none finished (an empty list is left out)
+    for spelling in ("Ad", "Bea", "Adam"):
         other = client.get(url, params={"player": spelling}, headers=reader(tid))
         assert (other.status_code, other.json()["code"]) == (404, "unknown-entrant"), spelling
         assert repr(spelling) in other.json()["detail"]
-    for bad in ("", "x" * 65):
+    for bad in ("", "x" * 65, "   ", "A\u200bda"):
         refused = client.get(url, params={"player": bad}, headers=reader(tid))
         assert refused.status_code == 400, bad
-        assert "player" in refused.json()["detail"]
+        assert "player" in refused.json()["detail"], refused.json()
 
 
 def test_pars_wait_for_the_results_to_settle(client: HttpClient, owner: str) -> None:

@@ -487,8 +487,9 @@ class Tournaments:
         """Totals of finished games, best first; a shared rank for equal totals.
 
         ``player``: also that entrant's finished games, each with its share of the round's
-        par (a closed tournament only: before, a game's own total would tell the others
-        how good a round's deal is before they play it).
+        par, once the tournament has closed (like the export: the games are the closed
+        record's). The name is found as names are told apart at entry (:func:`name_key`:
+        case, width, confusable spellings), so any spelling of a shown name finds it.
         """
         record = await self._readable(tournament_id, access)
         standings = await self._kept_standings(record)
@@ -500,15 +501,21 @@ class Tournaments:
                 f"{rfc3339(record.closes_at)})",
                 "not-closed",
             )
-        if all(line.name != player for line in standings.entrants):
+        try:
+            key = name_key(display_name(player))
+        except RuleError as error:
+            raise ParseError(error.message.replace("name:", "player:", 1), field="player") from None
+        entrant_id = await self.store.entrant_of_key(tournament_id, key)
+        name = (
+            None if entrant_id is None else await self.store.entrant_name(tournament_id, entrant_id)
+        )
+        if name is None:
             raise not_found(
-                f"player: no entrant of the tournament is named {player!r} (names as the "
-                "standings show them)",
-                "unknown-entrant",
+                f"player: no entrant of the tournament is named {player!r}", "unknown-entrant"
             )
         pars = {par.round: par for par in standings.pars}
         results = await self.store.results(
-            tournament_id, [(player, number) for number in range(1, record.rounds + 1)]
+            tournament_id, [(name, number) for number in range(1, record.rounds + 1)]
         )
         games = [
             PlayerGame(
@@ -516,7 +523,7 @@ class Tournaments:
             )
             for result in sorted(results, key=lambda result: result.round)
         ]
-        return msgspec.structs.replace(standings, player=player, games=games)
+        return msgspec.structs.replace(standings, player=name, games=games)
 
     async def _kept_standings(self, record: TournamentRecord) -> Standings:
         """The standings; a closed tournament's never change once its pars are known.

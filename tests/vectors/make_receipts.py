@@ -4,6 +4,9 @@ Run from the repository root::
 
     .venv/bin/python tests/vectors/make_receipts.py
 
+Each run signs fresh deals: the receipts kept in the file are older ones too (an entry
+is added, not replaced, so the page keeps reading receipts signed before its changes).
+
 Each entry is a committed game of a grid variant (or reserve-poker) played in-process
 with the test keys (``conftest.TEST_KEYS``): the compact JWS, the key set, the point
 tables, the cards shown (each at its place in the deal), the committed hash, the client
@@ -137,15 +140,31 @@ def lying(entry: dict[str, Any]) -> dict[str, Any]:
     return {**entry, "receipt": TEST_KEYS.signing.sign(forged), "lie": "table"}
 
 
+def _key(entry: dict[str, Any]) -> tuple[str, str, str]:
+    """What tells entries apart: the client seed, the kind, the lie."""
+    return entry["client_seed"], entry.get("kind", ""), entry.get("lie", "")
+
+
 def main() -> None:
-    """Play the games and write the file."""
+    """Play the games the file lacks and add them; the entries it has are kept."""
+    kept: list[dict[str, Any]] = (
+        json.loads(OUTPUT.read_text(encoding="utf-8")) if OUTPUT.exists() else []
+    )
+    have = {_key(entry) for entry in kept}
     app = create_app(Settings(warm_up=False), keys=TEST_KEYS)
+    added: list[dict[str, Any]] = []
     with TestClient(app) as client:
-        entries = [play(client, game) for game in GAMES]
-        entries.append(practice(client))
-        entries.append(lying(next(e for e in entries if "system" in e)))
+        for game in GAMES:
+            if (game["client_seed"], "", "") not in have:
+                added.append(play(client, game))
+        if ("my own seeds", "practice", "") not in have:
+            added.append(practice(client))
+        drawn = next(e for e in kept + added if "system" in e and "lie" not in e)
+        if (drawn["client_seed"], "", "table") not in have:
+            added.append(lying(drawn))
+    entries = kept + added
     OUTPUT.write_text(json.dumps(entries, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {len(entries)} receipts to {OUTPUT}")
+    print(f"kept {len(kept)} receipts, added {len(added)}, in {OUTPUT}")
 
 
 if __name__ == "__main__":

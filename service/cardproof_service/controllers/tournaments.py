@@ -377,12 +377,13 @@ class TournamentsController(Controller):
             404,
             409,
             503,
-            e400="A malformed `player`.",
+            e400="A tournament id over 64 characters, or a `player` that is no name "
+            "(empty, over 64 characters, invisible characters).",
             e404="No such tournament (`unknown-tournament`), or no entrant of it named "
             "`player` (`unknown-entrant`).",
             e409="`player` on a tournament still open (`not-closed`): an entrant's games are "
             "listed after the close.",
-            **{k: v for k, v in _READ_ERRORS.items() if k not in ("e400", "e404")},
+            **{k: v for k, v in _READ_ERRORS.items() if k != "e404"},
         ),
     )
     async def standings(
@@ -395,9 +396,10 @@ class TournamentsController(Controller):
                 name="player",
                 min_length=1,
                 max_length=64,
-                description="Also list this entrant's finished games (its name as the "
-                "standings show it), each with its percentage of the round's par; once "
-                "the tournament has closed.",
+                description="Also list this entrant's finished games, each with its "
+                "percentage of the round's par, once the tournament has closed. The name is "
+                "matched as entry tells names apart (case, width, spacing, look-alike "
+                "letters); the answer's `player` is the name as entered.",
             ),
         ] = None,
     ) -> Standings:

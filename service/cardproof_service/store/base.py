@@ -431,6 +431,9 @@ class Store(Protocol):
     async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
         """The name an entrant entered with, or ``None``."""
 
+    async def entrant_of_key(self, tournament_id: str, key: str) -> str | None:
+        """The id of the entrant whose name has this key (as entered), or ``None``."""
+
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Every entrant's total and finished games (in no particular order)."""
 

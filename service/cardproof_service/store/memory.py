@@ -496,6 +496,10 @@ class MemoryStore:
         """The entrant's name, or ``None``."""
         return self._entrants.get(tournament_id, {}).get(entrant_id)
 
+    async def entrant_of_key(self, tournament_id: str, key: str) -> str | None:
+        """The id the name key was entered under, or ``None``."""
+        return self._entrant_keys.get(tournament_id, {}).get(key)
+
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Every entrant's line."""
         totals = self._totals.get(tournament_id, {})

@@ -1201,6 +1201,12 @@ class RedisStore:
         found = await self._call(lambda: self._redis.hget(key, entrant_id))
         return None if found is None else cast(bytes, found).decode()
 
+    async def entrant_of_key(self, tournament_id: str, key: str) -> str | None:
+        """The entrant id under the name key, from the entrant-keys hash."""
+        keys = f"{layout.tournament(tournament_id)}:entrant-keys"
+        found = await self._call(lambda: self._redis.hget(keys, key))
+        return None if found is None else cast(bytes, found).decode()
+
     async def standings(self, tournament_id: str) -> list[Standing]:
         """Totals from the sorted set, finished games from the hash, read in one step."""
         base = layout.tournament(tournament_id)

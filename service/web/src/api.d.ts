@@ -3419,7 +3419,7 @@ export interface operations {
     V1TournamentsTournamentIdStandingsStandings: {
         parameters: {
             query?: {
-                /** @description Also list this entrant's finished games (its name as the standings show it), each with its percentage of the round's par; once the tournament has closed. */
+                /** @description Also list this entrant's finished games, each with its percentage of the round's par, once the tournament has closed. The name is matched as entry tells names apart (case, width, spacing, look-alike letters); the answer's `player` is the name as entered. */
                 player?: string | null;
             };
             header?: never;
@@ -3440,7 +3440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Standings"];
                 };
             };
-            /** @description A malformed `player`. */
+            /** @description A tournament id over 64 characters, or a `player` that is no name (empty, over 64 characters, invisible characters). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -10,7 +10,7 @@ import type { DeckType } from "./cards";
 import type { Schemas } from "./client";
 import { completeLines, GRID_VARIANTS, type GridVariant, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
-import { POINT_SYSTEMS, POINTS_ALGORITHM, drawTable, isPointSystem, sameTable } from "./points";
+import { POINT_SYSTEMS, type PointSystem, POINTS_ALGORITHM, drawTable, isPointSystem, sameTable } from "./points";
 import { ALGORITHM, type Bytes, deckCards, fromHex, seedHash } from "./shuffle";
 
 export type Payload = Schemas["ReceiptPayload"];
@@ -267,10 +267,36 @@ async function checkDrawnTable(
   for (const each of POINT_SYSTEMS) {
     if (sameTable(table, await drawTable(each, seed, payload.client_seed))) {
       checked.push(`its point table is the ${each} table its seeds draw (${POINTS_ALGORITHM})`);
-      break;
+      return null;
     }
   }
+  checked.push(`its point table is not one its seeds draw (${POINTS_ALGORITHM}): a custom table, or one picked for the deal`);
   return null;
+}
+
+/**
+ * The players of `games` whose receipt was not scored with the table `system` draws from
+ * the seeds (a tournament round's: every game has the same seeds). The signatures are
+ * not checked here: this tells a table chosen late from the drawn one.
+ */
+export async function offTable(
+  system: PointSystem,
+  serverSeed: Bytes,
+  clientSeed: string,
+  games: ReadonlyArray<{ player: string; receipt: string }>,
+): Promise<string[]> {
+  const drawn = await drawTable(system, serverSeed, clientSeed);
+  return games
+    .filter(({ receipt }) => {
+      try {
+        const payload = JSON.parse(decoder.decode(b64urlDecode(receipt.split(".")[1] ?? ""))) as Payload;
+        const table = (payload.options as { scoring?: unknown } | null)?.scoring;
+        return typeof table !== "object" || table === null || !sameTable(table as PointTable, drawn);
+      } catch {
+        return true; // unreadable: not shown to be on the drawn table
+      }
+    })
+    .map(({ player }) => player);
 }
 
 /** Variants whose options may draw their table from the seeds. */

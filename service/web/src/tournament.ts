@@ -14,10 +14,10 @@ import { drawGame, fourColours } from "./draw";
 import { GRID_VARIANTS, type GridVariant, key, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
 import { KINDS } from "./kinds";
-import { isPointSystem } from "./points";
+import { isPointSystem, type PointSystem, POINTS_ALGORITHM } from "./points";
 import { cardLabel, colourClass } from "./cards";
 import { $, Session, describe, say } from "./session";
-import { DECK_OF } from "./receipt";
+import { DECK_OF, offTable } from "./receipt";
 import { deckCards, fromHex } from "./shuffle";
 
 type Variant = Schemas["VariantInfo"];
@@ -315,8 +315,26 @@ async function showClosed(id: string, tournament: Tournament, entry: Kept | null
   after.replaceChildren(...parts);
 }
 
+/** A round of a drawn point system (`ameritish`...): whether every game was scored with
+ * the table its revealed seed draws (a server choosing the table late is seen). */
+async function drawnTableNote(
+  system: PointSystem,
+  serverSeed: string,
+  salt: string,
+  games: ReadonlyArray<{ player: string; receipt: string }>,
+): Promise<HTMLElement> {
+  const other = await offTable(system, fromHex(serverSeed), salt, games);
+  const note = document.createElement("p");
+  note.className = other.length ? "not-verified" : "verified";
+  note.textContent = other.length
+    ? `Not the ${system} table this round's seed draws: the games of ${other.join(", ")}.`
+    : `Every game was scored with the ${system} table this round's seed draws (${POINTS_ALGORITHM}).`;
+  return note;
+}
+
 async function grids(id: string, tournament: Tournament, headers: Record<string, string>): Promise<HTMLElement[]> {
   const exported = await call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: id }, headers });
+  const system = (tournament.options as { scoring?: unknown } | null)?.scoring;
   const variant = tournament.variant as GridVariant;
   const sections: HTMLElement[] = [];
   for (const round of tournament.rounds) {
@@ -328,7 +346,9 @@ async function grids(id: string, tournament: Tournament, headers: Record<string,
     const proof = par ? (par.optimal ? "optimal" : `at most ${par.upper_bound}`) : "";
     title.textContent = par ? `Round ${round.round}: par ${par.score} (${proof})` : `Round ${round.round}`;
     section.append(title);
-    for (const game of exported.games.filter((g) => g.round === round.round)) {
+    const games = exported.games.filter((g) => g.round === round.round);
+    if (isPointSystem(system)) section.append(await drawnTableNote(system, round.server_seed, tournament.salt, games));
+    for (const game of games) {
       const moves = game.moves.split(" ").filter(Boolean);
       const replayed = variant === ("reserve-poker" as string) ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
       if ("error" in replayed) continue;

@@ -12,7 +12,7 @@ import type { DeckType } from "../src/cards";
 import { cardText } from "../src/cards";
 import { bestCategory, classify } from "../src/hands";
 import { drawTable, isPointSystem, POINT_SYSTEMS, sameTable } from "../src/points";
-import { b64urlDecode, verifyReceipt, type KeySet } from "../src/receipt";
+import { b64urlDecode, offTable, verifyReceipt, type KeySet } from "../src/receipt";
 import { UniformDraws, deckCards, fromHex, seedHash, shuffle, streamKey, toHex } from "../src/shuffle";
 
 interface Vector {
@@ -195,6 +195,18 @@ test("a drawn table is checked against the seeds: another system's or a changed 
   assert.match(picked.reasons.join(), /not the ameritish table the seeds draw/);
   const unasked = await verifyReceipt(lie.receipt, lie.jwks, { tables: lie.tables });
   assert.ok(!unasked.checked.some((line) => line.includes("table its seeds draw")), unasked.checked.join("; "));
+  assert.ok(unasked.checked.some((line) => line.startsWith("its point table is not one its seeds draw")));
+  // a tournament round's closed view: every game's receipt against the round's draw
+  const seed = JSON.parse(new TextDecoder().decode(b64urlDecode(r.receipt.split(".")[1] as string))) as {
+    server_seed: string;
+  };
+  const games = [
+    { player: "Ada", receipt: r.receipt },
+    { player: "Bea", receipt: lie.receipt },
+    { player: "Cy", receipt: "not.a.receipt" },
+  ];
+  assert.deepEqual(await offTable("ameritish", fromHex(seed.server_seed), r.client_seed, games), ["Bea", "Cy"]);
+  assert.deepEqual(await offTable("random", fromHex(seed.server_seed), r.client_seed, games.slice(0, 1)), ["Ada"]);
   const named = signed.find((each) => each.system === undefined && each.kind === undefined) as SignedReceipt;
   const plain = await verifyReceipt(named.receipt, named.jwks, { tables: named.tables, system: "ameritish" });
   assert.match(plain.reasons.join(), /does not carry the ameritish table/);

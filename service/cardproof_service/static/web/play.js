@@ -611,10 +611,23 @@ async function checkDrawnTable(payload, seed, system, checked) {
   for (const each of POINT_SYSTEMS) {
     if (sameTable(table, await drawTable(each, seed, payload.client_seed))) {
       checked.push(`its point table is the ${each} table its seeds draw (${POINTS_ALGORITHM})`);
-      break;
+      return null;
     }
   }
+  checked.push(`its point table is not one its seeds draw (${POINTS_ALGORITHM}): a custom table, or one picked for the deal`);
   return null;
+}
+async function offTable(system, serverSeed, clientSeed, games) {
+  const drawn = await drawTable(system, serverSeed, clientSeed);
+  return games.filter(({ receipt }) => {
+    try {
+      const payload = JSON.parse(decoder.decode(b64urlDecode(receipt.split(".")[1] ?? "")));
+      const table = payload.options?.scoring;
+      return typeof table !== "object" || table === null || !sameTable(table, drawn);
+    } catch {
+      return true;
+    }
+  }).map(({ player }) => player);
 }
 var DRAWS_TABLES = GRID_VARIANTS;
 function checkGridScore(payload, deck, tables) {
@@ -1737,8 +1750,16 @@ async function showClosed(id, tournament, entry) {
   }
   after.replaceChildren(...parts);
 }
+async function drawnTableNote(system, serverSeed, salt, games) {
+  const other = await offTable(system, fromHex(serverSeed), salt, games);
+  const note = document.createElement("p");
+  note.className = other.length ? "not-verified" : "verified";
+  note.textContent = other.length ? `Not the ${system} table this round's seed draws: the games of ${other.join(", ")}.` : `Every game was scored with the ${system} table this round's seed draws (${POINTS_ALGORITHM}).`;
+  return note;
+}
 async function grids(id, tournament, headers) {
   const exported = await call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: id }, headers });
+  const system = tournament.options?.scoring;
   const variant = tournament.variant;
   const sections = [];
   for (const round of tournament.rounds) {
@@ -1750,7 +1771,9 @@ async function grids(id, tournament, headers) {
     const proof = par ? par.optimal ? "optimal" : `at most ${par.upper_bound}` : "";
     title.textContent = par ? `Round ${round.round}: par ${par.score} (${proof})` : `Round ${round.round}`;
     section.append(title);
-    for (const game of exported.games.filter((g) => g.round === round.round)) {
+    const games = exported.games.filter((g) => g.round === round.round);
+    if (isPointSystem(system)) section.append(await drawnTableNote(system, round.server_seed, tournament.salt, games));
+    for (const game of games) {
       const moves = game.moves.split(" ").filter(Boolean);
       const replayed = variant === "reserve-poker" ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
       if ("error" in replayed) continue;

@@ -548,9 +548,10 @@ async function checkDrawnTable(payload, seed, system, checked) {
   for (const each of POINT_SYSTEMS) {
     if (sameTable(table, await drawTable(each, seed, payload.client_seed))) {
       checked.push(`its point table is the ${each} table its seeds draw (${POINTS_ALGORITHM})`);
-      break;
+      return null;
     }
   }
+  checked.push(`its point table is not one its seeds draw (${POINTS_ALGORITHM}): a custom table, or one picked for the deal`);
   return null;
 }
 var DRAWS_TABLES = GRID_VARIANTS;
