@@ -695,7 +695,7 @@ def _tournament_standings(client: Client, args: argparse.Namespace) -> int:
         f"{plural(standings.rounds, 'round')}, "
         f"{plural(len(entrants), 'entrant')}"
     )
-    with_par = bool(standings.pars)
+    with_par = any(line.percent_of_par is not None for line in entrants)  # as the page does
     print(f"{'rank':>4}  {'name':<24} {'total':>8}  games" + ("  % of par" if with_par else ""))
     for line in entrants:
         print(

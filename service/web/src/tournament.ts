@@ -300,7 +300,7 @@ async function showClosed(id: string, tournament: Tournament, entry: Kept | null
     return element;
   };
   const parts: HTMLElement[] = [
-    standings.pars?.length
+    standings.entrants.some((s) => s.percent_of_par !== undefined && s.percent_of_par !== null)
       ? table(
           "Standings",
           ["rank", "name", "total", "games", "% of par"],

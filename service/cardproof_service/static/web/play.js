@@ -1738,7 +1738,7 @@ async function showClosed(id, tournament, entry) {
     return element;
   };
   const parts = [
-    standings.pars?.length ? table(
+    standings.entrants.some((s) => s.percent_of_par !== void 0 && s.percent_of_par !== null) ? table(
       "Standings",
       ["rank", "name", "total", "games", "% of par"],
       standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished, percent(s.percent_of_par)])
