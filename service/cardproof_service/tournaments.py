@@ -492,10 +492,9 @@ class Tournaments:
         case, width, confusable spellings), so any spelling of a shown name finds it.
         """
         record = await self._readable(tournament_id, access)
-        standings = await self._kept_standings(record)
         if player is None:
-            return standings
-        if not tournament_closed(record):
+            return await self._kept_standings(record)
+        if not tournament_closed(record):  # refused before any reading
             raise conflict(
                 "an entrant's games are listed once the tournament has closed (it closes at "
                 f"{rfc3339(record.closes_at)})",
@@ -513,6 +512,7 @@ class Tournaments:
             raise not_found(
                 f"player: no entrant of the tournament is named {player!r}", "unknown-entrant"
             )
+        standings = await self._kept_standings(record)
         pars = {par.round: par for par in standings.pars}
         results = await self.store.results(
             tournament_id, [(name, number) for number in range(1, record.rounds + 1)]

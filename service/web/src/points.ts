@@ -5,7 +5,7 @@
  * client seed.
  */
 
-import type { Category, PointTable } from "./hands";
+import { CATEGORIES, type Category, type PointTable } from "./hands";
 import { type Bytes, UniformDraws, streamKey } from "./shuffle";
 
 export const POINTS_ALGORITHM = "cardproof-points-v1";
@@ -15,18 +15,7 @@ export const POINT_SYSTEMS = ["ameritish", "random", "hypercorner", "single-hand
 export type PointSystem = (typeof POINT_SYSTEMS)[number];
 
 /** The categories drawn, high card first (step 2; five of a kind scores 0). */
-const DRAWN: readonly Category[] = [
-  "high-card",
-  "one-pair",
-  "two-pair",
-  "three-of-a-kind",
-  "straight",
-  "flush",
-  "full-house",
-  "four-of-a-kind",
-  "straight-flush",
-  "royal-flush",
-];
+const DRAWN: readonly Category[] = CATEGORIES.filter((category) => category !== "five-of-a-kind");
 /** The American and British tables of GAMES.md section 1, in the order of `DRAWN`: part of
  * the derivation itself, so never taken from a server's answer. */
 const AMERICAN = [0, 2, 5, 10, 15, 20, 25, 50, 75, 100];

@@ -315,18 +315,7 @@ async function deckCards(deckType, serverSeed, clientSeed, stream = "deal") {
 var POINTS_ALGORITHM = "cardproof-points-v1";
 var STREAM = "points-v1";
 var POINT_SYSTEMS = ["ameritish", "random", "hypercorner", "single-hand"];
-var DRAWN = [
-  "high-card",
-  "one-pair",
-  "two-pair",
-  "three-of-a-kind",
-  "straight",
-  "flush",
-  "full-house",
-  "four-of-a-kind",
-  "straight-flush",
-  "royal-flush"
-];
+var DRAWN = CATEGORIES.filter((category) => category !== "five-of-a-kind");
 var AMERICAN = [0, 2, 5, 10, 15, 20, 25, 50, 75, 100];
 var BRITISH = [0, 1, 3, 6, 12, 5, 10, 16, 30, 30];
 function isPointSystem(scoring) {
