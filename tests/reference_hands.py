@@ -1,4 +1,4 @@
-"""An independent five-card classifier written from GAMES.md section 1, for tests only.
+"""An independent five-card classifier written from docs/rules.md section 1, for tests only.
 
 It shares nothing with ``cardproof.hands`` (which is a lookup table), so the tests that
 compare the two check the engine against the rules, not against itself.

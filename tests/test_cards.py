@@ -1,4 +1,4 @@
-"""Cards: parsing, canonical text, decks, immutability (GAMES.md section 1)."""
+"""Cards: parsing, canonical text, decks, immutability (docs/rules.md section 1)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from cardproof.cards import (
 )
 from cardproof.errors import ParseError, RuleError
 
-# Written from GAMES.md section 1, not from the code.
+# Written from docs/rules.md section 1, not from the code.
 RANK_LETTERS = "23456789TJQKA"
 SUIT_LETTERS = "CDHS"
 CANONICAL_52 = [rank + suit for suit in SUIT_LETTERS for rank in RANK_LETTERS]
@@ -33,7 +33,7 @@ SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 
 def documented_spellings() -> dict[str, str]:
-    """Every input spelling GAMES.md allows, mapped to the canonical text."""
+    """Every input spelling docs/rules.md allows, mapped to the canonical text."""
     table: dict[str, str] = {}
     for text in CANONICAL_52:
         rank, suit = text[0], text[1]
@@ -139,7 +139,7 @@ def test_parse_error_is_a_value_error_and_has_no_field() -> None:
 
 
 def test_parse_rejects_unicode_case_folding_lookalikes() -> None:
-    # 'ſ' (LATIN SMALL LETTER LONG S) upper-cases to 'S', but GAMES.md only allows
+    # 'ſ' (LATIN SMALL LETTER LONG S) upper-cases to 'S', but docs/rules.md only allows
     # C D H S in either case or the suit symbols; the API pattern rejects it too.
     with pytest.raises(ParseError):
         Card.parse("Aſ")

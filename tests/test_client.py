@@ -20,7 +20,8 @@ from cardproof import (
     TransportError,
     UnprocessableError,
 )
-from cardproof.client import AsyncClient, Client, _Core, retry_after_seconds
+from cardproof.client import AsyncClient, Client, retry_after_seconds
+from cardproof.core import RequestCore as _Core
 from cardproof.games import Cell
 from cardproof_service import examples
 

@@ -1,4 +1,4 @@
-"""Deck derivation ``cardproof-shuffle-v1`` (DESIGN.md section 3) and its test vectors.
+"""Deck derivation ``cardproof-shuffle-v1`` (docs/protocol.md section 3) and its test vectors.
 
 The reference below is written from the byte-for-byte description in the module
 docstring of :mod:`cardproof.deal`, with :mod:`hashlib` and :mod:`hmac` only; it
@@ -32,11 +32,11 @@ VECTORS_FILE = VECTORS_DIR / "shuffle-v1.json"
 
 REF_ALGORITHM = b"cardproof-shuffle-v1"
 REF_SIZES = {"standard-52": 52, "joker-53": 53, "pokerdrez-56": 56}
-REF_TEXTS_52 = [rank + suit for suit in "CDHS" for rank in "23456789TJQKA"]  # GAMES.md 1
+REF_TEXTS_52 = [rank + suit for suit in "CDHS" for rank in "23456789TJQKA"]  # docs/rules.md 1
 REF_TEXTS = {
     "standard-52": REF_TEXTS_52,
     "joker-53": [*REF_TEXTS_52, "JK"],
-    # GAMES.md section 7: colours 1..9, each J Q T B N P, then X1 X2
+    # docs/rules.md section 7: colours 1..9, each J Q T B N P, then X1 X2
     "pokerdrez-56": [f + str(colour) for colour in range(1, 10) for f in "JQTBNP"] + ["X1", "X2"],
 }
 
@@ -221,7 +221,7 @@ def test_vectors_file_is_what_make_vectors_writes() -> None:
 
 
 def test_pokerdrez_deck_follows_games_md() -> None:
-    # the vectors name the pokerdrez cards by GAMES.md section 7; the engine should too
+    # the vectors name the pokerdrez cards by docs/rules.md section 7; the engine should too
     from cardproof.pokerdrez import POKERDREZ_DECK, POKERDREZ_TEXTS
 
     assert list(POKERDREZ_TEXTS) == REF_TEXTS["pokerdrez-56"]

@@ -15,13 +15,14 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.tournaments as tournaments_module
+import cardproof_service.standings as standings_module
 from cardproof.games import SoloDrez
 from cardproof.models import TournamentExport
 from cardproof.receipts import verify_receipt
 from cardproof.tournaments import verify_export
 from cardproof_service import Settings, create_app
-from cardproof_service.deals import REPLAY_ON_LOOP, Deals
+from cardproof_service.deals import Deals
+from cardproof_service.games import REPLAY_ON_LOOP, Games
 from conftest import TEST_KEYS, UNLIMITED, organizer_key
 from test_tournaments_api import CELLS, bearer, enter, open_tournament, reader
 
@@ -42,7 +43,7 @@ def test_a_finished_game_answers_from_what_was_stored(
         url = f"/v1/deals/{deal['deal_id']}/moves"
         answers.append(client.post(url, json={"index": index, "move": cell}).json())
     first_receipt = client.get(f"/v1/deals/{deal['deal_id']}/receipt").json()
-    monkeypatch.setattr(Deals, "_replay", no_replay)
+    monkeypatch.setattr(Games, "replay", no_replay)
     state = client.get(f"/v1/deals/{deal['deal_id']}").json()
     assert (state["finished"], state["score"], state["view"]) == (
         True,
@@ -79,8 +80,8 @@ def test_a_tournament_game_keeps_both_receipts_and_the_export_reads_them(
     for index, cell in enumerate(CELLS):
         url = f"/v1/deals/{deal_id}/moves"
         client.post(url, json={"index": index, "move": cell}, headers=bearer(token))
-    monkeypatch.setattr(Deals, "_replay", no_replay)
-    monkeypatch.setattr(tournaments_module, "replay_log", no_replay)
+    monkeypatch.setattr(Games, "replay", no_replay)
+    monkeypatch.setattr(standings_module, "replay_log", no_replay)
     during = client.get(f"/v1/deals/{deal_id}/receipt", headers=bearer(token)).json()
     assert during["payload"]["server_seed"] is None
     client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
@@ -97,9 +98,9 @@ def test_a_long_game_in_progress_is_replayed_off_the_event_loop(
     app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
     deals: Deals = app.state.deals
     threads: list[str] = []
-    replay = Deals._replay
+    replay = Games.replay
 
-    def watched(self: Deals, *args: Any) -> Any:
+    def watched(self: Games, *args: Any) -> Any:
         threads.append(threading.current_thread().name)
         return replay(self, *args)
 
@@ -109,7 +110,7 @@ def test_a_long_game_in_progress_is_replayed_off_the_event_loop(
             deal = client.post("/v1/deals", json={"variant": "solodrez"}).json()
             record = asyncio.run(deals.store.get_deal(deal["deal_id"]))
             assert record is not None
-            game = SoloDrez.new(deals._cards_of(record))
+            game = SoloDrez.new(deals.games.cards_of(record))
             moves: list[str] = []
             while len(moves) < REPLAY_ON_LOOP + 20:
                 choices = [m for m in game.legal_moves() if m.stop is not True]
@@ -125,7 +126,7 @@ def test_a_long_game_in_progress_is_replayed_off_the_event_loop(
         for index, move_text in enumerate(moves):
             url = f"/v1/deals/{deal['deal_id']}/moves"
             assert client.post(url, json={"index": index, "move": move_text}).status_code == 200
-        monkeypatch.setattr(Deals, "_replay", watched)
+        monkeypatch.setattr(Games, "replay", watched)
         state = client.get(f"/v1/deals/{deal['deal_id']}").json()
         assert state["next_index"] == len(moves)
         assert threads
@@ -144,7 +145,7 @@ def test_an_export_streams_its_games_a_batch_at_a_time(
         for index, cell in enumerate(cells):
             url = f"/v1/deals/{deal.json()['deal_id']}/moves"
             client.post(url, json={"index": index, "move": cell}, headers=bearer(token))
-    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)  # pars solved at the close
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)  # pars solved at the close
     client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     deadline = time.monotonic() + 60  # the rounds' pars are solved first (they read by 200)
     while (
@@ -162,8 +163,8 @@ def test_an_export_streams_its_games_a_batch_at_a_time(
         return found
 
     monkeypatch.setattr(store, "results", counted)
-    monkeypatch.setattr(tournaments_module, "EXPORT_BATCH", 2)
-    monkeypatch.setattr(tournaments_module, "replay_log", no_replay)
+    monkeypatch.setattr(standings_module, "EXPORT_BATCH", 2)
+    monkeypatch.setattr(standings_module, "replay_log", no_replay)
     answer = client.get(f"/v1/tournaments/{tid}/export", headers=reader(tid))
     assert answer.status_code == 200
     assert "content-length" not in answer.headers  # streamed

@@ -1,4 +1,4 @@
-"""The grid variants: properties for every variant and concrete rules (GAMES.md 2-4, 8)."""
+"""The grid variants: properties for every variant and concrete rules (docs/rules.md 2-4, 8)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ OPTION_CHOICES: dict[str, list[dict[str, Any] | None]] = {
     "serpent-patience": [None, {"scoring": "reserve"}, {"scoring": {"two-pair": -7}}],
 }
 
-# GAMES.md section 1 table, the columns used below
+# docs/rules.md section 1 table, the columns used below
 AMERICAN = {"high-card": 0, "one-pair": 2, "four-of-a-kind": 50, "royal-flush": 100}
 BRITISH = {"high-card": 0, "one-pair": 1, "straight-flush": 30}
 
@@ -107,14 +107,14 @@ def check_refusals(game: Game[Any, Any]) -> None:
     assert info.value.move_index == n
 
 
-# --- properties of every variant (GAMES.md section 8) ---------------------------------
+# --- properties of every variant (docs/rules.md section 8) ---------------------------------
 
 DEFAULT_TABLE = {
     "poker-squares": "american",
     "poker-patience": "british",
     "serpent-patience": "british",
 }
-"""GAMES.md sections 2-4."""
+"""docs/rules.md sections 2-4."""
 
 
 def expected_lines(variant_id: str, deck: Sequence[Card], moves: Sequence[Any]) -> dict[str, Any]:
@@ -436,7 +436,7 @@ def test_replay_names_the_first_illegal_move() -> None:
     assert info.value.code == "cell-taken"
 
 
-# --- poker-squares (GAMES.md section 2) -----------------------------------------------------
+# --- poker-squares (docs/rules.md section 2) -----------------------------------------------------
 
 
 def test_cell_text_form() -> None:
@@ -531,7 +531,7 @@ def test_poker_squares_view_at_the_start() -> None:
     assert view.later == ()
 
 
-# --- poker-patience (GAMES.md section 3) ----------------------------------------------------
+# --- poker-patience (docs/rules.md section 3) ----------------------------------------------------
 
 
 def test_offset_text_form() -> None:
@@ -667,7 +667,7 @@ def test_poker_patience_view_is_the_bounding_box() -> None:
     assert view.later == ()
 
 
-# --- serpent-patience (GAMES.md section 4) --------------------------------------------------
+# --- serpent-patience (docs/rules.md section 4) --------------------------------------------------
 
 
 def test_serpent_steps_are_orthogonal() -> None:

@@ -1,4 +1,4 @@
-"""Poker hands: categories, point tables, the wild joker, scores (GAMES.md section 1)."""
+"""Poker hands: categories, point tables, the wild joker, scores (docs/rules.md section 1)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from cardproof.hands import (
 )
 from reference_hands import ref_category
 
-# --- an independent reference, written from GAMES.md section 1 ----------------------
+# --- an independent reference, written from docs/rules.md section 1 ----------------------
 
 ORDER = [
     "high-card",
@@ -41,11 +41,11 @@ ORDER = [
     "royal-flush",
     "five-of-a-kind",
 ]
-"""Categories low to high, as GAMES.md lists them."""
+"""Categories low to high, as docs/rules.md lists them."""
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 
-# GAMES.md section 1, "Point tables" (None where the table has no entry: '–').
+# docs/rules.md section 1, "Point tables" (None where the table has no entry: '–').
 GAMES_MD_TABLE: dict[str, tuple[int | None, int | None, int | None, int | None]] = {
     #                  american british repeat reserve
     "royal-flush": (100, 30, 1000, 30),

@@ -17,8 +17,8 @@ from cardproof.cards import Card
 from cardproof.games import replay_log
 from cardproof.receipts import verify_receipt
 from cardproof.tournaments import round_deal
+from cardproof_service.commitments import round_commitment_id
 from cardproof_service.deals import Deals
-from cardproof_service.tournaments import round_commitment_id
 from test_tournaments_api import CELLS, bearer, enter, new_tournament, open_tournament
 
 HttpClient = TestClient[Litestar]

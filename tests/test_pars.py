@@ -14,7 +14,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.tournaments as tournaments_module
+import cardproof_service.standings as standings_module
 from cardproof_service.pars import PAR_CLIENT
 from test_tournaments_api import CELLS, enter, open_tournament, play_round, reader
 
@@ -33,7 +33,7 @@ def closed_with_a_game(client: HttpClient, owner: str, rounds: int) -> str:
 def test_pars_take_turns_under_one_client(
     app: Litestar, client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)
     solvers = app.state.solvers
     solve = solvers.solve
     seen: list[str] = []
@@ -70,7 +70,7 @@ def test_pars_take_turns_under_one_client(
 def test_a_round_kept_meanwhile_is_not_solved_again(
     app: Litestar, client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)
     tid = closed_with_a_game(client, owner, rounds=2)
     other = b'{"round":1,"score":1,"upper_bound":999,"optimal":false,"moves":"","by":"solver"}'
     asyncio.run(app.state.store.record_round_par(tid, 1, other, None))  # another replica's

@@ -10,6 +10,7 @@ runs. These tests read every script and check that each key it touches is one of
 from __future__ import annotations
 
 import asyncio
+import importlib
 import re
 import time
 from collections.abc import Iterator
@@ -18,10 +19,11 @@ from pathlib import Path
 import pytest
 from redis.crc import key_slot
 
-from cardproof_service.deals import Deals
+from cardproof_service.commitments import Commitments
 from cardproof_service.store import keys as layout
 from cardproof_service.store import redis as redis_store
 from cardproof_service.store.redis import RedisStore
+from cardproof_service.store.redis import rounds as redis_rounds
 from conftest import TEST_KEYS
 from redis_server import redis_cluster, redis_url_or_skip
 
@@ -33,10 +35,14 @@ FUNCTION = re.compile(r"local function (\w+)\(([^)]*)\)")
 
 def scripts() -> dict[str, str]:
     """Every Lua script the Redis store registers, by its constant's name (a script is
-    whole here: its helper functions are joined to it)."""
-    source = Path(redis_store.__file__).read_text()
-    registered = re.findall(r"register_script\((_[A-Z_]+)\)", source)
-    return {name: getattr(redis_store, name) for name in registered}
+    whole here: its helper functions are joined to it), from every module of its package
+    (each part registers the scripts it keeps)."""
+    found: dict[str, str] = {}
+    for path in sorted(Path(redis_store.__file__).parent.glob("*.py")):
+        module = importlib.import_module(f"{redis_store.__name__}.{path.stem}")
+        registered = re.findall(r"register_script\((_[A-Z_]+)\)", path.read_text())
+        found |= {name: getattr(module, name) for name in registered}
+    return found
 
 
 def test_there_are_scripts_to_check() -> None:
@@ -82,9 +88,8 @@ def test_a_script_that_names_a_key_of_its_own_is_caught() -> None:
 
 
 def test_plain_deals_spread_over_the_slots() -> None:
-    deals = Deals.__new__(Deals)
-    deals.keys = TEST_KEYS
-    ids = [layout.new_deal_id(layout.id_tag(deals._new_commitment_id(0))) for _ in range(2000)]
+    commitments = Commitments(TEST_KEYS, ttl=3600)
+    ids = [layout.new_deal_id(layout.id_tag(commitments.new_id(0))) for _ in range(2000)]
     slots = {key_slot(layout.deal(deal_id).encode()) for deal_id in ids}
     assert len(slots) > 1000  # 2,000 deals under 4,096 tags: no hot slot
     claims = {key_slot(layout.claim(f"c_{deal_id[2:]}").encode()) for deal_id in ids[:10]}
@@ -123,7 +128,7 @@ def test_a_quiet_tag_is_forgotten_and_a_new_round_names_it_again(
 ) -> None:
     """The keeper reads the due rounds of every tag it was told of, and forgets a tag
     whose rounds are all done once it has been quiet (here: at once)."""
-    monkeypatch.setattr(redis_store, "FORGET_TAG_AFTER", -1000)
+    monkeypatch.setattr(redis_rounds, "FORGET_TAG_AFTER", -1000)
     mode, url = store_url
     tournament = "t_f0" + "1" * 18
 

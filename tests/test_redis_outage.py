@@ -1,4 +1,4 @@
-"""A Redis outage under a served replica (DESIGN.md section 6).
+"""A Redis outage under a served replica (docs/architecture.md).
 
 While Redis is down, pure endpoints (score, solve, verify of a revealed seed pair or a
 card order) keep answering, stateful ones answer 503 problem+json with ``Retry-After``
@@ -138,7 +138,7 @@ def test_an_outage_answers_what_it_can_and_loses_no_acknowledged_move(outage: st
         assert ok(client.get("/healthz")) == {"status": "ok"}
 
         # Commitment ids carry their own expiry and MAC: making one writes nothing, so it
-        # still answers 201 while Redis is down (deals.py, Deals.commit).
+        # still answers 201 while Redis is down (commitments.py, Commitments.commit).
         during = ok(client.post("/v1/commitments", json={}), 201)
         unavailable(client.post(f"/v1/deals/{deal_id}/moves", json={"index": 10, "move": "c3"}))
         unavailable(client.get(f"/v1/deals/{deal_id}"))

@@ -1,4 +1,4 @@
-"""repeat-poker (GAMES.md section 5): removal rules, levels, moves, and replay properties."""
+"""repeat-poker (docs/rules.md section 5): removal rules, levels, moves, and replay properties."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ REPEAT_TABLE = {
     "one-pair": 20,
     "high-card": 0,
 }
-"""GAMES.md section 1, the ``repeat`` column."""
+"""docs/rules.md section 1, the ``repeat`` column."""
 
 OPTION_COMBOS: list[dict[str, Any]] = [{"rows": rows} for rows in range(1, 6)] + [{"levels": 5}]
 """Every rows/levels combination the options allow (levels 5 is the ladder, rows 5)."""
@@ -546,7 +546,7 @@ def test_view_encodes_with_its_tag() -> None:
 
 
 def reference_score(cards: Sequence[Card], rows_per_level: Sequence[int], moves: Any) -> Score:
-    """GAMES.md section 5 written out plainly, to check the engine's fast path against."""
+    """docs/rules.md section 5 written out plainly, to check the engine's fast path against."""
     removed_by_category = {
         Category.ONE_PAIR: {2},
         Category.TWO_PAIR: {2},

@@ -1,4 +1,4 @@
-"""reserve-poker: the reserve variant of Repeat Poker (GAMES.md sections 1 and 6).
+"""reserve-poker: the reserve variant of Repeat Poker (docs/rules.md sections 1 and 6).
 
 The checks here lean on a small model written from the rules text alone (round-robin
 columns, gravity, the face-up rule) and on a reference hand evaluator that tries every
@@ -35,7 +35,7 @@ from reference_hands import ref_category
 SEED = bytes(range(32))
 VERSIONS = (1, 2, 3, 4, 5, 6)
 
-# GAMES.md section 1, the `reserve` column, typed in from the document
+# docs/rules.md section 1, the `reserve` column, typed in from the document
 RESERVE_POINTS = {
     "royal-flush": 30,
     "five-of-a-kind": 28,
@@ -86,7 +86,7 @@ def seeded_deal(client_seed: str = "alice") -> tuple[Card, ...]:
 
 
 class Model:
-    """The rules of GAMES.md section 6, written out plainly."""
+    """The rules of docs/rules.md section 6, written out plainly."""
 
     def __init__(self, deck: Sequence[Card], version: int) -> None:
         self.version = version

@@ -1,4 +1,7 @@
-"""The exact serpent-patience solver against an independent brute force (GAMES.md 4, 9)."""
+"""The exact serpent-patience solver against an independent brute force.
+
+docs/rules.md sections 4 and 10.
+"""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.tournaments as tournaments_module
+import cardproof_service.standings as standings_module
 from cardproof import Client
 from cardproof.tournaments import payments, settle
 from cardproof_service import Settings, create_app
@@ -121,7 +121,7 @@ def _forward(client: TestClient[Litestar], request: httpx.Request) -> httpx.Resp
 
 def test_a_closed_tournaments_standings_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     with field_of(spread(30)) as (client, tid, store, owner):
-        monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)  # no grace: kept at once
+        monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)  # no grace: kept at once
         client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
         deadline = time.monotonic() + 60  # the rounds' pars are solved first, in the background
         while "pars_pending" in client.get(f"/v1/tournaments/{tid}/standings").json():

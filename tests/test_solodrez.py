@@ -1,9 +1,9 @@
-"""solodrez: SoloDrez with the 56-card Pokerdrez deck (GAMES.md sections 7 and 8).
+"""solodrez: SoloDrez with the 56-card Pokerdrez deck (docs/rules.md sections 7 and 8).
 
 Checked against the rules text: the deck and the deal, runs with neutrals in every
 place, each move rule with its refusal code and move index, removes and the win, the
 end of a game (stop, no move left, the 10,000-move bound), the text and object forms
-of moves, and hypothesis properties. A small reference written from GAMES.md alone (it
+of moves, and hypothesis properties. A small reference written from docs/rules.md alone (it
 reads figures from the card texts and shares no code with the engine) is compared with
 the engine on many random positions.
 """
@@ -35,7 +35,7 @@ from cardproof.pokerdrez import (
 
 SEED = bytes(range(32))
 FIGURES = "JQTBNP"
-"""GAMES.md section 7, high to low: Joker, Queen, Tower, Bishop, Knight, Pawn."""
+"""docs/rules.md section 7, high to low: Joker, Queen, Tower, Bishop, Knight, Pawn."""
 JOKER, PAWN = 0, 5
 STOP = SoloDrezMove(stop=True)
 FILLER = ("Q8", "Q9 T9")
@@ -132,7 +132,7 @@ def deck_with_tail(tails: Sequence[str]) -> list[Card]:
     return SoloDrez.deal_of(columns)
 
 
-# --- the reference: GAMES.md section 7, written out plainly -------------------------
+# --- the reference: docs/rules.md section 7, written out plainly -------------------------
 
 
 def ref_figure(c: Card) -> int | None:
@@ -1045,7 +1045,7 @@ def test_a_refused_move_in_a_replayed_log_names_its_index() -> None:
     assert (info.value.code, info.value.move_index) == ("wrong-move-shape", 1)
 
 
-# --- 7. properties (GAMES.md section 8) ---------------------------------------------
+# --- 7. properties (docs/rules.md section 8) ---------------------------------------------
 
 
 def check_candidates(game: SoloDrez) -> None:

@@ -1,4 +1,6 @@
-"""The SoloDrez solver (GAMES.md 7, 9) against hand-built deals, the engine and a brute force."""
+"""The SoloDrez solver (docs/rules.md sections 7, 10) against hand-built deals, the engine and a
+brute force.
+"""
 
 from __future__ import annotations
 

@@ -25,13 +25,13 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.tournaments as tournaments_module
+import cardproof_service.standings as standings_module
 from cardproof.games import variant
 from cardproof.models import StandingLine, Standings, Tournament
+from cardproof_service.commitments import round_commitment_id
 from cardproof_service.deals import Deals
 from cardproof_service.pages import render
 from cardproof_service.store import GameResult
-from cardproof_service.tournaments import round_commitment_id
 from conftest import organizer_key, served
 from test_tournaments_api import (
     _READERS,
@@ -162,7 +162,7 @@ def test_an_open_tournament_shows_standings_and_totals_but_no_grids(
 def test_a_closed_tournament_shows_its_seeds_and_every_finished_grid(
     app: Litestar, client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)  # pars solved at the close
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)  # pars solved at the close
     tid = played(client, owner)
     closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     assert closed.status_code == 200, closed.text

@@ -300,9 +300,9 @@ def test_standings_print_each_entrants_share_of_par_and_a_players_games(
     from cardproof import cli
     from cardproof.bots import RandomPlayer, play_game
     from cardproof.play import embedded_client
-    from cardproof_service import tournaments as tournaments_module
+    from cardproof_service import standings as standings_module
 
-    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)
     with embedded_client(organizer="CLI Club", par_budget=0.2) as client:
         now = datetime.now(UTC)
         created = client.create_tournament(

@@ -10,7 +10,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient, TestClient
 
-import cardproof_service.tournaments as tournaments_module
+import cardproof_service.standings as standings_module
 from cardproof import (
     CommitmentMismatchError,
     ConflictError,
@@ -19,7 +19,9 @@ from cardproof import (
     UnauthorizedError,
     verify_receipt,
 )
-from cardproof.client import AsyncClient, Client, _Calls, _Core
+from cardproof import endpoints as _Calls  # noqa: N812  # the name these tests use for it
+from cardproof.client import AsyncClient, Client
+from cardproof.core import RequestCore as _Core
 from cardproof.games.grid import GridView
 from cardproof.tournaments import settle, verify_export
 from cardproof_service.organizers import new_organizer
@@ -260,7 +262,7 @@ def test_invite_only_entry_and_refusals(organizer: Client, client: TestClient[Li
 async def test_the_async_client_runs_a_tournament(
     async_client: AsyncTestClient[Litestar], organizer_key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)  # pars solved at the close
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)  # pars solved at the close
     async with AsyncClient(
         base_url=str(async_client.base_url),
         api_key=organizer_key,

@@ -17,15 +17,15 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.tournaments as tournaments_module
+import cardproof_service.standings as standings_module
 from cardproof.receipts import ReceiptError, verify_receipt
 from cardproof.tournaments import ExportError, verify_export
 from cardproof_service import Settings, create_app
+from cardproof_service.commitments import round_commitment_id
 from cardproof_service.deals import Deals
 from cardproof_service.organizers import new_organizer
 from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
 from cardproof_service.store.redis import RedisStore
-from cardproof_service.tournaments import round_commitment_id
 from conftest import TEST_KEYS, organizer_key
 from redis_server import redis_url_or_skip
 
@@ -630,7 +630,7 @@ def test_the_export_verifies_end_to_end(client: HttpClient, owner: str) -> None:
 def test_a_closed_round_shows_its_par_and_each_game_its_share(
     client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)  # pars solved at the close
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)  # pars solved at the close
     tid, export = played_and_closed(client, owner)
     pars = {par["round"]: par for par in export["pars"]}
     assert sorted(pars) == [1, 2]
@@ -751,7 +751,7 @@ def test_an_open_tournament_has_no_par_yet(client: HttpClient, owner: str) -> No
 def test_a_tampered_export_does_not_verify(
     client: HttpClient, owner: str, tamper: Any, words: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tournaments_module, "SETTLED_AFTER", -1)  # the export carries the pars
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)  # the export carries the pars
     _, export = played_and_closed(client, owner)
     tamper(export)
     with pytest.raises(ExportError) as refused:

@@ -33,8 +33,9 @@ from cardproof.receipts import (
     ReceiptKind,
     verify_receipt,
 )
+from cardproof.version import VERSION
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
     "TABLES",

@@ -1,4 +1,4 @@
-"""Playing cards: values, parsing and the canonical text form (GAMES.md section 1).
+"""Playing cards: values, parsing and the canonical text form (docs/rules.md section 1).
 
 A :class:`Card` is an immutable value with a dense ``index``: the card's place in the
 canonical deck order (suits C, D, H, S, each ranks 2..A; the joker, where present,

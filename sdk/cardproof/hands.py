@@ -12,7 +12,7 @@ subscriptions, whatever the order of the cards.
 ('full-house', 'two-pair', 'flush')
 
 The joker is wild: it becomes whichever card scores best under the table in use, and
-it may duplicate a card already in the hand (GAMES.md section 1).
+it may duplicate a card already in the hand (docs/rules.md section 1).
 
 >>> reserve = TABLES["reserve"]
 >>> best_category(parse_cards("AH AD AC AS JK".split()), reserve).id
@@ -88,7 +88,7 @@ CategoryId = Literal[
 """The category names as a type, for API schemas."""
 _CATEGORY_ID_TYPED: Final = cast(tuple[CategoryId, ...], CATEGORY_IDS)
 TableName = Literal["american", "british", "repeat", "reserve"]
-"""The named point tables of GAMES.md section 1."""
+"""The named point tables of docs/rules.md section 1."""
 Points = Annotated[int, msgspec.Meta(ge=-1000, le=1000)]
 
 
@@ -284,7 +284,7 @@ class PointTable(msgspec.Struct, frozen=True):
 
 
 def _table(name: str, *points: int) -> PointTable:
-    # points are given high to low as in GAMES.md: royal .. high card, five of a kind last
+    # points are given high to low as in docs/rules.md: royal .. high card, five of a kind last
     royal, sf, quads, full, flush, straight, trips, two, one, high, five = points
     return PointTable(name, (high, one, two, trips, straight, flush, full, quads, sf, royal, five))
 
@@ -295,7 +295,7 @@ TABLES: Final[dict[str, PointTable]] = {
     "repeat": _table("repeat", 1000, 750, 500, 250, 200, 150, 100, 50, 20, 0, 0),
     "reserve": _table("reserve", 30, 24, 20, 18, 14, 10, 8, 4, 2, 0, 28),
 }
-"""The named tables of GAMES.md section 1 (five of a kind scores 0 where it has no entry)."""
+"""The named tables of docs/rules.md section 1 (five of a kind scores 0 where it has no entry)."""
 
 
 # --- joker-wild evaluation -----------------------------------------------------------

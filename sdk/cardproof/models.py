@@ -409,7 +409,7 @@ class VariantInfo(Struct):
     """Where an option's value changes ``information``: by option, by value. Reserve-poker's
     ``version`` 5 is open (a ``"random"`` version is 5 one time in six)."""
     unfinished: str = ""
-    """What a tournament game not finished by the close counts (GAMES.md section 9):
+    """What a tournament game not finished by the close counts (docs/rules.md section 9):
     the worst score its table allows, so that leaving never beats finishing."""
     point_systems: list[str] = msgspec.field(default_factory=list)
     """The point systems a deal of this variant may draw from its seeds (``scoring:

@@ -1,4 +1,4 @@
-"""The Pokerdrez deck (GAMES.md section 7): six figures in nine colours, and two neutrals.
+"""The Pokerdrez deck (docs/rules.md section 7): six figures in nine colours, and two neutrals.
 
 A figure is numbered by its place from the top: Joker 0, Queen 1, Tower 2, Bishop 3,
 Knight 4, Pawn 5; the two neutrals (wild in play) have figure :data:`NEUTRAL`. A card's

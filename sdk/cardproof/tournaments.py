@@ -249,7 +249,7 @@ def _round_deal(
 def worst_round(variant_id: str, options: Mapping[str, Any]) -> int:
     """What a round not finished by the close counts: the worst score the options allow.
 
-    GAMES.md section 9: an unfinished game (abandoned, a dead end, never opened) counts
+    docs/rules.md section 9: an unfinished game (abandoned, a dead end, never opened) counts
     as the table's lowest points times the number of lines, so leaving never beats
     finishing. An entrant's total is the sum over every round of its finished game's
     score, or this.

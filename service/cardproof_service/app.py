@@ -6,6 +6,7 @@ metrics; around each route: the rate limit.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import threading
 from collections.abc import AsyncIterator
@@ -15,6 +16,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 
 from cardproof.solvers import serpent
+from cardproof_service.calls import Calls
 from cardproof_service.controllers import (
     CommitmentsController,
     DealsController,
@@ -22,6 +24,7 @@ from cardproof_service.controllers import (
     KeysController,
     MetricsController,
     PagesController,
+    RoundsController,
     ScoringController,
     SolveController,
     TournamentsController,
@@ -32,9 +35,9 @@ from cardproof_service.controllers import (
 )
 from cardproof_service.controllers.web import reference_headers
 from cardproof_service.deals import Deals
+from cardproof_service.entries import Entries
 from cardproof_service.keys import Keys, load_keys
 from cardproof_service.limits import RateLimiter
-from cardproof_service.lockstep import Rounds
 from cardproof_service.metrics import metered
 from cardproof_service.observability import observe_requests
 from cardproof_service.openapi import install_exact_schemas, openapi_config
@@ -42,6 +45,7 @@ from cardproof_service.pars import Pars
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
 from cardproof_service.solving import Solvers
+from cardproof_service.standings import Scoreboard
 from cardproof_service.store import MemoryStore, Store
 from cardproof_service.tournaments import Tournaments
 
@@ -97,16 +101,21 @@ def create_app(
     solvers = Solvers(settings)
 
     deals = Deals(store, keys, settings)
-    rounds = deals.rounds = Rounds(store, deals)
-    pars = Pars(store, deals, solvers, settings.par_budget)
+    rounds = deals.rounds
+    calls = Calls(store, rounds)
+    pars = Pars(store, deals.commitments, solvers, settings.par_budget)
+    tournaments = Tournaments(store, keys, settings, deals.commitments, rounds, calls)
+    entries = Entries(store, keys, tournaments, deals.dealing, rounds)
+    scoreboard = Scoreboard(store, keys, deals.commitments, tournaments, pars)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         rounds.begin()
+        calls.begin()
         try:
             yield
         finally:
-            await rounds.end()
+            await asyncio.gather(rounds.end(), calls.end())
             pars.close()
             solvers.close()
             await store.close()
@@ -120,6 +129,7 @@ def create_app(
             CommitmentsController,
             DealsController,
             TournamentsController,
+            RoundsController,
             KeysController,
             HealthController,
             MetricsController,
@@ -143,7 +153,9 @@ def create_app(
                 "keyring": keys,
                 "store": store,
                 "deals": deals,
-                "tournaments": Tournaments(store, deals, rounds, pars),
+                "tournaments": tournaments,
+                "entries": entries,
+                "scoreboard": scoreboard,
                 "solvers": solvers,
             }
         ),

@@ -1,4 +1,4 @@
-"""Lockstep rounds (Hoyle's called game): seats, the start, the calls, late placements.
+"""Lockstep rounds (Hoyle's called game): the start, the calls, late placements, the keeper.
 
 Every seated entrant's game of a lockstep round waits for the round's calls: card i+1
 is called to all at once when every seat has placed card i (in the store step of the
@@ -9,36 +9,30 @@ any replica may make a late placement: the store's index check lets one in. Each
 replica runs a :meth:`Rounds.keep` task that looks for rounds past their deadline or
 start time; none is special, and losing one stalls nothing.
 
-A replica follows a round it serves listeners for through the store's news (Redis
-pub/sub), reading each new call from the store once for all its listeners.
+Rounds depend on play's lower parts (the replay, the receipt a last placement signs),
+never the other way round: play asks them to place late cards through
+:class:`cardproof_service.play.LatePlacer`. Listeners of a round's calls are served by
+:mod:`cardproof_service.calls`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
 from cardproof.games import Game, variant
-from cardproof.models import Call, RoundCalls, RoundStatus
+from cardproof.models import Call, RoundStatus
 from cardproof.tournaments import round_deal
-from cardproof_service.deals import (
-    Deals,
-    conflict,
-    final_total,
-    next_card,
-    not_found,
-    now,
-    round_commitment_id,
-)
-from cardproof_service.problems import problem
+from cardproof_service.commitments import Commitments, round_commitment_id
+from cardproof_service.games import Games, final_total, move_result, next_card
+from cardproof_service.problems import conflict, not_found
+from cardproof_service.receipts import Receipts
+from cardproof_service.settings import Settings
 from cardproof_service.store import (
     CallRecord,
     DealRecord,
@@ -49,6 +43,7 @@ from cardproof_service.store import (
     TournamentRecord,
 )
 from cardproof_service.store.keys import id_tag
+from cardproof_service.times import now, rfc3339_ms, tournament_ttl
 
 log = logging.getLogger("cardproof.lockstep")
 
@@ -57,27 +52,11 @@ KEEPER_TICK = 0.05
 SEAT_BATCH = 256
 """Seated games a late placement (or the close) reads from the store at a time."""
 DUE_BATCH = 50
+"""Rounds a look takes at most."""
 RETRY_FAULTY = 5
 """Seconds a round whose keeping failed (not for want of Redis) is put off."""
-"""Rounds a look takes at most."""
-MAX_LISTENERS = 10_000
-"""Listeners (event streams and long polls) a process serves at once."""
-KEEPALIVE = 15.0
-"""Seconds between comments on an idle event stream (proxies close silent ones)."""
-MAX_WAIT = 55
-"""The longest long poll, in seconds."""
-STREAM_SECONDS = 3600.0
-"""An event stream ends after this long; the client resumes with ``Last-Event-ID``."""
 SHUTDOWN_WAIT = 2.0
-"""Seconds a stopping app waits for its keeper and news tasks to end."""
-REFRESH = 1.0
-"""Seconds after which a followed round is read again even without news."""
-
-
-def rfc3339_ms(milliseconds: int) -> str:
-    """Milliseconds since the epoch as RFC 3339 UTC with milliseconds."""
-    moment = datetime.fromtimestamp(milliseconds / 1000, UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{milliseconds % 1000:03d}Z"
+"""Seconds a stopping app waits for its keeper task to end."""
 
 
 def turns_of(record: TournamentRecord) -> int:
@@ -87,40 +66,18 @@ def turns_of(record: TournamentRecord) -> int:
 
 
 @dataclass
-class _Watch:
-    """A round this process follows for its listeners: its calls and state as last read."""
-
-    calls: list[CallRecord] = field(default_factory=list)
-    state: RoundState | None = None
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
-    listeners: int = 0
-    read_at: float = 0.0
-    """When (loop time) the round was last read from the store."""
-    events: dict[int, bytes] = field(default_factory=dict)
-    """Each call as a server-sent event, encoded once for every listener."""
-
-    def tell(self) -> None:
-        """Wake every listener (each waits on the event it saw)."""
-        self.changed.set()
-        self.changed = asyncio.Event()
-
-
-@dataclass
 class Rounds:
     """The lockstep rounds of every tournament; one per app."""
 
     store: Store
-    deals: Deals
-    _watches: dict[tuple[str, int], _Watch] = field(default_factory=dict)
-    _listeners: int = 0
-    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    settings: Settings
+    commitments: Commitments
+    games: Games
+    receipts: Receipts
+    _task: asyncio.Task[None] | None = None
     _stopping: bool = False
 
     # --- status ---------------------------------------------------------------------
-
-    def _call_of(self, record: TournamentRecord, call: CallRecord) -> Call:
-        deadline = call.at + record.card_seconds * 1000
-        return Call(call.index, call.card, rfc3339_ms(call.at), rfc3339_ms(deadline))
 
     async def status(self, record: TournamentRecord, number: int) -> RoundStatus:
         """The round now, after any placement its deadline calls for."""
@@ -179,7 +136,7 @@ class Rounds:
                 "game (POST .../rounds/{n}/deal)",
                 "no-seats",
             )
-        seed = self.deals.server_seed(round_commitment_id(record.tournament_id, number))
+        seed = self.commitments.server_seed(round_commitment_id(record.tournament_id, number))
         options, deck = round_deal(record.variant, record.options, seed, record.salt)
         first = next_card(variant(record.variant)(deck, options))
         started = await self.store.start_round(
@@ -239,8 +196,7 @@ class Rounds:
         The first legal move in the variant's order, each time; the append's index check
         lets exactly one placement of an index in, whichever replica makes it.
         """
-        deals = self.deals
-        game: Game[Any, Any] = await deals._replay_off_loop(seat)
+        game: Game[Any, Any] = await self.games.replay_off_loop(seat)
         first = len(game.moves)
         texts = []
         while not game.is_over():
@@ -256,16 +212,15 @@ class Rounds:
         ending = None
         if finished_at is not None:
             done = msgspec.structs.replace(seat, auto_placed=[*seat.auto_placed, *placed])
-            ending = deals._ending(
-                done, game, deals._result(game, len(game.moves) - 1), finished_at
-            )
+            last = move_result(game, len(game.moves) - 1)
+            ending = self.receipts.ending(done, game, last, finished_at)
         placement = Placement(record.tournament_id, seat.round or 0, by, placed, next_card(game))
         await self.store.append_move(
             seat.deal_id,
             first,
             " ".join(texts),
             finished_at,
-            deals.tournament_ttl(record),
+            tournament_ttl(record, self.settings.tournament_retention),
             final_total(game),
             ending,
             placement,
@@ -292,20 +247,18 @@ class Rounds:
     # --- the keeper -----------------------------------------------------------------
 
     def begin(self) -> None:
-        """Start this process's keeper and news tasks (on app start-up)."""
-        if not self._tasks:
+        """Start this process's keeper task (on app start-up)."""
+        if self._task is None:
             self._stopping = False
-            loop = asyncio.get_running_loop()
-            self._tasks = [loop.create_task(self.keep()), loop.create_task(self.follow())]
+            self._task = asyncio.get_running_loop().create_task(self.keep())
 
     async def end(self) -> None:
-        """Stop the tasks (on app shutdown), waiting for them a moment at most."""
-        tasks, self._tasks = self._tasks, []
-        self._stopping = True  # the loops end even if a cancel is lost on the way
-        for task in tasks:
+        """Stop the keeper (on app shutdown), waiting for it a moment at most."""
+        task, self._task = self._task, None
+        self._stopping = True  # the loop ends even if a cancel is lost on the way
+        if task is not None:
             task.cancel()
-        if tasks:  # a subscription being torn down must not hold the shutdown up
-            await asyncio.wait(tasks, timeout=SHUTDOWN_WAIT)
+            await asyncio.wait([task], timeout=SHUTDOWN_WAIT)
 
     async def keep(self) -> None:
         """Until the app stops: do what is due in every round past its deadline or start time.
@@ -353,168 +306,11 @@ class Rounds:
         if state.finished or (closed and state.started_at is None):
             await self.store.drop_due(tournament_id, number)
 
-    # --- following the calls ----------------------------------------------------------
 
-    async def follow(self) -> None:
-        """Until the app stops: read the calls of every followed round that has news."""
-        while not self._stopping:
-            try:
-                for key in list(self._watches):  # news may have been missed: read again
-                    await self._refresh(key)
-                async for key in self.store.round_news():
-                    if key in self._watches:
-                        await self._refresh(key)
-            except StoreUnavailable:
-                await asyncio.sleep(0.5)
-
-    async def _refresh(self, key: tuple[str, int]) -> None:
-        """Read the round's new calls and state; wake its listeners if anything changed."""
-        watch = self._watches.get(key)
-        if watch is None:
-            return
-        watch.read_at = asyncio.get_running_loop().time()
-        fresh = await self.store.round_calls(key[0], key[1], _last_index(watch))
-        state = await self.store.round_state(key[0], key[1])
-        known = _last_index(watch)  # another refresh may have read some meanwhile
-        fresh = [call for call in fresh if call.index > known]
-        before = watch.state
-        watch.calls.extend(fresh)
-        watch.state = state
-        if (
-            fresh
-            or before is None
-            or (before.finished, before.call) != (state.finished, state.call)
-        ):
-            watch.tell()
-
-    @contextlib.asynccontextmanager
-    async def _watch(self, key: tuple[str, int]) -> AsyncIterator[_Watch]:
-        """Follow a round for one listener (503 past :data:`MAX_LISTENERS`)."""
-        if self._listeners >= MAX_LISTENERS:
-            raise problem(
-                503,
-                f"this server follows {MAX_LISTENERS} rounds' calls at once: try again soon",
-                type_="/problems/unavailable",
-                code="too-many-listeners",
-                headers={"Retry-After": "5"},
-            )
-        watch = self._watches.get(key)
-        if watch is None:
-            watch = self._watches[key] = _Watch()
-        watch.listeners += 1
-        self._listeners += 1
-        try:
-            if watch.state is None:
-                await self._refresh(key)
-            yield watch
-        finally:
-            watch.listeners -= 1
-            self._listeners -= 1
-            if watch.listeners == 0:
-                self._watches.pop(key, None)
-
-    async def _wait(
-        self,
-        watch: _Watch,
-        key: tuple[str, int],
-        seconds: float,
-        gone: asyncio.Future[None] | None = None,
-    ) -> None:
-        """Wait for news of the round, at most ``seconds`` (reading it again meanwhile).
-
-        ``gone`` ends the wait too: the client has gone away.
-        """
-        done: Any = False
-        if gone is None:  # an event stream: the cheapest wait (hundreds wake at each call)
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(min(seconds, REFRESH)):
-                    done = await watch.changed.wait()
-        else:
-            changed: asyncio.Future[Any] = asyncio.ensure_future(watch.changed.wait())
-            waits: set[asyncio.Future[Any]] = {changed, gone}
-            try:
-                done, _ = await asyncio.wait(
-                    waits, timeout=min(seconds, REFRESH), return_when=FIRST_COMPLETED
-                )
-            finally:
-                changed.cancel()
-        stale = asyncio.get_running_loop().time() - watch.read_at >= REFRESH
-        if not done and stale:  # no news for a while: one listener reads for all
-            with contextlib.suppress(StoreUnavailable):  # a listener outlasts an outage
-                await self._refresh(key)
-
-    async def long_poll(
-        self,
-        record: TournamentRecord,
-        number: int,
-        after: int,
-        wait: float,
-        gone: asyncio.Future[None] | None = None,
-    ) -> RoundCalls:
-        """The calls after ``after``, waiting up to ``wait`` seconds for one (or the end).
-
-        ``gone`` (done once the client has gone away) ends the wait early.
-        """
-        key = (record.tournament_id, number)
-        loop = asyncio.get_running_loop()
-        until = loop.time() + min(wait, MAX_WAIT)
-        async with self._watch(key) as watch:
-            while True:
-                fresh = [call for call in watch.calls if call.index > after]
-                finished = watch.state is not None and watch.state.finished
-                left = until - loop.time()
-                if fresh or finished or left <= 0 or (gone is not None and gone.done()):
-                    break
-                await self._wait(watch, key, left, gone)
-        state = await self.advance(record, number)
-        return RoundCalls(
-            await self.describe(record, number, state),
-            [self._call_of(record, call) for call in fresh],
-        )
-
-    async def stream(
-        self, record: TournamentRecord, number: int, after: int
-    ) -> AsyncIterator[bytes]:
-        """Server-sent events: a ``call`` per card after ``after``, then ``end``.
-
-        Each call is encoded once per process and the same bytes go to every listener:
-        a call reaches hundreds of seats at once.
-        """
-        key = (record.tournament_id, number)
-        loop = asyncio.get_running_loop()
-        until = loop.time() + STREAM_SECONDS
-        async with self._watch(key) as watch:
-            sent = after
-            quiet = loop.time()
-            while loop.time() < until:
-                for call in watch.calls:
-                    if call.index > sent:
-                        event = watch.events.get(call.index)
-                        if event is None:
-                            data = msgspec.json.encode(self._call_of(record, call))
-                            event = watch.events[call.index] = _event(b"call", data, call.index)
-                        yield event
-                        sent = call.index
-                        quiet = loop.time()
-                if watch.state is not None and watch.state.finished:
-                    status = await self.describe(record, number, watch.state)
-                    yield _event(b"end", msgspec.json.encode(status))
-                    return
-                if loop.time() - quiet >= KEEPALIVE:
-                    yield b": keep-alive\r\n\r\n"
-                    quiet = loop.time()
-                await self._wait(watch, key, KEEPALIVE)
-
-
-def _last_index(watch: _Watch) -> int:
-    """The index of the last call a watch holds (-1: none yet)."""
-    return watch.calls[-1].index if watch.calls else -1
-
-
-def _event(name: bytes, data: bytes, event_id: int | None = None) -> bytes:
-    """One server-sent event (``data`` is one line of JSON)."""
-    head = b"" if event_id is None else b"id: %d\r\n" % event_id
-    return head + b"event: " + name + b"\r\ndata: " + data + b"\r\n\r\n"
+def call_of(record: TournamentRecord, call: CallRecord) -> Call:
+    """A stored call as its listeners see it: the card, when it was called, its deadline."""
+    deadline = call.at + record.card_seconds * 1000
+    return Call(call.index, call.card, rfc3339_ms(call.at), rfc3339_ms(deadline))
 
 
 def unknown_round(record: TournamentRecord, number: int) -> None:
@@ -531,4 +327,4 @@ def unknown_round(record: TournamentRecord, number: int) -> None:
         )
 
 
-__all__ = ["Rounds", "rfc3339_ms", "turns_of", "unknown_round"]
+__all__ = ["Rounds", "call_of", "turns_of", "unknown_round"]

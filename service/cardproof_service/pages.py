@@ -29,6 +29,7 @@ from cardproof.models import (
     Tournament,
 )
 from cardproof.tournaments import percent_of_par, round_deal
+from cardproof_service.standings import Scoreboard
 from cardproof_service.store import GameResult
 from cardproof_service.tournaments import Access, Tournaments
 
@@ -345,10 +346,12 @@ def render(
     )
 
 
-async def standings_page(tournaments: Tournaments, tournament_id: str, access: Access) -> str:
+async def standings_page(
+    tournaments: Tournaments, scoreboard: Scoreboard, tournament_id: str, access: Access
+) -> str:
     """The page of a tournament the caller may read (the API's rule: problems otherwise)."""
     tournament = await tournaments.read(tournament_id, access)
-    standings = await tournaments.standings(tournament_id, access)
+    standings = await scoreboard.standings(tournament_id, access)
     place = {line.name: index for index, line in enumerate(standings.entrants)}
     results = sorted(
         await tournaments.store.results(tournament_id),

@@ -37,9 +37,10 @@ from cardproof.models import (
     SolveRequest,
 )
 from cardproof.tournaments import round_deal
-from cardproof_service.deals import Deals, now, round_commitment_id, tournament_closed
+from cardproof_service.commitments import Commitments, round_commitment_id
 from cardproof_service.solving import SolverBusy, Solvers, TooManySearches
 from cardproof_service.store import GameResult, Store, TournamentRecord
+from cardproof_service.times import now, tournament_closed
 
 PAR_VARIANTS = (PokerSquares.id, PokerPatience.id, SerpentPatience.id)
 """The variants whose rounds have a par (a solver for a known deal)."""
@@ -68,7 +69,7 @@ class Pars:
     """Round pars: read from the store, solved in the background where missing."""
 
     store: Store
-    deals: Deals
+    commitments: Commitments
     solvers: Solvers
     budget: float
     _running: dict[str, asyncio.Task[None]] = field(default_factory=dict)
@@ -141,7 +142,7 @@ class Pars:
         self, record: TournamentRecord, number: int, entrant_total: int | None, entrant_moves: str
     ) -> RoundPar:
         """The solver's answer for the round's deal, or the best entrant's game if higher."""
-        seed = self.deals.server_seed(round_commitment_id(record.tournament_id, number))
+        seed = self.commitments.server_seed(round_commitment_id(record.tournament_id, number))
         options, deck = round_deal(record.variant, record.options, seed, record.salt)
         request = SolveRequest(
             variant=record.variant,

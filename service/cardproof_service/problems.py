@@ -70,6 +70,16 @@ def problem(
     )
 
 
+def not_found(detail: str, code: str) -> ProblemDetailsException:
+    """404 naming what is missing."""
+    return problem(404, detail, type_="/problems/not-found", code=code)
+
+
+def conflict(detail: str, code: str, **extra: Any) -> ProblemDetailsException:
+    """409: the request does not fit the resource's state."""
+    return problem(409, detail, type_="/problems/conflict", code=code, **extra)
+
+
 def problem_body(status: int, detail: str, *, type_: str, **extra: Any) -> bytes:
     """The JSON of a problem answered outside the plugin (by a middleware), in its form."""
     fields = {"status": status, "type": type_, "title": HTTPStatus(status).phrase}

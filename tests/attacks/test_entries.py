@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from litestar import Litestar
 
-import cardproof_service.tournaments as tournaments_module
+import cardproof_service.entries as entries_module
 from attack_kit import HttpClient, bearer, enter, open_tournament, organizer_key, reader
 from test_tournaments_api import _CODES, _READERS
 
@@ -79,7 +79,7 @@ def test_an_entry_replay_is_honoured_for_its_window_only(
     assert (guessed.status_code, guessed.json()["code"]) == (409, "name-taken")
     assert "token" not in guessed.text
 
-    monkeypatch.setattr(tournaments_module, "REPLAY_WINDOW", 1)
+    monkeypatch.setattr(entries_module, "REPLAY_WINDOW", 1)
     late_key = {"Idempotency-Key": "d1e2f3a4-0000-4000-8000-000000000001"}
     made = client.post(f"/v1/tournaments/{tid}/entries", json={"name": "bob"}, headers=late_key)
     assert made.status_code == 201

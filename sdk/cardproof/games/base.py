@@ -90,7 +90,7 @@ class Game(ABC, Generic[M, O]):
     def worst_total(cls, options: O) -> int:
         """The worst score these options allow: what an unfinished tournament game counts.
 
-        GAMES.md section 9: a game not finished by the close (abandoned, a dead end)
+        docs/rules.md section 9: a game not finished by the close (abandoned, a dead end)
         counts as the table's lowest points times the number of lines, so leaving never
         beats finishing. Variants whose lines never score below 0 count 0.
         """
@@ -100,7 +100,7 @@ class Game(ABC, Generic[M, O]):
     def turns(cls, options: O) -> int | None:
         """The moves of every game with these options, one card each, when none ends early.
 
-        A lockstep round calls that many cards (GAMES.md section 9); ``None`` for a variant
+        A lockstep round calls that many cards (docs/rules.md section 9); ``None`` for a variant
         whose games vary in length (a dead end, a series removed), which has no calls.
         """
         return None

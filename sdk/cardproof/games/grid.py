@@ -199,7 +199,7 @@ class GridGame(Game[M, O]):
 
     @classmethod
     def worst_total(cls, options: O) -> int:
-        """The table's lowest points times the lines scored (GAMES.md section 9).
+        """The table's lowest points times the lines scored (docs/rules.md section 9).
 
         Five of a kind is left out: a 52-card deck cannot make it.
 

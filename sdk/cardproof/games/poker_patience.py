@@ -1,4 +1,4 @@
-"""``poker-patience``: Poker Patience by the Hoyle rules, GAMES.md section 3.
+"""``poker-patience``: Poker Patience by the Hoyle rules, docs/rules.md section 3.
 
 The first card goes anywhere and defines the origin ``(0, 0)``; every later card
 goes into an empty cell touching a card already laid (horizontally, vertically or

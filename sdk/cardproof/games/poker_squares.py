@@ -1,4 +1,4 @@
-"""``poker-squares``: Poker Squares (Poker Solitaire), GAMES.md section 2.
+"""``poker-squares``: Poker Squares (Poker Solitaire), docs/rules.md section 2.
 
 The first 25 cards of the deck are turned up one at a time; each goes into any
 empty cell of a 5x5 grid and never moves. After 25 placements the 5 rows and 5

@@ -1,4 +1,4 @@
-"""``repeat-poker``: Repeat Poker, GAMES.md section 5.
+"""``repeat-poker``: Repeat Poker, docs/rules.md section 5.
 
 All 52 cards of a shuffled deck are turned up one at a time, each placed at the end
 of one of the ``rows`` rows (1..5, default 5). A row that reaches 5 cards is scored

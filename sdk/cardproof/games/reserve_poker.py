@@ -1,4 +1,4 @@
-"""``reserve-poker``: Repeat Poker, the reserve variant, GAMES.md section 6.
+"""``reserve-poker``: Repeat Poker, the reserve variant, docs/rules.md section 6.
 
 The 53 cards (the 52 and a joker) are dealt round-robin, left to right, into 4
 reserve columns: card ``i`` of the deal goes to column ``i % 4``, so column 0 gets 14

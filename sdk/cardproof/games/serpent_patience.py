@@ -1,4 +1,4 @@
-"""``serpent-patience``: Serpent Poker Patience, GAMES.md section 4.
+"""``serpent-patience``: Serpent Poker Patience, docs/rules.md section 4.
 
 All 25 cards are shown before play (an open variant) and laid in their fixed order;
 each card after the first goes into an empty cell orthogonally next to the cell of

@@ -1,4 +1,4 @@
-"""``solodrez``: SoloDrez, played with the 56-card Pokerdrez deck, GAMES.md section 7.
+"""``solodrez``: SoloDrez, played with the 56-card Pokerdrez deck, docs/rules.md section 7.
 
 All 56 cards are dealt face up, round-robin, into 9 columns (card ``i`` to column
 ``i % 9``), so columns 0 and 1 hold 7 cards and the others 6. A column is listed from

@@ -1,1 +1,1 @@
-"""Solvers: exact or bounded answers about deals (GAMES.md section 9)."""
+"""Solvers: exact or bounded answers about deals (docs/rules.md section 10)."""

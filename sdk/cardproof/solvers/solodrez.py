@@ -1,6 +1,6 @@
 """SoloDrez solver: won, lost or unknown within a time budget, with a winning line.
 
-GAMES.md section 9 asks whether a SoloDrez position can be won. :func:`solve` answers
+docs/rules.md section 10 asks whether a SoloDrez position can be won. :func:`solve` answers
 from a game's current position by an iterative depth-first search (an explicit stack:
 its line can run to thousands of moves) over an abstract position:
 

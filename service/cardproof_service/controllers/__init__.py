@@ -5,6 +5,7 @@ from cardproof_service.controllers.health import HealthController
 from cardproof_service.controllers.keys import KeysController
 from cardproof_service.controllers.metrics import MetricsController
 from cardproof_service.controllers.pages import PagesController
+from cardproof_service.controllers.rounds import RoundsController
 from cardproof_service.controllers.scoring import ScoringController
 from cardproof_service.controllers.solve import SolveController
 from cardproof_service.controllers.tournaments import TournamentsController
@@ -19,6 +20,7 @@ __all__ = [
     "KeysController",
     "MetricsController",
     "PagesController",
+    "RoundsController",
     "ScoringController",
     "SolveController",
     "TournamentsController",

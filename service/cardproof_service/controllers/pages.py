@@ -9,6 +9,7 @@ from litestar.params import Parameter
 
 from cardproof_service.controllers.tournaments import access_of
 from cardproof_service.pages import CONTENT_SECURITY_POLICY, standings_page
+from cardproof_service.standings import Scoreboard
 from cardproof_service.tournaments import Tournaments
 
 
@@ -30,7 +31,8 @@ class PagesController(Controller):
         (``Authorization: Bearer cpo_...``) or with their invite code (``X-Invite-Code``).
         """
         tournaments: Tournaments = request.app.state.tournaments
-        page = await standings_page(tournaments, tournament_id, access_of(request))
+        scoreboard: Scoreboard = request.app.state.scoreboard
+        page = await standings_page(tournaments, scoreboard, tournament_id, access_of(request))
         return Response(
             content=page,
             media_type=MediaType.HTML,

@@ -57,9 +57,10 @@ def variant_infos() -> list[VariantInfo]:
             tables=tables_of(cls),
             point_systems=list(GENERATED) if takes_scoring(cls) else [],
             information_by_option=cls.information_by_option(),
-            unfinished="Decision (GAMES.md section 9): in a tournament, a game not finished by "
-            "the close (abandoned, a dead end, never opened) counts as the worst score its "
-            f"options allow, so that leaving never beats finishing: {cls.unfinished_rule}.",
+            unfinished="Decision (docs/rules.md section 9): in a tournament, a game not "
+            "finished by the close (abandoned, a dead end, never opened) counts as the worst "
+            "score its options allow, so that leaving never beats finishing: "
+            f"{cls.unfinished_rule}.",
         )
         for cls in VARIANTS.values()
     ]

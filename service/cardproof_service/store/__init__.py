@@ -4,9 +4,21 @@ The service processes are stateless: deal logs, used commitments and idempotency
 records, rate-limit counters, games in flight, tournament organizers and tournaments
 live here. Both backends pass one
 contract test suite.
+
+records.py holds the records; base.py the protocols, one per kind of record, and
+``Store``, all of them; memory/ and redis/ the backends, each made of one part per kind.
 """
 
 from cardproof_service.store.base import (
+    DealStore,
+    LimitStore,
+    MoveStore,
+    RoundStore,
+    Store,
+    TournamentStore,
+)
+from cardproof_service.store.memory import MemoryStore
+from cardproof_service.store.records import (
     Appended,
     CallRecord,
     Claim,
@@ -25,12 +37,10 @@ from cardproof_service.store.base import (
     RoundStarted,
     RoundState,
     Standing,
-    Store,
     StoreUnavailable,
     TooManyGames,
     TournamentRecord,
 )
-from cardproof_service.store.memory import MemoryStore
 
 __all__ = [
     "Appended",
@@ -38,12 +48,15 @@ __all__ = [
     "Claim",
     "DailyQuota",
     "DealRecord",
+    "DealStore",
     "Ending",
     "EntryOutcome",
     "EntryResult",
     "GameResult",
     "Hits",
+    "LimitStore",
     "MemoryStore",
+    "MoveStore",
     "NewEntrant",
     "OpenTournament",
     "OrganizerRecord",
@@ -51,9 +64,11 @@ __all__ = [
     "Placement",
     "RoundStarted",
     "RoundState",
+    "RoundStore",
     "Standing",
     "Store",
     "StoreUnavailable",
     "TooManyGames",
     "TournamentRecord",
+    "TournamentStore",
 ]

@@ -959,7 +959,7 @@ export interface components {
         };
         /**
          * ReceiptPayload
-         * @description What a receipt attests (DESIGN.md section 4).
+         * @description What a receipt attests (docs/protocol.md section 4).
          *
          *     ``server_seed`` is ``null`` until it is revealed; ``blind`` says whether hidden cards
          *     were revealed one move at a time; ``committed_before_client_seed`` whether the server

@@ -16,7 +16,7 @@ export type PointSystem = (typeof POINT_SYSTEMS)[number];
 
 /** The categories drawn, high card first (step 2; five of a kind scores 0). */
 const DRAWN: readonly Category[] = CATEGORIES.filter((category) => category !== "five-of-a-kind");
-/** The American and British tables of GAMES.md section 1, in the order of `DRAWN`: part of
+/** The American and British tables of docs/rules.md section 1, in the order of `DRAWN`: part of
  * the derivation itself, so never taken from a server's answer. */
 const AMERICAN = [0, 2, 5, 10, 15, 20, 25, 50, 75, 100];
 const BRITISH = [0, 1, 3, 6, 12, 5, 10, 16, 30, 30];

@@ -1,5 +1,5 @@
 /**
- * Receipt verification in the browser (DESIGN.md section 4), with WebCrypto only: the
+ * Receipt verification in the browser (docs/protocol.md section 4), with WebCrypto only: the
  * compact JWS's Ed25519 signature against the key set, SHA-256 of the revealed server
  * seed against the committed hash, the deck re-derived by `cardproof-shuffle-v1`, and the
  * cards dealt checked against it. Each failed check is a reason, never an exception.

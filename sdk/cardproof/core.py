@@ -1,0 +1,189 @@
+"""The request core under both clients: settings, headers, retries and typed errors.
+
+:class:`RequestCore` builds each request (its ``Idempotency-Key`` fixed across
+retries), decides whether and how long to wait before another try, and turns an
+answer into its typed result or a typed :class:`~cardproof.errors.APIError` from its
+problem+json body. It does no I/O: :class:`~cardproof.client.Client` and
+:class:`~cardproof.async_client.AsyncClient` send with httpx, sleeping as it says.
+Retries cover connection errors, timeouts, 429 and 5xx, with full-jitter exponential
+backoff that honours ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from datetime import UTC
+from email.utils import parsedate_to_datetime
+from typing import Any, Final, TypeVar
+
+import httpx
+import msgspec
+
+from cardproof.endpoints import ApiCall
+from cardproof.errors import (
+    APIError,
+    BadRequestError,
+    ConflictError,
+    ForbiddenError,
+    IllegalMoveError,
+    NotFoundError,
+    PayloadTooLargeError,
+    RateLimitedError,
+    ServerError,
+    TransportError,
+    UnauthorizedError,
+    UnprocessableError,
+)
+from cardproof.version import VERSION
+
+T = TypeVar("T")
+
+DEFAULT_BASE_URL: Final = "http://127.0.0.1:8000"
+RETRY_STATUSES: Final = frozenset({429, 500, 502, 503, 504})
+RETRY_TRANSPORT_ERRORS: Final = (
+    httpx.TimeoutException,
+    httpx.NetworkError,
+    httpx.RemoteProtocolError,
+)
+"""Transport failures worth another try; others (a bad URL, a proxy refusal) are final."""
+_ERRORS: Final[dict[int, type[APIError]]] = {
+    400: BadRequestError,
+    401: UnauthorizedError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    409: ConflictError,
+    413: PayloadTooLargeError,
+    422: UnprocessableError,
+    429: RateLimitedError,
+}
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """``Retry-After`` as seconds from now (delta-seconds or an HTTP date), if valid.
+
+    >>> retry_after_seconds("3"), retry_after_seconds(None), retry_after_seconds("soon")
+    (3.0, None, None)
+    """
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # "-0000": UTC, with no claim about the sender's zone
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - time.time())
+
+
+def error_from_response(response: httpx.Response) -> APIError:
+    """The typed error for a non-2xx answer, from its problem+json body when present."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        body = {}
+    status = response.status_code
+    cls = _ERRORS.get(status, ServerError if status >= 500 else APIError)
+    if status == 422 and isinstance(body.get("move_index"), int):
+        cls = IllegalMoveError
+    return cls(
+        status,
+        str(body.get("title") or response.reason_phrase),
+        str(body.get("detail") or ""),
+        type_=str(body.get("type") or "about:blank"),
+        body=body,
+        retry_after=retry_after_seconds(response.headers.get("retry-after")),
+    )
+
+
+class RequestCore:
+    """Settings, request building, retry policy and decoding, free of I/O."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None,
+        timeout: float,
+        max_retries: int,
+        backoff: float,
+        max_backoff: float,
+    ) -> None:
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.headers = {
+            "user-agent": f"cardproof-python/{VERSION}",
+            "accept": "application/json",
+        }
+        if api_key:
+            self.headers["authorization"] = f"Bearer {api_key}"
+
+    def request_args(self, call: ApiCall[Any]) -> dict[str, Any]:
+        """Arguments of one logical request (the same for each of its attempts)."""
+        headers = dict(self.headers)
+        if call.authorization is not None:
+            headers["authorization"] = call.authorization
+        if call.invite_code is not None:
+            headers["x-invite-code"] = call.invite_code
+        content = None
+        if call.body is not None:
+            headers["content-type"] = "application/json"
+            content = msgspec.json.encode(call.body)
+        if call.method == "POST":
+            headers["idempotency-key"] = str(uuid.uuid4())
+        return {
+            "method": call.method,
+            "url": self.base_url + call.path,
+            "headers": headers,
+            "content": content,
+            "timeout": self.timeout + call.wait,
+        }
+
+    def delay(self, attempt: int) -> float:
+        """Full-jitter exponential backoff before retry ``attempt`` (1-based)."""
+        return random.uniform(0, min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+
+    def retry_delay(self, response: httpx.Response, attempt: int) -> float | None:
+        """``None`` if ``response`` is final, else seconds to wait before trying again.
+
+        ``Retry-After`` wins when the server sent it; if it asks for longer than
+        ``max_backoff`` the answer is final (the error carries ``retry_after``).
+        """
+        if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
+            return None
+        asked = retry_after_seconds(response.headers.get("retry-after"))
+        if asked is None:
+            return self.delay(attempt + 1)
+        return asked if asked <= self.max_backoff else None
+
+    def transport_retry(self, error: httpx.TransportError, attempt: int) -> float:
+        """The delay before retrying after a transport failure, or raise it as final."""
+        if not isinstance(error, RETRY_TRANSPORT_ERRORS) or attempt >= self.max_retries:
+            raise TransportError(
+                f"{error.request.method} {error.request.url}: {error!r}"
+            ) from error
+        return self.delay(attempt + 1)
+
+    @staticmethod
+    def decode(response: httpx.Response, result_type: type[T]) -> T:
+        """The typed result of a 2xx answer, else the typed error."""
+        if not response.is_success:
+            raise error_from_response(response)
+        try:
+            return msgspec.json.decode(response.content, type=result_type)
+        except msgspec.DecodeError as error:
+            raise APIError(
+                response.status_code, "Unexpected response", f"the answer cannot be read: {error}"
+            ) from None

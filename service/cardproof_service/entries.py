@@ -1,0 +1,178 @@
+"""Entries: entering a tournament once per name, invite codes, tokens, and round games.
+
+Names are compared by :func:`~cardproof_service.names.name_key` (case-folded,
+confusable skeleton), so a look-alike of an entrant's name is taken. An invite-only
+tournament takes a single-use code per entry. An entrant's token
+(:mod:`cardproof_service.entrants`) opens the entrant's round games, once per round,
+through the deals flow, and is needed for each of their moves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from cardproof.errors import RuleError
+from cardproof.models import (
+    DealState,
+    Entry,
+    EntryRequest,
+    InviteCodes,
+    InviteRequest,
+    RoundCommitment,
+)
+from cardproof_service.commitments import round_commitment_id
+from cardproof_service.dealing import Dealing
+from cardproof_service.entrants import make_token, require_entrant
+from cardproof_service.idempotency import REPLAY_WINDOW
+from cardproof_service.invites import add_invites, invite_hash
+from cardproof_service.keys import Keys
+from cardproof_service.lockstep import Rounds
+from cardproof_service.names import display_name, name_key
+from cardproof_service.problems import conflict, not_found, problem, unauthorized
+from cardproof_service.store import NewEntrant, Store, TournamentRecord
+from cardproof_service.times import now, rfc3339, tournament_closed
+from cardproof_service.tournaments import Tournaments, require_open
+
+
+@dataclass
+class Entries:
+    """Entrants of tournaments and their round games; one per app."""
+
+    store: Store
+    keys: Keys
+    tournaments: Tournaments
+    dealing: Dealing
+    rounds: Rounds
+
+    async def invite(
+        self, tournament_id: str, request: InviteRequest, authorization: str | None
+    ) -> InviteCodes:
+        """More single-use invite codes, for the organizer of an invite-only tournament."""
+        record = await self.tournaments.record(tournament_id)
+        await self.tournaments.owner(record, authorization, "only its organizer invites:")
+        if record.entry != "invite":
+            raise conflict("this tournament is public: anyone may enter", "not-invite-only")
+        if tournament_closed(record):
+            raise conflict("the tournament is closed", "closed")
+        return InviteCodes(tournament_id, await add_invites(self.store, record, request.count))
+
+    def entrant_token(self, record: TournamentRecord, entrant_id: str) -> str:
+        """A token for this entrant, good until the tournament closes."""
+        master = self.keys.master
+        return make_token(master, record.tournament_id, entrant_id, record.closes_at)
+
+    async def entrant(self, record: TournamentRecord, authorization: str | None) -> tuple[str, str]:
+        """The (entrant id, name) an ``Authorization: Bearer cpe_...`` header proves."""
+        token = require_entrant(self.keys.master, authorization, record.tournament_id, now())
+        name = await self.store.entrant_name(record.tournament_id, token.entrant_id)
+        if name is None:  # only if the store lost it: the tag is ours
+            raise unauthorized("this entrant is not known", "cardproof entrants")
+        return token.entrant_id, name
+
+    async def enter(
+        self, tournament_id: str, request: EntryRequest, idempotency_key: str | None = None
+    ) -> Entry:
+        """Enter ``request.name``: while entry is open, once per name, within the limit.
+
+        Names are compared by :func:`~cardproof_service.names.name_key` (case-folded,
+        confusable skeleton): a look-alike of an entrant's name is taken. An invite-only
+        tournament takes a single-use code. A request resent with the same
+        ``Idempotency-Key`` within 24 hours gets the same entry (and token).
+        """
+        record = await self.tournaments.record(tournament_id)
+        require_open(record)
+        name = display_name(request.name)
+        code = request.invite_code if isinstance(request.invite_code, str) else None
+        if record.entry == "invite" and code is None:
+            raise problem(
+                403,
+                "this tournament is invite-only: an invite_code is needed",
+                type_="/problems/forbidden",
+                code="bad-invite-code",
+            )
+        replay = None
+        if idempotency_key is not None:
+            message = "\0".join(("cardproof-entry-replay", tournament_id, idempotency_key))
+            replay = hashlib.sha256(message.encode()).hexdigest()
+        entrant = NewEntrant(
+            entrant_id=secrets.token_hex(8),
+            name=name,
+            key=name_key(name),
+            invite=invite_hash(code) if record.entry == "invite" and code else None,
+            replay=replay,
+            replay_ttl=REPLAY_WINDOW,
+            expires_at=record.expires_at,
+        )
+        result = await self.store.add_entrant(tournament_id, entrant, record.max_entrants)
+        if result.outcome == "replayed":
+            if name_key(result.name) != entrant.key:
+                raise RuleError(
+                    "idempotency-key-reused",
+                    "this Idempotency-Key was used for another entry: send a fresh one",
+                    field="Idempotency-Key",
+                )
+            return self._entry(record, result.entrant_id, result.name)
+        if result.outcome in {"bad-invite", "invite-used"}:
+            used = result.outcome == "invite-used"
+            raise problem(
+                403,
+                "this invite code has entered someone already: each code enters once"
+                if used
+                else "this is not an invite code of this tournament",
+                type_="/problems/forbidden",
+                code="invite-used" if used else "bad-invite-code",
+            )
+        if result.outcome == "name-taken":
+            clash = result.name
+            looks = "" if clash == name else f" (it looks like {clash!r}, who has entered)"
+            raise conflict(
+                f"the name {name!r} is taken{looks}", "name-taken", taken_by=clash or None
+            )
+        if result.outcome == "full":
+            raise conflict(f"the tournament is full ({record.max_entrants} entrants)", "full")
+        return self._entry(record, entrant.entrant_id, name)
+
+    def _entry(self, record: TournamentRecord, entrant_id: str, name: str) -> Entry:
+        """The answer to an entry: the token, and the round hashes the entrant holds us to."""
+        view = self.tournaments.view(record, None)
+        return Entry(
+            tournament_id=record.tournament_id,
+            entrant_id=entrant_id,
+            name=name,
+            token=self.entrant_token(record, entrant_id),
+            expires_at=rfc3339(record.closes_at),
+            rounds=[RoundCommitment(r.round, r.server_seed_hash, None) for r in view.rounds],
+            salt=record.salt,
+        )
+
+    async def open_round(
+        self,
+        tournament_id: str,
+        round_number: int,
+        authorization: str | None,
+        idempotency_key: str | None = None,
+    ) -> DealState:
+        """The entrant's game on round ``round_number``: once, through the deals flow."""
+        record = await self.tournaments.record(tournament_id)
+        if not 1 <= round_number <= record.rounds:
+            raise not_found(
+                f"round {round_number} is not in this tournament (rounds 1..{record.rounds})",
+                "unknown-round",
+            )
+        entrant_id, name = await self.entrant(record, authorization)
+        require_open(record)
+        if record.format == "lockstep":
+            await self.rounds.advance(record, round_number)  # a start time passed: started
+        return await self.dealing.create_round_game(
+            record,
+            round_number,
+            round_commitment_id(tournament_id, round_number),
+            entrant_id,
+            name,
+            idempotency_key,
+        )
+
+
+__all__ = ["Entries"]

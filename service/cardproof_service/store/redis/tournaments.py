@@ -1,0 +1,296 @@
+"""The Redis store's tournaments: organizers, tournaments, entrants, standings, pars.
+
+Owns the organizers' keys (one tag for all) and every key under a tournament's tag but
+its rounds': its record and closed mark, entrants and invites, totals and finished
+games, results and pars. Results are written by a game's last move (moves.py, in the
+deal's step: the deal carries its tournament's tag) and read here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, cast
+
+import msgspec
+from redis.typing import EncodableT
+
+import cardproof_service.store.keys as layout
+from cardproof_service.store.records import (
+    EntryOutcome,
+    EntryResult,
+    GameResult,
+    NewEntrant,
+    OrganizerRecord,
+    Standing,
+    TournamentRecord,
+)
+from cardproof_service.store.redis.core import RedisClient, RedisCore
+
+_READ_STANDINGS: Final = """
+return {redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES'), redis.call('HGETALL', KEYS[2])}
+"""
+"""A tournament's totals and finished games, read in one step."""
+
+_CLOSE_TOURNAMENT: Final = """
+local found = redis.call('GET', KEYS[1])
+if not found then return 0 end
+local record = cjson.decode(found)
+if record['closed_at'] then
+  if record['closed_at'] == tonumber(ARGV[1]) then return 1 end
+  return 0
+end
+record['closed_at'] = tonumber(ARGV[1])
+redis.call('SET', KEYS[1], cjson.encode(record), 'KEEPTTL')
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('SET', KEYS[2], 1, 'PX', ttl) else redis.call('SET', KEYS[2], 1) end
+return 1
+"""
+"""Set a tournament's ``closed_at`` once (the record is JSON); the same time again is the
+same close. ``KEYS[2]``, the closed mark, lives as long as the record: the append reads
+it, not the whole record, to refuse a move after the close."""
+
+_ENTER: Final = """
+if ARGV[6] ~= '' then
+  local first = redis.call('GET', KEYS[6])
+  if first then return {'replayed', first, redis.call('HGET', KEYS[2], first) or ''} end
+end
+local known = redis.call('HGET', KEYS[1], ARGV[1])
+if known == ARGV[2] then return {'added', ARGV[2], ARGV[3]} end
+if ARGV[5] ~= '' then
+  local used = redis.call('HGET', KEYS[5], ARGV[5])
+  if not used then return {'bad-invite', '', ''} end
+  if used ~= '' and used ~= ARGV[2] then return {'invite-used', '', ''} end
+end
+if known then return {'name-taken', known, redis.call('HGET', KEYS[2], known) or ''} end
+if ARGV[4] ~= '' and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then
+  return {'full', '', ''}
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[3], 0, ARGV[3])
+redis.call('HSET', KEYS[4], ARGV[3], 0)
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[5], ARGV[5], ARGV[2]) end
+if ARGV[6] ~= '' then redis.call('SET', KEYS[6], ARGV[2], 'EX', ARGV[6]) end
+if ARGV[7] ~= '' then
+  for i = 1, 5 do
+    if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('EXPIREAT', KEYS[i], ARGV[7]) end
+  end
+end
+return {'added', ARGV[2], ARGV[3]}
+"""
+"""Enter once (name keys to ids, ids to names, a 0 total, 0 games) in the protocol's order:
+a replay key answers its first entry; an invite code must be issued and unused; the
+name's key free; room in the field. The same entrant again is the same entry."""
+
+_ADD_INVITES: Final = """
+if redis.call('HLEN', KEYS[1]) + #ARGV - 2 > tonumber(ARGV[1]) then return 0 end
+for i = 3, #ARGV do redis.call('HSETNX', KEYS[1], ARGV[i], '') end
+if ARGV[2] ~= '' then redis.call('EXPIREAT', KEYS[1], ARGV[2]) end
+return 1
+"""
+"""Unused invite codes (by hash), within the limit on codes in all, expiring with their
+tournament."""
+
+
+_ADD_ORGANIZER: Final = """
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then
+  if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then return 1 end
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[3])
+return 1
+"""
+"""Claim the name in the names hash, then store the record (neither key expires); the
+name already claimed by this very id is the same organizer."""
+
+
+class _StoredResult(msgspec.Struct):
+    """A result as the append and submit scripts write it (``cjson``)."""
+
+    deal_id: str
+    total: int
+    finished_at: int
+    moves: str
+    blind: bool
+    receipt: str | None = None
+
+
+class RedisTournaments(RedisCore):
+    """Organizers, tournaments, entrants and invites, standings, results and pars."""
+
+    def __init__(self, client: RedisClient, *, timeout: float = 2.0, min_replicas: int = 0) -> None:
+        """The core, and the scripts and decoders of tournaments."""
+        super().__init__(client, timeout=timeout, min_replicas=min_replicas)
+        self._read_standings = client.register_script(_READ_STANDINGS)
+        self._add_organizer = client.register_script(_ADD_ORGANIZER)
+        self._enter = client.register_script(_ENTER)
+        self._add_invites = client.register_script(_ADD_INVITES)
+        self._close_tournament = client.register_script(_CLOSE_TOURNAMENT)
+        self._result_decoder = msgspec.json.Decoder(_StoredResult)
+        self._organizer_decoder = msgspec.json.Decoder(OrganizerRecord)
+        self._tournament_decoder = msgspec.json.Decoder(TournamentRecord)
+
+    async def add_organizer(self, record: OrganizerRecord) -> bool:
+        """The add-organizer script: the name is claimed and the record written at once."""
+        keys = [layout.organizer(record.organizer_id), layout.ORGANIZER_NAMES]
+        args: list[EncodableT] = [record.name, record.organizer_id, msgspec.json.encode(record)]
+        added = await self._written(
+            keys[0], lambda c: self._add_organizer(keys=keys, args=args, client=c)
+        )
+        return bool(added)
+
+    async def get_organizer(self, organizer_id: str) -> OrganizerRecord | None:
+        """The organizer's record, or ``None``."""
+        key = layout.organizer(organizer_id)
+        found = await self._call(lambda: self._redis.get(key))
+        return None if found is None else self._organizer_decoder.decode(found)
+
+    async def create_tournament(self, record: TournamentRecord) -> None:
+        """One key, expiring at ``record.expires_at`` (with every other key of it)."""
+        key = layout.tournament(record.tournament_id)
+        value = msgspec.json.encode(record)
+        await self._written(key, lambda c: c.set(key, value, exat=record.expires_at))
+
+    async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
+        """The tournament's record, or ``None``."""
+        key = layout.tournament(tournament_id)
+        found = await self._call(lambda: self._redis.get(key))
+        return None if found is None else self._tournament_decoder.decode(found)
+
+    async def add_entrant(
+        self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
+    ) -> EntryResult:
+        """The enter script: every check and the entry in one step."""
+        base = layout.tournament(tournament_id)
+        replay = f"{base}:entry-replay:{entrant.replay or '-'}"
+        keys = [
+            f"{base}:entrant-keys",
+            f"{base}:entrant-ids",
+            f"{base}:totals",
+            f"{base}:finished",
+            f"{base}:invites",
+            replay,
+        ]
+        args: list[EncodableT] = [
+            entrant.key,
+            entrant.entrant_id,
+            entrant.name,
+            "" if max_entrants is None else max_entrants,
+            entrant.invite or "",
+            entrant.replay_ttl if entrant.replay else "",
+            "" if entrant.expires_at is None else entrant.expires_at,
+        ]
+        reply = await self._written(keys[0], lambda c: self._enter(keys=keys, args=args, client=c))
+        outcome, entrant_id, name = (
+            part.decode() if isinstance(part, bytes) else str(part) for part in reply
+        )
+        return EntryResult(cast(EntryOutcome, outcome), entrant_id, name)
+
+    async def add_invites(
+        self, tournament_id: str, hashes: list[str], limit: int, expires_at: int | None = None
+    ) -> bool:
+        """The add-invites script."""
+        key = f"{layout.tournament(tournament_id)}:invites"
+        args: list[EncodableT] = [limit, "" if expires_at is None else expires_at, *hashes]
+        added = await self._written(
+            key, lambda c: self._add_invites(keys=[key], args=args, client=c)
+        )
+        return bool(added)
+
+    async def invite_known(self, tournament_id: str, code_hash: str) -> bool:
+        """``HEXISTS`` on the invites hash."""
+        key = f"{layout.tournament(tournament_id)}:invites"
+        return bool(await self._call(lambda: self._redis.hexists(key, code_hash)))
+
+    async def entrant_name(self, tournament_id: str, entrant_id: str) -> str | None:
+        """The entrant's name, or ``None``."""
+        key = f"{layout.tournament(tournament_id)}:entrant-ids"
+        found = await self._call(lambda: self._redis.hget(key, entrant_id))
+        return None if found is None else cast(bytes, found).decode()
+
+    async def entrant_of_key(self, tournament_id: str, key: str) -> str | None:
+        """The entrant id under the name key, from the entrant-keys hash."""
+        keys = f"{layout.tournament(tournament_id)}:entrant-keys"
+        found = await self._call(lambda: self._redis.hget(keys, key))
+        return None if found is None else cast(bytes, found).decode()
+
+    async def standings(self, tournament_id: str) -> list[Standing]:
+        """Totals from the sorted set, finished games from the hash, read in one step."""
+        base = layout.tournament(tournament_id)
+
+        keys = [f"{base}:totals", f"{base}:finished"]
+        totals, flat = await self._call(lambda: self._read_standings(keys=keys))
+        finished = dict(zip(flat[::2], flat[1::2], strict=True))
+        return [
+            Standing(name.decode(), int(total), int(finished.get(name, 0)))
+            for name, total in zip(totals[::2], totals[1::2], strict=True)
+        ]
+
+    async def record_round_par(
+        self, tournament_id: str, round_number: int, par: bytes, expires_at: int | None
+    ) -> bytes:
+        """``HSETNX`` into the tournament's pars hash (expiring with it), then the par kept."""
+        key = f"{layout.tournament(tournament_id)}:pars"
+        field = str(round_number)
+        await self._written(key, lambda c: c.hsetnx(key, field, par))
+        if expires_at is not None:
+            await self._written(key, lambda c: c.expireat(key, expires_at))
+        kept = cast(bytes | None, await self._call(lambda: self._redis.hget(key, field)))
+        return par if kept is None else kept
+
+    async def round_pars(self, tournament_id: str) -> dict[int, bytes]:
+        """The tournament's pars hash (field: the round number)."""
+        key = f"{layout.tournament(tournament_id)}:pars"
+        found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
+        return {int(field): value for field, value in found.items()}
+
+    async def result_keys(self, tournament_id: str) -> list[tuple[str, int]]:
+        """The fields of the tournament's results hash (``player/round``), as pairs."""
+        key = f"{layout.tournament(tournament_id)}:results"
+        fields = cast(list[bytes], await self._call(lambda: self._redis.hkeys(key)))
+        pairs = []
+        for field in fields:
+            player, _, round_number = field.decode().rpartition("/")
+            pairs.append((player, int(round_number)))
+        return pairs
+
+    async def results(
+        self, tournament_id: str, games: Sequence[tuple[str, int]] | None = None
+    ) -> list[GameResult]:
+        """Results from the tournament's results hash (field ``player/round``)."""
+        key = f"{layout.tournament(tournament_id)}:results"
+        found: dict[bytes, bytes]
+        if games is None:
+            found = cast(dict[bytes, bytes], await self._call(lambda: self._redis.hgetall(key)))
+        else:
+            fields = [f"{player}/{round_}" for player, round_ in games]
+            values = cast(
+                list[bytes | None],
+                await self._call(lambda: self._redis.hmget(key, fields)) if fields else [],
+            )
+            found = {f.encode(): v for f, v in zip(fields, values, strict=True) if v is not None}
+        results = []
+        for field, value in found.items():
+            player, _, round_number = field.decode().rpartition("/")
+            stored = self._result_decoder.decode(value)
+            results.append(
+                GameResult(
+                    player=player,
+                    round=int(round_number),
+                    deal_id=stored.deal_id,
+                    total=stored.total,
+                    finished_at=stored.finished_at,
+                    moves=stored.moves,
+                    blind=stored.blind,
+                    receipt=stored.receipt,
+                )
+            )
+        return results
+
+    async def close_tournament(self, tournament_id: str, closed_at: int) -> bool:
+        """The close script: ``closed_at`` set once, in the stored record."""
+        keys = [layout.tournament(tournament_id), layout.closed(tournament_id)]
+        closed = await self._written(
+            keys[0], lambda c: self._close_tournament(keys=keys, args=[closed_at], client=c)
+        )
+        return bool(closed)
