@@ -5,7 +5,7 @@ under the master key, and its server seed is HMAC-SHA256(master key,
 ``cardproof-server-seed`` 0x00 id), so any replica derives it and none stores it. An id
 has exactly one spelling (``c_`` and canonical base64url), so one commitment cannot open
 two deals under two spellings. A tournament round's commitment id is
-``<tournament id>:round-<n>`` (docs/protocol.md section 3).
+``<tournament id>:round-<n>`` (docs/protocol.md sections 3.1, 3.2 and 3.8).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ receipt (:mod:`~cardproof_service.receipts`) and verify whole logs
 (:mod:`~cardproof_service.verification`); lockstep rounds
 (:mod:`~cardproof_service.lockstep`) place late cards through play's store steps. The
 store keeps which commitments were used and each deal's log; a game's state is always
-a replay of that log on the derived deck (docs/protocol.md section 3). The controllers
-see this one object; each method hands the request to the part that owns it.
+a replay of that log on the derived deck (docs/protocol.md sections 3 and 5). The
+controllers see this one object; each method hands the request to the part that owns it.
 """
 
 from __future__ import annotations

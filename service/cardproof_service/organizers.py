@@ -19,7 +19,7 @@ from typing import Final
 from litestar.plugins.problem_details import ProblemDetailsException
 
 from cardproof_service.problems import unauthorized
-from cardproof_service.store.base import OrganizerRecord, Store
+from cardproof_service.store import OrganizerRecord, Store
 
 KEY_PREFIX: Final = "cpo_"
 _KEY: Final = re.compile(r"cpo_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")

@@ -29,7 +29,7 @@ from cardproof_service.expected import reword, reword_parameter
 from cardproof_service.idempotency import KEY_RULE
 from cardproof_service.metrics import RATE_LIMITED
 from cardproof_service.solving import SolverBusy, TooManySearches
-from cardproof_service.store.base import OverDailyQuota, StoreUnavailable, TooManyGames
+from cardproof_service.store import OverDailyQuota, StoreUnavailable, TooManyGames
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 RETRY_AFTER_SECONDS = 1

@@ -4,7 +4,7 @@ An explicit card order is replayed and answered unsigned (practice); a seed pair
 caller chose is replayed and signed as ``practice``; a stored deal is checked against
 its caller first, and then is never a card oracle: a hidden deal (or any deal already
 played) takes only the log it was played with, compared without replaying it, and an
-unplayed open deal takes a whole log as its game (docs/protocol.md section 3).
+unplayed open deal takes a whole log as its game (docs/protocol.md section 5.5).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The service holds one store; each protocol here names what one kind of record needs
 (deals, a deal's moves, tournaments and their entrants, lockstep rounds, limits), so that
 each backend keeps each kind in a part of its own (memory/, redis/). The records are in
-records.py; they are re-exported here for the modules that import them from this one.
+records.py.
 """
 
 from __future__ import annotations
@@ -18,20 +18,15 @@ from cardproof_service.store.records import (
     DailyQuota,
     DealRecord,
     Ending,
-    EntryOutcome,
     EntryResult,
     GameResult,
     Hits,
     NewEntrant,
     OpenTournament,
     OrganizerRecord,
-    OverDailyQuota,
     Placement,
-    RoundStarted,
     RoundState,
     Standing,
-    StoreUnavailable,
-    TooManyGames,
     TournamentRecord,
 )
 
@@ -298,32 +293,4 @@ class Store(DealStore, MoveStore, TournamentStore, RoundStore, LimitStore, Proto
         """Release connections."""
 
 
-__all__ = [
-    "Appended",
-    "CallRecord",
-    "Claim",
-    "DailyQuota",
-    "DealRecord",
-    "DealStore",
-    "Ending",
-    "EntryOutcome",
-    "EntryResult",
-    "GameResult",
-    "Hits",
-    "LimitStore",
-    "MoveStore",
-    "NewEntrant",
-    "OpenTournament",
-    "OrganizerRecord",
-    "OverDailyQuota",
-    "Placement",
-    "RoundStarted",
-    "RoundState",
-    "RoundStore",
-    "Standing",
-    "Store",
-    "StoreUnavailable",
-    "TooManyGames",
-    "TournamentRecord",
-    "TournamentStore",
-]
+__all__ = ["DealStore", "LimitStore", "MoveStore", "RoundStore", "Store", "TournamentStore"]
