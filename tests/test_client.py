@@ -21,7 +21,7 @@ from cardproof import (
     UnprocessableError,
 )
 from cardproof.client import AsyncClient, Client, retry_after_seconds
-from cardproof.core import RequestCore as _Core
+from cardproof.core import RequestCore
 from cardproof.games import Cell
 from cardproof_service import examples
 
@@ -144,7 +144,9 @@ def test_retry_after_is_waited_for() -> None:
     started = time.monotonic()
     scripted(script).health()
     assert time.monotonic() - started >= 0.2
-    core = _Core(base_url="x", api_key=None, timeout=1, max_retries=1, backoff=1, max_backoff=5)
+    core = RequestCore(
+        base_url="x", api_key=None, timeout=1, max_retries=1, backoff=1, max_backoff=5
+    )
     assert all(0 <= core.delay(3) <= 4 for _ in range(100))
 
 

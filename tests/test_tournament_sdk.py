@@ -17,11 +17,11 @@ from cardproof import (
     ForbiddenError,
     ReceiptError,
     UnauthorizedError,
+    endpoints,
     verify_receipt,
 )
-from cardproof import endpoints as _Calls  # noqa: N812  # the name these tests use for it
 from cardproof.client import AsyncClient, Client
-from cardproof.core import RequestCore as _Core
+from cardproof.core import RequestCore
 from cardproof.games.grid import GridView
 from cardproof.tournaments import settle, verify_export
 from cardproof_service.organizers import new_organizer
@@ -54,11 +54,11 @@ def hours(n: float) -> datetime:
 
 
 def test_calls_send_the_organizer_key_and_an_entrant_token_per_call() -> None:
-    core = _Core(
+    core = RequestCore(
         base_url="http://x", api_key="cpo_k", timeout=1, max_retries=0, backoff=0, max_backoff=0
     )
     created = core.request_args(
-        _Calls.create_tournament(
+        endpoints.create_tournament(
             "Open", "poker-squares", 2, hours(-1), "2030-01-01T00:00:00Z", None, None, "invite"
         )
     )
@@ -68,13 +68,15 @@ def test_calls_send_the_organizer_key_and_an_entrant_token_per_call() -> None:
     assert body["entry"] == "invite"
     assert "max_entrants" not in body
     assert datetime.fromisoformat(body["opens_at"]).tzinfo is not None
-    opened = core.request_args(_Calls.open_round("t/1", 2, "cpe_e"))
+    opened = core.request_args(endpoints.open_round("t/1", 2, "cpe_e"))
     assert opened["headers"]["authorization"] == "Bearer cpe_e"  # the entrant's, not the key
     assert opened["url"] == "http://x/v1/tournaments/t%2F1/rounds/2/deal"
     assert core.headers["authorization"] == "Bearer cpo_k"  # the client's own is untouched
     naive = datetime(2030, 1, 1)  # the point: no time zone
     with pytest.raises(ValueError, match="time zone"):
-        _Calls.create_tournament("Open", "poker-squares", 2, naive, hours(2), None, None, "public")
+        endpoints.create_tournament(
+            "Open", "poker-squares", 2, naive, hours(2), None, None, "public"
+        )
 
 
 def test_a_tournament_from_creation_to_export(organizer: Client) -> None:
