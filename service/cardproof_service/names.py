@@ -1,9 +1,10 @@
 """Entrant names: one spelling per person, no invisible characters, no look-alikes.
 
 A name is shown as it was given, once normalized (NFKC, white space trimmed and runs of
-it collapsed to one space); it is compared by its key: the case-folded name's confusable
-skeleton (Unicode TR39, by the ``disarm`` library), so ``Alice``, ``ALICE``, ``аlice``
-with a Cyrillic ``а`` and ``ａｌｉｃｅ`` are all the name ``alice`` took. Invisible and
+it collapsed to one space); it is compared by its key: the name's confusable skeleton
+(Unicode TR39, by the ``disarm`` library), taken before and after case folding, so
+``Alice``, ``ALICE``, ``аlice`` with a Cyrillic ``а``, ``ａｌｉｃｅ`` and ``Ζoe`` with a
+Greek capital ``Ζ`` are all the names ``alice`` and ``Zoe`` took. Invisible and
 format characters (zero-width spaces, bidi controls, soft hyphens, variation selectors,
 fillers) are refused rather than dropped: a name should look like what it is.
 
@@ -73,14 +74,17 @@ def display_name(text: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """What names are compared by: the TR39 confusable skeleton of the case-folded name.
+    """What names are compared by: the TR39 confusable skeleton, taken before case folding.
 
-    The skeleton is the library's (``disarm``), then the TR39 prototypes it leaves out on
-    purpose for prose but a name check needs (``m`` is ``rn``, ``w`` is ``vv``, ``d`` is
-    ``cl``), and ``i`` as ``l``, because a capital ``I`` looks like ``l`` and case-folds
-    to ``i``. Marks, spaces and punctuation go (``Alice`` with a combining low line is
-    ``Alice``). A key only decides which names are taken: it merges more names than a
-    reader would mistake, never fewer.
+    The skeleton is the library's (``disarm``), taken of the name as written, so that a
+    capital that looks like a Latin letter is that letter (Greek ``Ζ`` is ``Z``: once
+    case-folded it would be ``ζ``, which looks like nothing Latin); then the name is
+    case-folded and its skeleton taken again, for what folding brings out. Then come the
+    TR39 prototypes the library leaves out on purpose for prose but a name check needs
+    (``m`` is ``rn``, ``w`` is ``vv``, ``d`` is ``cl``), and ``i`` as ``l``, because a
+    capital ``I`` looks like ``l``. Marks, spaces and punctuation go (``Alice`` with a
+    combining low line is ``Alice``). A key only decides which names are taken: it merges
+    more names than a reader would mistake, never fewer.
 
     >>> name_key("AIice") == name_key("Alice") == name_key("ALICE")
     True
@@ -92,8 +96,11 @@ def name_key(name: str) -> str:
     (True, True)
     >>> name_key("Alİce") == name_key("Alice") == name_key("Alice̲")
     True
+    >>> [name_key(greek) == name_key(latin) for greek, latin in [("Ζoe", "Zoe"), ("Μax", "Max")]]
+    [True, True]
     """
-    folded = unicodedata.normalize("NFKC", name.casefold())
+    written = skeleton_key(unicodedata.normalize("NFKC", name), digit_policy="tr39")
+    folded = unicodedata.normalize("NFKC", written.casefold())
     skeleton = unicodedata.normalize("NFD", skeleton_key(folded, digit_policy="tr39"))
     bare = "".join(c for c in skeleton if unicodedata.category(c) not in _IGNORED)
     for letter, prototype in _PROTOTYPES:

@@ -162,6 +162,25 @@ def test_a_look_alike_name_is_taken(client: HttpClient, owner: str) -> None:
     assert names == sorted(["Bob Smith", "alice", "alicia", *firsts])
 
 
+def test_a_name_with_a_capital_of_another_script_is_taken(client: HttpClient, owner: str) -> None:
+    """Greek capitals that look Latin once made second entries beside Zoe, Max, Hal..."""
+    tid = open_tournament(client, owner, format="lockstep", entry="public")["tournament"]
+    tid = tid["tournament_id"]
+    for latin, other in [
+        ("Zoe", "\u0396oe"),  # Greek capital Zeta
+        ("Max", "\u039cax"),  # Greek capital Mu
+        ("Hal", "\u0397al"),  # Greek capital Eta
+        ("Ned", "\u039ded"),  # Greek capital Nu
+        ("Yul", "\u03a5ul"),  # Greek capital Upsilon
+        ("Kim", "\u041aim"),  # Cyrillic capital Ka
+        ("José", "Jose"),  # an accent, precomposed
+    ]:
+        assert enter(client, tid, latin).status_code == 201, latin
+        second = enter(client, tid, other)
+        assert (second.status_code, second.json()["code"]) == (409, "name-taken"), other
+        assert second.json()["taken_by"] == latin
+
+
 def test_an_invite_code_enters_one_person_once(
     client: HttpClient, owner: str, app: Litestar
 ) -> None:
