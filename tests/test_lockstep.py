@@ -19,7 +19,7 @@ from cardproof.receipts import verify_receipt
 from cardproof.tournaments import round_deal
 from cardproof_service.commitments import round_commitment_id
 from cardproof_service.deals import Deals
-from test_tournaments_api import CELLS, bearer, enter, new_tournament, open_tournament
+from test_tournaments_api import CELLS, bearer, enter, new_tournament, open_tournament, reader
 
 HttpClient = TestClient[Litestar]
 
@@ -164,6 +164,7 @@ def test_a_lockstep_round_calls_each_card_once_every_seat_placed_the_last(
     tid = lockstep(client, owner)
     cards = round_cards(app, tid)
     seats = seated(client, tid, ["Ada", "Bea", "Cy"])
+    unseated = enter(client, tid, "Eve").json()["token"]  # entered, but opens no game
     for token, deal_id in seats.values():  # seated, waiting: no card yet
         view = client.get(f"/v1/deals/{deal_id}", headers=bearer(token)).json()["view"]
         assert view["next"] is None
@@ -190,8 +191,11 @@ def test_a_lockstep_round_calls_each_card_once_every_seat_placed_the_last(
     assert 55 < playing["seconds_left"] <= 60
     again = start(client, tid, owner)
     assert (again.status_code, again.json()["code"]) == (409, "round-started")
-    late_token = enter(client, tid, "Dee").json()["token"]
-    late = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(late_token))
+    late_entry = enter(client, tid, "Dee")  # entries closed with the first call
+    assert (late_entry.status_code, late_entry.json()["code"]) == (409, "entries-closed")
+    read = client.get(f"/v1/tournaments/{tid}").json()
+    assert late_entry.json()["started_at"] == read["entries_closed_at"]
+    late = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(unseated))
     assert (late.status_code, late.json()["code"]) == (409, "round-started")
     assert status(client, tid)["seats"] == 3
 
@@ -359,6 +363,34 @@ def test_an_async_tournament_has_no_calls(client: HttpClient, owner: str) -> Non
         assert (answer.status_code, answer.json()["code"]) == (409, "not-lockstep")
 
 
+def test_entries_close_at_the_first_call_and_say_so_before_anyone_tries(
+    client: HttpClient, owner: str
+) -> None:
+    tid = lockstep(client, owner, rounds=2)
+    url = f"/v1/tournaments/{tid}/entries"
+    key = {"Idempotency-Key": "entry-of-ada-0123456789"}
+    first = client.post(url, json={"name": "Ada"}, headers=key)
+    assert first.status_code == 201
+    assert client.get(f"/v1/tournaments/{tid}").json()["entries_closed_at"] is None
+    seated(client, tid, ["Bea"])
+    assert start(client, tid, owner).status_code == 200
+    shown = client.get(f"/v1/tournaments/{tid}").json()["entries_closed_at"]
+    assert shown is not None
+    assert status(client, tid)["called_at"] == shown  # closed with the first call
+    refused = enter(client, tid, "Cy")
+    body = refused.json()
+    assert (refused.status_code, body["code"], body["started_at"]) == (409, "entries-closed", shown)
+    assert shown in body["detail"]
+    resent = client.post(url, json={"name": "Ada"}, headers=key)  # a lost answer, asked again
+    assert (resent.status_code, resent.json()) == (201, first.json())
+    standings = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    assert sorted(line["name"] for line in standings) == ["Ada", "Bea"]
+    async_tid = open_tournament(client, owner, rounds=1)["tournament"]["tournament_id"]
+    assert enter(client, async_tid, "Ada").status_code == 201
+    async_read = client.get(f"/v1/tournaments/{async_tid}", headers=reader(async_tid)).json()
+    assert (async_read["format"], async_read["entries_closed_at"]) == ("async", None)
+
+
 def test_a_round_starts_by_itself_at_its_start_time(client: HttpClient, owner: str) -> None:
     from datetime import UTC, datetime, timedelta
 
@@ -373,9 +405,9 @@ def test_a_round_starts_by_itself_at_its_start_time(client: HttpClient, owner: s
     token, _ = seats["Ada"]
     late = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(token))
     assert (late.status_code, late.json()["code"]) == (409, "round-played")  # seated once
-    other = enter(client, tid, "Bea").json()["token"]
-    refused = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(other))
-    assert (refused.status_code, refused.json()["code"]) == (409, "round-started")
+    refused = enter(client, tid, "Bea")  # the start closed the entries
+    assert (refused.status_code, refused.json()["code"]) == (409, "entries-closed")
+    assert refused.json()["started_at"] is not None
 
 
 def test_the_rounds_of_a_tournament_closed_before_they_start_are_no_longer_due(

@@ -553,6 +553,27 @@ async def test_entrants_enter_once_within_the_limit(store: Store) -> None:
     assert lines == [Standing("Ada", 0, 0), Standing("Bea ♠", 0, 0)]
 
 
+async def test_a_lockstep_tournaments_entries_close_when_its_first_round_starts(
+    store: Store,
+) -> None:
+    tournament = new_id("t")
+    before = await store.add_entrant(tournament, entrant("e1", "Ada"), None, until_first_round=True)
+    assert before.outcome == "added"
+    await store.start_round(tournament, 2, 25, 60_000, "AS")  # another round: still open
+    second = await store.add_entrant(tournament, entrant("e2", "Bea"), None, until_first_round=True)
+    assert second.outcome == "added"
+    await store.start_round(tournament, 1, 25, 60_000, "AS")
+    late = await store.add_entrant(tournament, entrant("e3", "Cy"), None, until_first_round=True)
+    assert late.outcome == "entries-closed"
+    assert await store.entrant_of_key(tournament, "cy") is None  # nothing kept
+    again = await store.add_entrant(tournament, entrant("e1", "Ada"), None, until_first_round=True)
+    assert (again.outcome, again.entrant_id) == ("added", "e1")  # a resent entry is answered
+    async_entry = await store.add_entrant(tournament, entrant("e4", "Dee"), None)
+    assert async_entry.outcome == "added"  # an async tournament's entries are not the rounds'
+    lines = sorted(line.player for line in await store.standings(tournament))
+    assert lines == ["Ada", "Bea", "Dee"]
+
+
 async def test_invite_codes_enter_once_and_replays_find_their_entry(store: Store) -> None:
     tournament = new_id("t")
     assert await store.add_invites(tournament, ["h1", "h2"], 3) is True

@@ -89,6 +89,17 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
         assert started.returncode == 0, started.stderr
         assert "round 1: playing, 2 seated; card 1 of 25" in started.stdout
         assert "0 of 2 placed it" in started.stdout
+        assert "entries     open until round 1 starts" in shown.stdout
+        after = cardproof("tournament", "show", tid, "--url", url)
+        assert re.search(r"entries     closed at \S+Z, when round 1 started", after.stdout)
+        late = cardproof(
+            *("tournament", "enter", tid, "--name", "Cy", "--url", url),
+            *("--entry-file", str(tmp_path / "late.json")),
+        )
+        assert late.returncode != 0
+        assert "entries-closed" in late.stderr + late.stdout
+        assert "entries closed when round 1 started" in late.stderr + late.stdout
+        assert not (tmp_path / "late.json").exists()  # no file left for a refused entry
         calls = {name: seat.calls() for name, seat in seats.items()}
         for index in range(25):
             for name, cells in (("Ada", CELLS), ("Bea", CELLS[::-1])):

@@ -710,6 +710,59 @@ A11Y_SCRIPT = (ROOT / "tests" / "a11y_check.js").read_text(encoding="utf-8")
 (4.5:1, 3:1 for large text) against the background it is drawn on."""
 
 
+def test_the_page_says_entries_close_and_then_that_they_closed(
+    chromium: Any, organized: tuple[str, str]
+) -> None:
+    """Before round 1 starts a visitor reads when entries close; after, no form to try."""
+    from datetime import UTC, datetime, timedelta
+
+    from playwright.sync_api import expect
+
+    base_url, owner = organized
+    now = datetime.now(UTC)
+    created = httpx.post(
+        f"{base_url}/v1/tournaments",
+        headers={"Authorization": owner},
+        json={
+            "name": "Closing Cup",
+            "variant": "poker-squares",
+            "rounds": 1,
+            "opens_at": (now - timedelta(hours=1)).isoformat(),
+            "closes_at": (now + timedelta(hours=2)).isoformat(),
+            "format": "lockstep",
+            "entry": "public",
+        },
+    )
+    assert created.status_code == 201, created.text
+    tid = created.json()["tournament"]["tournament_id"]
+    phone = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    phone.goto(f"{base_url}/play?tournament={tid}")
+    phone.wait_for_selector("body[data-ready]")
+    expect(phone.locator("#t-entered")).to_have_text("Entries close when round 1 starts.")
+    expect(phone.get_by_label("Your name")).to_be_visible()
+    expect(phone.get_by_label("Invite code")).to_be_hidden()  # a public tournament
+    entry = httpx.post(f"{base_url}/v1/tournaments/{tid}/entries", json={"name": "Ada"}).json()
+    seated = httpx.post(
+        f"{base_url}/v1/tournaments/{tid}/rounds/1/deal",
+        json={},
+        headers={"Authorization": f"Bearer {entry['token']}"},
+    )
+    assert seated.status_code == 201, seated.text
+    started = httpx.post(
+        f"{base_url}/v1/tournaments/{tid}/rounds/1/start", json={}, headers={"Authorization": owner}
+    )
+    assert started.status_code == 200, started.text
+    phone.reload()
+    phone.wait_for_selector("body[data-ready]")
+    closed_at = httpx.get(f"{base_url}/v1/tournaments/{tid}").json()["entries_closed_at"]
+    expect(phone.locator("#t-entered")).to_have_text(
+        f"Entries closed at {closed_at}, when round 1 started: every entrant is seated "
+        "before the first call."
+    )
+    expect(phone.get_by_label("Your name")).to_be_hidden()
+    expect(phone.get_by_role("button", name="Enter")).to_be_hidden()
+
+
 @pytest.mark.parametrize("variant", ["poker-squares", "repeat-poker", "reserve-poker", "solodrez"])
 def test_every_control_is_labelled_and_text_meets_aa_contrast(
     chromium: Any, web_server: str, variant: str

@@ -603,6 +603,11 @@ def _print_tournament(tournament: Tournament) -> None:
     if t.format == "lockstep":
         played = f"every card called to all seats at once, {t.card_seconds} s to place it"
     print(f"format      {t.format}: {played}")
+    if t.format == "lockstep":  # said before anyone tries to enter late
+        entries = "open until round 1 starts"
+        if t.entries_closed_at is not None:
+            entries = f"closed at {t.entries_closed_at}, when round 1 started"
+        print(f"entries     {entries}")
     print(f"deals       {t.algorithm}, salt {t.salt}")
     print(f"round  {'server_seed_hash (committed)':<64}  server_seed")
     for line in t.rounds:

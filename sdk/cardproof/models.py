@@ -499,6 +499,10 @@ class Tournament(Struct):
     """Lockstep: each called card's deadline, in seconds."""
     round_starts: list[str] | None = None
     """Lockstep: when each round starts by itself, if its organizer set times."""
+    entries_closed_at: str | None = None
+    """Lockstep: when entries closed (round 1's start); ``null`` while entries are open.
+    Every entrant is seated before the first call, so nobody holds a round they could
+    never play."""
 
 
 class TournamentCreated(Struct):

@@ -13,6 +13,8 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
+from litestar.plugins.problem_details import ProblemDetailsException
+
 from cardproof.errors import RuleError
 from cardproof.models import (
     DealState,
@@ -32,7 +34,7 @@ from cardproof_service.lockstep import Rounds
 from cardproof_service.names import display_name, name_key
 from cardproof_service.problems import conflict, not_found, problem, unauthorized
 from cardproof_service.store import NewEntrant, Store, TournamentRecord
-from cardproof_service.times import now, rfc3339, tournament_closed
+from cardproof_service.times import now, rfc3339, rfc3339_ms, tournament_closed
 from cardproof_service.tournaments import Tournaments, require_open
 
 
@@ -79,10 +81,15 @@ class Entries:
         Names are compared by :func:`~cardproof_service.names.name_key` (case-folded,
         confusable skeleton): a look-alike of an entrant's name is taken. An invite-only
         tournament takes a single-use code. A request resent with the same
-        ``Idempotency-Key`` within 24 hours gets the same entry (and token).
+        ``Idempotency-Key`` within 24 hours gets the same entry (and token). A lockstep
+        tournament's entries close when its first round starts (``entries-closed``):
+        nobody holds a round they could never play.
         """
         record = await self.tournaments.record(tournament_id)
         require_open(record)
+        lockstep = record.format == "lockstep"
+        if lockstep:
+            await self.rounds.advance(record, 1)  # a start time passed: started
         name = display_name(request.name)
         code = request.invite_code if isinstance(request.invite_code, str) else None
         if record.entry == "invite" and code is None:
@@ -105,7 +112,9 @@ class Entries:
             replay_ttl=REPLAY_WINDOW,
             expires_at=record.expires_at,
         )
-        result = await self.store.add_entrant(tournament_id, entrant, record.max_entrants)
+        result = await self.store.add_entrant(
+            tournament_id, entrant, record.max_entrants, until_first_round=lockstep
+        )
         if result.outcome == "replayed":
             if name_key(result.name) != entrant.key:
                 raise RuleError(
@@ -130,6 +139,8 @@ class Entries:
             raise conflict(
                 f"the name {name!r} is taken{looks}", "name-taken", taken_by=clash or None
             )
+        if result.outcome == "entries-closed":
+            raise await self._entries_closed(record)
         if result.outcome == "full":
             raise conflict(f"the tournament is full ({record.max_entrants} entrants)", "full")
         return self._entry(record, entrant.entrant_id, name)
@@ -172,6 +183,18 @@ class Entries:
             entrant_id,
             name,
             idempotency_key,
+        )
+
+    async def _entries_closed(self, record: TournamentRecord) -> ProblemDetailsException:
+        """409 ``entries-closed``: a lockstep tournament's first round has started."""
+        closed_at = await self.tournaments.entries_closed_at(record)
+        started = None if closed_at is None else rfc3339_ms(closed_at)
+        return conflict(
+            f"entries closed when round 1 started{'' if started is None else f' at {started}'}: "
+            "in a lockstep tournament every entrant is seated before the first call, so "
+            "nobody holds a round they could never play",
+            "entries-closed",
+            started_at=started,
         )
 
 

@@ -47,7 +47,7 @@ from cardproof_service.organizers import authenticate
 from cardproof_service.problems import conflict, not_found, problem
 from cardproof_service.settings import Settings
 from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
-from cardproof_service.times import now, rfc3339, tournament_closed
+from cardproof_service.times import now, rfc3339, rfc3339_ms, tournament_closed
 
 
 class Access(NamedTuple):
@@ -224,7 +224,27 @@ class Tournaments:
         else:
             why = "it is invite-only (its entrants and invite codes read it too), and"
             owner = await self.owner(record, access.authorization, why)
-        return self.view(record, owner)
+        view = self.view(record, owner)
+        closed_at = await self.entries_closed_at(record)
+        if closed_at is None:
+            return view
+        return msgspec.structs.replace(view, entries_closed_at=rfc3339_ms(closed_at))
+
+    async def entries_closed_at(self, record: TournamentRecord) -> int | None:
+        """When a lockstep tournament's entries closed (ms): round 1's start, if it came.
+
+        A start time that has passed closes them too, before the keeper has started the
+        round: the next entry would start it and be refused.
+        """
+        if record.format != "lockstep":
+            return None
+        state = await self.store.round_state(record.tournament_id, 1)
+        if state.started_at is not None:
+            return state.started_at
+        starts = record.round_starts
+        if starts is not None and starts[0] * 1000 <= state.now:
+            return starts[0] * 1000
+        return None
 
     async def _invited_reader(self, record: TournamentRecord, access: Access) -> bool:
         """Whether the caller holds one of the tournament's invite codes or entrant tokens."""

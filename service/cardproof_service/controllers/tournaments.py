@@ -134,7 +134,8 @@ class TournamentsController(Controller):
             e404="No such tournament (`unknown-tournament`).",
             e409="The name, or one that looks like it, has entered already (`name-taken`, "
             "with `taken_by`), the tournament is full (`full`), not open yet (`not-open`) or "
-            "closed (`closed`).",
+            "closed (`closed`), or a lockstep tournament's first round has started "
+            "(`entries-closed`, with `started_at`).",
             e422="A name with an invisible or format character (`invisible-character`), or "
             "none visible (`empty-name`); an `Idempotency-Key` used for another entry "
             "(`idempotency-key-reused`).",

@@ -152,14 +152,21 @@ class TournamentStore(Protocol):
         """The tournament with this id, or ``None``."""
 
     async def add_entrant(
-        self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
+        self,
+        tournament_id: str,
+        entrant: NewEntrant,
+        max_entrants: int | None,
+        *,
+        until_first_round: bool = False,
     ) -> EntryResult:
         """Enter ``entrant`` (0 total, 0 games) in one atomic step, unless refused.
 
-        In this order: a known replay key answers its first entry; a given invite code
-        must exist and be unused (or used by this very entrant); the name's key must be
-        free; the field must have room. Entering marks the invite used by this entrant.
-        The same entrant again (a resent write) is ``added``.
+        In this order: a known replay key answers its first entry; the same entrant
+        again (a resent write) is ``added``; with ``until_first_round`` (a lockstep
+        tournament), entries have closed once round 1 has started (``entries-closed``);
+        a given invite code must exist and be unused (or used by this very entrant); the
+        name's key must be free; the field must have room. Entering marks the invite
+        used by this entrant.
         """
 
     async def add_invites(

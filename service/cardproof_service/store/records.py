@@ -241,7 +241,9 @@ class GameResult(msgspec.Struct, frozen=True):
     """The game's receipt with its seed (signed when it finished; ``None`` in old records)."""
 
 
-EntryOutcome = Literal["added", "replayed", "name-taken", "full", "bad-invite", "invite-used"]
+EntryOutcome = Literal[
+    "added", "replayed", "name-taken", "full", "bad-invite", "invite-used", "entries-closed"
+]
 
 
 class NewEntrant(msgspec.Struct, frozen=True):

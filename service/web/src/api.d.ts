@@ -320,30 +320,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tournaments/{tournament_id}/rounds/{round_number}/deal": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Open the entrant's game on a round
-         * @description The entrant's game on ``round_number``, dealt the same cards as every entrant's.
-         *
-         *     It is played through ``/v1/deals/{deal_id}/moves`` like any deal (blind, for a
-         *     hidden variant); its receipt names the tournament and the player, and shows the
-         *     server seed once the tournament has closed.
-         */
-        post: operations["V1TournamentsTournamentIdRoundsRoundNumberDealOpenRound"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/tournaments/{tournament_id}": {
         parameters: {
             query?: never;
@@ -356,50 +332,6 @@ export interface paths {
          * @description The tournament, its round seed hashes, and the seeds once it has closed.
          */
         get: operations["V1TournamentsTournamentIdRead"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tournaments/{tournament_id}/rounds/{round_number}/calls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A lockstep round's calls: server-sent events, or a long poll
-         * @description Each card as it is called, to every seat at once: public, as the dealer names it.
-         *
-         *     With `Accept: text/event-stream` the answer is a stream of `call` events and a
-         *     final `end` event; otherwise it waits up to `wait` seconds for a call after
-         *     `after` (or the round's end) and answers the calls and the round's status.
-         */
-        get: operations["V1TournamentsTournamentIdRoundsRoundNumberCallsRoundCalls"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tournaments/{tournament_id}/rounds/{round_number}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A lockstep round's status
-         * @description Waiting, playing (the call, its card, deadline and placements) or finished.
-         */
-        get: operations["V1TournamentsTournamentIdRoundsRoundNumberRoundStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -448,6 +380,74 @@ export interface paths {
          *     small): how each game compares with its round's par.
          */
         get: operations["V1TournamentsTournamentIdStandingsStandings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/rounds/{round_number}/deal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open the entrant's game on a round
+         * @description The entrant's game on ``round_number``, dealt the same cards as every entrant's.
+         *
+         *     It is played through ``/v1/deals/{deal_id}/moves`` like any deal (blind, for a
+         *     hidden variant); its receipt names the tournament and the player, and shows the
+         *     server seed once the tournament has closed.
+         */
+        post: operations["V1TournamentsTournamentIdRoundsRoundNumberDealOpenRound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/rounds/{round_number}/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A lockstep round's calls: server-sent events, or a long poll
+         * @description Each card as it is called, to every seat at once: public, as the dealer names it.
+         *
+         *     With `Accept: text/event-stream` the answer is a stream of `call` events and a
+         *     final `end` event; otherwise it waits up to `wait` seconds for a call after
+         *     `after` (or the round's end) and answers the calls and the round's status.
+         */
+        get: operations["V1TournamentsTournamentIdRoundsRoundNumberCallsRoundCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{tournament_id}/rounds/{round_number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A lockstep round's status
+         * @description Waiting, playing (the call, its card, deadline and placements) or finished.
+         */
+        get: operations["V1TournamentsTournamentIdRoundsRoundNumberRoundStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1329,6 +1329,8 @@ export interface components {
             card_seconds?: number | null;
             /** @default null */
             round_starts?: string[] | null;
+            /** @default null */
+            entries_closed_at?: string | null;
         };
         /**
          * TournamentCreated
@@ -2657,7 +2659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The name, or one that looks like it, has entered already (`name-taken`, with `taken_by`), the tournament is full (`full`), not open yet (`not-open`) or closed (`closed`). */
+            /** @description The name, or one that looks like it, has entered already (`name-taken`, with `taken_by`), the tournament is full (`full`), not open yet (`not-open`) or closed (`closed`), or a lockstep tournament's first round has started (`entries-closed`, with `started_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2921,6 +2923,283 @@ export interface operations {
             };
         };
     };
+    V1TournamentsTournamentIdRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id from POST /v1/tournaments. */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /** @description The request cannot be read: bad JSON, a wrong type, an unknown field, a bad card or move text. `field` names the place. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invite-only tournament of another organizer (`not-your-tournament`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tournament (`unknown-tournament`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed; nothing about the request is at fault. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    V1TournamentsTournamentIdSettlementSettlement: {
+        parameters: {
+            query?: {
+                /** @description Also list the pairwise payments, a page at a time. */
+                payments?: boolean;
+                /** @description Where the page starts: the `next_cursor` of the page before. */
+                cursor?: string | null;
+                /** @description Payments a page holds. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The tournament id from POST /v1/tournaments. */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementPage"];
+                };
+            };
+            /** @description A malformed `cursor` or `limit`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invite-only tournament of another organizer (`not-your-tournament`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tournament (`unknown-tournament`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed; nothing about the request is at fault. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    V1TournamentsTournamentIdStandingsStandings: {
+        parameters: {
+            query?: {
+                /** @description Also list this entrant's finished games, each with its percentage of the round's par, once the tournament has closed. The name is matched as entry tells names apart (case, width, spacing, look-alike letters); the answer's `player` is the name as entered. */
+                player?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The tournament id from POST /v1/tournaments. */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Standings"];
+                };
+            };
+            /** @description A tournament id over 64 characters, or a `player` that is no name (empty, over 64 characters, invisible characters). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invite-only tournament of another organizer (`not-your-tournament`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tournament (`unknown-tournament`), or no entrant of it named `player` (`unknown-entrant`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `player` on a tournament still open (`not-closed`): an entrant's games are listed after the close. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed; nothing about the request is at fault. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     V1TournamentsTournamentIdRoundsRoundNumberDealOpenRound: {
         parameters: {
             query?: never;
@@ -2999,92 +3278,6 @@ export interface operations {
             };
             /** @description The request body is over the size limit. */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed; nothing about the request is at fault. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    V1TournamentsTournamentIdRead: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The tournament id from POST /v1/tournaments. */
-                tournament_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tournament"];
-                };
-            };
-            /** @description The request cannot be read: bad JSON, a wrong type, an unknown field, a bad card or move text. `field` names the place. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An invite-only tournament of another organizer (`not-your-tournament`). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such tournament (`unknown-tournament`). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3286,197 +3479,6 @@ export interface operations {
                 };
             };
             /** @description The tournament is async: nothing is called (`not-lockstep`). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed; nothing about the request is at fault. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    V1TournamentsTournamentIdSettlementSettlement: {
-        parameters: {
-            query?: {
-                /** @description Also list the pairwise payments, a page at a time. */
-                payments?: boolean;
-                /** @description Where the page starts: the `next_cursor` of the page before. */
-                cursor?: string | null;
-                /** @description Payments a page holds. */
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                /** @description The tournament id from POST /v1/tournaments. */
-                tournament_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SettlementPage"];
-                };
-            };
-            /** @description A malformed `cursor` or `limit`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An invite-only tournament of another organizer (`not-your-tournament`). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such tournament (`unknown-tournament`). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The server failed; nothing about the request is at fault. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    V1TournamentsTournamentIdStandingsStandings: {
-        parameters: {
-            query?: {
-                /** @description Also list this entrant's finished games, each with its percentage of the round's par, once the tournament has closed. The name is matched as entry tells names apart (case, width, spacing, look-alike letters); the answer's `player` is the name as entered. */
-                player?: string | null;
-            };
-            header?: never;
-            path: {
-                /** @description The tournament id from POST /v1/tournaments. */
-                tournament_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Standings"];
-                };
-            };
-            /** @description A tournament id over 64 characters, or a `player` that is no name (empty, over 64 characters, invisible characters). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An invite-only tournament of another organizer (`not-your-tournament`). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such tournament (`unknown-tournament`), or no entrant of it named `player` (`unknown-entrant`). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `player` on a tournament still open (`not-closed`): an entrant's games are listed after the close. */
             409: {
                 headers: {
                     [name: string]: unknown;

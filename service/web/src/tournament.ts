@@ -92,7 +92,7 @@ async function show(id: string, variants: Variant[]): Promise<void> {
   $("t-name").textContent = tournament.name;
   const format = tournament.format === "lockstep" ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
   $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
-  showEntry(entry, tournament.entry);
+  showEntry(entry, tournament.entry, tournament);
   if (tournament.status === "closed") {
     await showClosed(id, tournament, entry);
     return;
@@ -111,10 +111,19 @@ async function show(id: string, variants: Variant[]): Promise<void> {
   }
 }
 
-function showEntry(entry: Kept | null, kind: string): void {
-  $("t-enter").hidden = entry !== null;
+/** The entry form while entries are open; who this browser entered as, or why it cannot. */
+function showEntry(entry: Kept | null, kind: string, tournament: Tournament | null = null): void {
+  const closedAt = tournament?.entries_closed_at ?? null;
+  $("t-enter").hidden = entry !== null || closedAt !== null;
   $("t-invite-field").hidden = kind !== "invite";
-  $("t-entered").textContent = entry ? `Entered as ${entry.name}.` : "";
+  let text = "";
+  if (entry) text = `Entered as ${entry.name}.`;
+  else if (closedAt !== null) {
+    text = `Entries closed at ${closedAt}, when round 1 started: every entrant is seated before the first call.`;
+  } else if (tournament?.format === "lockstep" && tournament.status !== "closed") {
+    text = "Entries close when round 1 starts.";
+  }
+  $("t-entered").textContent = text;
 }
 
 async function enter(id: string, variants: Variant[]): Promise<void> {

@@ -1541,7 +1541,7 @@ async function show(id, variants2) {
   $("t-name").textContent = tournament.name;
   const format = tournament.format === "lockstep" ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
   $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
-  showEntry(entry, tournament.entry);
+  showEntry(entry, tournament.entry, tournament);
   if (tournament.status === "closed") {
     await showClosed(id, tournament, entry);
     return;
@@ -1559,10 +1559,18 @@ async function show(id, variants2) {
     rounds.append(item);
   }
 }
-function showEntry(entry, kind) {
-  $("t-enter").hidden = entry !== null;
+function showEntry(entry, kind, tournament = null) {
+  const closedAt = tournament?.entries_closed_at ?? null;
+  $("t-enter").hidden = entry !== null || closedAt !== null;
   $("t-invite-field").hidden = kind !== "invite";
-  $("t-entered").textContent = entry ? `Entered as ${entry.name}.` : "";
+  let text = "";
+  if (entry) text = `Entered as ${entry.name}.`;
+  else if (closedAt !== null) {
+    text = `Entries closed at ${closedAt}, when round 1 started: every entrant is seated before the first call.`;
+  } else if (tournament?.format === "lockstep" && tournament.status !== "closed") {
+    text = "Entries close when round 1 starts.";
+  }
+  $("t-entered").textContent = text;
 }
 async function enter(id, variants2) {
   const name = $("t-entrant-name").value.trim();

@@ -59,6 +59,11 @@ class MemoryRounds(MemoryTournaments):
         self._news: set[asyncio.Queue[tuple[str, int]]] = set()
         """One queue per subscription of :meth:`round_news`."""
 
+    def _first_round_started(self, tournament_id: str) -> bool:
+        """Whether round 1 of the tournament has started (its entries close then)."""
+        first = self._rounds.get((tournament_id, 1))
+        return first is not None and first.started_at is not None
+
     def _drop_tournament(self, tournament_id: str) -> None:
         """Forget an expired tournament (see tournaments.py), then its rounds."""
         super()._drop_tournament(tournament_id)

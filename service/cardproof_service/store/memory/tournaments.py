@@ -114,8 +114,17 @@ class MemoryTournaments(MemoryCore):
         for key in [key for key in self._results if key[0] == tournament_id]:
             del self._results[key]
 
+    def _first_round_started(self, tournament_id: str) -> bool:
+        """Whether round 1 of the tournament has started: rounds.py knows (none here)."""
+        return False
+
     async def add_entrant(
-        self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
+        self,
+        tournament_id: str,
+        entrant: NewEntrant,
+        max_entrants: int | None,
+        *,
+        until_first_round: bool = False,
     ) -> EntryResult:
         """Enter ``entrant``: the checks of the protocol, in its order, then the entry."""
         now = time.monotonic()
@@ -131,6 +140,8 @@ class MemoryTournaments(MemoryCore):
         known = keys.get(entrant.key)
         if known == entrant.entrant_id:
             return EntryResult("added", entrant.entrant_id, entrant.name)  # the same entry
+        if until_first_round and self._first_round_started(tournament_id):
+            return EntryResult("entries-closed")
         if entrant.invite is not None:
             used = invites.get(entrant.invite)
             if used is None:

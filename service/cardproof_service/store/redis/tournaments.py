@@ -56,6 +56,9 @@ if ARGV[6] ~= '' then
 end
 local known = redis.call('HGET', KEYS[1], ARGV[1])
 if known == ARGV[2] then return {'added', ARGV[2], ARGV[3]} end
+if ARGV[8] ~= '' and redis.call('HEXISTS', KEYS[7], 'start') == 1 then
+  return {'entries-closed', '', ''}
+end
 if ARGV[5] ~= '' then
   local used = redis.call('HGET', KEYS[5], ARGV[5])
   if not used then return {'bad-invite', '', ''} end
@@ -79,8 +82,9 @@ end
 return {'added', ARGV[2], ARGV[3]}
 """
 """Enter once (name keys to ids, ids to names, a 0 total, 0 games) in the protocol's order:
-a replay key answers its first entry; an invite code must be issued and unused; the
-name's key free; room in the field. The same entrant again is the same entry."""
+a replay key answers its first entry, the same entrant again is the same entry; a
+lockstep tournament's entries close once its round 1 (KEYS[7]) has started; an invite
+code must be issued and unused; the name's key free; room in the field."""
 
 _ADD_INVITES: Final = """
 if redis.call('HLEN', KEYS[1]) + #ARGV - 2 > tonumber(ARGV[1]) then return 0 end
@@ -158,7 +162,12 @@ class RedisTournaments(RedisCore):
         return None if found is None else self._tournament_decoder.decode(found)
 
     async def add_entrant(
-        self, tournament_id: str, entrant: NewEntrant, max_entrants: int | None
+        self,
+        tournament_id: str,
+        entrant: NewEntrant,
+        max_entrants: int | None,
+        *,
+        until_first_round: bool = False,
     ) -> EntryResult:
         """The enter script: every check and the entry in one step."""
         base = layout.tournament(tournament_id)
@@ -170,6 +179,7 @@ class RedisTournaments(RedisCore):
             f"{base}:finished",
             f"{base}:invites",
             replay,
+            layout.round_(tournament_id, 1),
         ]
         args: list[EncodableT] = [
             entrant.key,
@@ -179,6 +189,7 @@ class RedisTournaments(RedisCore):
             entrant.invite or "",
             entrant.replay_ttl if entrant.replay else "",
             "" if entrant.expires_at is None else entrant.expires_at,
+            "1" if until_first_round else "",
         ]
         reply = await self._written(keys[0], lambda c: self._enter(keys=keys, args=args, client=c))
         outcome, entrant_id, name = (
