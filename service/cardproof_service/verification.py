@@ -94,7 +94,7 @@ class Verification:
     async def verify(
         self, request: VerifyRequest, authorization: str | None = None
     ) -> VerifyResult:
-        """Replay a complete log on any of the three deal forms."""
+        """Replay a complete log on any of the three deal forms, in the replay threads."""
         deal = request.deal
         if frozenset(set_fields(deal)) not in DEAL_FORMS:
             raise RuleError(
@@ -103,11 +103,17 @@ class Verification:
                 field="deal",
             )
         moves = check_log_text(request.moves) if isinstance(request.moves, str) else request.moves
-        if isinstance(deal.cards, list):
-            return verify_cards(request, deal.cards, moves)
         if isinstance(deal.deal_id, str):
             return await self._verify_deal(request, deal.deal_id, moves, authorization)
-        return self._verify_seeds(request, deal, moves)
+        # a log of tens of thousands of moves takes a while: never on the event loop
+        loop = asyncio.get_running_loop()
+        if isinstance(deal.cards, list):
+            return await loop.run_in_executor(
+                self.games.replays, verify_cards, request, deal.cards, moves
+            )
+        return await loop.run_in_executor(
+            self.games.replays, self._verify_seeds, request, deal, moves
+        )
 
     def _verify_seeds(self, request: VerifyRequest, deal: DealSpec, moves: Any) -> VerifyResult:
         """A seed pair the caller chose: signed as ``practice`` (it proves the arithmetic)."""
