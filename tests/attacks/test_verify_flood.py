@@ -19,7 +19,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 import cardproof_service.verification as verification_module
-from cardproof.games import SoloDrez
+from cardproof.games import SoloDrez, replay_log
 from conftest import served
 
 CYCLE = ["4:1>2", "2:1>4"]
@@ -47,11 +47,10 @@ def test_a_whole_log_on_cards_or_seeds_is_replayed_off_the_event_loop(
     client: TestClient[Litestar], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     threads: list[str] = []
-    replay = verification_module.replay_log
 
     def watched(*args: Any, **kwargs: Any) -> Any:
         threads.append(threading.current_thread().name)
-        return replay(*args, **kwargs)
+        return replay_log(*args, **kwargs)
 
     monkeypatch.setattr(verification_module, "replay_log", watched)
     for body in long_verifies():
@@ -83,7 +82,7 @@ def test_a_flood_of_long_logs_leaves_the_health_check_fast() -> None:
 
                 flooding = asyncio.gather(*(sender(n) for n in range(10)))
                 await asyncio.sleep(0.3)
-                waits = []
+                waits: list[float] = []
                 async with httpx.AsyncClient(base_url=url, timeout=30) as prober:
                     while not flooding.done() and len(waits) < 60:
                         started = time.perf_counter()
