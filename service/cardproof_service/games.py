@@ -47,11 +47,15 @@ def next_card(game: Game[Any, Any]) -> str | None:
 
 
 def uncalled_hidden(view: Any, placed: int, called: int) -> Any:
-    """``view`` without the next card while it has not been called (a lockstep seat waits).
+    """``view`` without a card the round has not called yet (a lockstep seat waits).
 
     ``placed`` moves are made; the next card is card ``placed``, shown once ``called``
-    has reached it.
+    has reached it. Before the round starts (``called`` is -1) no card shows at all: a
+    reserve-poker seat's face-up reserve is face down until the first call too.
     """
+    if called < 0 and getattr(view, "reserve", None) is not None:
+        face_down = tuple((None,) * len(column) for column in view.reserve)
+        view = msgspec.structs.replace(view, reserve=face_down)
     if placed > called and getattr(view, "next", None) is not None:
         return msgspec.structs.replace(view, next=None)
     return view

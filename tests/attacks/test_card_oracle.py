@@ -330,6 +330,38 @@ def test_no_answer_names_an_uncalled_card_of_a_lockstep_seat(
     assert (status["call"], status["placed"]) == (moves_played, 1)  # still waiting for Bea
 
 
+@pytest.mark.parametrize(("variant_id", "options"), HIDDEN_DEALS)
+def test_a_seat_sees_no_card_before_its_round_starts(
+    app: Litestar, client: HttpClient, owner: str, variant_id: str, options: dict[str, Any]
+) -> None:
+    """Seated and waiting: no answer names any card, reserve-poker's face-up reserve included."""
+    created = open_tournament(
+        client, owner, variant=variant_id, options=options, format="lockstep", entry="public"
+    )
+    tid = created["tournament"]["tournament_id"]
+    token = enter(client, tid, "Ada").json()["token"]
+    opened = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(token))
+    assert opened.status_code == 201, opened.text
+    deal_id = opened.json()["deal_id"]
+    cls, judge = deck_of(app, deal_id)
+    deck = every_card(cls)
+    answers = [
+        opened.text,
+        client.get(f"/v1/deals/{deal_id}", headers=bearer(token)).text,
+        client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(token)).text,
+        client.get(f"/v1/tournaments/{tid}").text,
+        client.get(f"/v1/tournaments/{tid}/rounds/1").text,
+        client.get(f"/v1/tournaments/{tid}/rounds/1/calls?after=-1&wait=0").text,
+        client.get(f"/v1/deals/{deal_id}/receipt", headers=bearer(token)).text,
+    ]
+    for answer in answers:
+        assert leaks(answer, deck) == set(), answer
+    start = f"/v1/tournaments/{tid}/rounds/1/start"
+    assert client.post(start, json={}, headers={"Authorization": owner}).status_code == 200
+    started = client.get(f"/v1/deals/{deal_id}", headers=bearer(token)).text
+    assert leaks(started, deck) == leaks(msgspec.json.encode(judge.visible()).decode(), deck)
+
+
 @pytest.mark.parametrize(
     ("variant_id", "first", "again"),
     [
