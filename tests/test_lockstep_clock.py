@@ -1,0 +1,238 @@
+"""The called game pinned to the millisecond, on a store clock the test holds.
+
+Lockstep rounds read every time from the store's clock (Redis's, or the memory store's
+``now_ms``). Here the memory store's clock stands still until the test moves it, so each
+rule is checked at its exact edge: a card is placed for an idle seat at its deadline and
+not a millisecond before, only for the seats that have not placed it, a scheduled round
+starts at its time to the millisecond, every call states its deadline as its card's
+seconds after its call, the close completes the open games at once, and no round says a
+negative time is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+import cardproof_service.store.memory.moves as memory_moves
+import cardproof_service.store.memory.rounds as memory_rounds
+from cardproof_service import Settings, create_app
+from cardproof_service.lockstep import Rounds
+from cardproof_service.store import MemoryStore, RoundState
+from conftest import TEST_KEYS, UNLIMITED, organizer_key
+from test_tournaments_api import CELLS, bearer, enter, new_tournament
+
+HttpClient = TestClient[Litestar]
+
+
+class Clock:
+    """The store's clock in milliseconds, moved only by the test."""
+
+    def __init__(self) -> None:
+        self.ms = time.time_ns() // 1_000_000
+
+    def __call__(self) -> int:
+        return self.ms
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    held = Clock()
+    monkeypatch.setattr(memory_rounds, "now_ms", held)
+    monkeypatch.setattr(memory_moves, "now_ms", held)
+    return held
+
+
+@pytest.fixture
+def held_app() -> Litestar:
+    """An app on its own memory store, its keeper idle: only requests move a round on."""
+    app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS, store=MemoryStore())
+    rounds: Rounds = app.state.deals.rounds
+
+    async def idle() -> None:
+        return None
+
+    rounds.keep = idle  # type: ignore[method-assign]
+    return app
+
+
+@pytest.fixture
+def held(held_app: Litestar) -> Iterator[HttpClient]:
+    with TestClient(app=held_app) as client:
+        yield client
+
+
+def tournament(client: HttpClient, owner: str, **changes: Any) -> str:
+    body = new_tournament(**{"format": "lockstep", "entry": "public", "card_seconds": 2, **changes})
+    created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
+    assert created.status_code == 201, created.text
+    return str(created.json()["tournament"]["tournament_id"])
+
+
+def seat_all(client: HttpClient, tid: str, names: list[str]) -> dict[str, tuple[str, str]]:
+    seats = {}
+    for name in names:
+        token = enter(client, tid, name).json()["token"]
+        opened = client.post(f"/v1/tournaments/{tid}/rounds/1/deal", json={}, headers=bearer(token))
+        assert opened.status_code == 201, opened.text
+        seats[name] = (token, opened.json()["deal_id"])
+    return seats
+
+
+def status(client: HttpClient, tid: str) -> dict[str, Any]:
+    answer = client.get(f"/v1/tournaments/{tid}/rounds/1")
+    assert answer.status_code == 200, answer.text
+    found: dict[str, Any] = answer.json()
+    return found
+
+
+def game(client: HttpClient, seat: tuple[str, str]) -> dict[str, Any]:
+    """A seat's deal as stored (reading it moves no round on)."""
+    token, deal_id = seat
+    found: dict[str, Any] = client.get(f"/v1/deals/{deal_id}", headers=bearer(token)).json()
+    return found
+
+
+def start(client: HttpClient, tid: str, owner: str) -> None:
+    started = client.post(
+        f"/v1/tournaments/{tid}/rounds/1/start", json={}, headers={"Authorization": owner}
+    )
+    assert started.status_code == 200, started.text
+
+
+def place(client: HttpClient, seat: tuple[str, str], index: int) -> None:
+    token, deal_id = seat
+    placed = client.post(
+        f"/v1/deals/{deal_id}/moves",
+        json={"index": index, "move": CELLS[index]},
+        headers=bearer(token),
+    )
+    assert placed.status_code == 200, placed.text
+
+
+def ms(text: str) -> int:
+    """An RFC 3339 time with milliseconds, as milliseconds since the epoch."""
+    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+@pytest.mark.parametrize("idle_first", [True, False])
+def test_an_idle_seat_gets_its_card_at_the_deadline_and_no_one_else_does(
+    held_app: Litestar, held: HttpClient, clock: Clock, idle_first: bool
+) -> None:
+    owner = organizer_key(held_app, "Clock Club")
+    tid = tournament(held, owner)
+    names = ["Idle", "Ada", "Bea"] if idle_first else ["Ada", "Bea", "Idle"]
+    seats = seat_all(held, tid, names)
+    start(held, tid, owner)
+    called_at = clock.ms
+    place(held, seats["Ada"], 0)
+    place(held, seats["Bea"], 0)
+    clock.ms = called_at + 2000 - 1  # a millisecond before the deadline: nothing happens
+    before = status(held, tid)
+    assert (before["call"], before["placed"], before["seconds_left"]) == (0, 2, 0.001)
+    assert game(held, seats["Idle"])["moves"] == ""
+    clock.ms = called_at + 2000  # the deadline: the idle seat's card is placed
+    store = held_app.state.store
+    append = store.append_move
+    appended: list[str] = []
+
+    async def counted(deal_id: str, *args: Any, **kwargs: Any) -> Any:
+        appended.append(deal_id)
+        return await append(deal_id, *args, **kwargs)
+
+    store.append_move = counted  # the seats that placed card 0 are not even tried
+    try:
+        after = status(held, tid)
+    finally:
+        del store.append_move
+    assert appended == [seats["Idle"][1]]
+    assert (after["call"], after["placed"]) == (1, 0)
+    assert ms(after["called_at"]) == called_at + 2000
+    assert game(held, seats["Idle"])["moves"] == "a1"
+    for name in ("Ada", "Bea"):  # they placed card 0: card 1 is theirs to place
+        assert game(held, seats[name])["moves"] == CELLS[0], name
+        assert game(held, seats[name])["next_index"] == 1, name
+
+
+def test_every_call_states_its_deadline_as_its_cards_seconds_after_it(
+    held_app: Litestar, held: HttpClient, clock: Clock
+) -> None:
+    owner = organizer_key(held_app, "Deadline Club")
+    tid = tournament(held, owner, card_seconds=7)
+    seats = seat_all(held, tid, ["Ada"])
+    start(held, tid, owner)
+    for index in range(3):
+        clock.ms += 1234  # each card placed a while after its call
+        place(held, seats["Ada"], index)
+    now = status(held, tid)
+    assert ms(now["deadline"]) - ms(now["called_at"]) == 7000
+    assert now["seconds_left"] == 7.0
+    polled = held.get(f"/v1/tournaments/{tid}/rounds/1/calls?after=-1&wait=0").json()["calls"]
+    assert [call["index"] for call in polled] == [0, 1, 2, 3]
+    for call in polled:
+        assert ms(call["deadline"]) - ms(call["called_at"]) == 7000, call
+    # the event stream's calls are the same Call values (lockstep.call_of), encoded once
+
+
+def test_a_scheduled_round_starts_at_its_time_to_the_millisecond(
+    held_app: Litestar, held: HttpClient, clock: Clock
+) -> None:
+    owner = organizer_key(held_app, "Schedule Club")
+    at = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=5)
+    tid = tournament(held, owner, rounds=1, round_starts=[at.isoformat()])
+    seat_all(held, tid, ["Ada"])
+    start_ms = int(at.timestamp()) * 1000
+    clock.ms = start_ms - 1
+    assert status(held, tid)["status"] == "waiting"
+    clock.ms = start_ms
+    playing = status(held, tid)
+    assert (playing["status"], playing["call"]) == ("playing", 0)
+    assert ms(playing["called_at"]) == start_ms
+
+
+def test_the_close_completes_the_open_games_at_once(
+    held_app: Litestar, held: HttpClient, clock: Clock
+) -> None:
+    owner = organizer_key(held_app, "Closing Club")
+    tid = tournament(held, owner)
+    seats = seat_all(held, tid, ["Ada", "Bea"])
+    start(held, tid, owner)
+    place(held, seats["Ada"], 0)
+    closed = held.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200, closed.text
+    for name in ("Ada", "Bea"):  # read as stored: nothing else has moved the round on
+        stored = game(held, seats[name])
+        assert (stored["finished"], stored["next_index"]) == (True, 25), name
+    standings = held.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    assert {line["name"]: line["games_finished"] for line in standings} == {"Ada": 1, "Bea": 1}
+
+
+def test_no_round_says_a_negative_time_is_left(held_app: Litestar, held: HttpClient) -> None:
+    owner = organizer_key(held_app, "Late Club")
+    tid = tournament(held, owner)
+    seat_all(held, tid, ["Ada"])
+    start(held, tid, owner)
+    rounds: Rounds = held_app.state.deals.rounds
+    store = held_app.state.store
+    record = asyncio.run(store.get_tournament(tid))
+    state: RoundState = asyncio.run(store.round_state(tid, 1))
+    late = RoundState(
+        seats=state.seats,
+        now=state.deadline + 5_000,  # read after the deadline, before anyone placed it
+        started_at=state.started_at,
+        call=state.call,
+        called_at=state.called_at,
+        placed=state.placed,
+        turns=state.turns,
+        card_ms=state.card_ms,
+        finished=False,
+    )
+    described = asyncio.run(rounds.describe(record, 1, late))
+    assert described.seconds_left == 0
