@@ -110,6 +110,7 @@ SERVER_ENV: dict[str, str] = {
     "CARDPROOF_RATE_LIMIT": "0",
     "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0",
     "CARDPROOF_DAILY_DEAL_QUOTA": "0",
+    "CARDPROOF_LISTENERS_PER_CLIENT": "0",
 }
 """The environment of every server: fixed keys, no warm-up, no throttling of the load."""
 

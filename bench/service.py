@@ -574,7 +574,10 @@ def cardproof_server(
     env.update(SERVER_KEYS, CARDPROOF_WARM_UP="1")
     # one load generator is one client: the per-client limits would measure themselves
     env.update(
-        CARDPROOF_RATE_LIMIT="0", CARDPROOF_MAX_GAMES_IN_FLIGHT="0", CARDPROOF_DAILY_DEAL_QUOTA="0"
+        CARDPROOF_RATE_LIMIT="0",
+        CARDPROOF_MAX_GAMES_IN_FLIGHT="0",
+        CARDPROOF_DAILY_DEAL_QUOTA="0",
+        CARDPROOF_LISTENERS_PER_CLIENT="0",
     )
     if redis_url is not None:
         env["REDIS_URL"] = redis_url

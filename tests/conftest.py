@@ -29,7 +29,12 @@ from cardproof_service.store import Store
 
 TEST_KEYS = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
 """Fixed keys for in-process apps (no key file is written)."""
-UNLIMITED: dict[str, Any] = {"rate_limit": 0, "max_games_in_flight": 0, "daily_deal_quota": 0}
+UNLIMITED: dict[str, Any] = {
+    "rate_limit": 0,
+    "max_games_in_flight": 0,
+    "daily_deal_quota": 0,
+    "listeners_per_client": 0,
+}
 """Settings without the per-client limits: a test suite is one client making thousands of
 requests (tests/test_limits.py checks the limits)."""
 
@@ -77,6 +82,7 @@ UNLIMITED_ENV = {
     "CARDPROOF_RATE_LIMIT": "0",
     "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0",
     "CARDPROOF_DAILY_DEAL_QUOTA": "0",
+    "CARDPROOF_LISTENERS_PER_CLIENT": "0",
 }
 """``UNLIMITED`` for server processes (a test's own ``env`` may set limits again)."""
 

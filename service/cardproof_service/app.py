@@ -102,7 +102,7 @@ def create_app(
 
     deals = Deals(store, keys, settings)
     rounds = deals.rounds
-    calls = Calls(store, rounds)
+    calls = Calls(store, rounds, settings.listeners_per_client)
     pars = Pars(store, deals.commitments, solvers, settings.par_budget)
     tournaments = Tournaments(store, keys, settings, deals.commitments, rounds, calls)
     entries = Entries(store, keys, tournaments, deals.dealing, rounds)

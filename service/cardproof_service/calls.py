@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from asyncio import FIRST_COMPLETED
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,7 @@ import msgspec
 
 from cardproof.models import RoundCalls
 from cardproof_service.lockstep import SHUTDOWN_WAIT, Rounds, call_of
-from cardproof_service.problems import problem
+from cardproof_service.problems import come_back
 from cardproof_service.store import (
     CallRecord,
     RoundState,
@@ -39,6 +40,8 @@ STREAM_SECONDS = 3600.0
 """An event stream ends after this long; the client resumes with ``Last-Event-ID``."""
 REFRESH = 1.0
 """Seconds after which a followed round is read again even without news."""
+RETRY_LISTENER = 5
+"""The ``Retry-After`` of a listener refused for want of room."""
 
 
 @dataclass
@@ -62,12 +65,21 @@ class Watch:
 
 @dataclass
 class Calls:
-    """The calls of the rounds this process's listeners follow; one per app."""
+    """The calls of the rounds this process's listeners follow; one per app.
+
+    A process serves at most :data:`MAX_LISTENERS` listeners, and a client at most
+    ``share`` of one round's (0: no share): one client cannot take the room every
+    entrant needs. Past either, the answer is a problem with ``Retry-After`` before any
+    byte of a stream is sent.
+    """
 
     store: Store
     rounds: Rounds
+    share: int = 4
     _watches: dict[tuple[str, int], Watch] = field(default_factory=dict)
     _listeners: int = 0
+    _held: dict[tuple[str, tuple[str, int]], int] = field(default_factory=dict)
+    """Listeners by client and round."""
     _task: asyncio.Task[None] | None = None
     _stopping: bool = False
 
@@ -117,29 +129,64 @@ class Calls:
         ):
             watch.tell()
 
+    def admit(self, key: tuple[str, int], client: str) -> Callable[[], None]:
+        """Count one listener of ``client`` on round ``key``; what releases it (once).
+
+        503 ``too-many-listeners`` past :data:`MAX_LISTENERS` in this process, 429
+        ``listener-share`` past the client's share of the round, both with
+        ``Retry-After``.
+        """
+        if self._listeners >= MAX_LISTENERS:
+            raise come_back(
+                503,
+                f"this server serves {MAX_LISTENERS} listeners of rounds' calls at once: "
+                "try again after Retry-After seconds",
+                "too-many-listeners",
+                RETRY_LISTENER,
+            )
+        mine = (client, key)
+        held = self._held.get(mine, 0)
+        if self.share and held >= self.share:
+            raise come_back(
+                429,
+                f"this client follows round {key[1]} with {held} event streams or long polls "
+                "already, its share (CARDPROOF_LISTENERS_PER_CLIENT): end one, or come back "
+                "after Retry-After seconds",
+                "listener-share",
+                RETRY_LISTENER,
+                limited="listener-share",
+            )
+        self._held[mine] = held + 1
+        self._listeners += 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if released:
+                return
+            released = True
+            self._listeners -= 1
+            left = self._held[mine] - 1
+            if left:
+                self._held[mine] = left
+            else:
+                del self._held[mine]
+
+        return release
+
     @contextlib.asynccontextmanager
     async def _watch(self, key: tuple[str, int]) -> AsyncIterator[Watch]:
-        """Follow a round for one listener (503 past :data:`MAX_LISTENERS`)."""
-        if self._listeners >= MAX_LISTENERS:
-            raise problem(
-                503,
-                f"this server follows {MAX_LISTENERS} rounds' calls at once: try again soon",
-                type_="/problems/unavailable",
-                code="too-many-listeners",
-                headers={"Retry-After": "5"},
-            )
+        """Follow a round while a listener admitted by :meth:`admit` waits on it."""
         watch = self._watches.get(key)
         if watch is None:
             watch = self._watches[key] = Watch()
         watch.listeners += 1
-        self._listeners += 1
         try:
             if watch.state is None:
                 await self._refresh(key)
             yield watch
         finally:
             watch.listeners -= 1
-            self._listeners -= 1
             if watch.listeners == 0:
                 self._watches.pop(key, None)
 
@@ -180,60 +227,84 @@ class Calls:
         after: int,
         wait: float,
         gone: asyncio.Future[None] | None = None,
+        *,
+        client: str,
     ) -> RoundCalls:
         """The calls after ``after``, waiting up to ``wait`` seconds for one (or the end).
 
-        ``gone`` (done once the client has gone away) ends the wait early.
+        ``gone`` (done once the client has gone away) ends the wait early. The poll
+        counts among ``client``'s listeners of the round while it waits.
         """
         key = (record.tournament_id, number)
-        loop = asyncio.get_running_loop()
-        until = loop.time() + min(wait, MAX_WAIT)
-        async with self._watch(key) as watch:
-            while True:
-                fresh = [call for call in watch.calls if call.index > after]
-                finished = watch.state is not None and watch.state.finished
-                left = until - loop.time()
-                if fresh or finished or left <= 0 or (gone is not None and gone.done()):
-                    break
-                await self._wait(watch, key, left, gone)
+        release = self.admit(key, client)
+        try:
+            loop = asyncio.get_running_loop()
+            until = loop.time() + min(wait, MAX_WAIT)
+            async with self._watch(key) as watch:
+                while True:
+                    fresh = [call for call in watch.calls if call.index > after]
+                    finished = watch.state is not None and watch.state.finished
+                    left = until - loop.time()
+                    if fresh or finished or left <= 0 or (gone is not None and gone.done()):
+                        break
+                    await self._wait(watch, key, left, gone)
+        finally:
+            release()
         state = await self.rounds.advance(record, number)
         return RoundCalls(
             await self.rounds.describe(record, number, state),
             [call_of(record, call) for call in fresh],
         )
 
-    async def stream(
-        self, record: TournamentRecord, number: int, after: int
+    def stream(
+        self, record: TournamentRecord, number: int, after: int, *, client: str
     ) -> AsyncIterator[bytes]:
         """Server-sent events: a ``call`` per card after ``after``, then ``end``.
+
+        The listener is admitted here, before the stream's first byte (429 or 503
+        otherwise), and released when the stream ends, fails, or is dropped unread.
+        """
+        release = self.admit((record.tournament_id, number), client)
+        events = self._events(record, number, after, release)
+        weakref.finalize(events, release)  # a stream never started releases too
+        return events
+
+    async def _events(
+        self, record: TournamentRecord, number: int, after: int, release: Callable[[], None]
+    ) -> AsyncIterator[bytes]:
+        """The events of :meth:`stream`, until the round ends (or an hour has passed).
 
         Each call is encoded once per process and the same bytes go to every listener:
         a call reaches hundreds of seats at once.
         """
-        key = (record.tournament_id, number)
-        loop = asyncio.get_running_loop()
-        until = loop.time() + STREAM_SECONDS
-        async with self._watch(key) as watch:
-            sent = after
-            quiet = loop.time()
-            while loop.time() < until:
-                for call in watch.calls:
-                    if call.index > sent:
-                        event = watch.events.get(call.index)
-                        if event is None:
-                            data = msgspec.json.encode(call_of(record, call))
-                            event = watch.events[call.index] = _event(b"call", data, call.index)
-                        yield event
-                        sent = call.index
+        try:
+            key = (record.tournament_id, number)
+            loop = asyncio.get_running_loop()
+            until = loop.time() + STREAM_SECONDS
+            async with self._watch(key) as watch:
+                sent = after
+                quiet = loop.time()
+                while loop.time() < until:
+                    for call in watch.calls:
+                        if call.index > sent:
+                            event = watch.events.get(call.index)
+                            if event is None:
+                                data = msgspec.json.encode(call_of(record, call))
+                                event = watch.events[call.index] = _event(b"call", data, call.index)
+                            yield event
+                            sent = call.index
+                            quiet = loop.time()
+                    if watch.state is not None and watch.state.finished:
+                        status = await self.rounds.describe(record, number, watch.state)
+                        yield _event(b"end", msgspec.json.encode(status))
+                        return
+                    if loop.time() - quiet >= KEEPALIVE:
+                        yield b": keep-alive\r\n\r\n"
                         quiet = loop.time()
-                if watch.state is not None and watch.state.finished:
-                    status = await self.rounds.describe(record, number, watch.state)
-                    yield _event(b"end", msgspec.json.encode(status))
-                    return
-                if loop.time() - quiet >= KEEPALIVE:
-                    yield b": keep-alive\r\n\r\n"
-                    quiet = loop.time()
-                await self._wait(watch, key, KEEPALIVE)
+                    await self._wait(watch, key, KEEPALIVE)
+
+        finally:
+            release()
 
 
 def _last_index(watch: Watch) -> int:

@@ -67,6 +67,9 @@ class Settings:
     """``CARDPROOF_MAX_GAMES_IN_FLIGHT``: unfinished deals a client may hold (0: no cap)."""
     daily_deal_quota: int = 2000
     """``CARDPROOF_DAILY_DEAL_QUOTA``: deals a client may open a day, UTC (0: no quota)."""
+    listeners_per_client: int = 4
+    """``CARDPROOF_LISTENERS_PER_CLIENT``: event streams and long polls a client may hold
+    on one lockstep round in one process (0: no share, only the process's cap)."""
     solver_workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     """``CARDPROOF_SOLVER_WORKERS``: processes that run solodrez searches (default: the
     CPU count)."""
@@ -121,6 +124,7 @@ class Settings:
             rate_window=number("CARDPROOF_RATE_WINDOW", 60),
             max_games_in_flight=number("CARDPROOF_MAX_GAMES_IN_FLIGHT", 100, zero=True),
             daily_deal_quota=number("CARDPROOF_DAILY_DEAL_QUOTA", 2000, zero=True),
+            listeners_per_client=number("CARDPROOF_LISTENERS_PER_CLIENT", 4, zero=True),
             solver_workers=number("CARDPROOF_SOLVER_WORKERS", os.cpu_count() or 1),
             solver_queue=number("CARDPROOF_SOLVER_QUEUE", 4, zero=True),
             solver_per_client=number("CARDPROOF_SOLVER_PER_CLIENT", 2),

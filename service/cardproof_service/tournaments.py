@@ -361,17 +361,22 @@ class Tournaments:
         after: int,
         wait: float,
         gone: asyncio.Future[None] | None = None,
+        *,
+        client: str,
     ) -> RoundCalls:
         """The calls after ``after`` (a long poll: waits up to ``wait`` seconds for one)."""
         record = await self._lockstep(tournament_id, round_number, access)
-        return await self.calls.long_poll(record, round_number, after, wait, gone)
+        return await self.calls.long_poll(record, round_number, after, wait, gone, client=client)
 
     async def round_stream(
-        self, tournament_id: str, round_number: int, access: Access, after: int
+        self, tournament_id: str, round_number: int, access: Access, after: int, *, client: str
     ) -> AsyncIterator[Any]:
-        """The calls as server-sent events (every check made before the stream starts)."""
+        """The calls as server-sent events, every check made before the stream starts.
+
+        The listener's share is checked then too: a refusal is a problem, never a 200.
+        """
         record = await self._lockstep(tournament_id, round_number, access)
-        return self.calls.stream(record, round_number, after)
+        return self.calls.stream(record, round_number, after, client=client)
 
     async def readable(self, tournament_id: str, access: Access) -> TournamentRecord:
         """The record, if the caller may read the tournament (as :meth:`read` decides)."""

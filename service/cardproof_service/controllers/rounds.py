@@ -26,6 +26,7 @@ from cardproof_service.controllers.tournaments import (
     tournaments_of,
 )
 from cardproof_service.idempotency import IdempotencyKey
+from cardproof_service.limits import client_id
 from cardproof_service.problems import problem_responses
 
 RoundParameter = Annotated[int, Parameter(description="The round, from 1.", ge=1, le=50)]
@@ -163,9 +164,13 @@ class RoundsController(Controller):
                 403,
                 404,
                 409,
+                429,
                 503,
                 e404="No such tournament (`unknown-tournament`) or round (`unknown-round`).",
                 e409="The tournament is async: nothing is called (`not-lockstep`).",
+                e429="This client holds its share of the round's event streams and long polls "
+                "in this server (`listener-share`, `CARDPROOF_LISTENERS_PER_CLIENT`): end one, "
+                "or try again after `Retry-After`.",
                 e503="The store is unavailable, or this server follows as many rounds as it "
                 "may (`too-many-listeners`): try again after `Retry-After`.",
                 **{k: v for k, v in READ_ERRORS.items() if k != "e404"},
@@ -213,9 +218,12 @@ class RoundsController(Controller):
         """
         tournaments = tournaments_of(request)
         access = access_of(request)
+        client = client_id(request.scope, request.app.state.keyring.master)
         if "text/event-stream" in request.headers.get("accept", ""):
             start = int(last_event_id) if last_event_id is not None else after
-            events = await tournaments.round_stream(tournament_id, round_number, access, start)
+            events = await tournaments.round_stream(
+                tournament_id, round_number, access, start, client=client
+            )
             return Stream(
                 events,
                 media_type="text/event-stream",
@@ -224,7 +232,7 @@ class RoundsController(Controller):
         gone = asyncio.ensure_future(until_gone(request))
         try:
             calls = await tournaments.round_calls(
-                tournament_id, round_number, access, after, wait, gone
+                tournament_id, round_number, access, after, wait, gone, client=client
             )
         finally:
             gone.cancel()

@@ -3390,7 +3390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            /** @description This client holds its share of the round's event streams and long polls in this server (`listener-share`, `CARDPROOF_LISTENERS_PER_CLIENT`): end one, or try again after `Retry-After`. */
             429: {
                 headers: {
                     [name: string]: unknown;
