@@ -25,6 +25,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+import cardproof_service.pages as pages_module
 import cardproof_service.standings as standings_module
 from cardproof.games import variant
 from cardproof.models import StandingLine, Standings, Tournament
@@ -191,6 +192,41 @@ def test_a_closed_tournament_shows_its_seeds_and_every_finished_grid(
     assert len(set(cards[:25])) == 25
 
 
+def test_a_settled_page_is_drawn_once_and_a_large_field_is_paged(
+    client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)  # pars solved at the close
+    monkeypatch.setattr(pages_module, "PAGE_SIZE", 2)  # three entrants: two pages
+    tid = played(client, owner)
+    client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    wait_for_pars(client, tid)
+    first = client.get(f"/tournaments/{tid}", headers=reader(tid))
+    second = client.get(f"/tournaments/{tid}?page=2", headers=reader(tid))
+    assert (first.status_code, second.status_code) == (200, 200)
+    rows = api_rows(client, tid)
+    assert page_rows(first.text) == rows[:2]
+    assert page_rows(second.text) == rows[2:]
+    assert 'rel="next" href="/tournaments/' in first.text
+    assert 'rel="prev"' not in first.text
+    assert 'rel="prev" href="/tournaments/' in second.text
+    assert 'rel="next"' not in second.text
+    for page, lines in ((first.text, rows[:2]), (second.text, rows[2:])):
+        assert page.count('<section class="game"') == sum(ROUNDS_PLAYED[line[1]] for line in lines)
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a settled page was drawn again")
+
+    monkeypatch.setattr(pages_module, "render", never)  # kept: no drawing, no replay
+    monkeypatch.setattr(pages_module, "replay_log", never)
+    assert client.get(f"/tournaments/{tid}", headers=reader(tid)).text == first.text
+    assert client.get(f"/tournaments/{tid}?page=2", headers=reader(tid)).text == second.text
+    past = client.get(f"/tournaments/{tid}?page=3", headers=reader(tid))
+    assert (past.status_code, past.json()["code"]) == (404, "no-page")
+    assert client.get(f"/tournaments/{tid}?page=0", headers=reader(tid)).status_code == 400
+    hidden = open_tournament(client, owner, entry="invite")["tournament"]["tournament_id"]
+    assert client.get(f"/tournaments/{hidden}").status_code == 401  # access checked each time
+
+
 def test_names_are_escaped(client: HttpClient, owner: str) -> None:
     body = new_tournament(name='<b onmouseover="x">Bold</b> & co', format="lockstep")
     created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
@@ -238,7 +274,9 @@ def test_the_page_is_not_in_the_api_schema(client: HttpClient) -> None:
     assert not any(path.startswith("/tournaments") for path in paths)
 
 
-def test_a_variant_without_a_grid_shows_its_log(client: HttpClient, owner: str) -> None:
+def test_a_variant_without_a_grid_shows_its_log(
+    client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     body = new_tournament(variant="repeat-poker", options={}, rounds=1)
     created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
     assert created.status_code == 201, created.text
@@ -257,6 +295,11 @@ def test_a_variant_without_a_grid_shows_its_log(client: HttpClient, owner: str) 
     total = game.score().total
     result = GameResult("Ada", 1, "d_x", total, 0, game.log_text(), True)
     standings = Standings(tid, "closed", 1, [StandingLine(1, "Ada", total, 1)])
+
+    def no_replay(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a log variant's game was replayed to draw the page")
+
+    monkeypatch.setattr(pages_module, "replay_log", no_replay)
     page = render(tournament, standings, [result])
     assert 'class="card' not in page
     assert f'<p class="log"><code>{game.log_text()}</code></p>' in page

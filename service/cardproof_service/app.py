@@ -41,6 +41,7 @@ from cardproof_service.limits import RateLimiter
 from cardproof_service.metrics import metered
 from cardproof_service.observability import observe_requests
 from cardproof_service.openapi import install_exact_schemas, openapi_config
+from cardproof_service.pages import StandingsPages
 from cardproof_service.pars import Pars
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
@@ -156,6 +157,7 @@ def create_app(
                 "tournaments": tournaments,
                 "entries": entries,
                 "scoreboard": scoreboard,
+                "standings_pages": StandingsPages(),
                 "solvers": solvers,
             }
         ),

@@ -11,6 +11,7 @@ each finished game drawn from its replayed move log.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any, Final
@@ -19,7 +20,14 @@ from urllib.parse import quote
 import msgspec
 
 from cardproof.cards import Card
-from cardproof.games import GridView, ReserveView, replay_log
+from cardproof.games import (
+    PokerPatience,
+    PokerSquares,
+    ReservePoker,
+    ReserveView,
+    SerpentPatience,
+    replay_log,
+)
 from cardproof.models import (
     RoundCommitment,
     RoundPar,
@@ -29,10 +37,19 @@ from cardproof.models import (
     Tournament,
 )
 from cardproof.tournaments import percent_of_par, round_deal
+from cardproof_service.problems import not_found
 from cardproof_service.standings import Scoreboard
 from cardproof_service.store import GameResult
 from cardproof_service.tournaments import Access, Tournaments
 
+GRID_VARIANTS: Final = frozenset(
+    cls.id for cls in (PokerSquares, PokerPatience, SerpentPatience, ReservePoker)
+)
+"""The variants whose finished games the page draws as grids (the others show their log)."""
+PAGE_SIZE: Final = 100
+"""Entrants a page lists, with their games: a large field is paged."""
+KEPT_PAGES: Final = 256
+"""Pages of settled tournaments a process keeps, rendered once (least recently read go)."""
 REFRESH_SECONDS: Final = 15
 """How often an open (or scheduled) tournament's page reloads itself."""
 LIVE_REFRESH_SECONDS: Final = 2
@@ -127,12 +144,14 @@ def _finished_view(tournament: Tournament, result: GameResult) -> Any:
 
 
 def _game_html(tournament: Tournament, result: GameResult, pars: dict[int, RoundPar]) -> str:
-    """One finished game: its cards (a grid variant) or its log, its total, its share of par."""
-    view = _finished_view(tournament, result)
-    if isinstance(view, GridView):
-        body = grid_html(view.layout)
-    elif isinstance(view, ReserveView):
-        body = grid_html(view.grid)
+    """One finished game: its cards (a grid variant) or its log, its total, its share of par.
+
+    Only a grid is replayed (25 moves at most, on a deck dealt once per round); a log
+    variant's game (up to 10,000 solodrez moves) is shown as its log, never replayed.
+    """
+    if tournament.variant in GRID_VARIANTS:
+        view = _finished_view(tournament, result)
+        body = grid_html(view.grid if isinstance(view, ReserveView) else view.layout)
     else:
         body = f'<p class="log"><code>{escape(result.moves)}</code></p>'
     percent = percent_of_par(result.total, pars.get(result.round))
@@ -169,6 +188,19 @@ def _standings_html(lines: Sequence[StandingLine]) -> str:
         f'<th class="num">Total</th><th class="num">Games finished</th>{par_head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
+
+
+def _paging_html(tournament: Tournament, page: int, pages: int) -> str:
+    """Links to the pages before and after this one, when the field takes more than one."""
+    if pages == 1:
+        return ""
+    path = f"/tournaments/{quote(tournament.tournament_id)}"
+    links = [f"Page {page} of {pages}"]
+    if page > 1:
+        links.insert(0, f'<a rel="prev" href="{path}?page={page - 1}">Previous</a>')
+    if page < pages:
+        links.append(f'<a rel="next" href="{path}?page={page + 1}">Next</a>')
+    return f'<nav class="pages" id="pages">{" &middot; ".join(links)}</nav>'
 
 
 def _pars_html(standings: Standings) -> str:
@@ -271,11 +303,15 @@ def render(
     standings: Standings,
     results: Sequence[GameResult],
     rounds: Sequence[RoundStatus] = (),
+    *,
+    page: int = 1,
+    pages: int = 1,
 ) -> str:
-    """The whole page of ``tournament``; ``results`` are its finished games, in page order.
+    """A page of ``tournament``: ``standings`` lists its entrants, ``results`` their games.
 
     ``rounds``: a lockstep tournament's rounds as they stand; while one is being played
-    the page reloads every :data:`LIVE_REFRESH_SECONDS`, to follow its calls.
+    the page reloads every :data:`LIVE_REFRESH_SECONDS`, to follow its calls. ``page``
+    of ``pages``: links to the pages before and after it.
     """
     closed = tournament.status == "closed"
     live = any(status.status == "playing" for status in rounds)
@@ -336,7 +372,8 @@ def render(
         f"<code>{escape(tournament.salt)}</code> &middot; {escape(tournament.algorithm)}</p>"
         f'<p class="meta"><a id="play" href="/play?tournament={quote(tournament.tournament_id)}">'
         f"{play_words}</a></p>"
-        f"<h2>Standings</h2>{_standings_html(standings.entrants)}{_pars_html(standings)}{calls}"
+        f"<h2>Standings</h2>{_standings_html(standings.entrants)}"
+        f"{_paging_html(tournament, page, pages)}{_pars_html(standings)}{calls}"
         f"<h2>Games</h2>{games_note}{games}"
         f"<h2>Round commitments</h2>{_rounds_html(tournament.rounds)}"
         f"<footer>Tournament <code>{escape(tournament.tournament_id)}</code>: the same data "
@@ -346,20 +383,58 @@ def render(
     )
 
 
-async def standings_page(
-    tournaments: Tournaments, scoreboard: Scoreboard, tournament_id: str, access: Access
-) -> str:
-    """The page of a tournament the caller may read (the API's rule: problems otherwise)."""
-    tournament = await tournaments.read(tournament_id, access)
-    standings = await scoreboard.standings(tournament_id, access)
-    place = {line.name: index for index, line in enumerate(standings.entrants)}
-    results = sorted(
-        await tournaments.store.results(tournament_id),
-        key=lambda r: (place.get(r.player, len(place)), r.player, r.round),
-    )
-    rounds = await tournaments.round_statuses(tournament_id, access)
-    # a closed tournament's grids are replayed here: CPU work, kept off the event loop
-    return await asyncio.to_thread(render, tournament, standings, results, rounds)
+class StandingsPages:
+    """The standings pages of this process; one per app.
+
+    A page lists :data:`PAGE_SIZE` entrants and their games (``?page=N``). Once a
+    tournament is settled (closed, every par known) its pages cannot change: each is
+    rendered once and kept (:data:`KEPT_PAGES` at most), so a view costs no replay and
+    no rendering. Who may read is checked on every view all the same.
+    """
+
+    def __init__(self) -> None:
+        """No page kept yet."""
+        self._kept: OrderedDict[tuple[str, int], str] = OrderedDict()
+
+    async def page(
+        self,
+        tournaments: Tournaments,
+        scoreboard: Scoreboard,
+        tournament_id: str,
+        access: Access,
+        number: int = 1,
+    ) -> str:
+        """Page ``number`` of a tournament the caller may read (404 past the last)."""
+        tournament = await tournaments.read(tournament_id, access)
+        standings = await scoreboard.standings(tournament_id, access)
+        settled = tournament.status == "closed" and not standings.pars_pending
+        key = (tournament_id, number)
+        kept = self._kept.get(key) if settled else None
+        if kept is not None:
+            self._kept.move_to_end(key)
+            return kept
+        pages = max(1, -(-len(standings.entrants) // PAGE_SIZE))
+        if not 1 <= number <= pages:
+            raise not_found(f"page: this tournament's standings have {pages} page(s)", "no-page")
+        lines = standings.entrants[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
+        listed = msgspec.structs.replace(standings, entrants=lines)
+        rounds = range(1, len(tournament.rounds) + 1)
+        wanted = [(line.name, n) for line in lines for n in rounds]
+        place = {line.name: index for index, line in enumerate(lines)}
+        results = sorted(
+            await tournaments.store.results(tournament_id, wanted) if wanted else [],
+            key=lambda r: (place.get(r.player, len(place)), r.player, r.round),
+        )
+        statuses = await tournaments.round_statuses(tournament_id, access)
+        # a closed tournament's grids are drawn here: CPU work, kept off the event loop
+        html = await asyncio.to_thread(
+            render, tournament, listed, results, statuses, page=number, pages=pages
+        )
+        if settled:
+            self._kept[key] = html
+            if len(self._kept) > KEPT_PAGES:
+                self._kept.popitem(last=False)
+        return html
 
 
-__all__ = ["CONTENT_SECURITY_POLICY", "card_html", "grid_html", "render", "standings_page"]
+__all__ = ["CONTENT_SECURITY_POLICY", "StandingsPages", "card_html", "grid_html", "render"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, MediaType, Request, Response, get
-from litestar.params import Parameter
+from litestar.params import Parameter, QueryParameter
 
 from cardproof_service.controllers.tournaments import access_of
-from cardproof_service.pages import CONTENT_SECURITY_POLICY, standings_page
+from cardproof_service.pages import CONTENT_SECURITY_POLICY, StandingsPages
 from cardproof_service.standings import Scoreboard
 from cardproof_service.tournaments import Tournaments
 
@@ -24,15 +24,18 @@ class PagesController(Controller):
         self,
         request: Request[Any, Any, Any],
         tournament_id: Annotated[str, Parameter(max_length=64)],
+        number: Annotated[int, QueryParameter(name="page", ge=1, le=10_000)] = 1,
     ) -> Response[str]:
         """The tournament's standings page, readable as ``GET /v1/tournaments/{id}`` is.
 
         Public tournaments for anyone, invite-only ones for their organizer
         (``Authorization: Bearer cpo_...``) or with their invite code (``X-Invite-Code``).
+        ``?page=N``: a large field's later entrants.
         """
         tournaments: Tournaments = request.app.state.tournaments
         scoreboard: Scoreboard = request.app.state.scoreboard
-        page = await standings_page(tournaments, scoreboard, tournament_id, access_of(request))
+        pages: StandingsPages = request.app.state.standings_pages
+        page = await pages.page(tournaments, scoreboard, tournament_id, access_of(request), number)
         return Response(
             content=page,
             media_type=MediaType.HTML,
