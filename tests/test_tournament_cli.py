@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import msgspec
 import pytest
 
@@ -269,18 +271,31 @@ def test_a_player_plays_a_lockstep_round_live_from_the_command_line(
     created = cardproof(*create, key=key)
     assert created.returncode == 0, created.stderr
     tid = tournament_id(created.stdout)
+    links = dict(
+        line.split()[:2] for line in created.stdout.splitlines() if line[:4] in ("join", "stan")
+    )
+    assert links == {
+        "join": f"{url}/play?tournament={tid}",
+        "standings": f"{url}/tournaments/{tid}",
+    }
+    for link in links.values():  # what the organizer sends the players opens
+        assert httpx.get(link).status_code == 200, link
     entry_file = tmp_path / "ada.json"
     entered = cardproof(
         "tournament", "enter", tid, "--name", "Ada", "--entry-file", str(entry_file), "--url", url
     )
     assert entered.returncode == 0, entered.stderr
+    said = next(line for line in entered.stdout.splitlines() if line.startswith("play a lockstep"))
+    printed = shlex.split(said.split(": ", 1)[1].replace("--round N", "--round 1"))
+    assert printed[0] == "cardproof"
     receipt = tmp_path / "ada.jws"
-    command = [
+    command = [  # the command the entry printed, as the player types it
         str(Path(sys.executable).parent / "cardproof"),
-        *("play", "--tournament", tid, "--round", "1", "--entry-file", str(entry_file)),
+        *printed[1:],
         *("--receipt-out", str(receipt)),
     ]
-    env = {**os.environ, "CARDPROOF_URL": url}
+    assert f"{url}/tournaments/{tid}" in entered.stdout
+    env = dict(os.environ)
     player = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )

@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import quote
 
 import msgspec
 
@@ -630,7 +632,10 @@ def _tournament_create(client: Client, args: argparse.Namespace) -> int:
         card_seconds=args.card_seconds,
     )
     _print_tournament(created.tournament)
-    _print_invites(created.invite_codes)
+    base, tid = args.url.rstrip("/"), quote(created.tournament.tournament_id, safe="")
+    print(f"join        {base}/play?tournament={tid}  (send it to the players)")
+    print(f"standings   {base}/tournaments/{tid}")
+    _print_invites(created.invite_codes)  # last: shown this once
     return 0
 
 
@@ -680,6 +685,13 @@ def _tournament_enter(client: Client, args: argparse.Namespace) -> int:
     print(f"entered {entry.tournament_id} as {entry.name!r} (entrant {entry.entrant_id})")
     print(f"the entry and its token are in {path}: keep it, the token is shown only once")
     print(f"and opens your games until the tournament closes ({entry.expires_at})")
+    base = args.url.rstrip("/")
+    file_option = f" --entry-file {shlex.quote(str(path))}" if args.entry_file else ""
+    print(
+        f"play a lockstep round N here: cardproof play --tournament {shlex.quote(args.id)} "
+        f"--round N --url {shlex.quote(base)}{file_option}"
+    )
+    print(f"the standings: {base}/tournaments/{quote(args.id, safe='')}")
     return 0
 
 
