@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
@@ -223,16 +224,7 @@ def test_no_round_says_a_negative_time_is_left(held_app: Litestar, held: HttpCli
     store = held_app.state.store
     record = asyncio.run(store.get_tournament(tid))
     state: RoundState = asyncio.run(store.round_state(tid, 1))
-    late = RoundState(
-        seats=state.seats,
-        now=state.deadline + 5_000,  # read after the deadline, before anyone placed it
-        started_at=state.started_at,
-        call=state.call,
-        called_at=state.called_at,
-        placed=state.placed,
-        turns=state.turns,
-        card_ms=state.card_ms,
-        finished=False,
-    )
+    # read after the deadline, before anyone placed the card
+    late = msgspec.structs.replace(state, now=state.deadline + 5_000)
     described = asyncio.run(rounds.describe(record, 1, late))
     assert described.seconds_left == 0
