@@ -227,6 +227,33 @@ def test_a_settled_page_is_drawn_once_and_a_large_field_is_paged(
     assert client.get(f"/tournaments/{hidden}").status_code == 401  # access checked each time
 
 
+def test_the_pages_kept_weigh_at_most_their_budget(
+    app: Litestar, client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)
+    monkeypatch.setattr(pages_module, "PAGE_SIZE", 2)
+    tid = played(client, owner)
+    client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    wait_for_pars(client, tid)
+    drawn: list[int] = []
+    draw = pages_module.render
+
+    def counted(*args: Any, **kwargs: Any) -> str:
+        drawn.append(kwargs["page"])
+        return draw(*args, **kwargs)
+
+    monkeypatch.setattr(pages_module, "render", counted)
+    first = client.get(f"/tournaments/{tid}", headers=reader(tid)).text
+    monkeypatch.setattr(pages_module, "KEPT_BYTES", len(first) + 10)  # room for one page
+    for number in (1, 1, 2, 2, 1):
+        assert (
+            client.get(f"/tournaments/{tid}?page={number}", headers=reader(tid)).status_code == 200
+        )
+    assert drawn == [1, 2, 1]  # page 2 pushed page 1 out; each kept page drawn once
+    kept: pages_module.StandingsPages = app.state.standings_pages
+    assert sum(len(page) for page in kept._kept.values()) <= len(first) + 10
+
+
 def test_names_are_escaped(client: HttpClient, owner: str) -> None:
     body = new_tournament(name='<b onmouseover="x">Bold</b> & co', format="lockstep")
     created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})

@@ -48,8 +48,9 @@ GRID_VARIANTS: Final = frozenset(
 """The variants whose finished games the page draws as grids (the others show their log)."""
 PAGE_SIZE: Final = 100
 """Entrants a page lists, with their games: a large field is paged."""
-KEPT_PAGES: Final = 256
-"""Pages of settled tournaments a process keeps, rendered once (least recently read go)."""
+KEPT_BYTES: Final = 64 * 1024 * 1024
+"""What the pages of settled tournaments a process keeps may weigh in all (least recently
+read go first; a page heavier than that is drawn each time)."""
 REFRESH_SECONDS: Final = 15
 """How often an open (or scheduled) tournament's page reloads itself."""
 LIVE_REFRESH_SECONDS: Final = 2
@@ -388,13 +389,15 @@ class StandingsPages:
 
     A page lists :data:`PAGE_SIZE` entrants and their games (``?page=N``). Once a
     tournament is settled (closed, every par known) its pages cannot change: each is
-    rendered once and kept (:data:`KEPT_PAGES` at most), so a view costs no replay and
+    rendered once and kept (:data:`KEPT_BYTES` at most), so a view costs no replay and
     no rendering. Who may read is checked on every view all the same.
     """
 
     def __init__(self) -> None:
         """No page kept yet."""
         self._kept: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self._weight = 0
+        """The characters of the pages kept."""
 
     async def page(
         self,
@@ -430,10 +433,11 @@ class StandingsPages:
         html = await asyncio.to_thread(
             render, tournament, listed, results, statuses, page=number, pages=pages
         )
-        if settled:
+        if settled and len(html) <= KEPT_BYTES and key not in self._kept:
             self._kept[key] = html
-            if len(self._kept) > KEPT_PAGES:
-                self._kept.popitem(last=False)
+            self._weight += len(html)
+            while self._weight > KEPT_BYTES:
+                self._weight -= len(self._kept.popitem(last=False)[1])
         return html
 
 
