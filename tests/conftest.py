@@ -20,6 +20,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient, TestClient
 
+import cardproof_service.store.memory.moves as memory_moves
+import cardproof_service.store.memory.rounds as memory_rounds
 from cardproof.games import variant
 from cardproof.receipts import SigningKey, verify_receipt
 from cardproof_service import Settings, create_app
@@ -57,6 +59,25 @@ def organizer_key(app: Litestar, name: str) -> str:
 def owner(app: Litestar) -> str:
     """An organizer of the session's app, as an Authorization header."""
     return organizer_key(app, "Owner Club")
+
+
+class Clock:
+    """The store's clock in milliseconds, moved only by the test."""
+
+    def __init__(self) -> None:
+        self.ms = time.time_ns() // 1_000_000
+
+    def __call__(self) -> int:
+        return self.ms
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The memory store's clock, held: lockstep rules checked at their exact edges."""
+    held = Clock()
+    monkeypatch.setattr(memory_rounds, "now_ms", held)
+    monkeypatch.setattr(memory_moves, "now_ms", held)
+    return held
 
 
 @pytest.fixture

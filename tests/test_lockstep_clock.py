@@ -12,7 +12,6 @@ negative time is left.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,33 +21,13 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.store.memory.moves as memory_moves
-import cardproof_service.store.memory.rounds as memory_rounds
 from cardproof_service import Settings, create_app
 from cardproof_service.lockstep import Rounds
 from cardproof_service.store import MemoryStore, RoundState
-from conftest import TEST_KEYS, UNLIMITED, organizer_key
+from conftest import TEST_KEYS, UNLIMITED, Clock, organizer_key
 from test_tournaments_api import CELLS, bearer, enter, new_tournament
 
 HttpClient = TestClient[Litestar]
-
-
-class Clock:
-    """The store's clock in milliseconds, moved only by the test."""
-
-    def __init__(self) -> None:
-        self.ms = time.time_ns() // 1_000_000
-
-    def __call__(self) -> int:
-        return self.ms
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    held = Clock()
-    monkeypatch.setattr(memory_rounds, "now_ms", held)
-    monkeypatch.setattr(memory_moves, "now_ms", held)
-    return held
 
 
 @pytest.fixture
@@ -141,19 +120,19 @@ def test_an_idle_seat_gets_its_card_at_the_deadline_and_no_one_else_does(
     assert game(held, seats["Idle"])["moves"] == ""
     clock.ms = called_at + 2000  # the deadline: the idle seat's card is placed
     store = held_app.state.store
-    append = store.append_move
-    appended: list[str] = []
+    place_late = store.place_late
+    offered: list[str] = []
 
-    async def counted(deal_id: str, *args: Any, **kwargs: Any) -> Any:
-        appended.append(deal_id)
-        return await append(deal_id, *args, **kwargs)
+    async def counted(tid: str, number: int, call: int, *args: Any) -> Any:
+        offered.extend(seat.deal_id for seat in args[-1])
+        return await place_late(tid, number, call, *args)
 
-    store.append_move = counted  # the seats that placed card 0 are not even tried
+    store.place_late = counted  # the seats that placed card 0 are not even offered
     try:
         after = status(held, tid)
     finally:
-        del store.append_move
-    assert appended == [seats["Idle"][1]]
+        del store.place_late
+    assert offered == [seats["Idle"][1]]
     assert (after["call"], after["placed"]) == (1, 0)
     assert ms(after["called_at"]) == called_at + 2000
     assert game(held, seats["Idle"])["moves"] == "a1"

@@ -28,6 +28,7 @@ from cardproof_service.store import (
     DailyQuota,
     DealRecord,
     GameResult,
+    LatePlacement,
     MemoryStore,
     NewEntrant,
     OpenTournament,
@@ -989,3 +990,86 @@ async def test_a_round_keeps_its_first_par(store: Store) -> None:
     await store.record_round_par(tournament, 1, b'{"score": 7}', expires)
     assert await store.round_pars(tournament) == {1: b'{"score": 7}', 2: b'{"score": 10}'}
     assert await store.round_pars(f"{tournament}x") == {}
+
+
+async def test_late_placements_place_many_seats_in_one_step(store: Store) -> None:
+    """``place_late``: past the deadline, each seat still at the call, counted once."""
+    tournament = new_id("t")
+    seats = [seat_record(tournament, name) for name in ("Ada", "Bea", "Cy", "Dee")]
+    for record in seats:
+        await store.create_deal(record, TTL)
+    ada, bea, cy, dee = (record.deal_id for record in seats)
+    await store.start_round(tournament, 1, 2, 1, "AS")  # a 1 ms deadline: past at once
+    await asyncio.sleep(0.01)
+    first = await store.append_move(
+        bea, 0, "e5", None, TTL, placement=Placement(tournament, 1, "auto", (0,), "KD")
+    )
+    assert first.outcome == "appended"
+    wrong_call = [LatePlacement(ada, "a1")]
+    assert await store.place_late(tournament, 1, 1, TTL, "KD", wrong_call) == []
+    placed = await store.place_late(
+        tournament, 1, 0, TTL, "KD", [LatePlacement(d, "a1") for d in (ada, bea, cy)]
+    )
+    assert placed == [ada, cy]  # Bea's card was placed already: it stands
+    state = await store.round_state(tournament, 1)
+    assert (state.call, state.placed) == (0, 3)  # Dee is still to place
+    missing = new_deal_id(id_tag(tournament))
+    assert await store.move_counts([ada, bea, dee, missing]) == [1, 1, 0, -1]
+    found = await store.get_deal(bea)
+    assert found is not None
+    assert (found.moves, found.auto_placed) == (["e5"], [0])
+    assert await store.place_late(tournament, 1, 0, TTL, "KD", [LatePlacement(dee, "b1")]) == [dee]
+    called = await store.round_state(tournament, 1)
+    assert (called.call, called.placed) == (1, 0)
+    assert [(c.index, c.card) for c in await store.round_calls(tournament, 1)] == [
+        (0, "AS"),
+        (1, "KD"),
+    ]
+    await asyncio.sleep(0.01)
+    last = [
+        LatePlacement(ada, "a2", FINISHED_AT, 37),
+        LatePlacement(bea, "b2", FINISHED_AT, 12),
+        LatePlacement(cy, "c2", FINISHED_AT, None),  # a dead end: no total, no result
+        LatePlacement(dee, "d2", FINISHED_AT, 5),
+    ]
+    assert await store.place_late(tournament, 1, 1, TTL, None, last) == [ada, bea, cy, dee]
+    assert (await store.round_state(tournament, 1)).finished
+    assert len(await store.round_calls(tournament, 1)) == 2
+    assert await store.move_counts([ada, bea]) == [-1, -1]
+    found = await store.get_deal(dee)
+    assert found is not None
+    assert (found.moves, found.auto_placed, found.finished_at) == (
+        ["b1", "d2"],
+        [0, 1],
+        FINISHED_AT,
+    )
+    results = {result.player: result.total for result in await store.results(tournament)}
+    assert results == {"Ada": 37, "Bea": 12, "Dee": 5}
+
+
+async def test_late_placements_wait_for_the_deadline(store: Store) -> None:
+    tournament = new_id("t")
+    record = seat_record(tournament, "Ada")
+    await store.create_deal(record, TTL)
+    assert (
+        await store.place_late(tournament, 1, 0, TTL, "KD", [LatePlacement(record.deal_id, "a1")])
+        == []
+    )
+    await store.start_round(tournament, 1, 2, 60_000, "AS")
+    early = [LatePlacement(record.deal_id, "a1")]
+    assert await store.place_late(tournament, 1, 0, TTL, "KD", early) == []
+    assert await store.move_counts([record.deal_id]) == [0]
+    assert (await store.round_state(tournament, 1)).placed == 0
+
+
+async def test_a_batch_of_seats_is_claimed_once_until_its_lease_ends(store: Store) -> None:
+    tournament = new_id("t")
+    assert await store.claim_seats(tournament, 1, 0, 0, 200)
+    assert not await store.claim_seats(tournament, 1, 0, 0, 200)
+    assert await store.claim_seats(tournament, 1, 0, 1, 200)  # another batch
+    assert await store.claim_seats(tournament, 1, 1, 0, 200)  # another call
+    assert await store.claim_seats(tournament, 2, 0, 0, 200)  # another round
+    claims = await asyncio.gather(*(store.claim_seats(tournament, 3, 0, 0, 200) for _ in range(8)))
+    assert claims.count(True) == 1
+    await asyncio.sleep(0.3)
+    assert await store.claim_seats(tournament, 1, 0, 0, 200)  # its taker is presumed gone

@@ -27,6 +27,7 @@ from cardproof_service.commitments import Commitments
 from cardproof_service.dealing import Dealing
 from cardproof_service.games import Games
 from cardproof_service.keys import Keys
+from cardproof_service.late import LatePlacements
 from cardproof_service.lockstep import Rounds
 from cardproof_service.play import Play
 from cardproof_service.receipts import Receipts
@@ -47,7 +48,8 @@ class Deals:
         self.games = Games(store, keys, self.commitments)
         self.receipts = Receipts(store, keys, self.commitments, self.games)
         self.dealing = Dealing(store, settings, self.commitments, self.games)
-        self.rounds = Rounds(store, settings, self.commitments, self.games, self.receipts)
+        late = LatePlacements(store, settings, self.games, self.receipts)
+        self.rounds = Rounds(store, settings, self.commitments, self.games, self.receipts, late)
         self.playing = Play(store, keys, settings, self.games, self.receipts, late=self.rounds)
         self.verification = Verification(
             store, keys, self.commitments, self.games, self.receipts, self.playing

@@ -30,6 +30,7 @@ from cardproof.models import Call, RoundStatus
 from cardproof.tournaments import round_deal
 from cardproof_service.commitments import Commitments, round_commitment_id
 from cardproof_service.games import Games, final_total, move_result, next_card
+from cardproof_service.late import SEAT_BATCH, LatePlacements
 from cardproof_service.problems import conflict, not_found
 from cardproof_service.receipts import Receipts
 from cardproof_service.settings import Settings
@@ -49,8 +50,6 @@ log = logging.getLogger("cardproof.lockstep")
 
 KEEPER_TICK = 0.05
 """Seconds between a replica's looks for rounds past their deadline or start time."""
-SEAT_BATCH = 256
-"""Seated games a late placement (or the close) reads from the store at a time."""
 DUE_BATCH = 50
 """Rounds a look takes at most."""
 RETRY_FAULTY = 5
@@ -74,6 +73,7 @@ class Rounds:
     commitments: Commitments
     games: Games
     receipts: Receipts
+    late: LatePlacements
     _task: asyncio.Task[None] | None = None
     _stopping: bool = False
 
@@ -170,9 +170,7 @@ class Rounds:
             return await self.store.round_state(tournament_id, number)
         if state.now < state.deadline:
             return state
-        async for seat in self._seats(tournament_id, number):
-            if seat.finished_at is None and len(seat.moves) == state.call:
-                await self._place(seat, record, "auto")
+        await self.late.place(record, number, state.call)
         return await self.store.round_state(tournament_id, number)
 
     async def _seats(self, tournament_id: str, number: int) -> AsyncIterator[DealRecord]:
@@ -190,11 +188,11 @@ class Rounds:
         if record is not None:
             await self.advance(record, seat.round)
 
-    async def _place(self, seat: DealRecord, record: TournamentRecord, by: Any) -> None:
-        """Place the seat's next card for the player (``auto``) or to the end (``closing``).
+    async def _complete_game(self, seat: DealRecord, record: TournamentRecord) -> None:
+        """Place the rest of a closed tournament's open game for its player, to its end.
 
         The first legal move in the variant's order, each time; the append's index check
-        lets exactly one placement of an index in, whichever replica makes it.
+        lets exactly one completion in, whichever replica makes it.
         """
         game: Game[Any, Any] = await self.games.replay_off_loop(seat)
         first = len(game.moves)
@@ -203,18 +201,14 @@ class Rounds:
             move = game.legal_moves()[0]
             game.play(move)
             texts.append(game.move_text(move))
-            if by != "closing":
-                break
         if not texts:
             return
         placed = tuple(range(first, first + len(texts)))
-        finished_at = now() if game.is_over() else None
-        ending = None
-        if finished_at is not None:
-            done = msgspec.structs.replace(seat, auto_placed=[*seat.auto_placed, *placed])
-            last = move_result(game, len(game.moves) - 1)
-            ending = self.receipts.ending(done, game, last, finished_at)
-        placement = Placement(record.tournament_id, seat.round or 0, by, placed, next_card(game))
+        finished_at = now()
+        done = msgspec.structs.replace(seat, auto_placed=[*seat.auto_placed, *placed])
+        last = move_result(game, len(game.moves) - 1)
+        ending = self.receipts.ending(done, game, last, finished_at)
+        placement = Placement(record.tournament_id, seat.round or 0, "closing", placed, None)
         await self.store.append_move(
             seat.deal_id,
             first,
@@ -234,7 +228,7 @@ class Rounds:
             return
         async for seat in self._seats(record.tournament_id, number):
             if seat.finished_at is None:
-                await self._place(seat, record, "closing")
+                await self._complete_game(seat, record)
         await self.store.finish_round(record.tournament_id, number)
 
     async def complete(self, record: TournamentRecord) -> None:

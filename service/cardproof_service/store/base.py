@@ -21,6 +21,7 @@ from cardproof_service.store.records import (
     EntryResult,
     GameResult,
     Hits,
+    LatePlacement,
     NewEntrant,
     OpenTournament,
     OrganizerRecord,
@@ -74,6 +75,12 @@ class DealStore(Protocol):
 
     async def get_deals(self, deal_ids: Sequence[str]) -> list[DealRecord]:
         """The deals found among ``deal_ids`` (in no particular order)."""
+
+    async def move_counts(self, deal_ids: Sequence[str]) -> list[int]:
+        """Each deal's number of moves, in order; -1 for one finished, missing or expired.
+
+        One light read for many deals (no log): which seats of a round are still to place.
+        """
 
 
 class MoveStore(Protocol):
@@ -268,6 +275,33 @@ class RoundStore(Protocol):
 
     async def drop_due(self, tournament_id: str, round_number: int) -> None:
         """Stop naming the round as due (its tournament is gone)."""
+
+    async def claim_seats(
+        self, tournament_id: str, round_number: int, call: int, batch: int, lease_ms: int
+    ) -> bool:
+        """Take batch ``batch`` of the round's seats for the late placements of ``call``.
+
+        ``True`` for the first to ask (in any replica), then ``False`` for ``lease_ms``
+        milliseconds: if its taker died, another may take it after that.
+        """
+
+    async def place_late(
+        self,
+        tournament_id: str,
+        round_number: int,
+        call: int,
+        ttl: int,
+        next_card: str | None,
+        seats: Sequence[LatePlacement],
+    ) -> list[str]:
+        """Place card ``call`` for each of ``seats``, in one atomic step; the deal ids placed.
+
+        Only once the call's deadline has passed (by the store's clock), and only for a
+        seat still at index ``call`` (not finished): a seat that placed meanwhile is left
+        as it is. Each placement is an ``auto`` append (:meth:`MoveStore.append_move`):
+        a finishing one records its result; the step that completes the call calls
+        ``next_card`` (or finishes the round). Placed deals are kept ``ttl`` seconds.
+        """
 
     def round_news(self) -> AsyncIterator[tuple[str, int]]:
         """Every round that called a card (or finished) from now on, as it happens.

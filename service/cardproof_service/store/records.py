@@ -183,6 +183,20 @@ class Placement(msgspec.Struct, frozen=True):
     next_card: str | None = None
 
 
+class LatePlacement(msgspec.Struct, frozen=True):
+    """A card placed for an idle seat of a lockstep round (:meth:`RoundStore.place_late`).
+
+    ``move`` is placed at the round's call index; a last move finishes the game at
+    ``finished_at`` with its ``total`` (what the standings count) and its ``ending``.
+    """
+
+    deal_id: str
+    move: str
+    finished_at: int | None = None
+    total: int | None = None
+    ending: Ending | None = None
+
+
 class RoundState(msgspec.Struct, frozen=True):
     """A lockstep round as stored, with the store's clock (milliseconds since the epoch).
 

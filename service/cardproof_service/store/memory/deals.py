@@ -106,3 +106,11 @@ class MemoryDeals(MemoryRounds, MemoryLimits):
         """Copies of the deals found."""
         found = [await self.get_deal(deal_id) for deal_id in deal_ids]
         return [record for record in found if record is not None]
+
+    async def move_counts(self, deal_ids: Sequence[str]) -> list[int]:
+        """Moves per deal; -1 for one finished or gone."""
+        records = [self._live(deal_id) for deal_id in deal_ids]
+        return [
+            -1 if record is None or record.finished_at is not None else len(record.moves)
+            for record in records
+        ]

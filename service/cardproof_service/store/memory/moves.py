@@ -8,11 +8,18 @@ its result goes into, and its owner's games in flight.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from cardproof_service.store.memory.core import now_ms
 from cardproof_service.store.memory.deals import MemoryDeals
 from cardproof_service.store.memory.rounds import Round
-from cardproof_service.store.records import Appended, Ending, OpenTournament, Placement
+from cardproof_service.store.records import (
+    Appended,
+    Ending,
+    LatePlacement,
+    OpenTournament,
+    Placement,
+)
 
 
 class MemoryMoves(MemoryDeals):
@@ -66,6 +73,34 @@ class MemoryMoves(MemoryDeals):
             if seat.placed >= len(seat.seats):
                 self._call_next(placement.tournament, placement.round, placement.next_card, now)
         return Appended("appended", len(record.moves), -1 if seat is None else seat.call)
+
+    async def place_late(
+        self,
+        tournament_id: str,
+        round_number: int,
+        call: int,
+        ttl: int,
+        next_card: str | None,
+        seats: Sequence[LatePlacement],
+    ) -> list[str]:
+        """Each seat's ``auto`` append, one after the other with no await between them."""
+        placed = []
+        for seat in seats:
+            placement = Placement(tournament_id, round_number, "auto", (call,), next_card)
+            appended = await self.append_move(  # never awaits anything: one step in all
+                seat.deal_id,
+                call,
+                seat.move,
+                seat.finished_at,
+                ttl,
+                seat.total,
+                seat.ending,
+                placement,
+                tournament=tournament_id,
+            )
+            if appended.outcome == "appended":
+                placed.append(seat.deal_id)
+        return placed
 
     async def submit_log(
         self,

@@ -58,6 +58,8 @@ class MemoryRounds(MemoryTournaments):
         """Rounds and when they are due (ms): a call's deadline, or a start time."""
         self._news: set[asyncio.Queue[tuple[str, int]]] = set()
         """One queue per subscription of :meth:`round_news`."""
+        self._seat_claims: dict[tuple[str, int, int, int], int] = {}
+        """Batches of seats taken for a call's late placements, until when (ms)."""
 
     def _first_round_started(self, tournament_id: str) -> bool:
         """Whether round 1 of the tournament has started (its entries close then)."""
@@ -161,6 +163,19 @@ class MemoryRounds(MemoryTournaments):
     async def drop_due(self, tournament_id: str, round_number: int) -> None:
         """No longer due."""
         self._due.pop((tournament_id, round_number), None)
+
+    async def claim_seats(
+        self, tournament_id: str, round_number: int, call: int, batch: int, lease_ms: int
+    ) -> bool:
+        """The batch, unless taken and its lease not over (old leases go as they end)."""
+        now = now_ms()
+        if len(self._seat_claims) > 4096:
+            self._seat_claims = {k: until for k, until in self._seat_claims.items() if until > now}
+        key = (tournament_id, round_number, call, batch)
+        if self._seat_claims.get(key, 0) > now:
+            return False
+        self._seat_claims[key] = now + lease_ms
+        return True
 
     async def round_news(self) -> AsyncIterator[tuple[str, int]]:
         """Rounds as they call, from an in-process queue."""

@@ -270,6 +270,20 @@ class RedisDeals(RedisLimits):
                 records.append(self._deal_of(deal_id, found))
         return records
 
+    async def move_counts(self, deal_ids: Sequence[str]) -> list[int]:
+        """``HMGET n fin`` of each deal, in one round trip."""
+        ids = list(deal_ids)
+
+        async def read() -> list[Any]:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for deal_id in ids:
+                    pipe.hmget(layout.deal(deal_id), "n", "fin")
+                found: list[Any] = await pipe.execute()
+                return found
+
+        found = await self._call(read) if ids else []
+        return [-1 if count is None or fin is not None else int(count) for count, fin in found]
+
     async def memory_usage(self, deal_id: str) -> int:
         """Bytes Redis uses for one deal (``MEMORY USAGE``), for the benchmarks."""
         used = await self._call(lambda: self._redis.memory_usage(layout.deal(deal_id)))

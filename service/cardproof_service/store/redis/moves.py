@@ -10,12 +10,19 @@ follows in a step of its own (limits.py).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any, Final
 
 from redis.typing import EncodableT
 
 import cardproof_service.store.keys as layout
-from cardproof_service.store.records import Appended, Ending, OpenTournament, Placement
+from cardproof_service.store.records import (
+    Appended,
+    Ending,
+    LatePlacement,
+    OpenTournament,
+    Placement,
+)
 from cardproof_service.store.redis.core import RedisClient
 from cardproof_service.store.redis.limits import RedisLimits
 
@@ -56,9 +63,34 @@ end
 """
 """A finished game's packed ending (``end``)."""
 
+_COUNT_PLACED: Final = """
+local function count_placed(round, calls, due, r, call, now, placed, card, member, news)
+  if redis.call('HINCRBY', round, 'placed', placed) < tonumber(r[4]) then return call end
+  redis.call('HSET', round, 'placed', 0)
+  if call + 1 >= tonumber(r[6]) then
+    redis.call('HSET', round, 'fin', now)
+    redis.call('ZREM', due, member)
+  else
+    call = call + 1
+    redis.call('HSET', round, 'call', call, 'at', now)
+    redis.call('RPUSH', calls, cjson.encode({call, card, now}))
+    redis.call('ZADD', due, now + tonumber(r[5]), member)
+  end
+  redis.call('PUBLISH', news, member)
+  return call
+end
+"""
+"""``placed`` more seats placed call ``call`` of the round (``r``: its hash's start, call,
+at, seats, ms, turns, fin); once every seat has, the next card (``card``) is called now,
+due at its deadline, or the round finishes, and every replica is told. The call after."""
+
+_ROUND_FIELDS: Final = "'start', 'call', 'at', 'seats', 'ms', 'turns', 'fin'"
+"""The round hash's fields :data:`_COUNT_PLACED` reads, in its order."""
+
 _APPEND: Final = (
     _RECORD_RESULT
     + _END_GAME
+    + _COUNT_PLACED
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0, -1} end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n'))
@@ -72,7 +104,9 @@ local r = nil
 local call = -1
 local now = 0
 if by ~= '' and by ~= 'closing' and redis.call('HEXISTS', KEYS[1], 'ls') == 1 then
-  r = redis.call('HMGET', KEYS[2], 'start', 'call', 'at', 'seats', 'ms', 'turns', 'fin')
+  r = redis.call('HMGET', KEYS[2], """
+    + _ROUND_FIELDS
+    + """)
   call = tonumber(r[2] or '-1')
 end
 if index ~= n or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then
@@ -104,19 +138,7 @@ if ARGV[3] ~= '' then
   record_result(KEYS[1], KEYS[6], KEYS[7], KEYS[8], ARGV[6], ARGV[5], ARGV[7], ARGV[3], ARGV[9])
 end
 if r and index == call then
-  if redis.call('HINCRBY', KEYS[2], 'placed', 1) >= tonumber(r[4]) then
-    redis.call('HSET', KEYS[2], 'placed', 0)
-    if call + 1 >= tonumber(r[6]) then
-      redis.call('HSET', KEYS[2], 'fin', now)
-      redis.call('ZREM', KEYS[4], ARGV[14])
-    else
-      call = call + 1
-      redis.call('HSET', KEYS[2], 'call', call, 'at', now)
-      redis.call('RPUSH', KEYS[3], cjson.encode({call, ARGV[12], now}))
-      redis.call('ZADD', KEYS[4], now + tonumber(r[5]), ARGV[14])
-    end
-    redis.call('PUBLISH', ARGV[15], ARGV[14])
-  end
+  call = count_placed(KEYS[2], KEYS[3], KEYS[4], r, call, now, 1, ARGV[12], ARGV[14], ARGV[15])
 end
 return {'appended', count, call}
 """
@@ -130,6 +152,56 @@ replica (``PUBLISH``). A player's move of a tournament game is refused once its
 tournament's closed mark (``KEYS[5]``) is set or its closing time (``ARGV[16]``) has
 passed; a finishing one records its result (``KEYS[6..8]``: results, totals, finished).
 Every key is under the deal's tag: a tournament game's deal carries its tournament's."""
+
+_PLACE_LATE: Final = (
+    _RECORD_RESULT
+    + _END_GAME
+    + _COUNT_PLACED
+    + """
+local r = redis.call('HMGET', KEYS[1], """
+    + _ROUND_FIELDS
+    + """)
+local index = tonumber(ARGV[1])
+if not r[1] or r[7] or tonumber(r[2]) ~= index then return {} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if now < tonumber(r[3]) + tonumber(r[5]) then return {} end
+local placed = {}
+for i = 7, #KEYS do
+  local deal = KEYS[i]
+  local a = 6 + (i - 7) * 7
+  local n = redis.call('HGET', deal, 'n')
+  if n and tonumber(n) == index and redis.call('HEXISTS', deal, 'fin') == 0
+      and redis.call('HEXISTS', deal, 'ls') == 1 then
+    local moves = ARGV[a + 1]
+    if index > 0 then moves = redis.call('HGET', deal, 'moves') .. ' ' .. moves end
+    local auto = redis.call('HGET', deal, 'auto')
+    if auto then auto = auto .. ' ' .. ARGV[1] else auto = ARGV[1] end
+    redis.call('HSET', deal, 'moves', moves, 'n', index + tonumber(ARGV[a + 2]), 'auto', auto)
+    if ARGV[a + 3] ~= '' then
+      redis.call('HSET', deal, 'fin', ARGV[a + 3])
+      end_game(deal, ARGV[a + 6])
+    end
+    redis.call('EXPIRE', deal, ARGV[2])
+    if ARGV[a + 3] ~= '' then
+      record_result(deal, KEYS[4], KEYS[5], KEYS[6], ARGV[3], ARGV[a + 4], ARGV[a + 5],
+        ARGV[a + 3], ARGV[a + 7])
+    end
+    placed[#placed + 1] = ARGV[a + 5]
+  end
+end
+if #placed > 0 then
+  count_placed(KEYS[1], KEYS[2], KEYS[3], r, index, now, #placed, ARGV[4], ARGV[5], ARGV[6])
+end
+return placed
+"""
+)
+"""Place call ``ARGV[1]`` for many seats of a round (``KEYS[7..]``, their deals) at once:
+only past the call's deadline by Redis's clock, and only on a seat still at that index
+and unfinished. Each is an ``auto`` append as :data:`_APPEND` makes it (seven arguments
+a seat: move, moves in it, finish time, total, deal id, ending, receipt); the placed
+are counted once, which may call the next card (``ARGV[4]``). Returns the deal ids
+placed. Every key is under the tournament's tag."""
 
 _SUBMIT: Final = (
     _RECORD_RESULT
@@ -161,6 +233,7 @@ class RedisMoves(RedisLimits):
         super().__init__(client, timeout=timeout, min_replicas=min_replicas)
         self._append = client.register_script(_APPEND)
         self._submit = client.register_script(_SUBMIT)
+        self._place_late = client.register_script(_PLACE_LATE)
 
     @staticmethod
     def _appended(reply: list[Any]) -> Appended:
@@ -270,6 +343,35 @@ class RedisMoves(RedisLimits):
         if owner is not None and appended.outcome == "appended":
             await self._release_deal(deal_id, owner)
         return appended
+
+    async def place_late(
+        self,
+        tournament_id: str,
+        round_number: int,
+        call: int,
+        ttl: int,
+        next_card: str | None,
+        seats: Sequence[LatePlacement],
+    ) -> list[str]:
+        """The place-late script: one step for all of ``seats``."""
+        if not seats:
+            return []
+        round_key = layout.round_(tournament_id, round_number)
+        keys = [round_key, f"{round_key}:calls", layout.due(layout.id_tag(tournament_id))]
+        keys += self._result_keys(seats[0].deal_id, tournament_id)
+        keys += [layout.deal(seat.deal_id) for seat in seats]
+        member = layout.due_member(tournament_id, round_number)
+        args: list[EncodableT] = [call, ttl, tournament_id, next_card or "", member, layout.NEWS]
+        for seat in seats:
+            args += [seat.move, len(seat.move.split())]
+            args.append("" if seat.finished_at is None else seat.finished_at)
+            args += self._result_args(seat.deal_id, seat.total, tournament_id)[0:1]
+            args.append(seat.deal_id)
+            args += self._ending_args(seat.ending if seat.finished_at is not None else None)
+        reply = await self._written(
+            round_key, lambda c: self._place_late(keys=keys, args=args, client=c)
+        )
+        return [item.decode() if isinstance(item, bytes) else str(item) for item in reply]
 
 
 def _open_args(open_tournament: OpenTournament | None, tag: str) -> tuple[str, EncodableT]:

@@ -293,6 +293,14 @@ class RedisRounds(RedisTournaments):
         key = layout.due(layout.id_tag(tournament_id))
         await self._call(lambda: self._redis.zrem(key, member))
 
+    async def claim_seats(
+        self, tournament_id: str, round_number: int, call: int, batch: int, lease_ms: int
+    ) -> bool:
+        """``SET NX PX`` of the batch's lease, under the round's tag."""
+        key = f"{layout.round_(tournament_id, round_number)}:late:{call}:{batch}"
+        taken = await self._call(lambda: self._redis.set(key, 1, nx=True, px=lease_ms))
+        return bool(taken)
+
     async def round_news(self) -> AsyncIterator[tuple[str, int]]:
         """A subscription to the news channel; :class:`StoreUnavailable` when it is lost."""
         pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
