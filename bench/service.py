@@ -553,8 +553,10 @@ def cardproof_server(
     pure_python_http: bool = False,
     log_level: str = "warning",
     workers: int = 1,
+    redis_mode: str = "",
 ) -> Iterator[Server]:
-    """``cardproof serve`` on a free port, ``workers`` workers (1), fixed keys, warm-up on.
+    """``cardproof serve`` on a free port, ``workers`` workers (1), fixed keys, warm-up on;
+    ``redis_mode`` is ``CARDPROOF_REDIS_MODE`` (``cluster``: ``redis_url`` is a node's).
 
     ``pure_python_http`` runs the same app under uvicorn's pure-Python stack instead (h11
     and the stock asyncio loop, what ``pip install uvicorn`` alone gives): the reference
@@ -581,6 +583,8 @@ def cardproof_server(
     )
     if redis_url is not None:
         env["REDIS_URL"] = redis_url
+    if redis_mode:
+        env["CARDPROOF_REDIS_MODE"] = redis_mode
     log = workdir / f"serve-{store}-{log_level}.log"
     base_url = f"http://127.0.0.1:{port}"
 

@@ -65,9 +65,11 @@ TARGET_DELIVERY_P99_MS = 100.0
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
 
 
-def organizer_key(redis_url: str) -> str:
-    """A fresh organizer key, stored in the private Redis by the CLI."""
+def organizer_key(redis_url: str, redis_mode: str = "") -> str:
+    """A fresh organizer key, stored in the private Redis (or Cluster) by the CLI."""
     env = {**os.environ, "REDIS_URL": redis_url}
+    if redis_mode:
+        env["CARDPROOF_REDIS_MODE"] = redis_mode
     command = [str(Path(sys.executable).parent / "cardproof"), "keys", "organizer", "create"]
     made = subprocess.run(
         [*command, f"Bench {time.time_ns()}"], capture_output=True, text=True, env=env, check=True
@@ -398,8 +400,15 @@ def figures(values: list[float]) -> str:
 
 
 def main() -> None:
-    """Run the tournament and print the figures."""
+    """Run the scenarios asked for and print their figures and verdicts."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--only",
+        default="tournament,deadlines,cluster",
+        help="scenarios, comma-separated: tournament, deadlines, cluster",
+    )
+    parser.add_argument("--idle-seats", type=int, default=5000, help="seats of the idle round")
+    parser.add_argument("--idle", type=int, default=3000, help="of them idle")
     parser.add_argument("--entrants", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=32)
@@ -407,7 +416,21 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=500, help="seats of the lockstep round")
     parser.add_argument("--workers", type=int, default=2, help="cardproof serve workers")
     args = parser.parse_args()
-    print_machine("bench/tournament.py: a simulated tournament on Redis, through the API")
+    which = args.only.split(",")
+    print_machine("bench/tournament.py: simulated tournaments on Redis, through the API")
+    if "tournament" in which:
+        tournament_scenario(args)
+    scale = [name for name in which if name in ("deadlines", "cluster")]
+    if scale:
+        from deadlines import scenarios
+
+        print()
+        for line in scenarios(args, scale):
+            print(line)
+
+
+def tournament_scenario(args: argparse.Namespace) -> None:
+    """The async tournament on Redis, then the lockstep round of followers."""
     from cardproof.tournaments import ExportError, verify_export
 
     problems: list[str] = []

@@ -27,6 +27,7 @@ from cardproof_service.store import (
     Claim,
     DailyQuota,
     DealRecord,
+    Ending,
     GameResult,
     LatePlacement,
     MemoryStore,
@@ -1026,8 +1027,9 @@ async def test_late_placements_place_many_seats_in_one_step(store: Store) -> Non
         (1, "KD"),
     ]
     await asyncio.sleep(0.01)
+    ending = Ending(b"\x00\xc4packed\xff", "receipt of Ada")  # bytes, as the service packs
     last = [
-        LatePlacement(ada, "a2", FINISHED_AT, 37),
+        LatePlacement(ada, "a2", FINISHED_AT, 37, ending),
         LatePlacement(bea, "b2", FINISHED_AT, 12),
         LatePlacement(cy, "c2", FINISHED_AT, None),  # a dead end: no total, no result
         LatePlacement(dee, "d2", FINISHED_AT, 5),
@@ -1043,8 +1045,17 @@ async def test_late_placements_place_many_seats_in_one_step(store: Store) -> Non
         [0, 1],
         FINISHED_AT,
     )
-    results = {result.player: result.total for result in await store.results(tournament)}
-    assert results == {"Ada": 37, "Bea": 12, "Dee": 5}
+    results = {result.player: result for result in await store.results(tournament)}
+    assert {player: result.total for player, result in results.items()} == {
+        "Ada": 37,
+        "Bea": 12,
+        "Dee": 5,
+    }
+    assert results["Ada"].receipt == "receipt of Ada"
+    found = await store.get_deal(ada)
+    assert found is not None
+    assert found.ending is not None
+    assert found.ending.stored == ending.stored
 
 
 async def test_late_placements_wait_for_the_deadline(store: Store) -> None:

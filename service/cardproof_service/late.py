@@ -35,6 +35,9 @@ from cardproof_service.times import now, tournament_ttl
 
 SEAT_BATCH = 256
 """Seats a late placement takes (and the store places) at a time."""
+BATCHES_AT_ONCE = 4
+"""Batches a replica has in hand at once: one decided in a thread while others are in the
+store."""
 CLAIM_LEASE_MS = 5_000
 """How long a batch taken by a replica is left to it: another takes it after that."""
 LATE_GAMES = 8_192
@@ -99,13 +102,25 @@ class LatePlacements:
         """Place card ``call`` for every seat of the round that has not placed it.
 
         Each batch is taken in the store first: a batch another replica (or another task
-        here) has taken is left to it.
+        here) has taken is left to it. :data:`BATCHES_AT_ONCE` are in hand at a time.
         """
         tournament_id = record.tournament_id
         deal_ids = await self.store.round_seats(tournament_id, number)
-        for batch, start in enumerate(range(0, len(deal_ids), SEAT_BATCH)):
-            if await self.store.claim_seats(tournament_id, number, call, batch, CLAIM_LEASE_MS):
-                await self._place_batch(record, number, call, deal_ids[start : start + SEAT_BATCH])
+        gate = asyncio.Semaphore(BATCHES_AT_ONCE)
+
+        async def place_batch(batch: int, seats: Sequence[str]) -> None:
+            async with gate:
+                if await self.store.claim_seats(tournament_id, number, call, batch, CLAIM_LEASE_MS):
+                    await self._place_batch(record, number, call, seats)
+
+        size = SEAT_BATCH
+        batches = [deal_ids[start : start + size] for start in range(0, len(deal_ids), size)]
+        done = await asyncio.gather(
+            *(place_batch(n, seats) for n, seats in enumerate(batches)), return_exceptions=True
+        )
+        for outcome in done:  # every batch had its go; then the first failure is told
+            if isinstance(outcome, BaseException):
+                raise outcome
 
     async def _place_batch(
         self, record: TournamentRecord, number: int, call: int, deal_ids: Sequence[str]
@@ -181,4 +196,12 @@ class LatePlacements:
         return decided
 
 
-__all__ = ["CLAIM_LEASE_MS", "LATE_GAMES", "SEAT_BATCH", "LateGames", "LatePlacements", "LateSeat"]
+__all__ = [
+    "BATCHES_AT_ONCE",
+    "CLAIM_LEASE_MS",
+    "LATE_GAMES",
+    "SEAT_BATCH",
+    "LateGames",
+    "LatePlacements",
+    "LateSeat",
+]

@@ -48,8 +48,9 @@ from cardproof_service.times import now, rfc3339_ms, tournament_ttl
 
 log = logging.getLogger("cardproof.lockstep")
 
-KEEPER_TICK = 0.05
-"""Seconds between a replica's looks for rounds past their deadline or start time."""
+KEEPER_TICK = 0.02
+"""Seconds between a replica's looks for rounds past their deadline or start time, at most:
+a round it advanced is looked at again at its new deadline, if sooner."""
 DUE_BATCH = 50
 """Rounds a look takes at most."""
 RETRY_FAULTY = 5
@@ -264,10 +265,14 @@ class Rounds:
         so that the rounds of the other nodes go on.
         """
         resting: dict[str, float] = {}  # tag -> until when (monotonic)
+        next_look = float("inf")  # the next deadline of a round this keeper advanced
+        loop = asyncio.get_running_loop()
         while not self._stopping:
-            now_monotonic = asyncio.get_running_loop().time()
+            now_monotonic = loop.time()
             for tag in [tag for tag, until in resting.items() if until <= now_monotonic]:
                 del resting[tag]
+            if next_look <= now_monotonic:
+                next_look = float("inf")  # looked at now
             try:
                 due = await self.store.due_rounds(DUE_BATCH, resting)
             except StoreUnavailable:
@@ -278,27 +283,37 @@ class Rounds:
                 if tag in resting:
                     continue
                 try:
-                    await self._keep_round(tournament_id, number)
+                    next_due = await self._keep_round(tournament_id, number)
+                    if next_due is not None:
+                        next_look = min(next_look, loop.time() + next_due)
                 except StoreUnavailable:
-                    resting[tag] = asyncio.get_running_loop().time() + RETRY_FAULTY
+                    resting[tag] = loop.time() + RETRY_FAULTY
                 except Exception:  # one round's fault must not stop the others
                     log.exception("lockstep round %s/%s", tournament_id, number)
                     try:
                         await self.store.put_off_round(tournament_id, number, RETRY_FAULTY * 1000)
                     except Exception:  # the keeper goes on whatever happens here
                         log.exception("putting off lockstep round %s/%s", tournament_id, number)
-            await asyncio.sleep(KEEPER_TICK)
+            await asyncio.sleep(min(KEEPER_TICK, max(0.001, next_look - loop.time())))
 
-    async def _keep_round(self, tournament_id: str, number: int) -> None:
-        """One due round: advanced, or no longer due if it is finished or never can go on."""
+    async def _keep_round(self, tournament_id: str, number: int) -> float | None:
+        """One due round: advanced, or no longer due if it is finished or never can go on.
+
+        Returns the seconds until its new call's deadline, if it is playing: the keeper
+        looks again then rather than up to a tick later.
+        """
         record = await self.store.get_tournament(tournament_id)
         if record is None or not 1 <= number <= record.rounds:
             await self.store.drop_due(tournament_id, number)
-            return
+            return None
         state = await self.advance(record, number)
         closed = record.closed_at is not None or now() >= record.closes_at
         if state.finished or (closed and state.started_at is None):
             await self.store.drop_due(tournament_id, number)
+            return None
+        if state.started_at is None:
+            return None
+        return (state.deadline - state.now) / 1000
 
 
 def call_of(record: TournamentRecord, call: CallRecord) -> Call:

@@ -9,6 +9,7 @@ deal against its client's limits is limits.py's; what a game appends, moves.py's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Final, cast
 
 import msgspec
@@ -62,6 +63,18 @@ unless it has started. A deal that exists already is this script's own first run
 are random): done. Its owner's count was taken before, by the admit script."""
 
 
+_MOVE_COUNTS: Final = """
+local counts = {}
+for i, deal in ipairs(KEYS) do
+  local found = redis.call('HMGET', deal, 'n', 'fin')
+  if found[1] and not found[2] then counts[i] = tonumber(found[1]) else counts[i] = -1 end
+end
+return counts
+"""
+"""Each deal's move count, -1 for one finished or gone: many deals of one tag, one step
+(a reply of small integers, not a hash a deal)."""
+
+
 class _Fixed(msgspec.Struct, array_like=True):
     """The part of a deal that never changes, packed small."""
 
@@ -87,6 +100,7 @@ class RedisDeals(RedisLimits):
         """Limits, and the create script and a deal's codec."""
         super().__init__(client, timeout=timeout, min_replicas=min_replicas)
         self._create = client.register_script(_CREATE)
+        self._move_counts = client.register_script(_MOVE_COUNTS)
         self._encoder = msgspec.msgpack.Encoder()
         self._decoder = msgspec.msgpack.Decoder(_Fixed)
 
@@ -271,18 +285,17 @@ class RedisDeals(RedisLimits):
         return records
 
     async def move_counts(self, deal_ids: Sequence[str]) -> list[int]:
-        """``HMGET n fin`` of each deal, in one round trip."""
-        ids = list(deal_ids)
-
-        async def read() -> list[Any]:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for deal_id in ids:
-                    pipe.hmget(layout.deal(deal_id), "n", "fin")
-                found: list[Any] = await pipe.execute()
-                return found
-
-        found = await self._call(read) if ids else []
-        return [-1 if count is None or fin is not None else int(count) for count, fin in found]
+        """The count script, once per tag among the deals (a round's seats share one)."""
+        by_tag: dict[str, list[int]] = {}
+        for position, deal_id in enumerate(deal_ids):
+            by_tag.setdefault(layout.id_tag(deal_id), []).append(position)
+        counts = [-1] * len(deal_ids)
+        for positions in by_tag.values():
+            keys = [layout.deal(deal_ids[position]) for position in positions]
+            found = await self._call(partial(self._move_counts, keys=keys))
+            for position, count in zip(positions, found, strict=True):
+                counts[position] = int(count)
+        return counts
 
     async def memory_usage(self, deal_id: str) -> int:
         """Bytes Redis uses for one deal (``MEMORY USAGE``), for the benchmarks."""

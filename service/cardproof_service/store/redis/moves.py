@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, Final
 
+import msgspec
 from redis.typing import EncodableT
 
 import cardproof_service.store.keys as layout
@@ -167,27 +168,27 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if now < tonumber(r[3]) + tonumber(r[5]) then return {} end
 local placed = {}
+local seats = cmsgpack.unpack(ARGV[7])
 for i = 7, #KEYS do
   local deal = KEYS[i]
-  local a = 6 + (i - 7) * 7
+  local seat = seats[i - 6]
   local n = redis.call('HGET', deal, 'n')
   if n and tonumber(n) == index and redis.call('HEXISTS', deal, 'fin') == 0
       and redis.call('HEXISTS', deal, 'ls') == 1 then
-    local moves = ARGV[a + 1]
+    local moves = seat[1]
     if index > 0 then moves = redis.call('HGET', deal, 'moves') .. ' ' .. moves end
     local auto = redis.call('HGET', deal, 'auto')
     if auto then auto = auto .. ' ' .. ARGV[1] else auto = ARGV[1] end
-    redis.call('HSET', deal, 'moves', moves, 'n', index + tonumber(ARGV[a + 2]), 'auto', auto)
-    if ARGV[a + 3] ~= '' then
-      redis.call('HSET', deal, 'fin', ARGV[a + 3])
-      end_game(deal, ARGV[a + 6])
+    redis.call('HSET', deal, 'moves', moves, 'n', index + seat[2], 'auto', auto)
+    if seat[3] ~= '' then
+      redis.call('HSET', deal, 'fin', seat[3])
+      if seat[6] > 0 then end_game(deal, ARGV[seat[6]]) end
     end
     redis.call('EXPIRE', deal, ARGV[2])
-    if ARGV[a + 3] ~= '' then
-      record_result(deal, KEYS[4], KEYS[5], KEYS[6], ARGV[3], ARGV[a + 4], ARGV[a + 5],
-        ARGV[a + 3], ARGV[a + 7])
+    if seat[3] ~= '' then
+      record_result(deal, KEYS[4], KEYS[5], KEYS[6], ARGV[3], seat[4], seat[5], seat[3], seat[7])
     end
-    placed[#placed + 1] = ARGV[a + 5]
+    placed[#placed + 1] = seat[5]
   end
 end
 if #placed > 0 then
@@ -198,9 +199,11 @@ return placed
 )
 """Place call ``ARGV[1]`` for many seats of a round (``KEYS[7..]``, their deals) at once:
 only past the call's deadline by Redis's clock, and only on a seat still at that index
-and unfinished. Each is an ``auto`` append as :data:`_APPEND` makes it (seven arguments
-a seat: move, moves in it, finish time, total, deal id, ending, receipt); the placed
-are counted once, which may call the next card (``ARGV[4]``). Returns the deal ids
+and unfinished. Each is an ``auto`` append as :data:`_APPEND` makes it (``ARGV[7]``, the
+seats packed in one MessagePack array, each: move, moves in it, finish time, total,
+deal id, where its packed ending is among the arguments (0: none), receipt; one
+argument, not thousands to encode); the placed are counted
+once, which may call the next card (``ARGV[4]``). Returns the deal ids
 placed. Every key is under the tournament's tag."""
 
 _SUBMIT: Final = (
@@ -344,6 +347,23 @@ class RedisMoves(RedisLimits):
             await self._release_deal(deal_id, owner)
         return appended
 
+    @staticmethod
+    def _late_seat(seat: LatePlacement, endings: list[EncodableT]) -> list[object]:
+        """A seat as the place-late script unpacks it ('' for what it does not have).
+
+        A finishing seat's packed ending (bytes, which the script's MessagePack cannot
+        read) goes to ``endings``, the arguments after the seats; the seat names its place.
+        """
+        fields: list[object] = [seat.move, len(seat.move.split()), "", "", seat.deal_id, 0, ""]
+        if seat.finished_at is not None:
+            fields[2] = str(seat.finished_at)
+            fields[3] = "" if seat.total is None else str(seat.total)
+            if seat.ending is not None:
+                endings.append(seat.ending.stored)
+                fields[5] = 7 + len(endings)
+                fields[6] = seat.ending.result_receipt or ""
+        return fields
+
     async def place_late(
         self,
         tournament_id: str,
@@ -361,17 +381,18 @@ class RedisMoves(RedisLimits):
         keys += self._result_keys(seats[0].deal_id, tournament_id)
         keys += [layout.deal(seat.deal_id) for seat in seats]
         member = layout.due_member(tournament_id, round_number)
+        endings: list[EncodableT] = []
+        packed = _PACKER.encode([self._late_seat(seat, endings) for seat in seats])
         args: list[EncodableT] = [call, ttl, tournament_id, next_card or "", member, layout.NEWS]
-        for seat in seats:
-            args += [seat.move, len(seat.move.split())]
-            args.append("" if seat.finished_at is None else seat.finished_at)
-            args += self._result_args(seat.deal_id, seat.total, tournament_id)[0:1]
-            args.append(seat.deal_id)
-            args += self._ending_args(seat.ending if seat.finished_at is not None else None)
+        args += [packed, *endings]
         reply = await self._written(
             round_key, lambda c: self._place_late(keys=keys, args=args, client=c)
         )
         return [item.decode() if isinstance(item, bytes) else str(item) for item in reply]
+
+
+_PACKER: Final = msgspec.msgpack.Encoder()
+"""Packs a batch of late placements into one script argument."""
 
 
 def _open_args(open_tournament: OpenTournament | None, tag: str) -> tuple[str, EncodableT]:
