@@ -164,7 +164,7 @@ export class Session {
       } else {
         status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
       }
-      status.className = verdict.ok ? "verified" : "not-verified";
+      status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
     } catch (error) {
       status.textContent = `Not verified: ${describe(error)}.`;
       status.className = "not-verified";

@@ -1,15 +1,20 @@
 /**
- * `/play?tournament=ID`: an entrant's page. Enter with a name (and an invite code where
+ * `/play?tournament=ID`: a tournament's page. Enter with a name (and an invite code where
  * one is needed); the token is kept in this browser's storage. Then each round is opened
  * and played here, checked against the seed hash the tournament committed to at
- * creation. A lockstep round is played live: the page follows the round's calls (server-
- * sent events, read with fetch so the token goes along), shows each called card and the
- * time left, and leaves the card to the server once the deadline passes. After the close
- * it shows the standings, the settlement, and every grid, round by round.
+ * creation. The page shows only what can be done now: the entry form while entries are
+ * open, the round to take a seat in, the table while a round is played.
+ *
+ * A lockstep round is played live: the page follows the round's calls (server-sent
+ * events, read with fetch so the token goes along) and polls its status every second
+ * (seats, placements, the server's clock), and shows each called card, the time left and
+ * how many seats have placed it; after the round, the standings. The organizer opens the
+ * page with its key (kept in this tab only) to watch the seats fill and start the round.
+ * After the close it shows the standings, the settlement, and every grid, round by round.
  */
 
 import type { Board } from "./board";
-import { call, newKey, type Schemas } from "./client";
+import { ApiError, call, newKey, type Schemas } from "./client";
 import { drawGame, fourColours } from "./draw";
 import { GRID_VARIANTS, type GridVariant, key, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
@@ -23,6 +28,13 @@ import { deckCards, fromHex } from "./shuffle";
 type Variant = Schemas["VariantInfo"];
 type Tournament = Schemas["Tournament"];
 type Entry = Schemas["Entry"];
+type RoundStatus = Schemas["RoundStatus"];
+type Call = Schemas["Call"];
+
+/** How often the current lockstep round's status is asked for (ms). */
+const POLL_MS = 1000;
+/** How often the countdown is redrawn (ms): each second's change shows on time. */
+const TICK_MS = 250;
 
 interface Kept {
   token: string;
@@ -34,7 +46,28 @@ interface Kept {
   keys: Record<string, string>;
 }
 
+/** The lockstep round whose game is open here: its last call, and its end. */
+interface Seat {
+  round: number;
+  call: Call | null;
+  over: boolean;
+  /** When the game last changed here (a move, a call): counts asked before are stale. */
+  changedAt: number;
+}
+
+/** The current lockstep round, polled while this page waits on it. */
+interface Watch {
+  round: number;
+  status: RoundStatus;
+  /** When `status` was asked for. */
+  asked: number;
+  stop: AbortController;
+  /** Ask again now. */
+  wake: () => void;
+}
+
 const storageKey = (id: string): string => `cardproof:entry:${id}`;
+const organizerStorageKey = (id: string): string => `cardproof:organizer:${id}`;
 
 function kept(id: string): Kept | null {
   try {
@@ -49,122 +82,341 @@ function keep(id: string, entry: Kept): void {
   localStorage.setItem(storageKey(id), JSON.stringify(entry));
 }
 
+/** The organizer's key given on this page: kept for this tab only (sessionStorage). */
+function organizerKey(id: string): string | null {
+  try {
+    return sessionStorage.getItem(organizerStorageKey(id));
+  } catch {
+    return null;
+  }
+}
+
+let tid = "";
+let variantList: Variant[] = [];
 let session: Session | null = null;
 let board: Board | null = null;
 let following: AbortController | null = null;
 let ticking: number | undefined;
+let seat: Seat | null = null;
+let watch: Watch | null = null;
+/** The server's clock minus this browser's (ms), from the last status with a deadline. */
+let clockOffset = 0;
+/** The page's redraws, one after another. */
+let rendering: Promise<void> = Promise.resolve();
 
 function draw(): void {
   drawGame(board, session?.view ?? null, session?.next ?? 0, session?.playing ?? false);
 }
 
 export async function startTournament(id: string, variants: Variant[]): Promise<void> {
+  tid = id;
+  variantList = variants;
+  document.body.dataset["tournament"] = "1";
   $("setup").hidden = true;
   $("tournament").hidden = false;
+  $("t-colours").hidden = false;
   $("four-colours-tournament").addEventListener("change", () => {
     $<HTMLInputElement>("four-colours").checked = $<HTMLInputElement>("four-colours-tournament").checked;
     draw();
   });
-  $("t-enter-button").addEventListener("click", () => void enter(id, variants));
-  await show(id, variants);
+  $("t-enter-button").addEventListener("click", () => void enter());
+  $("t-organizer-button").addEventListener("click", () => void organize());
+  $("t-forget").addEventListener("click", () => {
+    sessionStorage.removeItem(organizerStorageKey(tid));
+    void rerender();
+  });
+  $("t-start").addEventListener("click", () => void startRound());
+  await rerender();
   document.body.dataset["ready"] = "1";
 }
 
-function bearer(entry: Kept | null): Record<string, string> {
-  return entry ? { Authorization: `Bearer ${entry.token}` } : {};
+/** Draw the page again from the server's state (after the ones already asked for). */
+function rerender(): Promise<void> {
+  rendering = rendering.then(show).catch((error: unknown) => say(describe(error)));
+  return rendering;
+}
+
+function bearer(entry: Kept | null, organizer: string | null = null): Record<string, string> {
+  const token = entry?.token ?? organizer;
+  return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
 /** The tournament as this visitor may read it, its rounds, and what can be done now. */
-async function show(id: string, variants: Variant[]): Promise<void> {
-  const entry = kept(id);
+async function show(): Promise<void> {
+  const entry = kept(tid);
+  const organizer = organizerKey(tid);
+  const headers = bearer(entry, organizer);
   let tournament: Tournament;
   try {
-    tournament = await call("get", "/v1/tournaments/{tournament_id}", {
-      params: { tournament_id: id },
-      headers: bearer(entry),
-    });
+    tournament = await call("get", "/v1/tournaments/{tournament_id}", { params: { tournament_id: tid }, headers });
   } catch (error) {
     $("t-name").textContent = "A tournament";
-    $("t-status").textContent = entry ? describe(error) : "Enter with your invite code to see this tournament.";
-    showEntry(entry, "invite");
+    $("t-status").textContent = entry || organizer ? describe(error) : "Enter with your invite code to see this tournament.";
+    showEntry(entry, organizer, "invite");
+    $("t-start").hidden = true;
+    $("t-seated").textContent = "";
     return;
   }
   $("t-name").textContent = tournament.name;
-  const format = tournament.format === "lockstep" ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
+  const lockstep = tournament.format === "lockstep";
+  const format = lockstep ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
   $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
-  showEntry(entry, tournament.entry, tournament);
+  showEntry(entry, organizer, tournament.entry, tournament);
   if (tournament.status === "closed") {
-    await showClosed(id, tournament, entry);
+    watchRound(null);
+    $("t-note").textContent = "";
+    $("t-standings").replaceChildren();
+    await showClosed(tournament, headers);
     return;
   }
+  const { current, played } = lockstep ? await currentRound(tournament, headers) : { current: null, played: 0 };
+  // who waits on the round: an entrant, the organizer, a visitor while entries are open
+  const waits = entry !== null || organizer !== null || (tournament.entries_closed_at ?? null) === null;
+  watchRound(lockstep && waits ? current : null);
+  showSeats(lockstep ? current : null, lockstep);
+  showRounds(tournament, entry, current);
+  await showStandings(played, lockstep, headers);
+}
+
+/** The first lockstep round not finished (`null` once every one is), and how many are. */
+async function currentRound(
+  tournament: Tournament,
+  headers: Record<string, string>,
+): Promise<{ current: RoundStatus | null; played: number }> {
+  for (const round of tournament.rounds) {
+    const status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
+      params: { tournament_id: tid, round_number: round.round },
+      headers,
+    });
+    if (status.status !== "finished") return { current: status, played: round.round - 1 };
+  }
+  return { current: null, played: tournament.rounds.length };
+}
+
+/** The entry form while entries are open; who this browser entered as, or why it cannot. */
+function showEntry(entry: Kept | null, organizer: string | null, kind: string, tournament: Tournament | null = null): void {
+  const closedAt = tournament?.entries_closed_at ?? null;
+  const over = tournament?.status === "closed";
+  $("t-enter").hidden = entry !== null || organizer !== null || closedAt !== null || over;
+  $("t-invite-field").hidden = kind !== "invite";
+  $("t-organizer").hidden = entry !== null || organizer !== null || over;
+  $("t-organize").hidden = organizer === null || over;
+  let text = "";
+  if (entry) text = `Entered as ${entry.name}.`;
+  else if (organizer !== null) text = "You organize this tournament: your key is kept in this tab only.";
+  else if (closedAt !== null) {
+    text = `Entries closed at ${closedAt}, when round 1 started: every entrant is seated before the first call.`;
+  } else if (tournament?.format === "lockstep" && !over) {
+    text = "Entries close when round 1 starts.";
+  }
+  $("t-entered").textContent = text;
+}
+
+/** The rounds the entrant can open now: any of an async tournament, else the current one. */
+function showRounds(tournament: Tournament, entry: Kept | null, current: RoundStatus | null): void {
   const rounds = $("t-rounds");
   rounds.replaceChildren();
+  $("t-note").textContent = "";
   if (!entry) return;
-  for (const round of tournament.rounds) {
+  let playable = tournament.rounds.map((round) => round.round);
+  if (tournament.format === "lockstep") {
+    playable = [];
+    const seated = current !== null && entry.keys[String(current.round)] !== undefined;
+    if (current && seated && seat?.round !== current.round) void openRound(tournament, current.round);
+    else if (current && !seated && current.status === "waiting") {
+      playable = [current.round];
+      const starts = current.starts_at ? `; it starts by itself at ${current.starts_at}` : "";
+      $("t-note").textContent = `Take your seat before round ${current.round} starts${starts}.`;
+    } else if (current && !seated) {
+      $("t-note").textContent = `Round ${current.round} started before you took a seat: you play the rounds after it.`;
+    } else if (!current) {
+      $("t-note").textContent = `Every round has been played: the tournament closes at ${tournament.closes_at}.`;
+    }
+  }
+  for (const round of playable) {
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = `Play round ${round.round}`;
-    button.addEventListener("click", () => void openRound(id, tournament, round.round, variants));
+    button.textContent = `Play round ${round}`;
+    button.addEventListener("click", () => void openRound(tournament, round));
     const item = document.createElement("li");
     item.append(button);
     rounds.append(item);
   }
 }
 
-/** The entry form while entries are open; who this browser entered as, or why it cannot. */
-function showEntry(entry: Kept | null, kind: string, tournament: Tournament | null = null): void {
-  const closedAt = tournament?.entries_closed_at ?? null;
-  $("t-enter").hidden = entry !== null || closedAt !== null;
-  $("t-invite-field").hidden = kind !== "invite";
-  let text = "";
-  if (entry) text = `Entered as ${entry.name}.`;
-  else if (closedAt !== null) {
-    text = `Entries closed at ${closedAt}, when round 1 started: every entrant is seated before the first call.`;
-  } else if (tournament?.format === "lockstep" && tournament.status !== "closed") {
-    text = "Entries close when round 1 starts.";
+/** The standings so far, under the last lockstep round played (none before the first). */
+async function showStandings(played: number, lockstep: boolean, headers: Record<string, string>): Promise<void> {
+  const place = $("t-standings");
+  if (!lockstep || played === 0) {
+    place.replaceChildren();
+    return;
   }
-  $("t-entered").textContent = text;
+  const standings = await call("get", "/v1/tournaments/{tournament_id}/standings", {
+    params: { tournament_id: tid },
+    headers,
+  });
+  place.replaceChildren(standingsTable(`Standings after round ${played}`, standings));
 }
 
-async function enter(id: string, variants: Variant[]): Promise<void> {
+async function enter(): Promise<void> {
   const name = $<HTMLInputElement>("t-entrant-name").value.trim();
   const code = $<HTMLInputElement>("t-invite-code").value.trim();
   try {
     const answer: Entry = await call("post", "/v1/tournaments/{tournament_id}/entries", {
-      params: { tournament_id: id },
+      params: { tournament_id: tid },
       body: code ? { name, invite_code: code } : { name },
       headers: { "Idempotency-Key": newKey() },
     });
     const hashes: Record<string, string> = {};
     for (const round of answer.rounds ?? []) hashes[String(round.round)] = round.server_seed_hash;
-    keep(id, { token: answer.token, name: answer.name, hashes, salt: answer.salt ?? "", keys: {} });
+    keep(tid, { token: answer.token, name: answer.name, hashes, salt: answer.salt ?? "", keys: {} });
     say(`Entered as ${answer.name}. Your token is kept in this browser.`);
-    await show(id, variants);
+    await rerender();
   } catch (error) {
     say(describe(error));
   }
 }
 
-async function openRound(id: string, tournament: Tournament, round: number, variants: Variant[]): Promise<void> {
-  const entry = kept(id);
-  const info = variants.find((v) => v.id === tournament.variant);
+/** The organizer's key, given on the page: kept for this tab, then the organizer's view. */
+async function organize(): Promise<void> {
+  const input = $<HTMLInputElement>("t-organizer-key");
+  const given = input.value.trim();
+  if (!given.startsWith("cpo_")) {
+    say("An organizer's key starts with cpo_ (`cardproof keys organizer create` prints it).");
+    return;
+  }
+  sessionStorage.setItem(organizerStorageKey(tid), given);
+  input.value = "";
+  say("");
+  await rerender();
+}
+
+/** The organizer starts the current lockstep round: card 1 is called to every seat. */
+async function startRound(): Promise<void> {
+  const organizer = organizerKey(tid);
+  const round = watch?.round;
+  if (organizer === null || round === undefined) return;
+  try {
+    await call("post", "/v1/tournaments/{tournament_id}/rounds/{round_number}/start", {
+      params: { tournament_id: tid, round_number: round },
+      body: {},
+      headers: bearer(null, organizer),
+    });
+  } catch (error) {
+    say(describe(error));
+  }
+  await rerender();
+}
+
+/**
+ * Poll `current`'s round every second (at once when woken) while the page waits on it:
+ * the seats, the placements and the server's clock; the page is drawn again when the
+ * round changes phase (started, finished). `null` stops.
+ */
+function watchRound(current: RoundStatus | null): void {
+  if (watch && current && watch.round === current.round) {
+    watch.status = current;
+    return;
+  }
+  watch?.stop.abort();
+  watch = null;
+  if (!current) return;
+  const stop = new AbortController();
+  let woken = false; // while a status is being asked for: ask again at once after it
+  let wake = (): void => void (woken = true);
+  const mine: Watch = { round: current.round, status: current, asked: performance.now(), stop, wake: () => wake() };
+  watch = mine;
+  const headers = bearer(kept(tid), organizerKey(tid));
+  void (async () => {
+    while (!stop.signal.aborted) {
+      if (!woken) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, POLL_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      woken = false;
+      wake = () => void (woken = true);
+      if (stop.signal.aborted) return;
+      const asked = performance.now();
+      let status: RoundStatus;
+      try {
+        status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
+          params: { tournament_id: tid, round_number: mine.round },
+          headers,
+        });
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status < 500 && error.status !== 429)) continue;
+        if (watch === mine) watch = null; // refused: asking again would not help
+        return;
+      }
+      if (stop.signal.aborted) return;
+      const moved = status.status !== mine.status.status;
+      mine.status = status;
+      mine.asked = asked;
+      if (status.deadline && typeof status.seconds_left === "number") {
+        clockOffset = Date.parse(status.deadline) - status.seconds_left * 1000 - Date.now();
+      }
+      if (seat?.round === status.round && status.status === "finished") seat.over = true;
+      showSeats(status, true);
+      showCall();
+      if (moved) void rerender();
+    }
+  })();
+}
+
+/** The organizer's view of the current round: how many are seated, placed; Start. */
+function showSeats(status: RoundStatus | null, lockstep: boolean): void {
+  const start = $("t-start");
+  start.hidden = status?.status !== "waiting" || status.seats === 0;
+  let text = lockstep ? "Every round has been played." : "Each entrant plays at their own pace: nothing to start.";
+  if (status) {
+    start.textContent = `Start round ${status.round}`;
+    const starts = status.starts_at ? ` It starts by itself at ${status.starts_at}.` : "";
+    if (status.status === "waiting") {
+      text = `Round ${status.round}: ${status.seats === 0 ? "nobody seated yet" : `${status.seats} seated`}.${starts}`;
+    } else if (status.status === "playing") {
+      text = `Round ${status.round}: card ${(status.call ?? 0) + 1} of ${status.calls} called, ${status.placed ?? 0} of ${status.seats} placed.`;
+    } else {
+      text = `Round ${status.round} is over.`;
+    }
+  }
+  $("t-seated").textContent = text;
+}
+
+async function openRound(tournament: Tournament, round: number): Promise<void> {
+  const entry = kept(tid);
+  const info = variantList.find((v) => v.id === tournament.variant);
   const kind = KINDS[tournament.variant];
   if (!entry || !info || !kind) return;
+  const lockstep = tournament.format === "lockstep";
   entry.keys[String(round)] ??= newKey();
-  keep(id, entry);
+  keep(tid, entry);
   following?.abort();
+  clearInterval(ticking);
+  seat = lockstep ? { round, call: null, over: false, changedAt: performance.now() } : null;
   $("result").hidden = true;
   let state: Schemas["DealState"];
   try {
     state = await call("post", "/v1/tournaments/{tournament_id}/rounds/{round_number}/deal", {
-      params: { tournament_id: id, round_number: round },
+      params: { tournament_id: tid, round_number: round },
       body: {},
       headers: { ...bearer(entry), "Idempotency-Key": entry.keys[String(round)] as string },
     });
   } catch (error) {
-    const first = (error as { problem?: Record<string, unknown> }).problem?.["deal_id"];
+    const problem = (error as { problem?: Record<string, unknown> }).problem;
+    const first = problem?.["deal_id"];
     if (typeof first !== "string") {
+      if (problem?.["code"] === "round-started") {
+        delete entry.keys[String(round)]; // not seated: nothing to resume
+        keep(tid, entry);
+      }
+      seat = null;
       say(describe(error));
+      await rerender();
       return;
     }
     state = await call("get", "/v1/deals/{deal_id}", { params: { deal_id: first }, headers: bearer(entry) });
@@ -190,23 +442,38 @@ async function openRound(id: string, tournament: Tournament, round: number, vari
     return;
   }
   const promise = { serverSeedHash: promised, clientSeed: entry.salt, ...(isPointSystem(system) ? { system } : {}) };
-  session = new Session(state, board, promise, tables, entry.token, draw);
+  const changed = (): void => {
+    draw();
+    if (seat) seat.changedAt = performance.now();
+    watch?.wake(); // the counts asked before this change are stale: ask again
+    showCall();
+  };
+  session = new Session(state, board, promise, tables, entry.token, changed);
+  document.body.dataset["table"] = "1";
+  $("t-call").hidden = !lockstep;
   say(`Round ${round}: ${state.deal_id}.`);
   draw();
-  if (tournament.format === "lockstep" && !state.finished) void follow(id, round, entry, session);
+  if (seat) seat.over = state.finished;
+  showCall();
+  if (lockstep && !state.finished) {
+    ticking = window.setInterval(showCall, TICK_MS);
+    void follow(round, entry, session);
+  }
+  void rerender(); // the seat taken: the round's button goes
 }
 
 /**
  * Follow a lockstep round's calls until its end, refreshing the game at each call. A
  * stream that drops (the server ends each after an hour, a proxy or a replica may cut
- * it) is opened again from the last call seen, a second later.
+ * it) is opened again from the last call seen, a second later. The first stream starts
+ * at the call this seat may have placed already, so a reload shows it.
  */
-async function follow(id: string, round: number, entry: Kept, game: Session): Promise<void> {
+async function follow(round: number, entry: Kept, game: Session): Promise<void> {
   following = new AbortController();
   const signal = following.signal;
-  let after = game.next - 1;
+  let after = Math.max(-1, game.next - 2);
   while (!signal.aborted) {
-    const ended = await followOnce(id, round, entry, game, after, signal, (index) => (after = Math.max(after, index)));
+    const ended = await followOnce(round, entry, game, after, signal, (index) => (after = Math.max(after, index)));
     if (ended || signal.aborted) return;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
@@ -214,7 +481,6 @@ async function follow(id: string, round: number, entry: Kept, game: Session): Pr
 
 /** One calls stream: ``true`` once the round's ``end`` event came, ``false`` if it dropped. */
 async function followOnce(
-  id: string,
   round: number,
   entry: Kept,
   game: Session,
@@ -222,7 +488,7 @@ async function followOnce(
   signal: AbortSignal,
   seen: (index: number) => void,
 ): Promise<boolean> {
-  const url = `/v1/tournaments/${encodeURIComponent(id)}/rounds/${round}/calls?after=${after}`;
+  const url = `/v1/tournaments/${encodeURIComponent(tid)}/rounds/${round}/calls?after=${after}`;
   try {
     const response = await fetch(url, {
       headers: { Accept: "text/event-stream", ...bearer(entry) },
@@ -234,7 +500,6 @@ async function followOnce(
       return true; // refused: trying again would not help
     }
     if (!response.ok || !response.body) throw new Error(`the calls could not be followed (HTTP ${response.status})`);
-    $("deadline").textContent = game.next === 0 && game.board.next(game.view) === null ? "Seated: waiting for the first call." : "";
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
     for (;;) {
@@ -252,14 +517,16 @@ async function followOnce(
           }),
         ) as Record<string, string>;
         if (fields["event"] === "call" && fields["data"]) {
-          const called = JSON.parse(fields["data"]) as Schemas["Call"];
+          const called = JSON.parse(fields["data"]) as Call;
           seen(called.index);
-          countdown(called);
+          if (seat?.round === round && (seat.call === null || called.index > seat.call.index)) seat.call = called;
           if (called.index >= game.next) await game.refresh();
+          showCall();
         } else if (fields["event"] === "end") {
+          if (seat?.round === round) seat.over = true;
           clearInterval(ticking);
-          $("deadline").textContent = "The round is over.";
           await game.refresh();
+          showCall();
           return true;
         }
       }
@@ -270,56 +537,76 @@ async function followOnce(
   return false;
 }
 
-function countdown(called: Schemas["Call"]): void {
-  clearInterval(ticking);
-  const deadline = Date.parse(called.deadline);
-  const tick = (): void => {
-    const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-    $("deadline").textContent = `Card ${called.index + 1} called: ${left} s left to place it${left === 0 ? " (it is placed for you at the deadline)" : ""}.`;
-  };
-  tick();
-  ticking = window.setInterval(tick, 500);
+/**
+ * The open lockstep round's call as it stands: the time left (by the server's clock) and
+ * how many seats have placed the card, or, once this seat placed it, how many it waits for.
+ */
+function showCall(): void {
+  if (!seat || !session) return;
+  const called = seat.call;
+  const status = watch?.round === seat.round ? watch.status : null;
+  let timer = "Seated: waiting for the first call.";
+  let placed = status?.status === "waiting" ? `${status.seats} seated so far.` : "";
+  if (seat.over) {
+    timer = "The round is over.";
+    placed = "";
+  } else if (called) {
+    const left = Math.max(0, Math.ceil((Date.parse(called.deadline) - Date.now() - clockOffset) / 1000));
+    const mine = session.next > called.index;
+    const late = left === 0 ? " (it is placed for you at the deadline)" : "";
+    timer = mine ? `Card ${called.index + 1} called: ${left} s left.` : `Card ${called.index + 1} called: ${left} s left to place it${late}.`;
+    const fresh = status?.status === "playing" && status.call === called.index && watch !== null && watch.asked > seat.changedAt;
+    const [done, seats] = fresh ? [status.placed ?? 0, status.seats] : [null, 0];
+    if (mine) placed = done === null ? "Waiting for the others." : `Waiting for ${seats - done} of ${seats}.`;
+    else placed = done === null ? "" : `${done} of ${seats} placed`;
+  }
+  $("deadline").textContent = timer;
+  $("t-placed").textContent = placed;
+  $("t-call").toggleAttribute("data-live", !seat.over);
+}
+
+/** A table of rows under a caption and a header row. */
+function table(caption: string, head: string[], rows: Array<Array<string | number>>): HTMLTableElement {
+  const element = document.createElement("table");
+  element.createCaption().textContent = caption;
+  const top = element.createTHead().insertRow();
+  for (const text of head) {
+    const cell = document.createElement("th");
+    cell.scope = "col";
+    cell.textContent = text;
+    top.append(cell);
+  }
+  const body = element.createTBody();
+  for (const row of rows) {
+    const line = body.insertRow();
+    for (const value of row) line.insertCell().textContent = String(value);
+  }
+  return element;
+}
+
+/** The standings as a table: rank, name, total, games, and each share of par once known. */
+function standingsTable(caption: string, standings: Schemas["Standings"]): HTMLTableElement {
+  const lines = standings.entrants;
+  return lines.some((s) => s.percent_of_par !== undefined && s.percent_of_par !== null)
+    ? table(caption, ["rank", "name", "total", "games", "% of par"], lines.map((s) => [s.rank, s.name, s.total, s.games_finished, percent(s.percent_of_par)]))
+    : table(caption, ["rank", "name", "total", "games"], lines.map((s) => [s.rank, s.name, s.total, s.games_finished]));
 }
 
 /** After the close: the standings, the settlement and every grid, round by round. */
-async function showClosed(id: string, tournament: Tournament, entry: Kept | null): Promise<void> {
+async function showClosed(tournament: Tournament, headers: Record<string, string>): Promise<void> {
   $("t-rounds").replaceChildren();
   const after = $("t-after");
   after.hidden = false;
-  const headers = bearer(entry);
   const [standings, settlement] = await Promise.all([
-    call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: id }, headers }),
-    call("get", "/v1/tournaments/{tournament_id}/settlement", { params: { tournament_id: id }, headers }),
+    call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: tid }, headers }),
+    call("get", "/v1/tournaments/{tournament_id}/settlement", { params: { tournament_id: tid }, headers }),
   ]);
-  const table = (caption: string, head: string[], rows: Array<Array<string | number>>): HTMLTableElement => {
-    const element = document.createElement("table");
-    element.createCaption().textContent = caption;
-    const top = element.createTHead().insertRow();
-    for (const text of head) {
-      const cell = document.createElement("th");
-      cell.scope = "col";
-      cell.textContent = text;
-      top.append(cell);
-    }
-    const body = element.createTBody();
-    for (const row of rows) {
-      const line = body.insertRow();
-      for (const value of row) line.insertCell().textContent = String(value);
-    }
-    return element;
-  };
   const parts: HTMLElement[] = [
-    standings.entrants.some((s) => s.percent_of_par !== undefined && s.percent_of_par !== null)
-      ? table(
-          "Standings",
-          ["rank", "name", "total", "games", "% of par"],
-          standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished, percent(s.percent_of_par)]),
-        )
-      : table("Standings", ["rank", "name", "total", "games"], standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished])),
+    standingsTable("Standings", standings),
     table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net])),
   ];
   if ((GRID_VARIANTS as readonly string[]).includes(tournament.variant) || tournament.variant === "reserve-poker") {
-    parts.push(...(await grids(id, tournament, headers)));
+    parts.push(...(await grids(tid, tournament, headers)));
   }
   after.replaceChildren(...parts);
 }

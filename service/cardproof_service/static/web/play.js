@@ -124,8 +124,8 @@ function classify(cards) {
   if (shape[0] === 2) return "one-pair";
   return "high-card";
 }
-var points = (table, category) => table[category] ?? 0;
-function bestCategory(cards, table) {
+var points = (table2, category) => table2[category] ?? 0;
+function bestCategory(cards, table2) {
   const jokers = cards.filter((card) => card === "JK").length;
   if (jokers === 0) return classify(cards);
   if (jokers > 1) throw new RangeError("a hand may hold one joker at most");
@@ -133,16 +133,16 @@ function bestCategory(cards, table) {
   let best = "high-card";
   for (const stand of STANDARD) {
     const category = classify([...rest, stand]);
-    const better = points(table, category) - points(table, best);
+    const better = points(table2, category) - points(table2, best);
     if (better > 0 || better === 0 && CATEGORIES.indexOf(category) > CATEGORIES.indexOf(best)) {
       best = category;
     }
   }
   return best;
 }
-function scoreLine(line, cards, table) {
-  const category = bestCategory(cards, table);
-  return { line, cards, category, points: points(table, category) };
+function scoreLine(line, cards, table2) {
+  const category = bestCategory(cards, table2);
+  return { line, cards, category, points: points(table2, category) };
 }
 
 // src/grid.ts
@@ -252,11 +252,11 @@ function scoredLines(variant, placed, diagonals) {
   }
   return found;
 }
-function completeLines(variant, placed, table, diagonals) {
+function completeLines(variant, placed, table2, diagonals) {
   const lines = scoredLines(variant, placed, diagonals);
   const complete = lines.filter(([, cells]) => cells.every((cell) => placed.has(key(cell))));
   return complete.map(
-    ([line, cells]) => scoreLine(line, cells.map((cell) => placed.get(key(cell))), table)
+    ([line, cells]) => scoreLine(line, cells.map((cell) => placed.get(key(cell))), table2)
   );
 }
 function replayPlaced(variant, moves, deck) {
@@ -586,19 +586,19 @@ async function verifyReceipt(token, keys, expected = {}) {
 }
 async function checkDrawnTable(payload, seed, system, checked) {
   const scoring = payload.options?.scoring;
-  const table = typeof scoring === "object" && scoring !== null ? scoring : null;
+  const table2 = typeof scoring === "object" && scoring !== null ? scoring : null;
   if (system !== void 0) {
     if (!isPointSystem(system)) return `${system} is not a point system drawn from the seeds`;
-    if (table === null) return `the receipt does not carry the ${system} table its seeds draw`;
-    if (!sameTable(table, await drawTable(system, seed, payload.client_seed))) {
+    if (table2 === null) return `the receipt does not carry the ${system} table its seeds draw`;
+    if (!sameTable(table2, await drawTable(system, seed, payload.client_seed))) {
       return `the point table is not the ${system} table the seeds draw (${POINTS_ALGORITHM})`;
     }
     checked.push(`the ${system} point table drawn by ${POINTS_ALGORITHM}`);
     return null;
   }
-  if (table === null || !DRAWS_TABLES.includes(payload.variant)) return null;
+  if (table2 === null || !DRAWS_TABLES.includes(payload.variant)) return null;
   for (const each of POINT_SYSTEMS) {
-    if (sameTable(table, await drawTable(each, seed, payload.client_seed))) {
+    if (sameTable(table2, await drawTable(each, seed, payload.client_seed))) {
       checked.push(`its point table is the ${each} table its seeds draw (${POINTS_ALGORITHM})`);
       return null;
     }
@@ -611,8 +611,8 @@ async function offTable(system, serverSeed, clientSeed, games) {
   return games.filter(({ receipt }) => {
     try {
       const payload = JSON.parse(decoder.decode(b64urlDecode(receipt.split(".")[1] ?? "")));
-      const table = payload.options?.scoring;
-      return typeof table !== "object" || table === null || !sameTable(table, drawn);
+      const table2 = payload.options?.scoring;
+      return typeof table2 !== "object" || table2 === null || !sameTable(table2, drawn);
     } catch {
       return true;
     }
@@ -628,9 +628,9 @@ function checkGridScore(payload, deck, tables) {
   const options = payload.options;
   const fallback = reserve ? "reserve" : variant === "poker-squares" ? "american" : "british";
   const scoring = reserve ? "reserve" : options.scoring ?? fallback;
-  const table = typeof scoring === "string" ? tables[scoring] : scoring;
-  if (table === void 0) return `the point table ${String(scoring)} is not known to this page`;
-  const lines = completeLines(variant, replayed.placed, table, reserve || options.diagonals === true);
+  const table2 = typeof scoring === "string" ? tables[scoring] : scoring;
+  if (table2 === void 0) return `the point table ${String(scoring)} is not known to this page`;
+  const lines = completeLines(variant, replayed.placed, table2, reserve || options.diagonals === true);
   const total = lines.reduce((n, line) => n + line.points, 0);
   if (total !== payload.score.total) return `the log scores ${total}, the receipt says ${payload.score.total}`;
   return null;
@@ -776,7 +776,7 @@ var Session = class {
       } else {
         status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
       }
-      status.className = verdict.ok ? "verified" : "not-verified";
+      status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
     } catch (error) {
       status.textContent = `Not verified: ${describe(error)}.`;
       status.className = "not-verified";
@@ -896,10 +896,10 @@ var ColumnsBoard = class {
     return tools;
   }
   table() {
-    const table = document.createElement("div");
-    table.className = "solodrez";
-    table.setAttribute("role", "group");
-    table.setAttribute("aria-label", "Nine columns, first card at the top, the exposed card last");
+    const table2 = document.createElement("div");
+    table2.className = "solodrez";
+    table2.setAttribute("role", "group");
+    table2.setAttribute("aria-label", "Nine columns, first card at the top, the exposed card last");
     const columns = this.view?.columns ?? Array.from({ length: COLUMNS2 }, () => []);
     const four = this.context.fourColours();
     columns.forEach((column, a) => {
@@ -954,9 +954,9 @@ var ColumnsBoard = class {
         if (this.playing && series) this.context.play(`r${a}`);
       });
       box.append(drop, remove);
-      table.append(box);
+      table2.append(box);
     });
-    return table;
+    return table2;
   }
   stop() {
     if (!this.playing) return;
@@ -1172,9 +1172,9 @@ var GridBoard = class {
   score(view) {
     const options = this.options();
     const scoring = options["scoring"];
-    const table = typeof scoring === "string" ? this.context.tables[scoring] : scoring;
-    if (!table) return { summary: "", lines: [] };
-    const lines = completeLines(this.variant, placedCards(view), table, options["diagonals"] === true);
+    const table2 = typeof scoring === "string" ? this.context.tables[scoring] : scoring;
+    if (!table2) return { summary: "", lines: [] };
+    const lines = completeLines(this.variant, placedCards(view), table2, options["diagonals"] === true);
     const total = lines.reduce((n, line) => n + line.points, 0);
     return {
       summary: `Score of complete lines: ${total} (${plural(lines.length, "line")} complete)`,
@@ -1333,9 +1333,9 @@ var ReserveBoard = class {
         if (card !== null) placed.set(key([r, c]), card);
       })
     );
-    const table = this.context.tables["reserve"];
-    if (!table) return { summary: "", lines: [] };
-    const lines = completeLines("poker-squares", placed, table, true);
+    const table2 = this.context.tables["reserve"];
+    if (!table2) return { summary: "", lines: [] };
+    const lines = completeLines("poker-squares", placed, table2, true);
     const total = lines.reduce((n, line) => n + line.points, 0);
     return {
       summary: `Score of complete lines: ${total} (${plural(lines.length, "line")} complete)`,
@@ -1491,7 +1491,10 @@ var KINDS = {
 };
 
 // src/tournament.ts
+var POLL_MS = 1e3;
+var TICK_MS = 250;
 var storageKey = (id) => `cardproof:entry:${id}`;
+var organizerStorageKey = (id) => `cardproof:organizer:${id}`;
 function kept(id) {
   try {
     const text = localStorage.getItem(storageKey(id));
@@ -1503,113 +1506,304 @@ function kept(id) {
 function keep(id, entry) {
   localStorage.setItem(storageKey(id), JSON.stringify(entry));
 }
+function organizerKey(id) {
+  try {
+    return sessionStorage.getItem(organizerStorageKey(id));
+  } catch {
+    return null;
+  }
+}
+var tid = "";
+var variantList = [];
 var session = null;
 var board = null;
 var following = null;
 var ticking;
+var seat = null;
+var watch = null;
+var clockOffset = 0;
+var rendering = Promise.resolve();
 function draw() {
   drawGame(board, session?.view ?? null, session?.next ?? 0, session?.playing ?? false);
 }
 async function startTournament(id, variants2) {
+  tid = id;
+  variantList = variants2;
+  document.body.dataset["tournament"] = "1";
   $("setup").hidden = true;
   $("tournament").hidden = false;
+  $("t-colours").hidden = false;
   $("four-colours-tournament").addEventListener("change", () => {
     $("four-colours").checked = $("four-colours-tournament").checked;
     draw();
   });
-  $("t-enter-button").addEventListener("click", () => void enter(id, variants2));
-  await show(id, variants2);
+  $("t-enter-button").addEventListener("click", () => void enter());
+  $("t-organizer-button").addEventListener("click", () => void organize());
+  $("t-forget").addEventListener("click", () => {
+    sessionStorage.removeItem(organizerStorageKey(tid));
+    void rerender();
+  });
+  $("t-start").addEventListener("click", () => void startRound());
+  await rerender();
   document.body.dataset["ready"] = "1";
 }
-function bearer(entry) {
-  return entry ? { Authorization: `Bearer ${entry.token}` } : {};
+function rerender() {
+  rendering = rendering.then(show).catch((error) => say(describe(error)));
+  return rendering;
 }
-async function show(id, variants2) {
-  const entry = kept(id);
+function bearer(entry, organizer = null) {
+  const token = entry?.token ?? organizer;
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+async function show() {
+  const entry = kept(tid);
+  const organizer = organizerKey(tid);
+  const headers = bearer(entry, organizer);
   let tournament;
   try {
-    tournament = await call("get", "/v1/tournaments/{tournament_id}", {
-      params: { tournament_id: id },
-      headers: bearer(entry)
-    });
+    tournament = await call("get", "/v1/tournaments/{tournament_id}", { params: { tournament_id: tid }, headers });
   } catch (error) {
     $("t-name").textContent = "A tournament";
-    $("t-status").textContent = entry ? describe(error) : "Enter with your invite code to see this tournament.";
-    showEntry(entry, "invite");
+    $("t-status").textContent = entry || organizer ? describe(error) : "Enter with your invite code to see this tournament.";
+    showEntry(entry, organizer, "invite");
+    $("t-start").hidden = true;
+    $("t-seated").textContent = "";
     return;
   }
   $("t-name").textContent = tournament.name;
-  const format = tournament.format === "lockstep" ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
+  const lockstep = tournament.format === "lockstep";
+  const format = lockstep ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
   $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
-  showEntry(entry, tournament.entry, tournament);
+  showEntry(entry, organizer, tournament.entry, tournament);
   if (tournament.status === "closed") {
-    await showClosed(id, tournament, entry);
+    watchRound(null);
+    $("t-note").textContent = "";
+    $("t-standings").replaceChildren();
+    await showClosed(tournament, headers);
     return;
   }
+  const { current, played } = lockstep ? await currentRound(tournament, headers) : { current: null, played: 0 };
+  const waits = entry !== null || organizer !== null || (tournament.entries_closed_at ?? null) === null;
+  watchRound(lockstep && waits ? current : null);
+  showSeats(lockstep ? current : null, lockstep);
+  showRounds(tournament, entry, current);
+  await showStandings(played, lockstep, headers);
+}
+async function currentRound(tournament, headers) {
+  for (const round of tournament.rounds) {
+    const status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
+      params: { tournament_id: tid, round_number: round.round },
+      headers
+    });
+    if (status.status !== "finished") return { current: status, played: round.round - 1 };
+  }
+  return { current: null, played: tournament.rounds.length };
+}
+function showEntry(entry, organizer, kind, tournament = null) {
+  const closedAt = tournament?.entries_closed_at ?? null;
+  const over = tournament?.status === "closed";
+  $("t-enter").hidden = entry !== null || organizer !== null || closedAt !== null || over;
+  $("t-invite-field").hidden = kind !== "invite";
+  $("t-organizer").hidden = entry !== null || organizer !== null || over;
+  $("t-organize").hidden = organizer === null || over;
+  let text = "";
+  if (entry) text = `Entered as ${entry.name}.`;
+  else if (organizer !== null) text = "You organize this tournament: your key is kept in this tab only.";
+  else if (closedAt !== null) {
+    text = `Entries closed at ${closedAt}, when round 1 started: every entrant is seated before the first call.`;
+  } else if (tournament?.format === "lockstep" && !over) {
+    text = "Entries close when round 1 starts.";
+  }
+  $("t-entered").textContent = text;
+}
+function showRounds(tournament, entry, current) {
   const rounds = $("t-rounds");
   rounds.replaceChildren();
+  $("t-note").textContent = "";
   if (!entry) return;
-  for (const round of tournament.rounds) {
+  let playable = tournament.rounds.map((round) => round.round);
+  if (tournament.format === "lockstep") {
+    playable = [];
+    const seated = current !== null && entry.keys[String(current.round)] !== void 0;
+    if (current && seated && seat?.round !== current.round) void openRound(tournament, current.round);
+    else if (current && !seated && current.status === "waiting") {
+      playable = [current.round];
+      const starts = current.starts_at ? `; it starts by itself at ${current.starts_at}` : "";
+      $("t-note").textContent = `Take your seat before round ${current.round} starts${starts}.`;
+    } else if (current && !seated) {
+      $("t-note").textContent = `Round ${current.round} started before you took a seat: you play the rounds after it.`;
+    } else if (!current) {
+      $("t-note").textContent = `Every round has been played: the tournament closes at ${tournament.closes_at}.`;
+    }
+  }
+  for (const round of playable) {
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = `Play round ${round.round}`;
-    button.addEventListener("click", () => void openRound(id, tournament, round.round, variants2));
+    button.textContent = `Play round ${round}`;
+    button.addEventListener("click", () => void openRound(tournament, round));
     const item = document.createElement("li");
     item.append(button);
     rounds.append(item);
   }
 }
-function showEntry(entry, kind, tournament = null) {
-  const closedAt = tournament?.entries_closed_at ?? null;
-  $("t-enter").hidden = entry !== null || closedAt !== null;
-  $("t-invite-field").hidden = kind !== "invite";
-  let text = "";
-  if (entry) text = `Entered as ${entry.name}.`;
-  else if (closedAt !== null) {
-    text = `Entries closed at ${closedAt}, when round 1 started: every entrant is seated before the first call.`;
-  } else if (tournament?.format === "lockstep" && tournament.status !== "closed") {
-    text = "Entries close when round 1 starts.";
+async function showStandings(played, lockstep, headers) {
+  const place = $("t-standings");
+  if (!lockstep || played === 0) {
+    place.replaceChildren();
+    return;
   }
-  $("t-entered").textContent = text;
+  const standings = await call("get", "/v1/tournaments/{tournament_id}/standings", {
+    params: { tournament_id: tid },
+    headers
+  });
+  place.replaceChildren(standingsTable(`Standings after round ${played}`, standings));
 }
-async function enter(id, variants2) {
+async function enter() {
   const name = $("t-entrant-name").value.trim();
   const code = $("t-invite-code").value.trim();
   try {
     const answer = await call("post", "/v1/tournaments/{tournament_id}/entries", {
-      params: { tournament_id: id },
+      params: { tournament_id: tid },
       body: code ? { name, invite_code: code } : { name },
       headers: { "Idempotency-Key": newKey() }
     });
     const hashes = {};
     for (const round of answer.rounds ?? []) hashes[String(round.round)] = round.server_seed_hash;
-    keep(id, { token: answer.token, name: answer.name, hashes, salt: answer.salt ?? "", keys: {} });
+    keep(tid, { token: answer.token, name: answer.name, hashes, salt: answer.salt ?? "", keys: {} });
     say(`Entered as ${answer.name}. Your token is kept in this browser.`);
-    await show(id, variants2);
+    await rerender();
   } catch (error) {
     say(describe(error));
   }
 }
-async function openRound(id, tournament, round, variants2) {
-  const entry = kept(id);
-  const info = variants2.find((v) => v.id === tournament.variant);
+async function organize() {
+  const input = $("t-organizer-key");
+  const given = input.value.trim();
+  if (!given.startsWith("cpo_")) {
+    say("An organizer's key starts with cpo_ (`cardproof keys organizer create` prints it).");
+    return;
+  }
+  sessionStorage.setItem(organizerStorageKey(tid), given);
+  input.value = "";
+  say("");
+  await rerender();
+}
+async function startRound() {
+  const organizer = organizerKey(tid);
+  const round = watch?.round;
+  if (organizer === null || round === void 0) return;
+  try {
+    await call("post", "/v1/tournaments/{tournament_id}/rounds/{round_number}/start", {
+      params: { tournament_id: tid, round_number: round },
+      body: {},
+      headers: bearer(null, organizer)
+    });
+  } catch (error) {
+    say(describe(error));
+  }
+  await rerender();
+}
+function watchRound(current) {
+  if (watch && current && watch.round === current.round) {
+    watch.status = current;
+    return;
+  }
+  watch?.stop.abort();
+  watch = null;
+  if (!current) return;
+  const stop = new AbortController();
+  let woken = false;
+  let wake = () => void (woken = true);
+  const mine = { round: current.round, status: current, asked: performance.now(), stop, wake: () => wake() };
+  watch = mine;
+  const headers = bearer(kept(tid), organizerKey(tid));
+  void (async () => {
+    while (!stop.signal.aborted) {
+      if (!woken) {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, POLL_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      woken = false;
+      wake = () => void (woken = true);
+      if (stop.signal.aborted) return;
+      const asked = performance.now();
+      let status;
+      try {
+        status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
+          params: { tournament_id: tid, round_number: mine.round },
+          headers
+        });
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status < 500 && error.status !== 429)) continue;
+        if (watch === mine) watch = null;
+        return;
+      }
+      if (stop.signal.aborted) return;
+      const moved = status.status !== mine.status.status;
+      mine.status = status;
+      mine.asked = asked;
+      if (status.deadline && typeof status.seconds_left === "number") {
+        clockOffset = Date.parse(status.deadline) - status.seconds_left * 1e3 - Date.now();
+      }
+      if (seat?.round === status.round && status.status === "finished") seat.over = true;
+      showSeats(status, true);
+      showCall();
+      if (moved) void rerender();
+    }
+  })();
+}
+function showSeats(status, lockstep) {
+  const start2 = $("t-start");
+  start2.hidden = status?.status !== "waiting" || status.seats === 0;
+  let text = lockstep ? "Every round has been played." : "Each entrant plays at their own pace: nothing to start.";
+  if (status) {
+    start2.textContent = `Start round ${status.round}`;
+    const starts = status.starts_at ? ` It starts by itself at ${status.starts_at}.` : "";
+    if (status.status === "waiting") {
+      text = `Round ${status.round}: ${status.seats === 0 ? "nobody seated yet" : `${status.seats} seated`}.${starts}`;
+    } else if (status.status === "playing") {
+      text = `Round ${status.round}: card ${(status.call ?? 0) + 1} of ${status.calls} called, ${status.placed ?? 0} of ${status.seats} placed.`;
+    } else {
+      text = `Round ${status.round} is over.`;
+    }
+  }
+  $("t-seated").textContent = text;
+}
+async function openRound(tournament, round) {
+  const entry = kept(tid);
+  const info = variantList.find((v) => v.id === tournament.variant);
   const kind = KINDS[tournament.variant];
   if (!entry || !info || !kind) return;
+  const lockstep = tournament.format === "lockstep";
   entry.keys[String(round)] ??= newKey();
-  keep(id, entry);
+  keep(tid, entry);
   following?.abort();
+  clearInterval(ticking);
+  seat = lockstep ? { round, call: null, over: false, changedAt: performance.now() } : null;
   $("result").hidden = true;
   let state;
   try {
     state = await call("post", "/v1/tournaments/{tournament_id}/rounds/{round_number}/deal", {
-      params: { tournament_id: id, round_number: round },
+      params: { tournament_id: tid, round_number: round },
       body: {},
       headers: { ...bearer(entry), "Idempotency-Key": entry.keys[String(round)] }
     });
   } catch (error) {
-    const first = error.problem?.["deal_id"];
+    const problem = error.problem;
+    const first = problem?.["deal_id"];
     if (typeof first !== "string") {
+      if (problem?.["code"] === "round-started") {
+        delete entry.keys[String(round)];
+        keep(tid, entry);
+      }
+      seat = null;
       say(describe(error));
+      await rerender();
       return;
     }
     state = await call("get", "/v1/deals/{deal_id}", { params: { deal_id: first }, headers: bearer(entry) });
@@ -1635,23 +1829,37 @@ async function openRound(id, tournament, round, variants2) {
     return;
   }
   const promise = { serverSeedHash: promised, clientSeed: entry.salt, ...isPointSystem(system) ? { system } : {} };
-  session = new Session(state, board, promise, tables, entry.token, draw);
+  const changed = () => {
+    draw();
+    if (seat) seat.changedAt = performance.now();
+    watch?.wake();
+    showCall();
+  };
+  session = new Session(state, board, promise, tables, entry.token, changed);
+  document.body.dataset["table"] = "1";
+  $("t-call").hidden = !lockstep;
   say(`Round ${round}: ${state.deal_id}.`);
   draw();
-  if (tournament.format === "lockstep" && !state.finished) void follow(id, round, entry, session);
+  if (seat) seat.over = state.finished;
+  showCall();
+  if (lockstep && !state.finished) {
+    ticking = window.setInterval(showCall, TICK_MS);
+    void follow(round, entry, session);
+  }
+  void rerender();
 }
-async function follow(id, round, entry, game) {
+async function follow(round, entry, game) {
   following = new AbortController();
   const signal = following.signal;
-  let after = game.next - 1;
+  let after = Math.max(-1, game.next - 2);
   while (!signal.aborted) {
-    const ended = await followOnce(id, round, entry, game, after, signal, (index) => after = Math.max(after, index));
+    const ended = await followOnce(round, entry, game, after, signal, (index) => after = Math.max(after, index));
     if (ended || signal.aborted) return;
     await new Promise((resolve) => setTimeout(resolve, 1e3));
   }
 }
-async function followOnce(id, round, entry, game, after, signal, seen) {
-  const url = `/v1/tournaments/${encodeURIComponent(id)}/rounds/${round}/calls?after=${after}`;
+async function followOnce(round, entry, game, after, signal, seen) {
+  const url = `/v1/tournaments/${encodeURIComponent(tid)}/rounds/${round}/calls?after=${after}`;
   try {
     const response = await fetch(url, {
       headers: { Accept: "text/event-stream", ...bearer(entry) },
@@ -1663,7 +1871,6 @@ async function followOnce(id, round, entry, game, after, signal, seen) {
       return true;
     }
     if (!response.ok || !response.body) throw new Error(`the calls could not be followed (HTTP ${response.status})`);
-    $("deadline").textContent = game.next === 0 && game.board.next(game.view) === null ? "Seated: waiting for the first call." : "";
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
     for (; ; ) {
@@ -1683,12 +1890,14 @@ async function followOnce(id, round, entry, game, after, signal, seen) {
         if (fields["event"] === "call" && fields["data"]) {
           const called = JSON.parse(fields["data"]);
           seen(called.index);
-          countdown(called);
+          if (seat?.round === round && (seat.call === null || called.index > seat.call.index)) seat.call = called;
           if (called.index >= game.next) await game.refresh();
+          showCall();
         } else if (fields["event"] === "end") {
+          if (seat?.round === round) seat.over = true;
           clearInterval(ticking);
-          $("deadline").textContent = "The round is over.";
           await game.refresh();
+          showCall();
           return true;
         }
       }
@@ -1698,52 +1907,64 @@ async function followOnce(id, round, entry, game, after, signal, seen) {
   }
   return false;
 }
-function countdown(called) {
-  clearInterval(ticking);
-  const deadline = Date.parse(called.deadline);
-  const tick = () => {
-    const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1e3));
-    $("deadline").textContent = `Card ${called.index + 1} called: ${left} s left to place it${left === 0 ? " (it is placed for you at the deadline)" : ""}.`;
-  };
-  tick();
-  ticking = window.setInterval(tick, 500);
+function showCall() {
+  if (!seat || !session) return;
+  const called = seat.call;
+  const status = watch?.round === seat.round ? watch.status : null;
+  let timer = "Seated: waiting for the first call.";
+  let placed = status?.status === "waiting" ? `${status.seats} seated so far.` : "";
+  if (seat.over) {
+    timer = "The round is over.";
+    placed = "";
+  } else if (called) {
+    const left = Math.max(0, Math.ceil((Date.parse(called.deadline) - Date.now() - clockOffset) / 1e3));
+    const mine = session.next > called.index;
+    const late = left === 0 ? " (it is placed for you at the deadline)" : "";
+    timer = mine ? `Card ${called.index + 1} called: ${left} s left.` : `Card ${called.index + 1} called: ${left} s left to place it${late}.`;
+    const fresh = status?.status === "playing" && status.call === called.index && watch !== null && watch.asked > seat.changedAt;
+    const [done, seats] = fresh ? [status.placed ?? 0, status.seats] : [null, 0];
+    if (mine) placed = done === null ? "Waiting for the others." : `Waiting for ${seats - done} of ${seats}.`;
+    else placed = done === null ? "" : `${done} of ${seats} placed`;
+  }
+  $("deadline").textContent = timer;
+  $("t-placed").textContent = placed;
+  $("t-call").toggleAttribute("data-live", !seat.over);
 }
-async function showClosed(id, tournament, entry) {
+function table(caption, head, rows) {
+  const element = document.createElement("table");
+  element.createCaption().textContent = caption;
+  const top = element.createTHead().insertRow();
+  for (const text of head) {
+    const cell = document.createElement("th");
+    cell.scope = "col";
+    cell.textContent = text;
+    top.append(cell);
+  }
+  const body = element.createTBody();
+  for (const row of rows) {
+    const line = body.insertRow();
+    for (const value of row) line.insertCell().textContent = String(value);
+  }
+  return element;
+}
+function standingsTable(caption, standings) {
+  const lines = standings.entrants;
+  return lines.some((s) => s.percent_of_par !== void 0 && s.percent_of_par !== null) ? table(caption, ["rank", "name", "total", "games", "% of par"], lines.map((s) => [s.rank, s.name, s.total, s.games_finished, percent(s.percent_of_par)])) : table(caption, ["rank", "name", "total", "games"], lines.map((s) => [s.rank, s.name, s.total, s.games_finished]));
+}
+async function showClosed(tournament, headers) {
   $("t-rounds").replaceChildren();
   const after = $("t-after");
   after.hidden = false;
-  const headers = bearer(entry);
   const [standings, settlement] = await Promise.all([
-    call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: id }, headers }),
-    call("get", "/v1/tournaments/{tournament_id}/settlement", { params: { tournament_id: id }, headers })
+    call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: tid }, headers }),
+    call("get", "/v1/tournaments/{tournament_id}/settlement", { params: { tournament_id: tid }, headers })
   ]);
-  const table = (caption, head, rows) => {
-    const element = document.createElement("table");
-    element.createCaption().textContent = caption;
-    const top = element.createTHead().insertRow();
-    for (const text of head) {
-      const cell = document.createElement("th");
-      cell.scope = "col";
-      cell.textContent = text;
-      top.append(cell);
-    }
-    const body = element.createTBody();
-    for (const row of rows) {
-      const line = body.insertRow();
-      for (const value of row) line.insertCell().textContent = String(value);
-    }
-    return element;
-  };
   const parts = [
-    standings.entrants.some((s) => s.percent_of_par !== void 0 && s.percent_of_par !== null) ? table(
-      "Standings",
-      ["rank", "name", "total", "games", "% of par"],
-      standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished, percent(s.percent_of_par)])
-    ) : table("Standings", ["rank", "name", "total", "games"], standings.entrants.map((s) => [s.rank, s.name, s.total, s.games_finished])),
+    standingsTable("Standings", standings),
     table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net]))
   ];
   if (GRID_VARIANTS.includes(tournament.variant) || tournament.variant === "reserve-poker") {
-    parts.push(...await grids(id, tournament, headers));
+    parts.push(...await grids(tid, tournament, headers));
   }
   after.replaceChildren(...parts);
 }
