@@ -19,9 +19,13 @@ CARDPROOF = str(Path(sys.executable).parent / "cardproof")
 
 
 class Terminal:
-    """A program on a pseudo-terminal: type a line, wait for a text."""
+    """A program on a pseudo-terminal: type a line, wait for a text.
 
-    def __init__(self, *args: str, cwd: Path) -> None:
+    ``term``: the terminal type it is told (``dumb`` by default: plain lines; a lockstep
+    round redraws its clock on any other).
+    """
+
+    def __init__(self, *args: str, cwd: Path, term: str = "dumb") -> None:
         self.main, follower = pty.openpty()
         env = {k: v for k, v in os.environ.items() if k != "CARDPROOF_URL"}
         self.process = subprocess.Popen(
@@ -30,7 +34,7 @@ class Terminal:
             stdout=follower,
             stderr=follower,
             cwd=cwd,
-            env={**env, "TERM": "dumb", "NO_COLOR": "1"},
+            env={**env, "TERM": term, "NO_COLOR": "1"},
             close_fds=True,
         )
         os.close(follower)
@@ -55,12 +59,22 @@ class Terminal:
         return found + text
 
     def type(self, line: str) -> None:
-        os.write(self.main, (line + "\n").encode())
+        self.keys(line + "\n")
+
+    def keys(self, keys: str) -> None:
+        """Press ``keys``, with no Enter unless they end with one."""
+        os.write(self.main, keys.encode())
 
     def close(self) -> int:
         code = self.process.wait(timeout=30)
         os.close(self.main)
         return code
+
+    def kill(self) -> None:
+        """End the program if it still runs (after a test failed half-way)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
 def test_q_asks_before_forfeiting_at_a_terminal(tmp_path: Path) -> None:

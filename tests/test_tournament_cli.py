@@ -1,4 +1,5 @@
-"""``cardproof tournament ...`` and ``cardproof verify`` of tournament receipts, end to end.
+"""``cardproof tournament ...`` and ``cardproof verify`` of tournament receipts, end to end,
+and a lockstep round played with ``cardproof play --tournament`` at a terminal.
 
 One real ``cardproof serve`` (memory store) for the module; its organizer is made with
 ``cardproof keys organizer create`` into the organizers file the server reads.
@@ -20,8 +21,9 @@ import httpx
 import msgspec
 import pytest
 
-from cardproof.client import Client
+from cardproof.client import Client, Round
 from conftest import TEST_KEYS, free_port, served
+from test_cli_pty import Terminal
 
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
 
@@ -308,13 +310,151 @@ def test_a_player_plays_a_lockstep_round_live_from_the_command_line(
     out, err = player.communicate("\n".join(CELLS).encode() + b"\n", timeout=60)
     text = out.decode()
     assert player.returncode == 0, text + err.decode()
-    assert "Seated with 1 so far: waiting for the start" in text
+    assert "Seated: 1 so far; waiting for the start..." in text
+    assert "The round is on: 1 seat taken." in text
     assert "s left] Place" in text
+    assert "\x1b" not in text  # not a terminal: plain lines, no escapes
+    assert "\r" not in text  # and no line redrawn
     assert "Final score:" in text
     assert receipt.exists()
     checked = cardproof("verify", str(receipt), "--url", url)
     assert checked.returncode == 3, checked.stdout + checked.stderr  # the signature only
     assert "still open" in checked.stdout
+
+
+def at_the_table(
+    server: tuple[str, str], tmp_path: Path, card_seconds: int
+) -> tuple[str, Terminal]:
+    """A lockstep tournament with ``card_seconds`` a card, and Ada entered (``tournament
+    enter``) and playing its round 1 at a terminal: ``(tournament id, her terminal)``."""
+    url, key = server
+    now = datetime.now(UTC)
+    with Client(base_url=url, api_key=key) as organizer:
+        created = organizer.create_tournament(
+            "Table Cup",
+            "poker-squares",
+            rounds=1,
+            opens_at=now,
+            closes_at=now + timedelta(hours=1),
+            format="lockstep",
+            card_seconds=card_seconds,
+        )
+    tid = created.tournament.tournament_id
+    entry = str(tmp_path / "ada.json")
+    entered = cardproof(
+        "tournament", "enter", tid, "--name", "Ada", "--entry-file", entry, "--url", url
+    )
+    assert entered.returncode == 0, entered.stderr
+    play = ("play", "--tournament", tid, "--round", "1", "--entry-file", entry, "--url", url)
+    return tid, Terminal(*play, cwd=tmp_path, term="xterm")
+
+
+def seat(player: Client, tid: str, name: str) -> Round:
+    """``name`` entered and seated in round 1."""
+    return player.join_round(tid, 1, player.enter(tid, name).token)
+
+
+def start(server: tuple[str, str], tid: str) -> str | None:
+    """Start round 1 (as the organizer): the card called first."""
+    url, key = server
+    with Client(base_url=url, api_key=key) as organizer:
+        return organizer.start_round(tid, 1).card
+
+
+def clock(shown: str) -> int:
+    """The seconds on the clock drawn last in ``shown``, which ends with it (``[  3 s left]
+    Place``); the line is redrawn in place (``\\r``), not written again below."""
+    _, redrawn, line = shown.rpartition("\r")
+    assert redrawn, shown
+    return int(line.removeprefix("[").split()[0])
+
+
+def test_the_seats_taken_count_up_while_the_round_waits(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    tid, terminal = at_the_table(server, tmp_path, card_seconds=60)
+    try:
+        terminal.expect("Seated: 1 so far; waiting for the start...")
+        with Client(base_url=server[0]) as player:
+            seat(player, tid, "Bea")
+            terminal.expect("Seated: 2 so far; waiting for the start...")  # no key pressed
+            terminal.type("e5")  # before any card is shown: dropped, not played on the first
+            start(server, tid)
+            terminal.expect("The round is on: 2 seats taken.")
+            terminal.expect("s left] Place ")
+            terminal.type("q")
+            terminal.expect("Left the seat after 0 of the round's cards;")
+            assert terminal.close() == 1
+    finally:
+        terminal.kill()
+
+
+def test_the_clock_ticks_while_the_player_thinks(server: tuple[str, str], tmp_path: Path) -> None:
+    tid, terminal = at_the_table(server, tmp_path, card_seconds=10)
+    try:
+        terminal.expect("Seated: 1 so far")
+        start(server, tid)
+        first = clock(terminal.expect("s left] Place "))
+        second = clock(terminal.expect("s left] Place "))  # a second later, nothing typed
+        assert 10 >= first > second > 0
+        terminal.type("q")
+        terminal.expect("Left the seat after ")
+        assert terminal.close() == 1
+    finally:
+        terminal.kill()
+
+
+def test_the_seats_still_to_place_a_card_count_down(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    tid, terminal = at_the_table(server, tmp_path, card_seconds=60)
+    try:
+        terminal.expect("Seated: 1 so far")
+        with Client(base_url=server[0]) as player:
+            bea, cy = seat(player, tid, "Bea"), seat(player, tid, "Cy")
+            terminal.expect("Seated: 3 so far")
+            start(server, tid)
+            terminal.expect("s left] Place ")
+            terminal.type("a1")
+            shown = terminal.expect("placed; waiting for 2 of 3")
+            assert "of 3" not in shown.removesuffix("2 of 3")  # her own move counted at once
+            for other in (bea, cy):
+                next(other.calls())
+            bea.play("e5")
+            terminal.expect("placed; waiting for 1 of 3")  # Bea's move, shown as it came
+            cy.play("e5")
+            terminal.expect("poker-squares: card 2 of 25")  # all placed: the next call
+            terminal.expect("s left] Place ")
+            terminal.type("q")
+            terminal.expect("Left the seat after 1 of the round's cards;")
+            assert terminal.close() == 1
+    finally:
+        terminal.kill()
+
+
+def test_a_card_left_is_placed_for_the_player_who_is_told_where(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    tid, terminal = at_the_table(server, tmp_path, card_seconds=2)
+    try:
+        terminal.expect("Seated: 1 so far")
+        with Client(base_url=server[0]) as player:
+            seat(player, tid, "Bea")  # seated, and idle: the card is not placed by all
+            terminal.expect("Seated: 2 so far")
+            card = start(server, tid)
+            assert card is not None
+            terminal.expect("s left] Place ")
+            terminal.keys("c")  # a move begun, never sent: the deadline does not wait for it
+            terminal.expect(f"Time's up: {card} was placed for you at a1")
+            terminal.expect("[" + card)  # the board shows it where the server placed it
+            terminal.expect("s left] Place ")
+            terminal.type("q")
+            terminal.expect("Left the seat after ")
+            assert terminal.close() == 1
+            token = msgspec.json.decode((tmp_path / "ada.json").read_bytes())["token"]
+            assert player.join_round(tid, 1, token).game.played.moves[0] == "a1"
+    finally:
+        terminal.kill()
 
 
 def test_standings_print_each_entrants_share_of_par_and_a_players_games(

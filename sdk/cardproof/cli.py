@@ -9,6 +9,7 @@ tournament`` (organizers' commands against a server) need only the SDK.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -361,7 +362,6 @@ def _organizer_create(args: argparse.Namespace) -> int:
 
 def _bots_run(args: argparse.Namespace) -> int:
     """``cardproof bots run MODULE:CLASS``: a bot at ``--games`` deals, its mean score."""
-    import contextlib
     import importlib
 
     from cardproof.bots import BotError, Player, play_games
@@ -513,13 +513,12 @@ def _json_object(text: str) -> dict[str, Any]:
 
 
 def _play(args: argparse.Namespace) -> int:
-    import contextlib
 
     from cardproof.client import Client
-    from cardproof.play import embedded_client, run, run_round
+    from cardproof.play import embedded_client, run
 
     if args.tournament is not None:
-        return _play_round(args, Client, run_round)
+        return _play_round(args, Client)
     if args.variant is None:
         print("cardproof play: name a VARIANT, or --tournament ID --round N", file=sys.stderr)
         return 2
@@ -541,8 +540,10 @@ def _play(args: argparse.Namespace) -> int:
         )
 
 
-def _play_round(args: argparse.Namespace, client_type: Any, run_round: Any) -> int:
+def _play_round(args: argparse.Namespace, client_type: type[Client]) -> int:
     """``cardproof play --tournament ID --round N``: the entrant's seat, live."""
+    from cardproof.play import run_round
+
     if args.url is None or args.round is None:
         print(
             f"cardproof play --tournament needs --round N and the server (--url or ${URL_ENV})",
@@ -564,16 +565,11 @@ def _play_round(args: argparse.Namespace, client_type: Any, run_round: Any) -> i
             file=sys.stderr,
         )
         return 2
-    with client_type(base_url=args.url) as client:
-        result: int = run_round(
-            client,
-            args.tournament,
-            args.round,
-            token,
-            server_url=args.url,
-            receipt_out=args.receipt_out,
+    # the round is followed on a client of its own, in a thread of its own (_RoundWatch)
+    with client_type(base_url=args.url) as client, client_type(base_url=args.url) as follower:
+        return run_round(
+            client, follower, args.tournament, args.round, token, args.url, args.receipt_out
         )
-        return result
 
 
 def _moment_arg(text: str) -> datetime:
