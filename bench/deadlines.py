@@ -3,8 +3,9 @@
 A round of poker-squares with ``seats`` seats, ``idle`` of which never place a card, so
 that every one of its 25 calls ends at its deadline and the server places the idle
 seats' cards (in batches, see ``service/cardproof_service/late.py``). The other seats
-place each called card at once (the driver learns each call from one seat's event
-stream and sends every active seat's move over a few raw keep-alive connections).
+place each called card within the first second of its call (the driver learns each
+call from one seat's event stream and sends the active seats' moves in ten slices over
+that second, on a few raw keep-alive connections).
 Meanwhile a probe asks ``GET /healthz`` every 10 ms on a connection of its own.
 
 Reported: ``/healthz`` latency p50/p99/max through the round (every deadline included)
@@ -36,6 +37,9 @@ TARGET_NEXT_CALL_P99_MS = 100.0
 PROBE_EVERY = 0.01
 MOVERS = 16
 """Connections the active seats' moves go over."""
+SLICES = 10
+SPREAD = 1.0
+"""The active seats place in ``SLICES`` slices over the first ``SPREAD`` seconds of a call."""
 
 
 @dataclass
@@ -98,23 +102,37 @@ async def seat_all(client: httpx.AsyncClient, tid: str, seats: int) -> list[tupl
 
 
 async def place_all(
-    wires: list[Wire], active: list[tuple[str, str]], index: int, seen: Round
+    wires: list[tuple[Wire, asyncio.Lock]], active: list[tuple[str, str]], index: int, seen: Round
 ) -> None:
-    """Every active seat's move ``index`` (the first free cell: what a late one gets too)."""
+    """Every active seat's move ``index`` (the first free cell: what a late one gets too),
+    in :data:`SLICES` slices over the first :data:`SPREAD` seconds of the call, as players
+    place at their own pace rather than all in one instant."""
     body = json.dumps({"index": index, "move": CELLS[index]}).encode()
 
-    async def over(wire: Wire, seats: list[tuple[str, str]]) -> None:
-        for token, deal_id in seats:
-            auth = {"Authorization": f"Bearer {token}"}
-            wire.send("POST", f"/v1/deals/{deal_id}/moves", auth, body)
-        for _ in seats:
-            status, text = await wire.answer()
-            if status == 409 and (b"deadline" in text or b"auto-placed" in text):
-                seen.late += 1
-            elif status != 200:
-                seen.errors.append(f"move {index}: {status} {text[:120]!r}")
+    async def over(wire: Wire, lock: asyncio.Lock, seats: list[tuple[str, str]]) -> None:
+        async with lock:  # one slice at a time on a connection: answers come in order
+            for token, deal_id in seats:
+                auth = {"Authorization": f"Bearer {token}"}
+                wire.send("POST", f"/v1/deals/{deal_id}/moves", auth, body)
+            for _ in seats:
+                status, text = await wire.answer()
+                if status == 409 and (b"deadline" in text or b"auto-placed" in text):
+                    seen.late += 1
+                elif status != 200:
+                    seen.errors.append(f"move {index}: {status} {text[:120]!r}")
 
-    await asyncio.gather(*(over(w, active[n :: len(wires)]) for n, w in enumerate(wires)))
+    start = asyncio.get_running_loop().time()
+    sent = []
+    for number in range(SLICES):
+        await asyncio.sleep(
+            max(0.0, start + number * SPREAD / SLICES - asyncio.get_running_loop().time())
+        )
+        part = active[number::SLICES]
+        sent += [
+            asyncio.create_task(over(wire, lock, part[n :: len(wires)]))
+            for n, (wire, lock) in enumerate(wires)
+        ]
+    await asyncio.gather(*sent)
 
 
 async def idle_round(base_url: str, key: str, seats: int, idle: int) -> Round:
@@ -144,7 +162,7 @@ async def idle_round(base_url: str, key: str, seats: int, idle: int) -> Round:
         await before
         stop = asyncio.Event()
         probing = asyncio.create_task(probe(base_url, seen.healthz, stop, seen.healthz_at))
-        wires = [await Wire.open(base_url) for _ in range(MOVERS)]
+        wires = [(await Wire.open(base_url), asyncio.Lock()) for _ in range(MOVERS)]
         stream = await Wire.open(base_url)
         listener = {"Accept": "text/event-stream", "Authorization": f"Bearer {taken[0][0]}"}
         stream.send("GET", url_calls(tid), listener)
@@ -178,7 +196,7 @@ async def idle_round(base_url: str, key: str, seats: int, idle: int) -> Round:
         stop.set()
         await probing
         stream.close()
-        for wire in wires:
+        for wire, _ in wires:
             wire.close()
         await audit(client, tid, taken, seen)
     return seen

@@ -404,8 +404,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
-        default="tournament,deadlines,cluster",
-        help="scenarios, comma-separated: tournament, deadlines, cluster",
+        default="tournament,deadlines,cluster,page",
+        help="scenarios, comma-separated: tournament, deadlines, cluster, page",
+    )
+    parser.add_argument(
+        "--page-entrants", type=int, default=1000, help="entrants of the long games' page"
     )
     parser.add_argument("--idle-seats", type=int, default=5000, help="seats of the idle round")
     parser.add_argument("--idle", type=int, default=3000, help="of them idle")
@@ -420,13 +423,20 @@ def main() -> None:
     print_machine("bench/tournament.py: simulated tournaments on Redis, through the API")
     if "tournament" in which:
         tournament_scenario(args)
+    verdicts = []
     scale = [name for name in which if name in ("deadlines", "cluster")]
     if scale:
         from deadlines import scenarios
 
         print()
-        for line in scenarios(args, scale):
-            print(line)
+        verdicts += scenarios(args, scale)
+    if "page" in which:
+        from big_page import page_scenario
+
+        print()
+        verdicts += page_scenario(args)
+    for line in verdicts:
+        print(line)
 
 
 def tournament_scenario(args: argparse.Namespace) -> None:

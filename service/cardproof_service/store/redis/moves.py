@@ -172,13 +172,12 @@ local seats = cmsgpack.unpack(ARGV[7])
 for i = 7, #KEYS do
   local deal = KEYS[i]
   local seat = seats[i - 6]
-  local n = redis.call('HGET', deal, 'n')
-  if n and tonumber(n) == index and redis.call('HEXISTS', deal, 'fin') == 0
-      and redis.call('HEXISTS', deal, 'ls') == 1 then
+  local d = redis.call('HMGET', deal, 'n', 'fin', 'ls', 'moves', 'auto')
+  if d[1] and tonumber(d[1]) == index and not d[2] and d[3] then
     local moves = seat[1]
-    if index > 0 then moves = redis.call('HGET', deal, 'moves') .. ' ' .. moves end
-    local auto = redis.call('HGET', deal, 'auto')
-    if auto then auto = auto .. ' ' .. ARGV[1] else auto = ARGV[1] end
+    if index > 0 then moves = d[4] .. ' ' .. moves end
+    local auto = ARGV[1]
+    if d[5] then auto = d[5] .. ' ' .. auto end
     redis.call('HSET', deal, 'moves', moves, 'n', index + seat[2], 'auto', auto)
     if seat[3] ~= '' then
       redis.call('HSET', deal, 'fin', seat[3])
