@@ -57,6 +57,7 @@ class Round:
     """Per deadline: ms from it to the next call (or the round's finish)."""
     late: int = 0
     """Active placements refused as after their deadline."""
+    late_by_call: dict[int, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -118,6 +119,7 @@ async def place_all(
                 status, text = await wire.answer()
                 if status == 409 and (b"deadline" in text or b"auto-placed" in text):
                     seen.late += 1
+                    seen.late_by_call[index] = seen.late_by_call.get(index, 0) + 1
                 elif status != 200:
                     seen.errors.append(f"move {index}: {status} {text[:120]!r}")
 
@@ -267,8 +269,9 @@ def report(seen: Round, where: str) -> list[str]:
         ]
         print(f"    slowest probes, from the nearest deadline: {', '.join(near)}")
     print(f"  a deadline -> the next call (store times) {figures(seen.after_deadline)}")
-    print(f"  active placements refused as late: {seen.late}; errors {len(seen.errors)} "
-          f"{seen.errors[:3]}")  # fmt: skip
+    print(f"    by deadline: {' '.join(f'{ms:.0f}' for ms in seen.after_deadline)} ms")
+    print(f"  active placements refused as late: {seen.late} (by card: {seen.late_by_call}); "
+          f"errors {len(seen.errors)} {seen.errors[:3]}")  # fmt: skip
     healthz_p99 = percentile(seen.healthz, 0.99) if seen.healthz else float("inf")
     healthz_max = max(seen.healthz, default=float("inf"))
     next_p99 = percentile(seen.after_deadline, 0.99) if seen.after_deadline else float("inf")

@@ -26,6 +26,8 @@ from litestar.testing import TestClient
 
 import cardproof_service.late as late
 from cardproof.games import variant
+from cardproof.models import MoveRequest
+from cardproof.receipts import verify_receipt
 from cardproof.tournaments import round_deal
 from cardproof_service import Settings, create_app
 from cardproof_service.lockstep import Rounds
@@ -41,7 +43,7 @@ from test_lockstep_clock import (
     status,
     tournament,
 )
-from test_tournaments_api import add_organizer_to, bearer
+from test_tournaments_api import CELLS, add_organizer_to, bearer
 
 HttpClient = TestClient[Litestar]
 T = TypeVar("T")
@@ -72,7 +74,8 @@ class Steps:
     def __init__(self, store: Store) -> None:
         self.placed: list[list[str]] = []
         self.read: list[str] = []
-        place_late, get_deals = store.place_late, store.get_deals
+        self.counted: list[str] = []
+        place_late, get_deals, move_counts = store.place_late, store.get_deals, store.move_counts
 
         async def counted_place(*args: Any) -> list[str]:
             seats: list[LatePlacement] = args[-1]
@@ -83,13 +86,35 @@ class Steps:
             self.read.extend(deal_ids)
             return await get_deals(deal_ids)
 
+        async def counted_counts(deal_ids: list[str]) -> Any:
+            self.counted.extend(deal_ids)
+            return await move_counts(deal_ids)
+
         setattr(store, "place_late", counted_place)  # noqa: B010  (a method of this store only)
         setattr(store, "get_deals", counted_read)  # noqa: B010
+        setattr(store, "move_counts", counted_counts)  # noqa: B010
 
 
 @pytest.fixture
 def memory_app() -> Litestar:
     return held_app(MemoryStore())
+
+
+def await_prepared(app: Litestar, tid: str, call: int) -> None:
+    """Wait (a moment at most) for the round's placements of ``call`` to be decided ahead."""
+    placements: late.LatePlacements = app.state.deals.rounds.late
+    for _ in range(200):
+        ready = placements.prepared.get((tid, 1))
+        if ready is not None and ready[0] == call:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"call {call} was not decided ahead")
+
+
+def forget_ahead(app: Litestar, tid: str) -> None:
+    """Drop the cards decided ahead at the round's start (once decided)."""
+    await_prepared(app, tid, 0)
+    app.state.deals.rounds.late.prepared.clear()
 
 
 def move(client: HttpClient, seat: tuple[str, str], index: int, text: str) -> None:
@@ -137,23 +162,22 @@ def test_idle_seats_are_placed_a_batch_a_step_off_the_loop_and_replayed_once(
         tid = tournament(client, owner)
         seats = seat_all(client, tid, NAMES)
         start(client, tid, owner)
+        await_prepared(memory_app, tid, 0)  # card 0 decided ahead for every seat at the start
+        idle = [seats[name][1] for name in NAMES if name != NAMES[3]]
+        assert sorted(steps.read) == sorted(deal for _, deal in seats.values())
+        assert threads
+        assert all(name.startswith("cardproof-replay") for name in threads)
+        steps.read.clear()
         active = seats[NAMES[3]]  # places its own card 0: the other nine idle
-        client.post(
-            f"/v1/deals/{active[1]}/moves",
-            json={"index": 0, "move": "e5"},
-            headers=bearer(active[0]),
-        ).raise_for_status()
+        move(client, active, 0, "e5")
         clock.ms += 2000
         first = status(client, tid)
         assert (first["call"], first["placed"]) == (1, 0)
         assert first["card"] == called_next(memory_app, tid)
-        idle = [seats[name][1] for name in NAMES if name != NAMES[3]]
         offered = sorted(deal for step in steps.placed for deal in step)
         assert offered == sorted(idle)  # the active seat is never offered
-        assert [len(step) for step in steps.placed] == [3, 4, 2]  # batch 0 holds the active one
-        assert sorted(steps.read) == sorted(idle)  # read (and replayed) once, the first time
-        assert threads
-        assert all(name.startswith("cardproof-replay") for name in threads)
+        assert sorted(len(step) for step in steps.placed) == [2, 3, 4]  # one holds the active
+        assert steps.read == []  # nothing read at the deadline
         expected = first_legal_cells(memory_app, tid, idle[0], 1)
         for name in NAMES:
             found = game(client, seats[name])
@@ -188,7 +212,12 @@ def test_an_idle_round_plays_to_its_end_with_receipts_and_standings(
         tid = tournament(client, owner)
         seats = seat_all(client, tid, NAMES[:6])
         start(client, tid, owner)
+        placements: late.LatePlacements = memory_app.state.deals.rounds.late
         for call in range(25):
+            if 0 < call < 24:
+                await_prepared(memory_app, tid, call)
+            if call == 24:  # a finishing card is never decided ahead: signed as it is placed
+                assert (tid, 1) not in placements.prepared
             clock.ms += 2000
             now = status(client, tid)
             assert now["status"] == ("finished" if call == 24 else "playing"), call
@@ -207,39 +236,126 @@ def test_an_idle_round_plays_to_its_end_with_receipts_and_standings(
         assert [line["games_finished"] for line in standings] == [1] * 6
 
 
+@pytest.mark.parametrize("ahead", [False, True])
 def test_a_players_move_that_came_first_stands(
-    memory_app: Litestar, clock: Clock, monkeypatch: pytest.MonkeyPatch
+    memory_app: Litestar, clock: Clock, monkeypatch: pytest.MonkeyPatch, ahead: bool
 ) -> None:
-    """Counts read before a player's last-moment move: the store step leaves it be."""
+    """A player's last-moment move lands after its seat was found idle (its count read, or
+    its card decided ahead) and before the store step: the step leaves it be."""
     store: Store = memory_app.state.store
-    counts = store.move_counts
     steps = Steps(store)
     with TestClient(app=memory_app) as client:
         owner = organizer_key(memory_app, "Race Club")
         tid = tournament(client, owner)
         seats = seat_all(client, tid, NAMES[:3])
         start(client, tid, owner)
+        if ahead:
+            await_prepared(memory_app, tid, 0)
+        else:
+            forget_ahead(memory_app, tid)
         racer = seats[NAMES[1]]
+        hooked = "place_late" if ahead else "move_counts"
+        step = getattr(store, hooked)
 
-        async def stale(deal_ids: list[str]) -> list[int]:
-            found = await counts(deal_ids)
+        async def racing(*args: Any) -> Any:
+            found = await step(*args) if not ahead else None
             clock.ms -= 1  # the racer's move lands just before its deadline...
-            moved = memory_app.state.deals.playing
-            from cardproof.models import MoveRequest
-
-            await moved.play(racer[1], MoveRequest(0, "e5"), bearer(racer[0])["Authorization"])
+            request = MoveRequest(0, "e5")
+            playing = memory_app.state.deals.playing
+            await playing.play(racer[1], request, bearer(racer[0])["Authorization"])
             clock.ms += 1
-            return found  # ...after its count was read
+            return found if not ahead else await step(*args)  # ...the seat found idle
 
-        monkeypatch.setattr(store, "move_counts", stale)
+        monkeypatch.setattr(store, hooked, racing)
         clock.ms += 2000
         after = status(client, tid)
         assert (after["call"], after["placed"]) == (1, 0)  # three placed card 0, once each
         assert game(client, racer)["moves"] == "e5"
         offered = [deal for step in steps.placed for deal in step]
-        assert sorted(offered) == sorted(seats[name][1] for name in (NAMES[0], NAMES[2]))
+        others = [seats[name][1] for name in (NAMES[0], NAMES[2])]
+        assert sorted(offered) == sorted([*others, racer[1]] if ahead else others)
         calls = asyncio.run(store.round_calls(tid, 1))
         assert [call.index for call in calls] == [0, 1]
+
+
+def test_cards_decided_ahead_yield_to_the_players_own_moves(
+    memory_app: Litestar, clock: Clock
+) -> None:
+    """A seat decided ahead that places its own card keeps it; a seat that fell idle since
+    is placed all the same (at once, or at the next look)."""
+    store: Store = memory_app.state.store
+    steps = Steps(store)
+    with TestClient(app=memory_app) as client:
+        owner = organizer_key(memory_app, "Ahead Club")
+        tid = tournament(client, owner)
+        names = NAMES[:4]
+        seats = seat_all(client, tid, names)
+        start(client, tid, owner)
+        ada, bea, cy, dee = (seats[name] for name in names)
+        move(client, dee, 0, "e5")  # Dee places card 0; the other three idle
+        clock.ms += 2000
+        assert status(client, tid)["call"] == 1
+        await_prepared(memory_app, tid, 1)  # Ada, Bea and Cy: card 1 decided ahead
+        move(client, ada, 1, "e4")  # Ada comes back; Dee falls idle
+        steps.counted.clear()
+        clock.ms += 2000
+        first = status(client, tid)
+        if first["call"] == 1:  # placed 1 + ahead 3 make 4 seats: Dee is found at the next look
+            second = status(client, tid)
+            assert second["call"] == 2
+        assert game(client, ada)["moves"].split()[1] == "e4"
+        expected = first_legal_cells(memory_app, tid, "", 2)
+        for seat in (bea, cy):
+            assert game(client, seat)["moves"].split() == expected
+        assert game(client, dee)["moves"].split() == ["e5", "a1"]
+        calls = asyncio.run(store.round_calls(tid, 1))
+        assert [call.index for call in calls] == [0, 1, 2]
+        move(client, bea, 2, "e3")  # Bea places her own card 2; Ada, Cy and Dee idle
+        clock.ms += 2000
+        third = status(client, tid)
+        third = third if third["call"] == 3 else status(client, tid)
+        assert third["call"] == 3
+        assert game(client, bea)["moves"].split()[2] == "e3"
+
+
+def test_a_last_move_is_signed_on_the_cached_copy_with_the_cards_placed_for_the_player(
+    memory_app: Litestar, clock: Clock
+) -> None:
+    """The whole round's last moves come at once: each signs its receipt with no read."""
+    store: Store = memory_app.state.store
+    with TestClient(app=memory_app) as client:
+        owner = organizer_key(memory_app, "Last Club")
+        tid = tournament(client, owner)
+        seats = seat_all(client, tid, NAMES[:2])
+        start(client, tid, owner)
+        ada, bea = seats[NAMES[0]], seats[NAMES[1]]
+        clock.ms += 2000  # card 0 placed for both at a1
+        assert status(client, tid)["call"] == 1
+        for index in range(1, 24):
+            move(client, ada, index, CELLS[index])
+            move(client, bea, index, CELLS[index])
+        move(client, bea, 24, CELLS[24])
+        reads: list[str] = []
+        get_deal = store.get_deal
+
+        async def counted(deal_id: str) -> Any:
+            reads.append(deal_id)
+            return await get_deal(deal_id)
+
+        setattr(store, "get_deal", counted)  # noqa: B010
+        move(client, ada, 24, CELLS[24])
+        setattr(store, "get_deal", get_deal)  # noqa: B010
+        assert reads == []  # the last move: played and signed on the cached copy
+        token, deal_id = ada
+        answer = client.get(f"/v1/deals/{deal_id}/receipt", headers=bearer(token))
+        assert answer.status_code == 200, answer.text
+        jwks = client.get("/.well-known/jwks.json").json()
+        seed = memory_app.state.deals.commitments.server_seed(f"{tid}:round-1")
+        verified = verify_receipt(answer.json()["receipt"], jwks, server_seed=seed.hex())
+        assert verified.payload.auto_placed == [0]
+        assert verified.payload.moves == " ".join(CELLS)
+        assert verified.payload.score.total == game(client, ada)["score"]["total"]
+        assert (status(client, tid)["status"]) == "finished"
 
 
 # --- two replicas over one Redis ------------------------------------------------------------
@@ -282,6 +398,7 @@ def test_two_replicas_share_a_deadlines_batches(redis: RedisServer) -> None:
         steps = [Steps(app.state.store) for app in apps]
         tid, owner, seats = redis_round(clients[0], redis.url, 10)
         start(clients[0], tid, owner)
+        forget_ahead(apps[0], tid)  # as if another replica had started it: nothing ahead
         time.sleep(1.1)
         with ThreadPoolExecutor(2) as pool:
             answers = list(pool.map(lambda c: status(c, tid), clients * 3))
@@ -302,6 +419,7 @@ def test_a_batch_its_taker_left_is_placed_once_its_lease_ends(redis: RedisServer
     with TestClient(app=app) as client:
         tid, owner, seats = redis_round(client, redis.url, 10)
         start(client, tid, owner)
+        forget_ahead(app, tid)
         # a replica took batch 1 of call 0 and died: nobody else may place it for 1.6 s
         assert on_redis(redis.url, lambda store: store.claim_seats(tid, 1, 0, 1, 1600))
         time.sleep(1.1)

@@ -251,7 +251,33 @@ def test_the_pages_kept_weigh_at_most_their_budget(
         )
     assert drawn == [1, 2, 1]  # page 2 pushed page 1 out; each kept page drawn once
     kept: pages_module.StandingsPages = app.state.standings_pages
-    assert sum(len(page) for page in kept._kept.values()) <= len(first) + 10
+    assert sum(len(page.html) for page in kept._kept.values()) <= len(first) + 10
+
+
+def test_an_open_page_is_drawn_once_per_state_of_the_tournament(
+    client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Views of an unchanged tournament reuse its page; an entrant more draws it again."""
+    body = new_tournament(format="lockstep", entry="public")
+    created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
+    tid = created.json()["tournament"]["tournament_id"]
+    drawn: list[int] = []
+    draw = pages_module.render
+
+    def counted(*args: Any, **kwargs: Any) -> str:
+        drawn.append(kwargs["page"])
+        return draw(*args, **kwargs)
+
+    monkeypatch.setattr(pages_module, "render", counted)
+    assert client.post(f"/v1/tournaments/{tid}/entries", json={"name": "Ada"}).status_code == 201
+    first = client.get(f"/tournaments/{tid}").text
+    assert client.get(f"/tournaments/{tid}").text == first
+    assert drawn == [1]
+    assert client.post(f"/v1/tournaments/{tid}/entries", json={"name": "Bea"}).status_code == 201
+    again = client.get(f"/tournaments/{tid}").text
+    assert drawn == [1, 1]
+    assert [row[1] for row in page_rows(again)] == ["Ada", "Bea"]
+    assert [row[1] for row in page_rows(first)] == ["Ada"]
 
 
 def test_names_are_escaped(client: HttpClient, owner: str) -> None:

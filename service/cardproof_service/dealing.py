@@ -119,7 +119,7 @@ class Dealing:
             return await self._repeat(first, idempotency_key, request, deal_id)
         GAMES_STARTED.labels(cls.id).inc()
         game = self.games.replay(record)
-        self.games.cache.put(deal_id, game, owner=record.owner)
+        self.games.cache.put(deal_id, game, owner=record.owner, record=record)
         return self.games.state_after(record, game)
 
     def _quota(self, client: str | None) -> DailyQuota | None:
@@ -194,7 +194,7 @@ class Dealing:
             )
         game = self.games.replay(record)
         seat = seat_of(record, tournament, self.settings.tournament_retention)
-        self.games.cache.put(deal_id, game, seat)
+        self.games.cache.put(deal_id, game, seat, record=record)
         called = -1 if record.lockstep else None  # seated: blind until the first call
         return self.games.state_after(record, game, called)
 

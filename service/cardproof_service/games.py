@@ -111,6 +111,9 @@ class Cached:
     seat: Seat | None = None
     owner: str | None = None
     """The client whose games in flight it counts among (see ``max_games_in_flight``)."""
+    record: DealRecord | None = None
+    """The deal as read when the copy was made: what a last move's receipt names (its
+    seeds, player, cards placed for the player), so that it needs no read either."""
 
 
 class GameCache:
@@ -139,9 +142,10 @@ class GameCache:
         game: Game[Any, Any],
         seat: Seat | None = None,
         owner: str | None = None,
+        record: DealRecord | None = None,
     ) -> None:
-        """Cache ``game``, dropping the least recently used one if full."""
-        self._games[deal_id] = Cached(game, seat, owner)
+        """Cache ``game`` and the ``record`` it came from; the least recently used goes."""
+        self._games[deal_id] = Cached(game, seat, owner, record)
         self._games.move_to_end(deal_id)
         if len(self._games) > self._size:
             self._games.popitem(last=False)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,13 @@ from cardproof.games import Game, replay_log
 from cardproof_service.games import Games, final_total, move_result, next_card
 from cardproof_service.receipts import Receipts
 from cardproof_service.settings import Settings
-from cardproof_service.store import DealRecord, LatePlacement, Store, TournamentRecord
+from cardproof_service.store import (
+    DealRecord,
+    LatePlacement,
+    RoundState,
+    Store,
+    TournamentRecord,
+)
 from cardproof_service.times import now, tournament_ttl
 
 SEAT_BATCH = 256
@@ -88,6 +94,19 @@ class LateGames:
         return len(self._seats)
 
 
+Decided = tuple[LatePlacement, LateSeat]
+"""A seat's placement, and its game after it."""
+
+
+async def _all(steps: Iterable[Awaitable[list[LateSeat]]]) -> list[list[LateSeat]]:
+    """Every step run to its end, then the first failure raised (if any)."""
+    done = await asyncio.gather(*steps, return_exceptions=True)
+    for outcome in done:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return [outcome for outcome in done if not isinstance(outcome, BaseException)]
+
+
 @dataclass
 class LatePlacements:
     """A lockstep round's late cards, placed a batch at a time; one per app."""
@@ -97,63 +116,156 @@ class LatePlacements:
     games: Games
     receipts: Receipts
     kept: LateGames = field(default_factory=LateGames)
+    prepared: dict[tuple[str, int], tuple[int, dict[str, Decided]]] = field(default_factory=dict)
+    """Per round, the next call and the placements decided ahead for it, by deal id."""
+    _preparing: set[asyncio.Task[None]] = field(default_factory=set)
 
-    async def place(self, record: TournamentRecord, number: int, call: int) -> None:
-        """Place card ``call`` for every seat of the round that has not placed it.
+    async def place(self, record: TournamentRecord, number: int, state: RoundState) -> None:
+        """Place the called card for every seat of the round that has not placed it.
 
-        Each batch is taken in the store first: a batch another replica (or another task
-        here) has taken is left to it. :data:`BATCHES_AT_ONCE` are in hand at a time.
+        When this process decided every unplaced seat's card ahead (the round's placed
+        seats and its prepared ones make all the seats), those are placed at once: no
+        count, no claim, no decision at the deadline. Otherwise each batch is taken in
+        the store first (a batch another replica, or another task here, has taken is left
+        to it), :data:`BATCHES_AT_ONCE` in hand at a time, and its idle seats found by
+        their counts. Then the next card's placements are decided ahead, in the time the
+        players have to place it.
         """
+        key = (record.tournament_id, number)
+        call = state.call
+        ahead = self._ahead(key, call)
+        if ahead and state.placed + len(ahead) == state.seats:
+            placed = await self._place_decided(record, number, call, list(ahead.values()))
+        else:
+            placed = await self._place_batches(record, number, call, ahead)
+        if call + 2 < state.turns and self._room() >= len(placed):
+            self._soon(self._prepare(key, call + 1, placed))
+        else:
+            for seat in placed:
+                self.kept.keep(seat.record.deal_id, seat)
+
+    def prepare_start(self, record: TournamentRecord, number: int, state: RoundState) -> None:
+        """A round just started: decide card 0 ahead for every seat (read in the meantime)."""
+        if state.turns >= 2 and self._room() >= state.seats:
+            self._soon(self._prepare_first(record, number))
+
+    async def _prepare_first(self, record: TournamentRecord, number: int) -> None:
+        """Card 0 decided for every seat, a batch read and replayed at a time."""
+        deal_ids = await self.store.round_seats(record.tournament_id, number)
+        loop = asyncio.get_running_loop()
+        decided: list[Decided] = []
+        for start in range(0, len(deal_ids), SEAT_BATCH):
+            records = await self.store.get_deals(deal_ids[start : start + SEAT_BATCH])
+            decided += await loop.run_in_executor(self.games.replays, self._decide, [], records, 0)
+        self._ready((record.tournament_id, number), 0, decided)
+
+    def _soon(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background (kept referenced until it is done)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._preparing.add(task)
+        task.add_done_callback(self._preparing.discard)
+
+    def _ready(self, key: tuple[str, int], call: int, decided: list[Decided]) -> None:
+        """Keep placements decided ahead, unless a later call's are kept already."""
+        kept = self.prepared.get(key)
+        if kept is None or kept[0] < call:
+            self.prepared[key] = (call, {placed.deal_id: (placed, s) for placed, s in decided})
+
+    def _ahead(self, key: tuple[str, int], call: int) -> dict[str, Decided]:
+        """The placements decided ahead for ``call`` of the round (taken: used once)."""
+        ready = self.prepared.pop(key, None)
+        return ready[1] if ready is not None and ready[0] == call else {}
+
+    def _room(self) -> int:
+        """How many more idle games may be held decided ahead (:data:`LATE_GAMES` in all)."""
+        return LATE_GAMES - sum(len(ready) for _, ready in self.prepared.values())
+
+    async def _prepare(self, key: tuple[str, int], call: int, seats: list[LateSeat]) -> None:
+        """Decide ``call`` ahead for the seats just placed (their games stand at ``call``).
+
+        A finishing card is never decided ahead: its receipt says when it was placed.
+        """
+        loop = asyncio.get_running_loop()
+        decided = await loop.run_in_executor(self.games.replays, self._decide, seats, [], call)
+        self._ready(key, call, decided)
+
+    async def _place_decided(
+        self, record: TournamentRecord, number: int, call: int, decided: list[Decided]
+    ) -> list[LateSeat]:
+        """Placements decided ahead, :data:`SEAT_BATCH` a store step; the seats placed."""
+        size = SEAT_BATCH
+        steps = [decided[start : start + size] for start in range(0, len(decided), size)]
+        gate = asyncio.Semaphore(BATCHES_AT_ONCE)
+
+        async def step(part: list[Decided]) -> list[LateSeat]:
+            async with gate:
+                return await self._store(record, number, call, part)
+
+        return [seat for part in await _all(step(part) for part in steps) for seat in part]
+
+    async def _place_batches(
+        self, record: TournamentRecord, number: int, call: int, ahead: dict[str, Decided]
+    ) -> list[LateSeat]:
+        """Every batch of the round's seats this replica can take; the seats placed."""
         tournament_id = record.tournament_id
         deal_ids = await self.store.round_seats(tournament_id, number)
         gate = asyncio.Semaphore(BATCHES_AT_ONCE)
 
-        async def place_batch(batch: int, seats: Sequence[str]) -> None:
+        async def place_batch(batch: int, seats: Sequence[str]) -> list[LateSeat]:
             async with gate:
                 if await self.store.claim_seats(tournament_id, number, call, batch, CLAIM_LEASE_MS):
-                    await self._place_batch(record, number, call, seats)
+                    return await self._place_batch(record, number, call, seats, ahead)
+                return []
 
         size = SEAT_BATCH
         batches = [deal_ids[start : start + size] for start in range(0, len(deal_ids), size)]
-        done = await asyncio.gather(
-            *(place_batch(n, seats) for n, seats in enumerate(batches)), return_exceptions=True
-        )
-        for outcome in done:  # every batch had its go; then the first failure is told
-            if isinstance(outcome, BaseException):
-                raise outcome
+        done = await _all(place_batch(n, seats) for n, seats in enumerate(batches))
+        return [seat for part in done for seat in part]
 
     async def _place_batch(
-        self, record: TournamentRecord, number: int, call: int, deal_ids: Sequence[str]
-    ) -> None:
+        self,
+        record: TournamentRecord,
+        number: int,
+        call: int,
+        deal_ids: Sequence[str],
+        ahead: dict[str, Decided],
+    ) -> list[LateSeat]:
         """One batch: the seats still at ``call`` decided off the loop, placed in one step."""
         counts = await self.store.move_counts(deal_ids)
         idle = [deal_id for deal_id, count in zip(deal_ids, counts, strict=True) if count == call]
-        if not idle:
-            return
-        seats: dict[str, LateSeat] = {}
+        decided = [ahead.pop(deal_id) for deal_id in idle if deal_id in ahead]
+        known = {placement.deal_id for placement, _ in decided}
+        seats: list[LateSeat] = []
         unread = []
         for deal_id in idle:
+            if deal_id in known:
+                continue
             seat = self.kept.at(deal_id, call)
             if seat is None:
                 unread.append(deal_id)
             else:
-                seats[deal_id] = seat
+                seats.append(seat)
         records = await self.store.get_deals(unread) if unread else []
-        loop = asyncio.get_running_loop()
-        decided = await loop.run_in_executor(
-            self.games.replays, self._decide, list(seats.values()), records, call
-        )
+        if seats or records:
+            loop = asyncio.get_running_loop()
+            decided += await loop.run_in_executor(
+                self.games.replays, self._decide, seats, records, call
+            )
+        return await self._store(record, number, call, decided)
+
+    async def _store(
+        self, record: TournamentRecord, number: int, call: int, decided: list[Decided]
+    ) -> list[LateSeat]:
+        """One store step for decided placements; the seats it placed."""
         if not decided:
-            return
+            return []
         placements = [placement for placement, _ in decided]
         card = next_card(decided[-1][1].game)
         ttl = tournament_ttl(record, self.settings.tournament_retention)
         placed = set(
             await self.store.place_late(record.tournament_id, number, call, ttl, card, placements)
         )
-        for placement, seat in decided:
-            if placement.deal_id in placed:
-                self.kept.keep(placement.deal_id, seat)
+        return [seat for placement, seat in decided if placement.deal_id in placed]
 
     def _decide(
         self, kept: list[LateSeat], records: list[DealRecord], call: int

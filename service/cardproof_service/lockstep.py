@@ -147,6 +147,7 @@ class Rounds:
             if scheduled:
                 return await self.store.round_state(record.tournament_id, number)
             raise conflict(f"round {number} has started already", "round-started")
+        self.late.prepare_start(record, number, started)
         return started
 
     # --- late placements --------------------------------------------------------------
@@ -171,7 +172,7 @@ class Rounds:
             return await self.store.round_state(tournament_id, number)
         if state.now < state.deadline:
             return state
-        await self.late.place(record, number, state.call)
+        await self.late.place(record, number, state)
         return await self.store.round_state(tournament_id, number)
 
     async def _seats(self, tournament_id: str, number: int) -> AsyncIterator[DealRecord]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from html import escape
 from typing import Any, Final
 from urllib.parse import quote
@@ -384,18 +385,31 @@ def render(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A rendered page, with the state it was rendered from (its fingerprint)."""
+
+    html: str
+    fingerprint: bytes
+    settled: bool
+    """Rendered once the tournament was settled: it can no longer change."""
+
+
 class StandingsPages:
     """The standings pages of this process; one per app.
 
-    A page lists :data:`PAGE_SIZE` entrants and their games (``?page=N``). Once a
-    tournament is settled (closed, every par known) its pages cannot change: each is
-    rendered once and kept (:data:`KEPT_BYTES` at most), so a view costs no replay and
-    no rendering. Who may read is checked on every view all the same.
+    A page lists :data:`PAGE_SIZE` entrants and their games (``?page=N``). Each page is
+    kept with the state it was drawn from (the tournament, the page's standings lines
+    and the rounds as they stood): a view whose state is the same is answered with it,
+    no rendering and no replay. Once a tournament is settled (closed, every par known)
+    its pages cannot change: a view reads no more than the tournament and its standings.
+    Pages weigh :data:`KEPT_BYTES` in all at most (least recently read go first). Who
+    may read is checked on every view all the same.
     """
 
     def __init__(self) -> None:
         """No page kept yet."""
-        self._kept: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, int], Kept] = OrderedDict()
         self._weight = 0
         """The characters of the pages kept."""
 
@@ -412,15 +426,20 @@ class StandingsPages:
         standings = await scoreboard.standings(tournament_id, access)
         settled = tournament.status == "closed" and not standings.pars_pending
         key = (tournament_id, number)
-        kept = self._kept.get(key) if settled else None
-        if kept is not None:
+        kept = self._kept.get(key)
+        if kept is not None and settled and kept.settled:
             self._kept.move_to_end(key)
-            return kept
+            return kept.html
         pages = max(1, -(-len(standings.entrants) // PAGE_SIZE))
         if not 1 <= number <= pages:
             raise not_found(f"page: this tournament's standings have {pages} page(s)", "no-page")
         lines = standings.entrants[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
         listed = msgspec.structs.replace(standings, entrants=lines)
+        statuses = await tournaments.round_statuses(tournament_id, access)
+        fingerprint = _ENCODER.encode((tournament, listed, statuses, pages))
+        if kept is not None and kept.fingerprint == fingerprint:
+            self._kept.move_to_end(key)
+            return kept.html
         rounds = range(1, len(tournament.rounds) + 1)
         wanted = [(line.name, n) for line in lines for n in rounds]
         place = {line.name: index for index, line in enumerate(lines)}
@@ -428,17 +447,28 @@ class StandingsPages:
             await tournaments.store.results(tournament_id, wanted) if wanted else [],
             key=lambda r: (place.get(r.player, len(place)), r.player, r.round),
         )
-        statuses = await tournaments.round_statuses(tournament_id, access)
         # a closed tournament's grids are drawn here: CPU work, kept off the event loop
         html = await asyncio.to_thread(
             render, tournament, listed, results, statuses, page=number, pages=pages
         )
-        if settled and len(html) <= KEPT_BYTES and key not in self._kept:
-            self._kept[key] = html
-            self._weight += len(html)
-            while self._weight > KEPT_BYTES:
-                self._weight -= len(self._kept.popitem(last=False)[1])
+        self._keep(key, Kept(html, fingerprint, settled))
         return html
 
+    def _keep(self, key: tuple[str, int], kept: Kept) -> None:
+        """Keep a page (in place of the one it renews), within :data:`KEPT_BYTES`."""
+        if len(kept.html) > KEPT_BYTES:
+            return
+        old = self._kept.pop(key, None)
+        if old is not None:
+            self._weight -= len(old.html)
+        self._kept[key] = kept
+        self._weight += len(kept.html)
+        while self._weight > KEPT_BYTES:
+            self._weight -= len(self._kept.popitem(last=False)[1].html)
 
-__all__ = ["CONTENT_SECURITY_POLICY", "StandingsPages", "card_html", "grid_html", "render"]
+
+_ENCODER: Final = msgspec.msgpack.Encoder()
+"""Encodes a page's state into its fingerprint."""
+
+
+__all__ = ["CONTENT_SECURITY_POLICY", "Kept", "StandingsPages", "card_html", "grid_html", "render"]

@@ -106,7 +106,8 @@ class Play:
 
         A tournament game's cached copy keeps its :class:`Seat`: the entrant's token
         (``authorization``) and the closing time are checked on it, before the move is
-        read. A last move always takes the slow path (it signs the receipt).
+        read. A last move signs its receipt on the copy's record (or takes the slow path
+        when the copy has none).
         """
         index = request.index
         cache = self.games.cache
@@ -128,22 +129,33 @@ class Play:
                     game.play(move)
                 except IllegalMove:
                     game = None  # maybe only illegal on a stale copy: let the slow path judge
-            if game is not None and not game.is_over():  # a last move signs: the slow path
+            record = cached.record
+            if game is not None and (not game.is_over() or record is not None):
                 cache.pop(deal_id)  # back in the cache only once the store took it
                 placement = seat_placement(seat, game)
+                finished_at = ending = None
+                if game.is_over() and record is not None:  # the last: its receipt signed here
+                    finished_at = now()
+                    last = move_result(game, index)
+                    ending = self.receipts.ending(record, game, last, finished_at)
                 outcome = await self.store.append_move(
                     deal_id,
                     index,
                     game.move_text(move),
-                    None,
+                    finished_at,
                     ttl,
+                    final_total(game) if finished_at is not None else None,
+                    ending,
                     placement=placement,
                     open_tournament=open_of(seat),
                     owner=cached.owner,
                     tournament=seat.tournament if seat is not None else None,
                 )
                 if outcome.outcome == "appended":
-                    cache.put(deal_id, game, seat, cached.owner)
+                    if finished_at is not None:
+                        GAMES_FINISHED.labels(game.id).inc()
+                    else:
+                        cache.put(deal_id, game, seat, cached.owner, record)
                     return move_result(game, index, outcome.call if placement else None)
             cache.pop(deal_id)
         return await self._play_slowly(deal_id, request, authorization)
@@ -213,7 +225,7 @@ class Play:
                 if game.is_over():
                     GAMES_FINISHED.labels(game.id).inc()
                 else:
-                    self.games.cache.put(deal_id, game, seat, record.owner)
+                    self.games.cache.put(deal_id, game, seat, record.owner, record)
                 return move_result(game, index, outcome.call if placement else None)
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
