@@ -346,6 +346,9 @@ def test_only_the_organizer_starts_a_round(client: HttpClient, owner: str, app: 
         refused = client.post(f"/v1/tournaments/{tid}/rounds/1/start", json={}, headers=headers)
         assert refused.status_code == code, refused.text
     assert status(client, tid)["status"] == "waiting"
+    early = start(client, tid, owner, round_number=2)  # rounds start in order
+    assert (early.status_code, early.json()["code"]) == (409, "round-order")
+    assert start(client, tid, owner).status_code == 200
     empty = start(client, tid, owner, round_number=2)
     assert (empty.status_code, empty.json()["code"]) == (409, "no-seats")
     missing = start(client, tid, owner, round_number=9)
@@ -430,7 +433,27 @@ def test_the_rounds_of_a_tournament_closed_before_they_start_are_no_longer_due(
         return all(found != tid for found, _ in due)
 
     wait_for(dropped, seconds=5)
-    assert status(client, tid)["status"] == "waiting"  # never started: nobody played
+    never = client.get(f"/v1/tournaments/{tid}/rounds/1/calls?wait=5").json()
+    assert (never["status"]["status"], never["calls"]) == ("finished", [])  # none called
+
+
+def test_a_round_its_tournament_closed_on_before_it_started_ends_its_listeners(
+    client: HttpClient, owner: str
+) -> None:
+    """The closing time passes (no close by the organizer): round 2 never will start, so
+    a long poll of it answers at once that it finished, with no card called."""
+    from datetime import UTC, datetime, timedelta
+
+    closes = datetime.now(UTC) + timedelta(seconds=1.5)
+    tid = lockstep(client, owner, rounds=2, closes_at=closes.isoformat())
+    seated(client, tid, ["Ada"])
+    waiting = client.get(f"/v1/tournaments/{tid}/rounds/2/calls?wait=0").json()
+    assert waiting["status"]["status"] == "waiting"
+    time.sleep(max(0.0, (closes - datetime.now(UTC)).total_seconds()) + 0.1)
+    began = time.monotonic()
+    ended = client.get(f"/v1/tournaments/{tid}/rounds/2/calls?wait=10").json()
+    assert time.monotonic() - began < 2
+    assert (ended["status"]["status"], ended["calls"]) == ("finished", [])
 
 
 # --- following the calls ---------------------------------------------------------------------

@@ -355,8 +355,15 @@ def test_a_variant_without_a_grid_shows_its_log(
     monkeypatch.setattr(pages_module, "replay_log", no_replay)
     page = render(tournament, standings, [result])
     assert 'class="card' not in page
-    assert f'<p class="log"><code>{game.log_text()}</code></p>' in page
+    tokens = game.log_text().split()
+    shown = " ".join(tokens[: pages_module.LOG_SHOWN])
+    assert f'<p class="log" data-moves="{len(tokens)}"><code>{shown}</code>' in page
     assert f"Ada, round 1: {total}</h3>" in page
+    monkeypatch.setattr(pages_module, "LOG_SHOWN", 5)  # a long log: its first moves, then where
+    page = render(tournament, standings, [result])
+    assert f'<code>{" ".join(tokens[:5])}</code>' in page
+    assert f"and {len(tokens) - 5:,} moves more ({len(tokens):,} in all" in page
+    assert f"/v1/tournaments/{tid}/export" in page
 
 
 # --- in headless Chromium --------------------------------------------------------------------

@@ -131,6 +131,14 @@ class Rounds:
             if scheduled:
                 return state
             raise conflict(f"round {number} has started already", "round-started")
+        if not scheduled and number > 1:
+            before = await self.store.round_state(record.tournament_id, number - 1)
+            if before.started_at is None:
+                raise conflict(
+                    f"round {number - 1} has not started: rounds start in order (entries "
+                    "close when the first one starts)",
+                    "round-order",
+                )
         if not scheduled and state.seats == 0:
             raise conflict(
                 f"nobody is seated in round {number}: entrants are seated as they open its "
@@ -159,15 +167,19 @@ class Rounds:
         """
         tournament_id = record.tournament_id
         state = await self.store.round_state(tournament_id, number)
+        closed = record.closed_at is not None or now() >= record.closes_at
         if state.started_at is None:
             starts = record.round_starts
             due = starts is not None and starts[number - 1] * 1000 <= state.now
-            if due and record.closed_at is None and now() < record.closes_at:
+            if due and not closed:
                 return await self.start(record, number, scheduled=True)
+            if closed and not state.finished:  # it never will: it finishes uncalled
+                await self.complete_round(record, number)
+                return await self.store.round_state(tournament_id, number)
             return state
         if state.finished:
             return state
-        if record.closed_at is not None or now() >= record.closes_at:
+        if closed:
             await self.complete_round(record, number)
             return await self.store.round_state(tournament_id, number)
         if state.now < state.deadline:
@@ -224,9 +236,16 @@ class Rounds:
         )
 
     async def complete_round(self, record: TournamentRecord, number: int) -> None:
-        """A closed tournament's started round: every open game completed, then finished."""
+        """A closed tournament's round: every open game completed, then finished.
+
+        A round that never started finishes as it is (no card was called): its listeners
+        end rather than wait for a card that can never come.
+        """
         state = await self.store.round_state(record.tournament_id, number)
-        if state.started_at is None or state.finished:
+        if state.finished:
+            return
+        if state.started_at is None:
+            await self.store.finish_round(record.tournament_id, number)
             return
         async for seat in self._seats(record.tournament_id, number):
             if seat.finished_at is None:

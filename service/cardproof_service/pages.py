@@ -47,6 +47,8 @@ GRID_VARIANTS: Final = frozenset(
     cls.id for cls in (PokerSquares, PokerPatience, SerpentPatience, ReservePoker)
 )
 """The variants whose finished games the page draws as grids (the others show their log)."""
+LOG_SHOWN: Final = 60
+"""Moves of a log variant's game a page shows (the export has every log whole)."""
 PAGE_SIZE: Final = 100
 """Entrants a page lists, with their games: a large field is paged."""
 KEPT_BYTES: Final = 64 * 1024 * 1024
@@ -155,7 +157,7 @@ def _game_html(tournament: Tournament, result: GameResult, pars: dict[int, Round
         view = _finished_view(tournament, result)
         body = grid_html(view.grid if isinstance(view, ReserveView) else view.layout)
     else:
-        body = f'<p class="log"><code>{escape(result.moves)}</code></p>'
+        body = _log_html(tournament, result.moves)
     percent = percent_of_par(result.total, pars.get(result.round))
     share = f" ({_percent(percent)} of par)" if percent is not None else ""
     return (
@@ -164,6 +166,24 @@ def _game_html(tournament: Tournament, result: GameResult, pars: dict[int, Round
         f"<h3>{escape(result.player)}, round {result.round}: {result.total}{share}</h3>"
         f"{body}</section>"
     )
+
+
+def _log_html(tournament: Tournament, moves: str) -> str:
+    """A log variant's game: its first :data:`LOG_SHOWN` moves, and where the rest is.
+
+    A log may hold 10,000 moves: shown whole, a page of 100 entrants of a long
+    tournament would weigh hundreds of megabytes.
+    """
+    tokens = moves.split()
+    shown = " ".join(tokens[:LOG_SHOWN])
+    rest = ""
+    if len(tokens) > LOG_SHOWN:
+        export = f"/v1/tournaments/{quote(tournament.tournament_id)}/export"
+        rest = (
+            f' <span class="more">&hellip; and {len(tokens) - LOG_SHOWN:,} moves more '
+            f"({len(tokens):,} in all: every log is in <code>{escape(export)}</code>)</span>"
+        )
+    return f'<p class="log" data-moves="{len(tokens)}"><code>{escape(shown)}</code>{rest}</p>'
 
 
 def _percent(value: float | None) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import msgspec
+from litestar.plugins.problem_details import ProblemDetailsException
 
 from cardproof.deal import ALGORITHM, seed_hash
 from cardproof.errors import RuleError
@@ -366,7 +367,9 @@ class Tournaments:
     ) -> RoundCalls:
         """The calls after ``after`` (a long poll: waits up to ``wait`` seconds for one)."""
         record = await self._lockstep(tournament_id, round_number, access)
-        return await self.calls.long_poll(record, round_number, after, wait, gone, client=client)
+        await self.rounds.advance(record, round_number)  # a closed tournament's round ends
+        listener = self.listener(record, access, client)
+        return await self.calls.long_poll(record, round_number, after, wait, gone, client=listener)
 
     async def round_stream(
         self, tournament_id: str, round_number: int, access: Access, after: int, *, client: str
@@ -376,7 +379,24 @@ class Tournaments:
         The listener's share is checked then too: a refusal is a problem, never a 200.
         """
         record = await self._lockstep(tournament_id, round_number, access)
-        return self.calls.stream(record, round_number, after, client=client)
+        await self.rounds.advance(record, round_number)  # a closed tournament's round ends
+        listener = self.listener(record, access, client)
+        return self.calls.stream(record, round_number, after, client=listener)
+
+    def listener(self, record: TournamentRecord, access: Access, client: str) -> str:
+        """Whose share of the round's listeners a listener takes.
+
+        Its entrant's, when it shows the entrant's token (entrants behind one address
+        each follow their round), else its client's (its address).
+        """
+        authorization = access.authorization or ""
+        if not authorization.partition(" ")[2].strip().startswith(ENTRANT_PREFIX):
+            return client
+        try:
+            token = require_entrant(self.keys.master, authorization, record.tournament_id, now())
+        except ProblemDetailsException:
+            return client
+        return f"entrant:{token.entrant_id}"
 
     async def readable(self, tournament_id: str, access: Access) -> TournamentRecord:
         """The record, if the caller may read the tournament (as :meth:`read` decides)."""
