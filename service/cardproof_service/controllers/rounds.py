@@ -98,7 +98,8 @@ class RoundsController(Controller):
             503,
             e403="Another organizer's tournament (`not-your-tournament`).",
             e404="No such tournament (`unknown-tournament`) or round (`unknown-round`).",
-            e409="The round has started already (`round-started`), nobody is seated in it "
+            e409="The round has started already (`round-started`), the one before it has "
+            "not (`round-order`: rounds start in order), nobody is seated in it "
             "(`no-seats`), the tournament is async (`not-lockstep`), not open (`not-open`) "
             "or closed (`closed`).",
         ),

@@ -3580,7 +3580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The round has started already (`round-started`), nobody is seated in it (`no-seats`), the tournament is async (`not-lockstep`), not open (`not-open`) or closed (`closed`). */
+            /** @description The round has started already (`round-started`), the one before it has not (`round-order`: rounds start in order), nobody is seated in it (`no-seats`), the tournament is async (`not-lockstep`), not open (`not-open`) or closed (`closed`). */
             409: {
                 headers: {
                     [name: string]: unknown;
