@@ -121,18 +121,19 @@ def test_an_idle_seat_gets_its_card_at_the_deadline_and_no_one_else_does(
     clock.ms = called_at + 2000  # the deadline: the idle seat's card is placed
     store = held_app.state.store
     place_late = store.place_late
-    offered: list[str] = []
+    placed: list[str] = []
 
     async def counted(tid: str, number: int, call: int, *args: Any) -> Any:
-        offered.extend(seat.deal_id for seat in args[-1])
-        return await place_late(tid, number, call, *args)
+        done = await place_late(tid, number, call, *args)
+        placed.extend(done)
+        return done
 
-    store.place_late = counted  # the seats that placed card 0 are not even offered
+    store.place_late = counted  # the seats that placed card 0 get nothing placed
     try:
         after = status(held, tid)
     finally:
         del store.place_late
-    assert offered == [seats["Idle"][1]]
+    assert placed == [seats["Idle"][1]]
     assert (after["call"], after["placed"]) == (1, 0)
     assert ms(after["called_at"]) == called_at + 2000
     assert game(held, seats["Idle"])["moves"] == "a1"

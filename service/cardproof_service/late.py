@@ -123,9 +123,10 @@ class LatePlacements:
     async def place(self, record: TournamentRecord, number: int, state: RoundState) -> None:
         """Place the called card for every seat of the round that has not placed it.
 
-        When this process decided every unplaced seat's card ahead (the round's placed
-        seats and its prepared ones make all the seats), those are placed at once: no
-        count, no claim, no decision at the deadline. Otherwise each batch is taken in
+        When this process decided every unplaced seat's card ahead (every seat's, as at
+        the start, or the round's placed seats and its prepared ones make all the seats),
+        those are placed at once: no count, no claim, no decision at the deadline (the
+        store step leaves the seats that placed theirs). Otherwise each batch is taken in
         the store first (a batch another replica, or another task here, has taken is left
         to it), :data:`BATCHES_AT_ONCE` in hand at a time, and its idle seats found by
         their counts. Then the next card's placements are decided ahead, in the time the
@@ -134,7 +135,7 @@ class LatePlacements:
         key = (record.tournament_id, number)
         call = state.call
         ahead = self._ahead(key, call)
-        if ahead and state.placed + len(ahead) == state.seats:
+        if ahead and (len(ahead) >= state.seats or state.placed + len(ahead) == state.seats):
             placed = await self._place_decided(record, number, call, list(ahead.values()))
         else:
             placed = await self._place_batches(record, number, call, ahead)
