@@ -33,8 +33,15 @@ the workers do with a competing client, not a ceiling.
 Targets: standings for 1,000 entrants in <= 20 ms p99; in a lockstep round of 500 seats,
 the next call <= 20 ms (median) after the last placement, and SSE delivery <= 100 ms p99.
 
-Run: ``.venv/bin/python bench/tournament.py [--entrants N] [--rounds N] [--concurrency N]
-[--samples N] [--seats N] [--workers N]`` (about two minutes with the defaults).
+That is the ``tournament`` scenario. ``deadlines`` and ``cluster`` (bench/deadlines.py)
+play a round of 5,000 seats, 3,000 of them idle, on one worker over Redis and on two
+replicas over a Redis Cluster; ``page`` (bench/big_page.py) reads the standings page of
+1,000 entrants' 10,000-move solodrez games.
+
+Run: ``.venv/bin/python bench/tournament.py [--only tournament,deadlines,cluster,page]
+[--entrants N] [--rounds N] [--concurrency N] [--samples N] [--seats N] [--workers N]
+[--idle-seats N] [--idle N] [--page-entrants N]`` (about two minutes for ``tournament``,
+ten for all four).
 """
 
 from __future__ import annotations
