@@ -361,7 +361,7 @@ def test_a_variant_without_a_grid_shows_its_log(
     assert f"Ada, round 1: {total}</h3>" in page
     monkeypatch.setattr(pages_module, "LOG_SHOWN", 5)  # a long log: its first moves, then where
     page = render(tournament, standings, [result])
-    assert f'<code>{" ".join(tokens[:5])}</code>' in page
+    assert f"<code>{' '.join(tokens[:5])}</code>" in page
     assert f"and {len(tokens) - 5:,} moves more ({len(tokens):,} in all" in page
     assert f"/v1/tournaments/{tid}/export" in page
 
