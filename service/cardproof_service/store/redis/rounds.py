@@ -63,10 +63,13 @@ many it has in all."""
 
 _FINISH_ROUND: Final = """
 redis.call('HSET', KEYS[1], 'fin', ARGV[1])
+if ARGV[4] ~= '' then redis.call('EXPIREAT', KEYS[1], ARGV[4]) end
 redis.call('ZREM', KEYS[2], ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[2])
 return 1
 """
+"""Finish a round (its hash kept until its tournament expires, ``ARGV[4]``: a round that
+never started has no hash until then), no longer due, and tell every replica."""
 
 _READ_ROUND: Final = """
 return {redis.call('HMGET', KEYS[1], 'seats', 'start', 'call', 'at', 'placed', 'turns', 'ms',
@@ -206,10 +209,12 @@ class RedisRounds(RedisTournaments):
             layout.round_(tournament_id, round_number),
             layout.due(layout.id_tag(tournament_id)),
         ]
+        expires = await self.get_tournament(tournament_id)
         args: list[EncodableT] = [
             int(time.time() * 1000),
             layout.due_member(tournament_id, round_number),
             layout.NEWS,
+            "" if expires is None or expires.expires_at is None else expires.expires_at,
         ]
         await self._written(keys[0], lambda c: self._finish_round(keys=keys, args=args, client=c))
 
