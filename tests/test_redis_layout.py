@@ -93,7 +93,7 @@ def test_plain_deals_spread_over_the_slots() -> None:
     slots = {key_slot(layout.deal(deal_id).encode()) for deal_id in ids}
     assert len(slots) > 1000  # 2,000 deals under 4,096 tags: no hot slot
     claims = {key_slot(layout.claim(f"c_{deal_id[2:]}").encode()) for deal_id in ids[:10]}
-    assert len(claims) == 10
+    assert len(claims) >= 9  # ten random slots of 16,384: two may share one (0.3%)
 
 
 def test_a_tournaments_keys_share_one_slot_and_tournaments_do_not() -> None:

@@ -744,7 +744,7 @@ def test_an_open_tournament_has_no_par_yet(client: HttpClient, owner: str) -> No
         (lambda e: e["pars"][0].update(score=e["pars"][0]["score"] + 1), "its log scores"),
         (lambda e: e["pars"][1].update(moves="a1 a1"), "its log does not replay"),
         (lambda e: e["games"][0].update(percent_of_par=99.9), "% of par"),
-        (lambda e: e["pars"][0].update(score=0, upper_bound=0), "above its round's par"),
+        (lambda e: e["pars"][0].update(score=-1, upper_bound=-1), "above its round's par"),
         (lambda e: e["standings"][0].update(percent_of_par=1.0), "standings differ"),
     ],
 )

@@ -65,8 +65,8 @@ are random): done. Its owner's count was taken before, by the admit script."""
 
 _MOVE_COUNTS: Final = """
 local counts = {}
-for i, deal in ipairs(KEYS) do
-  local found = redis.call('HMGET', deal, 'n', 'fin')
+for i = 1, #KEYS do
+  local found = redis.call('HMGET', KEYS[i], 'n', 'fin')
   if found[1] and not found[2] then counts[i] = tonumber(found[1]) else counts[i] = -1 end
 end
 return counts

@@ -170,22 +170,21 @@ if now < tonumber(r[3]) + tonumber(r[5]) then return {} end
 local placed = {}
 local seats = cmsgpack.unpack(ARGV[7])
 for i = 7, #KEYS do
-  local deal = KEYS[i]
   local seat = seats[i - 6]
-  local d = redis.call('HMGET', deal, 'n', 'fin', 'ls', 'moves', 'auto')
+  local d = redis.call('HMGET', KEYS[i], 'n', 'fin', 'ls', 'moves', 'auto')
   if d[1] and tonumber(d[1]) == index and not d[2] and d[3] then
     local moves = seat[1]
     if index > 0 then moves = d[4] .. ' ' .. moves end
     local auto = ARGV[1]
     if d[5] then auto = d[5] .. ' ' .. auto end
-    redis.call('HSET', deal, 'moves', moves, 'n', index + seat[2], 'auto', auto)
+    redis.call('HSET', KEYS[i], 'moves', moves, 'n', index + seat[2], 'auto', auto)
     if seat[3] ~= '' then
-      redis.call('HSET', deal, 'fin', seat[3])
-      if seat[6] > 0 then end_game(deal, ARGV[seat[6]]) end
+      redis.call('HSET', KEYS[i], 'fin', seat[3])
+      if seat[6] > 0 then end_game(KEYS[i], ARGV[seat[6]]) end
     end
-    redis.call('EXPIRE', deal, ARGV[2])
+    redis.call('EXPIRE', KEYS[i], ARGV[2])
     if seat[3] ~= '' then
-      record_result(deal, KEYS[4], KEYS[5], KEYS[6], ARGV[3], seat[4], seat[5], seat[3], seat[7])
+      record_result(KEYS[i], KEYS[4], KEYS[5], KEYS[6], ARGV[3], seat[4], seat[5], seat[3], seat[7])
     end
     placed[#placed + 1] = seat[5]
   end
