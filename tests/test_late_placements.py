@@ -175,9 +175,8 @@ def test_idle_seats_are_placed_a_batch_a_step_off_the_loop_and_replayed_once(
         assert (first["call"], first["placed"]) == (1, 0)
         assert first["card"] == called_next(memory_app, tid)
         offered = sorted(deal for step in steps.placed for deal in step)
-        everyone = sorted(deal for _, deal in seats.values())
-        assert offered == everyone  # all decided ahead: the step leaves the active seat be
-        assert sorted(len(step) for step in steps.placed) == [2, 4, 4]
+        assert offered == sorted(idle)  # the active seat's own move put it out of the nine
+        assert sorted(len(step) for step in steps.placed) == [1, 4, 4]  # decided: 4 a step
         assert steps.read == steps.counted == []  # nothing read or counted at the deadline
         assert game(client, active)["moves"] == "e5"
         expected = first_legal_cells(memory_app, tid, idle[0], 1)

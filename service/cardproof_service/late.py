@@ -172,6 +172,16 @@ class LatePlacements:
         if kept is None or kept[0] < call:
             self.prepared[key] = (call, {placed.deal_id: (placed, s) for placed, s in decided})
 
+    def forget(self, key: tuple[str, int], deal_id: str) -> None:
+        """The seat placed its card itself: its card decided ahead is not to be placed.
+
+        Then, with every seat's own move seen here (one replica), the seats decided ahead
+        are exactly the idle ones, and a deadline offers the store no other.
+        """
+        ready = self.prepared.get(key)
+        if ready is not None:
+            ready[1].pop(deal_id, None)
+
     def _ahead(self, key: tuple[str, int], call: int) -> dict[str, Decided]:
         """The placements decided ahead for ``call`` of the round (taken: used once)."""
         ready = self.prepared.pop(key, None)

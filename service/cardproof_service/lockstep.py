@@ -202,6 +202,10 @@ class Rounds:
         if record is not None:
             await self.advance(record, seat.round)
 
+    def placed(self, tournament_id: str, number: int, deal_id: str) -> None:
+        """A player placed their own card: none is decided ahead for them any more."""
+        self.late.forget((tournament_id, number), deal_id)
+
     async def _complete_game(self, seat: DealRecord, record: TournamentRecord) -> None:
         """Place the rest of a closed tournament's open game for its player, to its end.
 

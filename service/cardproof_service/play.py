@@ -38,6 +38,9 @@ class LatePlacer(Protocol):
     async def place_late(self, seat: DealRecord) -> None:
         """Place the late cards of ``seat``'s round now."""
 
+    def placed(self, tournament_id: str, number: int, deal_id: str) -> None:
+        """A player placed their own card: none is to be placed for them at this deadline."""
+
 
 def open_of(seat: Seat | None) -> OpenTournament | None:
     """What a player's write to a tournament game needs of the store: its tournament open."""
@@ -152,6 +155,7 @@ class Play:
                     tournament=seat.tournament if seat is not None else None,
                 )
                 if outcome.outcome == "appended":
+                    self._placed(seat, deal_id)
                     if finished_at is not None:
                         GAMES_FINISHED.labels(game.id).inc()
                     else:
@@ -173,6 +177,11 @@ class Play:
         if tournament is None or tournament_closed(tournament):
             raise tournament_is_closed()
         return seat_of(record, tournament, self.settings.tournament_retention)
+
+    def _placed(self, seat: Seat | None, deal_id: str) -> None:
+        """A lockstep seat's own move was stored: the rounds need not place its card."""
+        if seat is not None and seat.lockstep and self.late is not None:
+            self.late.placed(seat.tournament, seat.round, deal_id)
 
     def keep_for(self, seat: Seat | None) -> int:
         """Seconds a deal is kept after a move: the deal TTL, or its tournament's lifetime."""
@@ -222,6 +231,7 @@ class Play:
                 tournament=record.tournament,
             )
             if outcome.outcome == "appended":
+                self._placed(seat, deal_id)
                 if game.is_over():
                     GAMES_FINISHED.labels(game.id).inc()
                 else:
