@@ -18,6 +18,7 @@ never the other way round: play asks them to place late cards through
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -77,6 +78,8 @@ class Rounds:
     late: LatePlacements
     _task: asyncio.Task[None] | None = None
     _stopping: bool = False
+    _next_look: float = float("inf")
+    """When (loop time) the keeper looks next at the latest: the next deadline it knows."""
 
     # --- status ---------------------------------------------------------------------
 
@@ -156,6 +159,7 @@ class Rounds:
                 return await self.store.round_state(record.tournament_id, number)
             raise conflict(f"round {number} has started already", "round-started")
         self.late.prepare_start(record, number, started)
+        self._look_at(record.card_seconds)
         return started
 
     # --- late placements --------------------------------------------------------------
@@ -289,14 +293,13 @@ class Rounds:
         so that the rounds of the other nodes go on.
         """
         resting: dict[str, float] = {}  # tag -> until when (monotonic)
-        next_look = float("inf")  # the next deadline of a round this keeper advanced
         loop = asyncio.get_running_loop()
         while not self._stopping:
             now_monotonic = loop.time()
             for tag in [tag for tag, until in resting.items() if until <= now_monotonic]:
                 del resting[tag]
-            if next_look <= now_monotonic:
-                next_look = float("inf")  # looked at now
+            if self._next_look <= now_monotonic:
+                self._next_look = float("inf")  # looked at now
             try:
                 due = await self.store.due_rounds(DUE_BATCH, resting)
             except StoreUnavailable:
@@ -309,7 +312,7 @@ class Rounds:
                 try:
                     next_due = await self._keep_round(tournament_id, number)
                     if next_due is not None:
-                        next_look = min(next_look, loop.time() + next_due)
+                        self._look_at(next_due)
                 except StoreUnavailable:
                     resting[tag] = loop.time() + RETRY_FAULTY
                 except Exception:  # one round's fault must not stop the others
@@ -318,7 +321,13 @@ class Rounds:
                         await self.store.put_off_round(tournament_id, number, RETRY_FAULTY * 1000)
                     except Exception:  # the keeper goes on whatever happens here
                         log.exception("putting off lockstep round %s/%s", tournament_id, number)
-            await asyncio.sleep(min(KEEPER_TICK, max(0.001, next_look - loop.time())))
+            await asyncio.sleep(min(KEEPER_TICK, max(0.001, self._next_look - loop.time())))
+
+    def _look_at(self, seconds: float) -> None:
+        """Have the keeper look ``seconds`` from now (a deadline), if not sooner already."""
+        with contextlib.suppress(RuntimeError):  # no running loop: no keeper to tell
+            when = asyncio.get_running_loop().time() + seconds
+            self._next_look = min(self._next_look, when)
 
     async def _keep_round(self, tournament_id: str, number: int) -> float | None:
         """One due round: advanced, or no longer due if it is finished or never can go on.
