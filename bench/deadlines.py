@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 
 from _common import percentile
-from tournament import CELLS, Wire, called_ms, event_stream, url_calls
+from tournament import CELLS, Wire, called_ms, event_stream, seat_all, url_calls
 
 CARD_SECONDS = 2
 TARGET_HEALTHZ_P99_MS = 50.0
@@ -80,26 +80,6 @@ async def probe(
             await asyncio.sleep(PROBE_EVERY)
     finally:
         wire.close()
-
-
-async def seat_all(client: httpx.AsyncClient, tid: str, seats: int) -> list[tuple[str, str]]:
-    """Enter and seat ``seats`` entrants: (token, deal id) each."""
-    gate = asyncio.Semaphore(32)
-
-    async def seat(number: int) -> tuple[str, str]:
-        async with gate:
-            entry = await client.post(
-                f"/v1/tournaments/{tid}/entries", json={"name": f"seat-{number:05d}"}
-            )
-            token = entry.raise_for_status().json()["token"]
-            opened = await client.post(
-                f"/v1/tournaments/{tid}/rounds/1/deal",
-                json={},
-                headers={"Authorization": f"Bearer {token}"},
-            )
-            return token, opened.raise_for_status().json()["deal_id"]
-
-    return list(await asyncio.gather(*(seat(n) for n in range(seats))))
 
 
 async def place_all(

@@ -209,6 +209,26 @@ class Wire:
         self.writer.close()
 
 
+async def seat_all(client: httpx.AsyncClient, tid: str, seats: int) -> list[tuple[str, str]]:
+    """Enter and seat ``seats`` entrants in round 1, 32 at a time: (token, deal id) each."""
+    gate = asyncio.Semaphore(32)
+
+    async def seat(number: int) -> tuple[str, str]:
+        async with gate:
+            entry = await client.post(
+                f"/v1/tournaments/{tid}/entries", json={"name": f"seat-{number:05d}"}
+            )
+            token = entry.raise_for_status().json()["token"]
+            opened = await client.post(
+                f"/v1/tournaments/{tid}/rounds/1/deal",
+                json={},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            return token, opened.raise_for_status().json()["deal_id"]
+
+    return list(await asyncio.gather(*(seat(n) for n in range(seats))))
+
+
 async def lockstep_round(base_url: str, key: str, seats: int) -> Lockstep:
     """A lockstep round of ``seats`` seats, each on its own event stream; what they saw."""
     seen = Lockstep()
@@ -227,22 +247,7 @@ async def lockstep_round(base_url: str, key: str, seats: int) -> Lockstep:
         created = await client.post("/v1/tournaments", json=body, headers=organizer)
         created.raise_for_status()
         tid = created.json()["tournament"]["tournament_id"]
-        gate = asyncio.Semaphore(32)
-
-        async def seat(number: int) -> tuple[str, str]:
-            async with gate:
-                entry = await client.post(
-                    f"/v1/tournaments/{tid}/entries", json={"name": f"seat-{number:04d}"}
-                )
-                token = entry.raise_for_status().json()["token"]
-                opened = await client.post(
-                    f"/v1/tournaments/{tid}/rounds/1/deal",
-                    json={},
-                    headers={"Authorization": f"Bearer {token}"},
-                )
-                return token, opened.raise_for_status().json()["deal_id"]
-
-        taken = await asyncio.gather(*(seat(n) for n in range(seats)))
+        taken = await seat_all(client, tid, seats)
         connected = asyncio.Semaphore(0)
 
         async def follow(number: int, token: str, deal_id: str) -> None:
