@@ -360,6 +360,23 @@ def test_a_last_move_is_signed_on_the_cached_copy_with_the_cards_placed_for_the_
         assert (status(client, tid)["status"]) == "finished"
 
 
+def test_a_closed_round_keeps_nothing_decided_ahead(memory_app: Litestar, clock: Clock) -> None:
+    """What was decided ahead for a round its tournament closed on is let go, so that it
+    takes none of the room (``LATE_GAMES``) the other rounds decide in."""
+    with TestClient(app=memory_app) as client:
+        owner = organizer_key(memory_app, "Closing Club")
+        tid = tournament(client, owner)
+        seat_all(client, tid, NAMES[:3])
+        start(client, tid, owner)
+        await_prepared(memory_app, tid, 0)
+        closed = client.post(
+            f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner}
+        )
+        assert closed.status_code == 200, closed.text
+        assert (tid, 1) not in memory_app.state.deals.rounds.late.prepared
+        assert status(client, tid)["status"] == "finished"
+
+
 # --- two replicas over one Redis ------------------------------------------------------------
 
 

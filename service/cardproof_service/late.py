@@ -19,6 +19,7 @@ thousands of seats, most of them idle, must not stall the server at each deadlin
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ from cardproof_service.store import (
     TournamentRecord,
 )
 from cardproof_service.times import now, tournament_ttl
+
+log = logging.getLogger("cardproof.lockstep")
 
 SEAT_BATCH = 256
 """Seats a late placement takes (and the store places) at a time."""
@@ -161,10 +164,24 @@ class LatePlacements:
         self._ready((record.tournament_id, number), 0, decided)
 
     def _soon(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run ``work`` in the background (kept referenced until it is done)."""
-        task = asyncio.get_running_loop().create_task(work)
+        """Run ``work`` in the background (kept referenced until it is done).
+
+        Deciding ahead is only a speed-up: if it fails, the deadline decides as it comes.
+        """
+
+        async def guarded() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("deciding late placements ahead")
+
+        task = asyncio.get_running_loop().create_task(guarded())
         self._preparing.add(task)
         task.add_done_callback(self._preparing.discard)
+
+    def drop(self, key: tuple[str, int]) -> None:
+        """The round is over (its tournament closed): nothing decided ahead is needed."""
+        self.prepared.pop(key, None)
 
     def _ready(self, key: tuple[str, int], call: int, decided: list[Decided]) -> None:
         """Keep placements decided ahead, unless a later call's are kept already."""

@@ -249,6 +249,7 @@ class Rounds:
         A round that never started finishes as it is (no card was called): its listeners
         end rather than wait for a card that can never come.
         """
+        self.late.drop((record.tournament_id, number))
         state = await self.store.round_state(record.tournament_id, number)
         if state.finished:
             return
