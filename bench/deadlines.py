@@ -22,13 +22,12 @@ import itertools
 import json
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 
 from _common import percentile
-from tournament import CELLS, Wire, called_ms, event_stream, seat_all, url_calls
+from tournament import CELLS, Wire, called_ms, event_stream, one_round, seat_all, url_calls
 
 CARD_SECONDS = 2
 TARGET_HEALTHZ_P99_MS = 50.0
@@ -122,18 +121,7 @@ async def idle_round(base_url: str, key: str, seats: int, idle: int) -> Round:
     seen = Round(seats, idle)
     organizer = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(base_url=base_url, timeout=120, trust_env=False) as client:
-        now = datetime.now(UTC)
-        body = {
-            "name": "Deadline Bench",
-            "variant": "poker-squares",
-            "rounds": 1,
-            "opens_at": (now - timedelta(minutes=1)).isoformat(),
-            "closes_at": (now + timedelta(hours=1)).isoformat(),
-            "card_seconds": CARD_SECONDS,
-            "max_entrants": seats,
-        }
-        created = await client.post("/v1/tournaments", json=body, headers=organizer)
-        tid = created.raise_for_status().json()["tournament"]["tournament_id"]
+        tid = await one_round(client, organizer, "Deadline Bench", seats, card_seconds=CARD_SECONDS)
         taken = await seat_all(client, tid, seats)
         print(f"  {seats:,} entrants seated", flush=True)
         active = taken[idle:]

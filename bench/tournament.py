@@ -209,6 +209,29 @@ class Wire:
         self.writer.close()
 
 
+async def one_round(
+    client: httpx.AsyncClient,
+    organizer: dict[str, str],
+    name: str,
+    seats: int,
+    *,
+    card_seconds: int,
+) -> str:
+    """A lockstep poker-squares tournament of one round for ``seats``, open for an hour."""
+    now = datetime.now(UTC)
+    body = {
+        "name": name,
+        "variant": "poker-squares",
+        "rounds": 1,
+        "opens_at": (now - timedelta(minutes=1)).isoformat(),
+        "closes_at": (now + timedelta(hours=1)).isoformat(),
+        "card_seconds": card_seconds,
+        "max_entrants": seats,
+    }
+    created = await client.post("/v1/tournaments", json=body, headers=organizer)
+    return str(created.raise_for_status().json()["tournament"]["tournament_id"])
+
+
 async def seat_all(client: httpx.AsyncClient, tid: str, seats: int) -> list[tuple[str, str]]:
     """Enter and seat ``seats`` entrants in round 1, 32 at a time: (token, deal id) each."""
     gate = asyncio.Semaphore(32)
@@ -234,19 +257,7 @@ async def lockstep_round(base_url: str, key: str, seats: int) -> Lockstep:
     seen = Lockstep()
     organizer = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(base_url=base_url, timeout=60, trust_env=False) as client:
-        now = datetime.now(UTC)
-        body = {
-            "name": "Lockstep Bench",
-            "variant": "poker-squares",
-            "rounds": 1,
-            "opens_at": (now - timedelta(minutes=1)).isoformat(),
-            "closes_at": (now + timedelta(hours=1)).isoformat(),
-            "card_seconds": 30,
-            "max_entrants": seats,
-        }
-        created = await client.post("/v1/tournaments", json=body, headers=organizer)
-        created.raise_for_status()
-        tid = created.json()["tournament"]["tournament_id"]
+        tid = await one_round(client, organizer, "Lockstep Bench", seats, card_seconds=30)
         taken = await seat_all(client, tid, seats)
         connected = asyncio.Semaphore(0)
 

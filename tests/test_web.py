@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -577,19 +578,19 @@ def test_solodrez_hint_and_stop(chromium: Any, web_server: str) -> None:
     page.close()
 
 
-@pytest.fixture(scope="module")
-def organized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """A ``cardproof serve`` on the memory store with an organizer; its URL and key."""
-    organizers = tmp_path_factory.mktemp("organizers") / "organizers.json"
+@contextmanager
+def serve_with_organizer(directory: Path, name: str, **settings: str) -> Iterator[tuple[str, str]]:
+    """A ``cardproof serve`` on the memory store (``settings`` its extra environment) and a
+    new organizer of it, made by the CLI: the server's URL and the organizer's key."""
     env = {
-        "CARDPROOF_ORGANIZERS_FILE": str(organizers),
+        "CARDPROOF_ORGANIZERS_FILE": str(directory / "organizers.json"),
         "REDIS_URL": "",
-        "CARDPROOF_PAR_BUDGET": "0.3",
+        **settings,
     }
     with served("--log-level", "warning", env=env) as base_url:
         clean = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         made = subprocess.run(
-            [str(ROOT / ".venv" / "bin" / "cardproof"), "keys", "organizer", "create", "Web Club"],
+            [str(ROOT / ".venv" / "bin" / "cardproof"), "keys", "organizer", "create", name],
             capture_output=True,
             text=True,
             env={**clean, **env},
@@ -597,7 +598,15 @@ def organized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, s
             check=False,
         )
         assert made.returncode == 0, made.stderr
-        yield base_url, f"Bearer {made.stdout.strip()}"
+        yield base_url, made.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def organized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A ``cardproof serve`` on the memory store with an organizer; its URL and key."""
+    directory = tmp_path_factory.mktemp("organizers")
+    with serve_with_organizer(directory, "Web Club", CARDPROOF_PAR_BUDGET="0.3") as (url, key):
+        yield url, f"Bearer {key}"
 
 
 def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[str, str]) -> None:

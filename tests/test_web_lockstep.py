@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,9 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import served
 from test_standings_page import CHROMIUM_ARGS, chromium_or_skip
-from test_web import ROW_ORDER, SNAKE
+from test_web import ROW_ORDER, SNAKE, serve_with_organizer
 
 ROOT = Path(__file__).resolve().parents[1]
 PHONE = {"width": 390, "height": 844}
@@ -38,20 +36,8 @@ CLOSED = (
 @pytest.fixture(scope="module")
 def organized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A ``cardproof serve`` on the memory store; its URL and an organizer's key."""
-    organizers = tmp_path_factory.mktemp("organizers") / "organizers.json"
-    env = {"CARDPROOF_ORGANIZERS_FILE": str(organizers), "REDIS_URL": ""}
-    with served("--log-level", "warning", env=env) as base_url:
-        clean = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-        made = subprocess.run(
-            [str(ROOT / ".venv" / "bin" / "cardproof"), "keys", "organizer", "create", "Club"],
-            capture_output=True,
-            text=True,
-            env={**clean, **env},
-            timeout=60,
-            check=False,
-        )
-        assert made.returncode == 0, made.stderr
-        yield base_url, made.stdout.strip()
+    with serve_with_organizer(tmp_path_factory.mktemp("organizers"), "Club") as organized:
+        yield organized
 
 
 @pytest.fixture(scope="module")
