@@ -9,6 +9,11 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 NPM_STAMP := service/web/node_modules/.ci-$(shell cksum service/web/package-lock.json | cut -d' ' -f1)
+# The exact par's C kernel (service/par): rebuilt when its sources change. It needs a C
+# compiler and Python's headers; the SDK (`pip install cardproof`) never builds it.
+PAR_SOURCES := service/par/pyproject.toml service/par/setup.py \
+  $(wildcard service/par/cardproof_par/*.c service/par/cardproof_par/*.py service/par/cardproof_par/*.pyi)
+PAR_STAMP := $(VENV)/.par-$(shell cat $(PAR_SOURCES) | cksum | cut -d' ' -f1)
 
 .PHONY: run test lint typecheck pytest browser openapi web web-test bench clean python-version
 
@@ -31,22 +36,27 @@ $(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
 	rm -f $(VENV)/.dev-* $(VENV)/.run-*
 	touch $@ $(RUN_STAMP)
 
+$(PAR_STAMP): $(PAR_SOURCES) | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet ./service/par
+	rm -f $(VENV)/.par-*
+	touch $@
+
 ## run: serve the API on http://$(HOST):$(PORT); the memory store, or Redis if REDIS_URL is set
-run: $(RUN_STAMP)
+run: $(RUN_STAMP) $(PAR_STAMP)
 	$(BIN)/cardproof serve --host $(HOST) --port $(PORT)
 
 ## test: lint, type-check, build and test the web client, then the whole test suite
 ## (doctests, property, API, schemathesis, the pages in headless Chromium)
-test: $(DEV_STAMP) browser lint typecheck web-test pytest
+test: $(DEV_STAMP) $(PAR_STAMP) browser lint typecheck web-test pytest
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check sdk service tests bench
 	$(BIN)/ruff format --check sdk service tests bench
 
-typecheck: $(DEV_STAMP)
+typecheck: $(DEV_STAMP) $(PAR_STAMP)
 	$(BIN)/mypy
 
-pytest: $(DEV_STAMP) browser $(NPM_STAMP)
+pytest: $(DEV_STAMP) $(PAR_STAMP) browser $(NPM_STAMP)
 	$(BIN)/pytest
 
 # The web client's tools, pinned by service/web/package-lock.json (Node.js 20+ and npm).
@@ -75,19 +85,20 @@ browser:
 
 ## openapi: rewrite openapi/openapi.json from the app (only if the command succeeds), then
 ## the web client's types generated from it (service/web/src/api.d.ts) and its build
-openapi: $(RUN_STAMP) $(NPM_STAMP)
+openapi: $(RUN_STAMP) $(PAR_STAMP) $(NPM_STAMP)
 	$(BIN)/cardproof openapi > openapi/.openapi.json.tmp
 	mv openapi/.openapi.json.tmp openapi/openapi.json
 	cd service/web && npm run --silent types && npx tsc --noEmit -p . && node build.mjs
 
 ## bench: run every benchmark (prints figures and ratios; not a test)
-bench: $(DEV_STAMP)
+bench: $(DEV_STAMP) $(PAR_STAMP)
 	$(BIN)/python bench/hands.py --exhaustive
 	$(BIN)/python bench/serpent.py
 	$(BIN)/python bench/score.py
 	$(BIN)/python bench/variants.py
 	$(BIN)/python bench/service.py
 	$(BIN)/python bench/reliability.py
+	$(BIN)/python bench/par.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache service/web/node_modules service/web/build-tests

@@ -459,3 +459,17 @@ def test_the_cluster_set_up_names_settings_the_service_reads() -> None:
     settings = Settings.from_env({**env, "REDIS_URL": url})
     assert (settings.redis_mode, settings.redis_min_replicas) == ("cluster", 1)
     assert container["name"] == _container(_one("Deployment"))["name"]  # it patches ours
+
+
+def test_the_image_builds_the_par_kernel_and_the_sdk_stays_pure_python() -> None:
+    # the exact par's C kernel is the service's: the image compiles it in the builder
+    # stage (gcc there only); the cardproof wheel (the SDK) holds no C at all
+    runs = [rest for keyword, rest in _dockerfile() if keyword == "RUN"]
+    assert any("gcc" in run for run in runs)
+    assert any("./service/par" in run and "pip install" in run for run in runs)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    packages: list[str] = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+    assert not [p for p in packages if p.startswith("service/par")]
+    assert "cardproof-par" not in json.dumps(pyproject["project"])
+    for package in packages:
+        assert not list((ROOT / package).rglob("*.c")), package

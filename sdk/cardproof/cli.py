@@ -720,6 +720,8 @@ def _tournament_standings(client: Client, args: argparse.Namespace) -> int:
         print(f"pars: {plural(standings.pars_pending, 'round')} still being solved")
     for par in standings.pars:
         proof = "optimal" if par.optimal else f"bound {par.upper_bound}"
+        if par.method == "earlier-solver":
+            proof += ", earlier solver"
         print(f"round {par.round} par {par.score} ({proof}, by the {par.by})")
     if standings.player is not None:
         print(f"games of {standings.player}:")

@@ -293,6 +293,12 @@ class SerpentSolution(Struct):
     moves: list[Cell]
 
 
+HindsightMethod = Literal["branch-and-bound", "relaxation"]
+"""How a hindsight par was solved: ``branch-and-bound`` (the exact search of the service's
+compiled kernel) or ``relaxation`` (without it: hill-climbing and a CP-SAT relaxation's
+bound, seldom proven)."""
+
+
 class HindsightSolution(Struct):
     """Hindsight par of a poker-squares or poker-patience deal (all 25 cards known).
 
@@ -311,6 +317,7 @@ class HindsightSolution(Struct):
     """``moves`` in text form."""
     seconds: float
     budget: float
+    method: HindsightMethod
 
 
 class SoloDrezSolution(Struct):
@@ -644,6 +651,12 @@ class StandingLine(Struct, omit_defaults=True):
     percent_of_par: float | None = None
 
 
+ParMethod = Literal["branch-and-bound", "relaxation", "serpent-paths", "earlier-solver"]
+"""How a round's par was solved: a hindsight method (:data:`HindsightMethod`), serpent's
+exact path table, or ``earlier-solver``: kept before the exact search existed, as it was
+solved then (its bound may be loose and its score below the true best)."""
+
+
 class RoundPar(Struct):
     """A closed round's par: the best score found for its deal, and how sure it is.
 
@@ -660,6 +673,9 @@ class RoundPar(Struct):
     moves: str
     by: Literal["solver", "entrant"]
     """Whose game reached ``score`` first: the solver's or an entrant's."""
+    method: ParMethod = "earlier-solver"
+    """How the solver's part was solved (see :data:`ParMethod`); a par kept before the
+    exact search existed reads ``earlier-solver``."""
 
 
 class PlayerGame(Struct, omit_defaults=True):

@@ -234,7 +234,8 @@ def _pars_html(standings: Standings) -> str:
         f'data-bound="{par.upper_bound}" data-optimal="{str(par.optimal).lower()}">'
         f'<td class="num">{par.round}</td><td class="num">{par.score}</td>'
         f'<td class="num">{par.upper_bound}</td>'
-        f"<td>{'proven best' if par.optimal else 'best found'}</td>"
+        f"<td>{'proven best' if par.optimal else 'best found'}"
+        f"{' (earlier solver)' if par.method == 'earlier-solver' else ''}</td>"
         f"<td>{'the solver' if par.by == 'solver' else 'an entrant'}</td></tr>"
         for par in standings.pars
     )

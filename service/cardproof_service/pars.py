@@ -24,7 +24,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -32,6 +32,7 @@ from cardproof.games import PokerPatience, PokerSquares, SerpentPatience, varian
 from cardproof.models import (
     HindsightSolution,
     Options,
+    ParMethod,
     RoundPar,
     SerpentSolution,
     SolveRequest,
@@ -55,6 +56,51 @@ async def results_of(store: Store, tournament_id: str, batch: int) -> AsyncItera
     for start in range(0, len(keys), batch):
         for result in await store.results(tournament_id, keys[start : start + batch]):
             yield result
+
+
+async def best_games(store: Store, tournament_id: str) -> dict[int, GameResult]:
+    """Each round's best finished game (the first of equals), read a batch at a time."""
+    best: dict[int, GameResult] = {}
+    async for result in results_of(store, tournament_id, 200):
+        if result.round not in best or result.total > best[result.round].total:
+            best[result.round] = result
+    return best
+
+
+@dataclass(frozen=True)
+class Solved:
+    """The solver's answer for a round's deal: its grid's score and log, and its bound."""
+
+    score: int
+    bound: int
+    moves: str
+    method: ParMethod
+
+
+def round_par(number: int, solved: Solved, best: GameResult | None) -> RoundPar:
+    """The par: the solver's grid, or the round's best game when it scores more.
+
+    The bound is the solver's, raised to a game above it (which only a solver bug
+    allows: the par then says ``optimal: false``, never a bound below a real game).
+
+    >>> solved = Solved(100, 110, "a1 b1", "branch-and-bound")
+    >>> round_par(1, solved, None).score, round_par(1, solved, None).by
+    (100, 'solver')
+    """
+    score, moves = solved.score, solved.moves
+    by: Literal["solver", "entrant"] = "solver"
+    if best is not None and best.total > score:
+        score, moves, by = best.total, best.moves, "entrant"
+    bound = max(solved.bound, score)
+    return RoundPar(
+        round=number,
+        score=score,
+        upper_bound=bound,
+        optimal=score == solved.bound,
+        moves=moves,
+        by=by,
+        method=solved.method,
+    )
 
 
 PAR_CLIENT = "par"
@@ -116,17 +162,11 @@ class Pars:
         tid = record.tournament_id
         try:
             async with self._turn:
-                best: dict[int, GameResult] = {}  # each round's best game, a batch at a time
-                async for result in results_of(self.store, tid, 200):
-                    if result.round not in best or result.total > best[result.round].total:
-                        best[result.round] = result
+                best = await best_games(self.store, tid)
                 for number in range(1, record.rounds + 1):
                     if number in await self.store.round_pars(tid):
                         continue  # kept meanwhile (another replica solved it)
-                    game = best.get(number)
-                    par = await self._par(
-                        record, number, game.total if game else None, game.moves if game else ""
-                    )
+                    par = await self._par(record, number, best.get(number))
                     await self.store.record_round_par(
                         tid, number, msgspec.json.encode(par), record.expires_at
                     )
@@ -139,9 +179,9 @@ class Pars:
             log.exception("pars of %s failed", tid)
 
     async def _par(
-        self, record: TournamentRecord, number: int, entrant_total: int | None, entrant_moves: str
+        self, record: TournamentRecord, number: int, best: GameResult | None
     ) -> RoundPar:
-        """The solver's answer for the round's deal, or the best entrant's game if higher."""
+        """The solver's answer for the round's deal, against the round's best game."""
         seed = self.commitments.server_seed(round_commitment_id(record.tournament_id, number))
         options, deck = round_deal(record.variant, record.options, seed, record.salt)
         request = SolveRequest(
@@ -152,31 +192,26 @@ class Pars:
         )
         solution: Any = await self.solvers.solve(request, PAR_CLIENT)
         if isinstance(solution, HindsightSolution):
-            score, bound, moves = solution.score.total, solution.upper_bound, solution.log
+            solved = Solved(
+                solution.score.total, solution.upper_bound, solution.log, solution.method
+            )
         else:
             assert isinstance(solution, SerpentSolution)
             cls = variant(record.variant)
-            score, bound, moves = (
-                solution.score.total,
-                solution.score.total,
-                cls.format_log([cls.move_from_object(m, i) for i, m in enumerate(solution.moves)]),
+            moves = cls.format_log(
+                [cls.move_from_object(m, i) for i, m in enumerate(solution.moves)]
             )
-        by: Any = "solver"
-        if entrant_total is not None and entrant_total > score:
-            score, moves, by = entrant_total, entrant_moves, "entrant"
-        optimal = score == bound
-        if score > bound:  # a game above a proven bound: a solver bug, shown, never hidden
+            solved = Solved(solution.score.total, solution.score.total, moves, "serpent-paths")
+        par = round_par(number, solved, best)
+        if par.score > solved.bound:  # a game above a proven bound: a solver bug, shown
             log.error(
                 "round %s of %s: a game scores %s, above the bound %s",
                 number,
                 record.tournament_id,
-                score,
-                bound,
+                par.score,
+                solved.bound,
             )
-            bound, optimal = score, False
-        return RoundPar(
-            round=number, score=score, upper_bound=bound, optimal=optimal, moves=moves, by=by
-        )
+        return par
 
     def close(self) -> None:
         """Cancel the background tasks (the app stops)."""
@@ -185,4 +220,13 @@ class Pars:
         self._running.clear()
 
 
-__all__ = ["EXPORT_WAIT", "PAR_CLIENT", "PAR_VARIANTS", "Pars", "results_of"]
+__all__ = [
+    "EXPORT_WAIT",
+    "PAR_CLIENT",
+    "PAR_VARIANTS",
+    "Pars",
+    "Solved",
+    "best_games",
+    "results_of",
+    "round_par",
+]

@@ -10,7 +10,8 @@ searches beyond those running (503 ``solver-busy`` past it): both answered at on
 ``Retry-After``. The counts are this process's: each replica bounds its own pool.
 
 Hindsight par (poker-squares, poker-patience) takes its whole budget unless it proves
-its answer first, so it runs in the same pool under the same bounds.
+its answer first (the exact search of the compiled kernel, ``cardproof_par``, loaded as a
+process starts), so it runs in the same pool under the same bounds.
 
 The serpent solver is exact and takes milliseconds once its path table is built (at
 start-up): it runs in a worker thread as before.
@@ -45,7 +46,6 @@ from cardproof.solvers import hindsight, serpent, solodrez
 from cardproof_service.settings import Settings
 
 SOLVABLE = (SerpentPatience.id, SoloDrez.id, PokerSquares.id, PokerPatience.id)
-HINDSIGHT = (PokerSquares.id, PokerPatience.id)
 Solution = SerpentSolution | SoloDrezSolution | HindsightSolution
 
 
@@ -140,6 +140,7 @@ def hindsight_of(game: GridGame[Any, Any], budget: float) -> HindsightSolution:
         log=replay.log_text(),
         seconds=round(found.seconds, 6),
         budget=budget,
+        method=found.method,
     )
 
 
@@ -203,9 +204,7 @@ class Solvers:
         self._next += 1
         ticket = self._next
         waiting = max(0, len(self._deadlines) - settings.solver_workers + 1)
-        # a hindsight search's 20,000-step floor and model take ~0.5 s whatever its budget
-        cost = max(body.budget, 0.5) if body.variant in HINDSIGHT else body.budget
-        self._deadlines[ticket] = time.monotonic() + cost * (1 + waiting)
+        self._deadlines[ticket] = time.monotonic() + body.budget * (1 + waiting)
         self._by_client[client] = self._by_client.get(client, 0) + 1
         try:
             future = self._executor().submit(solve_deal, body, settings.solver_max_states)
@@ -227,7 +226,6 @@ class Solvers:
 
 
 __all__ = [
-    "HINDSIGHT",
     "SOLVABLE",
     "Solution",
     "SolverBusy",

@@ -1,41 +1,48 @@
-"""Hindsight par for poker-squares and poker-patience: the best grid found, and a proven bound.
+"""Hindsight par for poker-squares and poker-patience: the best grid, and a proven bound.
 
-With all 25 cards known, the best score of a deal is a max over 25! grids. The solver
-answers it in two halves that meet when the deal is solved:
+With all 25 cards known, the best score of a deal is a max over 25! grids. With the
+service's compiled kernel (``cardproof_par``, C, built by ``make``) the answer is exact
+(:func:`_solve_exact`, ``method`` ``branch-and-bound``):
 
-- **best found** (a real grid, scored by the engine): rounds of plain swap
-  hill-climbing (:func:`hill_climb`, 20,000 steps from a fresh shuffle, also the peer
-  of ``bench/par.py``) and simulated annealing from the best grid so far, for 40% of
-  the budget; then the grid the bound's own solution realizes, when it does;
-- **upper bound** (proven): a relaxation solved by CP-SAT (OR-Tools). A grid's rows
-  and columns are interchangeable, so the relaxation has no cell numbers at all: it
-  picks up to five *cores* for the rows and five for the columns, a core being the
-  cards that make a line's category (the two cards of a pair, the five of a flush).
-  Every grid maps to a choice that obeys the relaxation's rules, worth at least the
-  grid's score, so the relaxation's optimum (or CP-SAT's bound on it, when the budget
-  runs out first) is an upper bound. Its rules, each true of every grid:
+- **a strong grid first:** many short simulated-annealing runs over swaps;
+- **then a branch-and-bound** proving in turn that no grid beats 1.5, 1.25, 1.08 and
+  1.02 times that grid's score, then the score itself (:data:`LADDER`); a better grid
+  met on the way becomes the best. Rows are chosen best first from the deal's 53,130
+  hands (only grids whose rows score at least their columns: a grid and its transpose
+  score the same), each column is bounded by the first category, best points first,
+  that it could still form from the rows chosen, and the columns of a row partition
+  that survives are searched card by card (docs/rules.md section 10);
+- **if the budget ends first,** the bound is the last target proven, or what the grids
+  not yet searched can still reach; when even the first target was not proven, the
+  CP-SAT relaxation below takes the rest of the budget.
 
-  - a card is in at most one row core and at most one column core;
-  - two cards share at most one line (a row and a column meet in one cell);
-  - a five-card row core and a five-card column core share exactly one card;
-  - from a suit of ``n`` cards at most 1 (n <= 8), 2 (n <= 12) or 3 flush lines;
-  - (symmetry) rows hold at least as many five-card cores as columns: a grid and its
-    transpose score the same.
+Without the kernel (``pip install cardproof`` alone, or ``exact=False``) the answer is
+the method before it (:func:`_solve_relaxed`, ``method`` ``relaxation``): swap
+hill-climbing (:func:`hill_climb`, 20,000 steps from a fresh shuffle, also the peer of
+``bench/par.py``) and annealing in Python, and a bound from a relaxation solved by
+CP-SAT (OR-Tools). A grid's rows and columns are interchangeable, so the relaxation has
+no cell numbers at all: it picks up to five *cores* for the rows and five for the
+columns, a core being the cards that make a line's category (the two cards of a pair,
+the five of a flush). Every grid maps to a choice that obeys the relaxation's rules,
+worth at least the grid's score, so the relaxation's optimum (or CP-SAT's bound on it,
+when the budget runs out first) is an upper bound. Its rules, each true of every grid:
 
-  The crossing rule's clauses grow as the square of the five-card cores, and such a
-  model may not finish CP-SAT's presolve in a short budget: the relaxation is solved
-  first without it (for 60% of the time left), then with it, and the lower bound wins.
+- a card is in at most one row core and at most one column core;
+- two cards share at most one line (a row and a column meet in one cell);
+- a five-card row core and a five-card column core share exactly one card;
+- from a suit of ``n`` cards at most 1 (n <= 8), 2 (n <= 12) or 3 flush lines;
+- (symmetry) rows hold at least as many five-card cores as columns.
 
-  A line the relaxation leaves without a core counts the table's high-card points,
-  and a category below high card is never picked: for any table, a grid's line is
-  worth at most what its core (or no core) counts. With the diagonals on, two lines
-  that the relaxation does not see are bounded by the best single line twice.
+A line the relaxation leaves without a core counts the table's high-card points, and a
+category below high card is never picked: for any table, a grid's line is worth at most
+what its core (or no core) counts. With the diagonals on (either method), two lines the
+search does not see are bounded by the best single line twice.
 
 ``optimal`` is true when the best found reaches the bound. poker-patience places the
-cards in deal order, each touching one laid before: the grid found must also be laid
-that way, which :func:`patience_moves` finds by permuting rows and columns (a legal
-order always exists for the grid in deal order, row by row); the bound is poker-squares'
-(every poker-patience layout is a poker-squares grid), so it stays proven.
+cards in deal order, each touching one laid before: the exact search only takes grids
+that can be laid so; :func:`patience_moves` finds the order of rows and columns (or the
+transpose) that lays one (a legal order always exists for the grid in deal order, row
+by row).
 """
 
 from __future__ import annotations
@@ -47,10 +54,13 @@ import random
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from types import ModuleType
 from typing import Final
 
 from cardproof.cards import Card
 from cardproof.hands import TRIE, PointTable
+from cardproof.models import HindsightMethod
 
 SIZE: Final = 5
 CELLS: Final = SIZE * SIZE
@@ -83,6 +93,7 @@ class Hindsight:
     optimal: bool
     seconds: float
     moves: tuple[tuple[int, int], ...] | None = None
+    method: HindsightMethod = "branch-and-bound"
 
 
 class _Scorer:
@@ -485,11 +496,21 @@ def _lay(spots: Sequence[tuple[int, int]]) -> tuple[dict[int, int], dict[int, in
 # --- the solver ----------------------------------------------------------------------
 
 
-def warm() -> None:
-    """Import CP-SAT now (a solver process's start), not inside a search's budget.
+def compiled() -> ModuleType | None:
+    """The compiled kernel (``cardproof_par``, the service's C extension), if installed."""
+    try:
+        from cardproof_par import _kernel
+    except ImportError:
+        return None
+    return _kernel
 
-    Without OR-Tools installed the process still serves the other searches.
+
+def warm() -> None:
+    """Load the kernel and CP-SAT now (a solver process's start), not inside a budget.
+
+    Without them the process still serves the other searches.
     """
+    compiled()
     with contextlib.suppress(ImportError):
         from ortools.sat.python import cp_model  # noqa: F401
 
@@ -502,11 +523,14 @@ def solve(
     diagonals: bool = False,
     patience: bool = False,
     seed: int | None = None,
+    exact: bool = True,
 ) -> Hindsight:
     """The best grid found for the first 25 ``cards`` within ``budget`` seconds, and a bound.
 
     ``patience``: the grid must be laid in deal order (poker-patience). ``seed`` (by
-    default drawn from the cards) makes the searches repeatable.
+    default drawn from the cards) makes the searches repeatable. With the compiled kernel
+    the search is exact (:func:`_solve_exact`); without it, or with ``exact=False`` (the
+    benchmark's peer), hill-climbing and the CP-SAT relaxation (:func:`_solve_relaxed`).
 
     >>> from cardproof.cards import STANDARD_DECK
     >>> from cardproof.hands import TABLES
@@ -515,13 +539,169 @@ def solve(
     (True, True)
     """
     started = time.perf_counter()
-    deadline = started + budget
     deal = [card.index for card in cards[:CELLS]]
     if len(deal) != CELLS or len(set(deal)) != CELLS:
         raise ValueError("hindsight takes 25 distinct cards")
     if seed is None:
         seed = int.from_bytes(bytes(deal), "big") % (1 << 61)
-    points = table.points
+    kernel = compiled() if exact else None
+    solver = _solve_relaxed if kernel is None else partial(_solve_exact, kernel)
+    score, grid, bound = solver(deal, table.points, budget, diagonals, patience, seed, started)
+    if score > bound:
+        raise RuntimeError(f"hindsight bound {bound} below a grid scoring {score}: a bug")
+    moves: tuple[tuple[int, int], ...] | None = None
+    if patience:
+        laid = patience_moves(grid, deal)
+        if laid is None:  # every grid offered here lays: a bug
+            raise RuntimeError("hindsight's poker-patience grid cannot be laid in deal order")
+        grid, offsets = laid
+        moves = tuple(offsets)
+    return Hindsight(
+        score=score,
+        grid=tuple(grid),
+        upper_bound=bound,
+        optimal=score == bound,
+        seconds=time.perf_counter() - started,
+        moves=moves,
+        method="relaxation" if kernel is None else "branch-and-bound",
+    )
+
+
+LADDER: Final = (1.5, 1.25, 1.08, 1.02, 1.0)
+"""The targets the exact search proves in turn, as multiples of the best grid's score:
+the first ones are quick and give a bound however hard the deal, the last one proves it."""
+FIRST_SHARE: Final = 0.5
+"""The share of the budget the first target may take; if it does not finish, the CP-SAT
+relaxation (the method before the exact search) takes the rest, when that is at least
+:data:`RELAX_SECONDS`."""
+RELAX_SECONDS: Final = 0.5
+"""The least time worth giving CP-SAT: its model takes a while to build, and a shorter
+run seldom states a bound at all."""
+ANNEAL_STEPS: Final = 50_000
+"""Swaps per annealing run (about 4 ms in C); ``16 x budget`` runs, 2 to 64: many short
+runs find the best grid more often than a few long ones (about 8% of the budget)."""
+MARGIN: Final = 0.03
+"""Seconds kept back from the budget for the engine's replay of the answer."""
+
+
+def _above(score: int, slack: float) -> int:
+    """The target ``slack`` above ``score``, for negative scores too (never below it)."""
+    return score + math.floor(abs(score) * (slack - 1.0))
+
+
+def _solve_exact(
+    kernel: ModuleType,
+    deal: list[int],
+    points: Sequence[int],
+    budget: float,
+    diagonals: bool,
+    patience: bool,
+    seed: int,
+    started: float,
+) -> tuple[int, list[int], int]:
+    """Annealing, then the branch-and-bound proving the targets of :data:`LADDER` in turn.
+
+    Returns the best grid's score (all lines), the grid, and the proven bound. The
+    search proves rows and columns; with the diagonals on, two more lines are bounded by
+    the best line twice.
+    """
+    table = tuple(points[:10])
+    end = started + budget - MARGIN
+    runs = max(2, min(64, round(16 * budget)))
+    lines = _lines(diagonals)
+    scorer = _Scorer(points)
+    _, found = kernel.anneal(
+        deal,
+        table,
+        steps=ANNEAL_STEPS,
+        restarts=runs,
+        seed=seed,
+        diagonals=diagonals,
+        patience=patience,
+    )
+    grid = list(found) if found is not None else list(deal)  # the deal row by row always lays
+    plain = kernel.score_grid(grid, table)
+    bound: int | None = None
+    stuck = False  # the first target was not proven in its share
+    for rung, slack in enumerate(LADDER):
+        target = _above(plain, slack)
+        if bound is not None and target >= bound:
+            continue  # already proven
+        left = end - time.perf_counter()
+        if rung == 0:
+            left = min(left, FIRST_SHARE * budget)
+        score, better, finished, reached, _ = kernel.search(
+            deal, table, grid, target=target, seconds=max(0.0, left), patience=patience
+        )
+        if score > plain:
+            plain, grid = score, list(better)
+        bound = reached if bound is None else min(bound, reached)
+        stuck = not finished and rung == 0
+        if not finished or bound <= plain:
+            break
+    assert bound is not None
+    if stuck and end - time.perf_counter() >= RELAX_SECONDS:
+        relaxed, realized = _relaxation(deal, points, grid, end, seed)
+        bound = min(bound, relaxed)
+        for other in realized:
+            other_plain = kernel.score_grid(other, table)
+            if other_plain > plain and (not patience or patience_moves(other, deal) is not None):
+                plain, grid = other_plain, other
+    if diagonals:
+        bound += 2 * max(points[:10])
+        if found is not None and scorer.grid(found, lines) > scorer.grid(grid, lines):
+            grid = list(found)
+    return scorer.grid(grid, lines), grid, bound
+
+
+def _relaxation(
+    deal: list[int], points: Sequence[int], grid: Sequence[int], until: float, seed: int
+) -> tuple[int, list[list[int]]]:
+    """CP-SAT's bound on rows and columns by ``until``, and the grids it realizes.
+
+    The bound is the best line ten times when CP-SAT is missing or states nothing.
+
+    Two models: without the crossing rule first (smaller, often solved at once), then
+    with it (tighter, larger: it may not finish presolving); the lower bound wins.
+    """
+    top = max(points[:10])  # the best line (five of a kind cannot be dealt)
+    bound = top * 2 * SIZE
+    realized: list[list[int]] = []
+    scorer = _Scorer(points)
+    plain = _lines(False)
+    for crossing, share in ((False, 0.6), (True, 1.0)):
+        until_now = time.perf_counter() + share * max(0.0, until - time.perf_counter())
+        try:
+            relaxed = _relax(deal, points, grid, until_now, seed, crossing=crossing)
+        except ImportError:  # OR-Tools is the service's extra
+            break
+        if relaxed is not None:
+            bound = min(bound, relaxed.bound)
+            if relaxed.rows or relaxed.cols:
+                other = _realize(deal, relaxed.rows, relaxed.cols)
+                if other is not None:
+                    realized.append(other)
+        best = max([scorer.grid(grid, plain)] + [scorer.grid(g, plain) for g in realized])
+        if best >= bound:
+            break  # a grid reaches the bound: proven
+    return bound, realized
+
+
+def _solve_relaxed(
+    deal: list[int],
+    points: Sequence[int],
+    budget: float,
+    diagonals: bool,
+    patience: bool,
+    seed: int,
+    started: float,
+) -> tuple[int, list[int], int]:
+    """Without the kernel: Python searches for 40% of the budget, then CP-SAT's bound.
+
+    Hill-climbing and annealing find the grid; the relaxation (:func:`_relaxation`)
+    bounds it: the method before the exact search.
+    """
+    deadline = started + budget
     lines = _lines(diagonals)
     scorer = _Scorer(points)
     candidates: list[tuple[int, list[int]]] = []
@@ -530,8 +710,6 @@ def solve(
         candidates.append((scorer.grid(grid, lines), grid))
 
     offer(list(deal))  # row by row in deal order: always a legal poker-patience layout
-    # the search's share of the budget: rounds of a hill-climb from a fresh shuffle, then
-    # annealing from the best grid so far, until 40% of the budget (one round at least)
     search_until = started + max(0.1, 0.4 * budget)
     history: list[tuple[int, list[int]]] = []
     heat = (8.0 * _spread(points), 0.3 * _spread(points))
@@ -554,44 +732,16 @@ def solve(
     candidates.extend(history[-64:])
     plain = _lines(False)  # the relaxation's ten lines: its floor is the best grid's score there
     floor_grid = max(candidates, key=lambda found: scorer.grid(found[1], plain))[1]
-    # two relaxations: without the crossing rule first (a smaller model, often solved at
-    # once), then with it (tighter, larger: it may not finish presolving); the lower wins
-    end = deadline - 0.02 * budget
-    top = max(points[:10])  # the best line (five of a kind cannot be dealt)
-    bound = top * 2 * SIZE  # the best line ten times: the bound when neither answers
-    for crossing, share in ((False, 0.6), (True, 1.0)):
-        until = time.perf_counter() + share * max(0.0, end - time.perf_counter())
-        relaxed = _relax(deal, points, floor_grid, until, seed, crossing=crossing)
-        if relaxed is not None:
-            bound = min(bound, relaxed.bound)
-            if relaxed.rows or relaxed.cols:
-                realized = _realize(deal, relaxed.rows, relaxed.cols)
-                if realized is not None:
-                    offer(realized)
-        if max(scorer.grid(found[1], plain) for found in candidates) >= bound:
-            break  # a grid reaches the bound: proven
+    bound, realized = _relaxation(deal, points, floor_grid, deadline - 0.02 * budget, seed)
+    for grid in realized:
+        offer(grid)
     if diagonals:
-        bound += 2 * top
+        bound += 2 * max(points[:10])
     candidates.sort(key=lambda found: -found[0])
-    moves: tuple[tuple[int, int], ...] | None = None
+    if patience:  # the deal-order grid (a candidate) always lays: the best that does
+        candidates = [found for found in candidates if patience_moves(found[1], deal) is not None]
     score, grid = candidates[0]
-    if candidates[0][0] > bound:
-        raise RuntimeError(f"hindsight bound {bound} below a grid scoring {score}: a bug")
-    if patience:  # the deal-order grid (a candidate) always lays: one of them does
-        for found_score, found_grid in candidates:
-            laid = patience_moves(found_grid, deal)
-            if laid is not None:
-                score, (grid, offsets) = found_score, laid
-                moves = tuple(offsets)
-                break
-    return Hindsight(
-        score=score,
-        grid=tuple(grid),
-        upper_bound=bound,
-        optimal=score == bound,
-        seconds=time.perf_counter() - started,
-        moves=moves,
-    )
+    return score, grid, bound
 
 
 def _spread(points: Sequence[int]) -> float:
@@ -600,4 +750,13 @@ def _spread(points: Sequence[int]) -> float:
     return max(1.0, (values[-1] - values[0]) / 100)
 
 
-__all__ = ["HILL_STEPS", "Hindsight", "hill_climb", "patience_moves", "solve", "warm"]
+__all__ = [
+    "HILL_STEPS",
+    "LADDER",
+    "Hindsight",
+    "compiled",
+    "hill_climb",
+    "patience_moves",
+    "solve",
+    "warm",
+]

@@ -795,6 +795,8 @@ export interface components {
             log: string;
             seconds: number;
             budget: number;
+            /** @enum {unknown} */
+            method: "branch-and-bound" | "relaxation";
         };
         /**
          * InviteCodes
@@ -1051,6 +1053,11 @@ export interface components {
             moves: string;
             /** @enum {unknown} */
             by: "entrant" | "solver";
+            /**
+             * @default earlier-solver
+             * @enum {unknown}
+             */
+            method?: "branch-and-bound" | "earlier-solver" | "relaxation" | "serpent-paths";
         };
         /**
          * RoundStartRequest

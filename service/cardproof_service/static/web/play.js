@@ -1986,7 +1986,8 @@ async function grids(id, tournament, headers) {
     const section = document.createElement("section");
     const title = document.createElement("h3");
     const par = exported.pars?.find((p) => p.round === round.round);
-    const proof = par ? par.optimal ? "optimal" : `at most ${par.upper_bound}` : "";
+    const earlier = par?.method === "earlier-solver" ? ", earlier solver" : "";
+    const proof = par ? (par.optimal ? "optimal" : `at most ${par.upper_bound}`) + earlier : "";
     title.textContent = par ? `Round ${round.round}: par ${par.score} (${proof})` : `Round ${round.round}`;
     section.append(title);
     const games = exported.games.filter((g) => g.round === round.round);
