@@ -806,6 +806,10 @@ static int bound_from(Search *S, int from) {
         int s = d->sorted_score[i];
         int rmax = 5 * s;
         if (2 * rmax <= bound) break;
+        if ((i & 255) == 0 && now_s() > S->deadline + 0.05) { /* late: the coarse bound */
+            if (2 * rmax > bound) bound = 2 * rmax;
+            break;
+        }
         set_row(S, 0, d->sorted_mask[i]);
         int b = node_bound(rmax, partial_columns(S, 1, d->sorted_mask[i]));
         if (b > bound) bound = b;
