@@ -14,6 +14,10 @@ keeps each par in the store, where the first kept wins: replicas that solved the
 round at once all show one par, and a round kept meanwhile is skipped. A busy pool
 stops a task until its ``Retry-After``. Until then the standings say how many rounds
 are pending.
+
+Each par says how it was solved (``method``: the exact search, its relaxation fallback,
+or serpent's path table); a par kept before the exact search existed decodes as
+``earlier-solver`` and stays as it was.
 """
 
 from __future__ import annotations

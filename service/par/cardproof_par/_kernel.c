@@ -14,8 +14,12 @@
  *    rows still to choose score at most (rows left) x (the last row's score);
  *  - the column through a card of row 1 takes exactly one card of every other chosen
  *    row, and the rest from the cards not placed yet: the first category (best points
- *    first) such a column could still form bounds it (col_best);
- *  - with all rows chosen, the columns are searched card by card under the same bound.
+ *    first) such a column could still form bounds it (col_bound), and a suit makes at
+ *    most as many flush columns as its scarcest row holds cards of it (columns_total);
+ *    a node's bound holds for everything below it, and once all rows are chosen any
+ *    of them may head the columns (the lowest bound counts);
+ *  - with all rows chosen, the columns are searched card by card under the same bound
+ *    (place_card), each column's bound kept by its cards for the row partition.
  * Nothing here knows the service: the Python module cardproof.solvers.hindsight drives
  * it and checks every grid it returns with the rules engine.
  */
@@ -1003,7 +1007,7 @@ done:
 
 static PyObject *py_layable(PyObject *self, PyObject *arg) {
     (void)self;
-    int cards[NCARDS], grid[NCARDS], points[NCAT] = {0};
+    int cards[NCARDS], grid[NCARDS];
     if (read_ints(arg, cards, NCARDS, "grid")) return NULL;
     /* the grid holds deal positions 0..24: position p is dealt p-th */
     uint32_t seen = 0;
@@ -1015,7 +1019,6 @@ static PyObject *py_layable(PyObject *self, PyObject *arg) {
         seen |= 1u << cards[i];
         grid[i] = cards[i];
     }
-    (void)points;
     return PyBool_FromLong(layable(grid));
 }
 
