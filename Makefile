@@ -9,6 +9,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 
 NPM_STAMP := service/web/node_modules/.ci-$(shell cksum service/web/package-lock.json | cut -d' ' -f1)
+# The client generators outsiders use (tests/outsiders): hey-api's and openapi-typescript
+# pinned by its package-lock.json, openapi-python-client by its requirements.txt in a venv
+# of its own (its pins are not the project's); tests/test_generated_clients.py runs them.
+OUTSIDERS_NPM_STAMP := tests/outsiders/node_modules/.ci-$(shell cksum tests/outsiders/package-lock.json | cut -d' ' -f1)
+OUTSIDERS_VENV := tests/outsiders/.venv
+OUTSIDERS_PIP_STAMP := $(OUTSIDERS_VENV)/.pip-$(shell cksum tests/outsiders/requirements.txt | cut -d' ' -f1)
 # The exact par's C kernel (service/par): rebuilt when its sources change. It needs a C
 # compiler and Python's headers; the SDK (`pip install cardproof`) never builds it.
 PAR_SOURCES := service/par/pyproject.toml service/par/setup.py \
@@ -46,7 +52,7 @@ run: $(RUN_STAMP) $(PAR_STAMP)
 	$(BIN)/cardproof serve --host $(HOST) --port $(PORT)
 
 ## test: lint, type-check, build and test the web client, then the whole test suite
-## (doctests, property, API, schemathesis, the pages in headless Chromium)
+## (doctests, property, API, schemathesis, generated clients, the pages in headless Chromium)
 test: $(DEV_STAMP) $(PAR_STAMP) browser lint typecheck web-test pytest
 
 lint: $(DEV_STAMP)
@@ -56,12 +62,22 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP) $(PAR_STAMP)
 	$(BIN)/mypy
 
-pytest: $(DEV_STAMP) $(PAR_STAMP) browser $(NPM_STAMP)
+pytest: $(DEV_STAMP) $(PAR_STAMP) browser $(NPM_STAMP) $(OUTSIDERS_NPM_STAMP) $(OUTSIDERS_PIP_STAMP)
 	$(BIN)/pytest
 
 # The web client's tools, pinned by service/web/package-lock.json (Node.js 20+ and npm).
 $(NPM_STAMP): service/web/package.json service/web/package-lock.json
 	cd service/web && npm ci --no-audit --no-fund
+	touch $@
+
+$(OUTSIDERS_NPM_STAMP): tests/outsiders/package.json tests/outsiders/package-lock.json
+	cd tests/outsiders && npm ci --no-audit --no-fund
+	touch $@
+
+$(OUTSIDERS_PIP_STAMP): tests/outsiders/requirements.txt | python-version
+	rm -rf $(OUTSIDERS_VENV)
+	$(PYTHON) -m venv $(OUTSIDERS_VENV)
+	$(OUTSIDERS_VENV)/bin/python -m pip install --quiet -r tests/outsiders/requirements.txt
 	touch $@
 
 ## web: rebuild the browser client and the API reference's assets into the package
@@ -101,4 +117,5 @@ bench: $(DEV_STAMP) $(PAR_STAMP)
 	$(BIN)/python bench/par.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache service/web/node_modules service/web/build-tests
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache service/web/node_modules service/web/build-tests \
+	  tests/outsiders/node_modules $(OUTSIDERS_VENV)

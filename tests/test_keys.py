@@ -26,11 +26,53 @@ def test_keys_from_the_environment_and_from_files(tmp_path: Path) -> None:
     assert from_files.signing.kid == keys.signing.kid
 
 
-def test_retired_keys_stay_in_the_jwks() -> None:
-    old = SigningKey.generate()
-    env = {**generate(), "CARDPROOF_RETIRED_KEYS": b64url(old.public_bytes)}
+def test_retired_keys_stay_in_the_jwks_with_their_period() -> None:
+    old, older = SigningKey.generate(), SigningKey.generate()
+    env = {
+        **generate(),
+        "CARDPROOF_SIGNING_KEY_SINCE": "2026-11-26T00:00:00Z",
+        "CARDPROOF_RETIRED_KEYS": (
+            f"{b64url(old.public_bytes)}@2026-01-01T00:00:00+01:00/2026-11-26T00:00:00Z, "
+            f"{b64url(older.public_bytes)}@/1767225600"
+        ),
+    }
     jwks = load_keys(env).jwks()
-    assert [k.kid for k in jwks.keys][1:] == [old.kid]
+    assert [k.kid for k in jwks.keys][1:] == [old.kid, older.kid]
+    current, retired, oldest = jwks.keys
+    assert (current.nbf, current.exp) == (1795651200, None)
+    assert (retired.nbf, retired.exp) == (1767222000, 1795651200)
+    assert (oldest.nbf, oldest.exp) == (None, 1767225600)
+
+
+@pytest.mark.parametrize(
+    ("retired", "message"),
+    [
+        ("{key}", "needs the period it signed in"),  # the old form: no limit at all
+        ("{key}@2026-01-01T00:00:00Z", "needs the period"),
+        ("{key}@2026-01-01T00:00:00Z/", "needs the period"),
+        ("{key}@/2026-01-01", "needs its offset"),
+        ("{key}@/tomorrow", "is not a time"),
+        ("{key}@2026-02-01T00:00:00Z/2026-01-01T00:00:00Z", "ends before it starts"),
+        ("AAAA@/1767225600", "32 bytes"),
+    ],
+)
+def test_a_retired_key_without_a_clear_period_is_refused(retired: str, message: str) -> None:
+    key = b64url(SigningKey.generate().public_bytes)
+    env = {**generate(), "CARDPROOF_RETIRED_KEYS": retired.format(key=key)}
+    with pytest.raises(KeyConfigError, match=message):
+        load_keys(env)
+
+
+def test_the_issuer_is_configured_or_refused_in_production(tmp_path: Path) -> None:
+    made = generate()
+    assert load_keys(made).issuer == "http://127.0.0.1:8000"
+    public = {**made, "CARDPROOF_PUBLIC_URL": "https://cards.example/"}
+    assert load_keys(public).issuer == "https://cards.example"
+    assert load_keys({**public, "CARDPROOF_ISSUER": "urn:cards"}).issuer == "urn:cards"
+    with pytest.raises(KeyConfigError, match="CARDPROOF_PUBLIC_URL"):
+        load_keys({**made, "CARDPROOF_ENV": "production"})
+    production = load_keys({**public, "CARDPROOF_ENV": "production"})
+    assert production.issuer == "https://cards.example"
 
 
 def test_production_refuses_to_start_without_keys(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ from cardproof.receipts import (
     JWKS,
     LEGACY_LINE_NAMES,
     RECEIPT_VERSION,
+    CommitmentMismatchError,
+    Expected,
     ReceiptError,
     ReceiptPayload,
     SigningKey,
@@ -76,7 +78,7 @@ def test_rfc_8037_ed25519_vector() -> None:
 def test_header_names_alg_and_kid() -> None:
     token = KEY.sign(payload())
     header, body = decode_receipt(token)
-    assert header == {"alg": "Ed25519", "kid": KEY.kid, "typ": "JOSE"}
+    assert header == {"alg": "Ed25519", "kid": KEY.kid, "typ": "cardproof-receipt+jwt"}
     assert body == payload()
     assert KEY.sign(payload()) == token  # Ed25519 is deterministic: the same receipt again
 
@@ -97,7 +99,9 @@ def _swap_part(token: str, index: int, new: str) -> str:
 def test_any_alteration_fails_with_a_reason() -> None:
     token = KEY.sign(payload())
     altered_payload = b64url(msgspec.json.encode(payload(client_seed="someone else")))
-    altered_header = b64url(b'{"alg":"Ed25519","kid":"' + KEY.kid.encode() + b'","x":1}')
+    altered_header = b64url(
+        b'{"alg":"Ed25519","kid":"' + KEY.kid.encode() + b'","typ":"cardproof-receipt+jwt","x":1}'
+    )
     signature = token.rsplit(".", 1)[1]
     flipped = ("A" if signature[0] != "A" else "B") + signature[1:]
     cases = {
@@ -177,3 +181,78 @@ def test_a_version_2_receipt_with_its_old_line_names_still_verifies() -> None:
     with pytest.raises(ReceiptError) as unknown:
         verify_receipt(KEY.sign(msgspec.structs.replace(current, version=4)), KEYS)
     assert unknown.value.code == "bad-version"
+
+
+def test_a_key_verifies_only_receipts_issued_in_its_period() -> None:
+    """A retired key whose private half leaked cannot sign a receipt dated after it retired."""
+    token = KEY.sign(payload(iat=1_700_000_000))
+    jwk = KEY.jwk()
+
+    def keys(**period: int) -> JWKS:
+        return JWKS(keys=[msgspec.structs.replace(jwk, **period)])
+
+    assert verify_receipt(token, keys(nbf=1_700_000_000, exp=1_700_000_001)).replayed
+    for period in ({"exp": 1_700_000_000}, {"nbf": 1_700_000_001}, {"exp": 1_600_000_000}):
+        with pytest.raises(ReceiptError) as error:
+            verify_receipt(token, keys(**period))
+        assert error.value.code == "key-not-valid", period
+    # an older receipt (no iat) is dated by its issued_at
+    legacy = KEY.sign(payload())
+    with pytest.raises(ReceiptError, match="after key"):
+        verify_receipt(legacy, keys(exp=1_700_000_000))
+    # iat and issued_at must agree: a forger cannot pass one date to JWT tools, one to us
+    with pytest.raises(ReceiptError, match="differ"):
+        verify_receipt(KEY.sign(payload(iat=1_600_000_000)), keys(exp=1_650_000_000))
+
+
+def test_a_receipt_names_its_type_and_issuer() -> None:
+    token = KEY.sign(payload(iss="https://cards.example", iat=1_700_000_000))
+    checked = verify_receipt(token, KEYS, expect=Expected(issuer="https://cards.example"))
+    assert checked.payload.iss == "https://cards.example"
+    with pytest.raises(CommitmentMismatchError) as error:
+        verify_receipt(token, KEYS, expect=Expected(issuer="https://other.example"))
+    assert error.value.field == "iss"
+    body = token.split(".")[1]
+    for typ in ("JWT", "dpop+jwt", None):
+        fields = {"alg": "Ed25519", "kid": KEY.kid} | ({"typ": typ} if typ else {})
+        other = b64url(msgspec.json.encode(fields))
+        signing_input = f"{other}.{body}"
+        forged = f"{signing_input}.{b64url(KEY._sign(signing_input.encode()))}"
+        with pytest.raises(ReceiptError) as refused:
+            verify_receipt(forged, KEYS)
+        assert refused.value.code == "unsupported-typ", typ
+    # receipts signed before receipts named their type still verify
+    legacy = b64url(msgspec.json.encode({"alg": "Ed25519", "kid": KEY.kid, "typ": "JOSE"}))
+    signing_input = f"{legacy}.{body}"
+    old = f"{signing_input}.{b64url(KEY._sign(signing_input.encode()))}"
+    assert verify_receipt(old, KEYS).replayed
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"variant": "serpent-patience", "options": {"scoring": "british"}},  # open: not blind
+        {"kind": "tournament", "tournament": "t_x", "player": None},
+        {"kind": "committed-blind", "player": "Ada"},
+        {"kind": "committed-blind", "tournament": "t_x", "player": "Ada"},
+    ],
+)
+def test_the_kind_agrees_with_the_game(changes: dict[str, object]) -> None:
+    """An operator's receipt whose kind claims what its game is not."""
+    with pytest.raises(ReceiptError) as error:
+        verify_receipt(KEY.sign(payload(**changes)), KEYS)
+    assert error.value.code == "kind-mismatch"
+
+
+def test_a_signed_seed_has_one_spelling_and_no_extension_is_understood() -> None:
+    upper = KEY.sign(payload(server_seed=SEED.hex().upper()))
+    with pytest.raises(ReceiptError, match="lower-case") as error:
+        verify_receipt(upper, KEYS)
+    assert error.value.code == "seed-mismatch"
+    body = KEY.sign(payload()).split(".")[1]
+    header = {"alg": "Ed25519", "kid": KEY.kid, "typ": "cardproof-receipt+jwt", "crit": ["b64"]}
+    signing_input = f"{b64url(msgspec.json.encode(header))}.{body}"
+    critical = f"{signing_input}.{b64url(KEY._sign(signing_input.encode()))}"
+    with pytest.raises(ReceiptError, match="critical") as error:
+        verify_receipt(critical, KEYS)
+    assert error.value.code == "malformed"

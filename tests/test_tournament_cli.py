@@ -118,7 +118,7 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
     early = cardproof("verify", str(receipt), "--url", url)
     assert early.returncode == 3, early.stderr  # the signature only: not a pass
     assert "still open" in early.stdout
-    assert "only the signature was checked" in early.stdout
+    assert "only the signature, the salt, variant and options were checked" in early.stdout
 
     standings = cardproof("tournament", "standings", tid, "--url", url)
     assert standings.returncode == 0, standings.stderr

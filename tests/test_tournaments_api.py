@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import subprocess
 import sys
 import time
@@ -710,10 +711,30 @@ def test_an_entrants_games_are_listed_after_the_close_only(client: HttpClient, o
         other = client.get(url, params={"player": spelling}, headers=reader(tid))
         assert (other.status_code, other.json()["code"]) == (404, "unknown-entrant"), spelling
         assert repr(spelling) in other.json()["detail"]
-    for bad in ("", "x" * 65, "   ", "A\u200bda"):
+    for bad in ("", "x" * 65, "A\x01da"):  # no name by the spec's pattern and bounds
         refused = client.get(url, params={"player": bad}, headers=reader(tid))
         assert refused.status_code == 400, bad
         assert "player" in refused.json()["detail"], refused.json()
+    for bad, code in [
+        ("   ", "empty-name"),
+        ("A\u200bda", "invisible-character"),
+        ("A\x85da", "invisible-character"),
+    ]:  # no name by the rules of entry, which answers the same 422
+        refused = client.get(url, params={"player": bad}, headers=reader(tid))
+        assert (refused.status_code, refused.json()["code"]) == (422, code), bad
+        assert refused.json()["field"] == "player"
+
+
+def test_player_is_a_name_in_the_spec_as_an_entrys_name_is() -> None:
+    spec = json.loads((Path(__file__).parent.parent / "openapi" / "openapi.json").read_text())
+    standings = spec["paths"]["/v1/tournaments/{tournament_id}/standings"]["get"]
+    (player,) = [p["schema"] for p in standings["parameters"] if p["name"] == "player"]
+    entry = spec["paths"]["/v1/tournaments/{tournament_id}/entries"]["post"]["requestBody"]
+    ref = entry["content"]["application/json"]["schema"]["$ref"]
+    name = spec["components"]["schemas"][ref.rpartition("/")[2]]["properties"]["name"]
+    for key in ("pattern", "minLength", "maxLength"):
+        assert player[key] == name[key], key
+    assert "422" in standings["responses"]
 
 
 def test_pars_wait_for_the_results_to_settle(client: HttpClient, owner: str) -> None:

@@ -34,7 +34,7 @@ from litestar.testing import TestClient
 from attack_kit import leaks
 from cardproof import verify_receipt
 from cardproof.cards import Card
-from cardproof.receipts import CommitmentMismatchError, Expected
+from cardproof.receipts import CommitmentMismatchError, Expected, ReceiptError, decode_receipt
 from cardproof.tables import generate
 from cardproof_service.controllers.web import PAGE_POLICY, STATIC_DIR
 from conftest import served
@@ -107,11 +107,18 @@ def test_the_js_tests_receipts_still_verify_in_python() -> None:
             with pytest.raises(CommitmentMismatchError, match="options"):
                 verify_receipt(entry["receipt"], entry["jwks"], allow=allow, expect=asked)
             continue
+        if entry.get("lie") == "key-period":  # its key set retired its key before it
+            with pytest.raises(ReceiptError, match="after key") as error:
+                verify_receipt(entry["receipt"], entry["jwks"], allow=allow, expect=asked)
+            assert error.value.code == "key-not-valid"
+            continue
         checked = verify_receipt(entry["receipt"], entry["jwks"], allow=allow, expect=asked)
         assert checked.replayed
         assert checked.payload.server_seed_hash == entry["server_seed_hash"]
         assert checked.payload.client_seed == entry["client_seed"]
     assert sum(entry.get("lie") == "table" for entry in entries) == 1
+    assert sum(entry.get("lie") == "key-period" for entry in entries) == 1
+    assert any(decode_receipt(entry["receipt"])[1].iss for entry in entries)
 
 
 def _node_tools() -> Path:

@@ -18,6 +18,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -28,7 +29,16 @@ import msgspec
 from cardproof.client import DEFAULT_BASE_URL, Client
 from cardproof.errors import APIError, CardproofError, TransportError
 from cardproof.models import RoundStatus, Tournament
-from cardproof.receipts import ReceiptError, ReceiptPayload
+from cardproof.receipts import (
+    Expected,
+    ReceiptError,
+    ReceiptKind,
+    ReceiptPayload,
+    VerifiedReceipt,
+    check_expected,
+    decode_receipt,
+    verify_receipt,
+)
 from cardproof.words import plural, yes_no
 
 
@@ -55,6 +65,11 @@ def _serve(args: argparse.Namespace) -> int:
     from cardproof_service.metrics import MULTIPROCESS_DIR
     from cardproof_service.observability import logging_config
 
+    if os.environ.get("CARDPROOF_ENV", "development") != "production":
+        # a development server names itself where it listens: the receipts' issuer and
+        # the spec's server (production sets CARDPROOF_PUBLIC_URL, or refuses to start)
+        shown = "127.0.0.1" if host in {"0.0.0.0", "::", ""} else host
+        os.environ.setdefault("CARDPROOF_PUBLIC_URL", f"http://{shown}:{port}")
     metrics_dir = None
     if workers > 1 and not os.environ.get(MULTIPROCESS_DIR):
         # every worker writes its metrics here and /metrics sums them (metrics.py)
@@ -135,17 +150,42 @@ def _load_jwks(source: str) -> bytes:
     return Path(source).read_bytes()
 
 
-def _read_receipt(path: str) -> str:
-    """A receipt file: the compact JWS, or the JSON answer of GET /v1/deals/{id}/receipt.
+def _read_receipt(path: str) -> tuple[str, Any]:
+    """A receipt file: the compact JWS, or a JSON answer that carries one.
 
-    Read forgivingly: white space and line breaks anywhere in a JWS (one copied from a
-    wrapped terminal) are dropped, and that canonical form is what is checked.
+    The JSON answer of ``GET /v1/deals/{id}/receipt`` or ``POST /v1/verify`` holds the
+    token and, beside it, its ``payload``: returned too (``None`` for a bare token), so
+    that a payload that is not the token's own is refused. A JWS is read forgivingly:
+    white space and line breaks anywhere in it (one copied from a wrapped terminal) are
+    dropped, and that canonical form is what is checked.
     """
     text = sys.stdin.read() if path == "-" else Path(path).read_text()
     text = text.strip()
+    stated = None
     if text.startswith("{"):
-        text = str(json.loads(text)["receipt"])
-    return "".join(text.split())
+        answer = json.loads(text)
+        text, stated = str(answer["receipt"]), answer.get("payload")
+    return "".join(text.split()), stated
+
+
+def _check_stated(token: str, stated: Any) -> None:
+    """The payload a JSON answer shows beside the token is the token's own.
+
+    A reader looks at the JSON's payload, not at the base64url inside the token: a
+    payload edited there (a better score, another kind) must not pass with the token.
+    """
+    if stated is None:
+        return
+    signed = decode_receipt(token)[1]
+    try:
+        shown = msgspec.convert(stated, ReceiptPayload)
+    except msgspec.ValidationError as error:
+        message = f"the answer's payload cannot be read: {error}"
+        raise ReceiptError("payload-mismatch", message) from None
+    if shown != signed:
+        raise ReceiptError(
+            "payload-mismatch", "the answer's payload is not the one the token signs"
+        )
 
 
 def _verify_tournament(args: argparse.Namespace) -> int:
@@ -183,8 +223,8 @@ def _verify_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
-def _round_reveal(url: str, payload: ReceiptPayload) -> tuple[int, str | None]:
-    """The round of the receipt's tournament that committed to its seed, and that seed.
+def _tournament_of(url: str, payload: ReceiptPayload) -> tuple[Tournament, int, str | None]:
+    """The receipt's tournament, the round that committed to its seed, and that seed.
 
     The seed is ``None`` while the tournament is open. The receipt does not name its
     round, so the round is the one whose ``server_seed_hash`` is the receipt's; a
@@ -196,12 +236,81 @@ def _round_reveal(url: str, payload: ReceiptPayload) -> tuple[int, str | None]:
         tournament = client.tournament(str(payload.tournament), invite_code=invite_code)
     for commitment in tournament.rounds:
         if commitment.server_seed_hash == payload.server_seed_hash:
-            return commitment.round, commitment.server_seed
+            return tournament, commitment.round, commitment.server_seed
     raise ReceiptError(
         "not-in-tournament",
         f"no round of tournament {tournament.tournament_id} committed to this receipt's "
         "server_seed_hash",
     )
+
+
+def _tournament_expects(tournament: Tournament) -> Expected:
+    """What every receipt of ``tournament`` must say: its deal is the round's, for all.
+
+    Every entrant's client seed is the tournament's public salt: a receipt on another
+    client seed was dealt another deck (one the operator could have picked).
+    """
+    return Expected(
+        tournament=tournament.tournament_id,
+        client_seed=tournament.salt,
+        variant=tournament.variant,
+        options=tournament.options,
+    )
+
+
+def _check_standing(url: str, tournament: Tournament, round_: int, payload: ReceiptPayload) -> None:
+    """A closed tournament's standings count this game: its player, round and total."""
+    invite_code = os.environ.get("CARDPROOF_INVITE_CODE") or None
+    organizer = os.environ.get("CARDPROOF_ORGANIZER_KEY") or None
+    with Client(base_url=url, api_key=organizer) as client:
+        standings = client.standings(
+            tournament.tournament_id, player=payload.player, invite_code=invite_code
+        )
+    games = {game.round: game.total for game in standings.games}
+    if games.get(round_) != payload.score.total:
+        raise ReceiptError(
+            "not-in-standings",
+            f"the closed tournament's standings give {payload.player!r} "
+            f"{games.get(round_, 'no game')} in round {round_}, the receipt "
+            f"{payload.score.total}",
+        )
+
+
+def _check_deal(url: str, payload: ReceiptPayload) -> str:
+    """The deal the receipt names, as the service still keeps it, says the same.
+
+    Deals are kept a day after their last move (``CARDPROOF_DEAL_TTL``): an expired one
+    checks nothing more, and says so. Returns a line for the report.
+    """
+    if payload.deal_id is None:
+        return ""
+    try:
+        with Client(base_url=url) as client:
+            deal = client.read_deal(payload.deal_id)
+    except APIError as error:
+        if error.status == 404:
+            return f"  deal {payload.deal_id} is no longer kept by {url}: not compared"
+        raise
+    check_expected(
+        payload,
+        Expected(
+            deal_id=deal.deal_id,
+            server_seed_hash=deal.server_seed_hash,
+            client_seed=deal.client_seed,
+            variant=deal.variant,
+            options=deal.options,
+            moves=deal.moves,
+        ),
+    )
+    return f"  deal {payload.deal_id} as {url} keeps it: same seeds, variant, options and log"
+
+
+def _unverified_issuer(token: str) -> str | None:
+    """The ``iss`` a receipt names, read before anything is checked (to find its keys)."""
+    try:
+        return decode_receipt(token)[1].iss
+    except ReceiptError:
+        return None
 
 
 _KIND_MEANING: dict[str, str] = {
@@ -229,48 +338,112 @@ def _options_text(options: dict[str, Any]) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from cardproof.receipts import ReceiptKind, verify_receipt
-
+    """``verify RECEIPT``: every claim of the receipt, as far as the server can show it."""
     if (args.tournament is None) == (args.receipt is None):
         print("cardproof verify: give a RECEIPT file or --tournament FILE", file=sys.stderr)
         return 2
     if args.tournament is not None:
         return _verify_tournament(args)
-    url = (args.url or DEFAULT_BASE_URL).rstrip("/")
+    try:
+        token, stated = _read_receipt(args.receipt)
+    except (OSError, ValueError, KeyError) as error:
+        print(f"cannot read the receipt: {error}", file=sys.stderr)
+        return 2
+    issuer = _unverified_issuer(token)
+    url = (args.url or issuer or DEFAULT_BASE_URL).rstrip("/")
     source = args.jwks or url + "/.well-known/jwks.json"
     try:
-        token = _read_receipt(args.receipt)
         jwks = _load_jwks(source)
-    except (OSError, ValueError, KeyError) as error:
-        print(f"cannot read the receipt or the key set: {error}", file=sys.stderr)
+    except (OSError, ValueError) as error:
+        print(f"cannot read the key set: {error}", file=sys.stderr)
         return 2
     except Exception as error:  # a network failure fetching the key set
         print(f"cannot fetch the key set from {source}: {error}", file=sys.stderr)
         return 2
-    reveal: tuple[int, str | None] | None = None
-    unfetched = False
     allow: list[ReceiptKind] = []
     if args.allow_practice:
         allow.append("practice")
     if args.allow_casual:
         allow.append("casual")
     try:
-        verified = verify_receipt(token, jwks, allow=allow, signature_only=True)
-        if not verified.replayed and verified.payload.tournament is not None:
-            try:
-                reveal = _round_reveal(url, verified.payload)  # a tournament's seed, once closed
-            except (APIError, TransportError) as error:  # the signature stands: say so below
-                print(f"cannot read the tournament's seeds from {url}: {error}", file=sys.stderr)
-                unfetched = True
-            if reveal is not None and reveal[1] is not None:
-                verified = verify_receipt(token, jwks, server_seed=reveal[1], allow=allow)
+        outcome = _check_receipt(token, jwks, url, allow, keys_from_url=args.jwks is None)
+        _check_stated(token, stated)
     except ReceiptError as error:
         print(f"NOT VERIFIED ({error.code}): {error.message}")
         return 1
+    _report(outcome)
+    return 0 if outcome.verified.replayed else SIGNATURE_ONLY
+
+
+@dataclass
+class _Outcome:
+    """What ``verify`` checked of a receipt, for its report."""
+
+    verified: VerifiedReceipt
+    reveal: tuple[int, str | None] | None = None
+    unfetched: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _check_receipt(
+    token: str, jwks: bytes, url: str, allow: list[ReceiptKind], *, keys_from_url: bool
+) -> _Outcome:
+    """Verify ``token`` and every claim the server at ``url`` can confirm.
+
+    The issuer must be the server whose keys were fetched; a tournament receipt's deal
+    must be its round's (the round's seed, the tournament's salt as client seed, its
+    variant and options) and, once closed, counted in the standings; a deal the server
+    still keeps must be the receipt's. Raises :class:`ReceiptError` at the first lie.
+    """
+    verified = verify_receipt(token, jwks, allow=allow, signature_only=True)
+    payload = verified.payload
+    outcome = _Outcome(verified)
+    if keys_from_url and payload.iss is not None and payload.iss.rstrip("/") != url:
+        raise ReceiptError(
+            "iss-mismatch",
+            f"the receipt names its issuer {payload.iss}, but the keys checked are {url}'s: "
+            f"verify it against its issuer (--url {payload.iss})",
+        )
+    if payload.tournament is not None:
+        try:
+            tournament, round_, seed = _tournament_of(url, payload)
+        except (APIError, TransportError) as error:  # the signature stands: say so below
+            print(f"cannot read the tournament's seeds from {url}: {error}", file=sys.stderr)
+            outcome.unfetched = True
+            return outcome
+        outcome.reveal = (round_, seed)
+        expect = _tournament_expects(tournament)
+        outcome.verified = verify_receipt(
+            token, jwks, server_seed=seed, allow=allow, expect=expect, signature_only=seed is None
+        )
+        if seed is not None:
+            _check_standing(url, tournament, round_, payload)
+            outcome.notes.append(
+                f"  the closed tournament's standings count it: {payload.player}, round "
+                f"{round_}, {payload.score.total}"
+            )
+        return outcome
+    if not verified.replayed:
+        outcome.verified = verify_receipt(token, jwks, allow=allow)  # raises: no seed
+    if keys_from_url:
+        try:
+            note = _check_deal(url, payload)
+        except (APIError, TransportError) as error:
+            note = f"  the deal could not be read from {url}: {error}"
+        if note:
+            outcome.notes.append(note)
+    return outcome
+
+
+def _report(outcome: _Outcome) -> None:
+    """Print what ``verify`` checked."""
+    verified, reveal = outcome.verified, outcome.reveal
     payload = verified.payload
     said = "verified" if verified.replayed else "signature verified, not replayed"
     print(f"{said}: {payload.variant}, score {payload.score.total}, key {verified.kid}")
     print(f"  kind {payload.kind}: {_KIND_MEANING[payload.kind or 'practice']}")
+    if payload.iss is not None:
+        print(f"  issued by {payload.iss} at {_when(payload.issued)}")
     print(f"  options {_options_text(payload.options)}")
     for hand in payload.score.hands:
         cards = " ".join(hand.cards)
@@ -285,14 +458,16 @@ def _verify(args: argparse.Namespace) -> int:
     if reveal is not None and verified.replayed:
         print(
             f"  replayed with round {reveal[0]}'s server seed, revealed by the closed "
-            "tournament: it matches the commitment, and the deck, log and score check out"
+            "tournament, and the tournament's salt as client seed: the deal is the round's, "
+            "and the deck, log and score check out"
         )
     elif reveal is not None:
         print(
             f"  the tournament is still open: round {reveal[0]}'s server seed is not revealed "
-            "yet, so only the signature was checked (verify again after the close)"
+            "yet, so only the signature, the salt, variant and options were checked (verify "
+            "again after the close)"
         )
-    elif unfetched:
+    elif outcome.unfetched:
         print(
             "  the tournament's seeds could not be read (see above; an invite-only one needs "
             "its invite code in CARDPROOF_INVITE_CODE or its organizer's key in "
@@ -300,7 +475,13 @@ def _verify(args: argparse.Namespace) -> int:
         )
     elif not verified.replayed:
         print("  the server seed is not revealed yet: only the signature was checked")
-    return 0 if verified.replayed else SIGNATURE_ONLY
+    for note in outcome.notes:
+        print(note)
+
+
+def _when(moment: int) -> str:
+    """Seconds since the epoch as RFC 3339 UTC."""
+    return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
 
 
 def _keys(args: argparse.Namespace) -> int:

@@ -103,6 +103,7 @@ def played_from(state: DealState, options: Options, tournament: str | None = Non
         options=options,
         moves=state.moves.split(),
         tournament=tournament,
+        committed=state.committed_before_client_seed,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -27,7 +27,7 @@ from cardproof.games import (
     SoloDrezView,
 )
 from cardproof.hands import CustomTable, Score, TableName
-from cardproof.pokerdrez import ANY_CARD_PATTERN
+from cardproof.pokerdrez import ANY_CARD_PATTERN, POKERDREZ_CARD_PATTERN
 from cardproof.receipts import JWKS, ReceiptPayload
 from cardproof.tables import GeneratedName
 
@@ -56,6 +56,15 @@ DeckCardText = Annotated[
         "joker) or, for solodrez, a Pokerdrez card: figure (J Q T B N P) then colour 1..9, "
         "like 'Q3', or a neutral X1 / X2; any case.",
         examples=["AH", "10d", "Q3"],
+    ),
+]
+PokerdrezCardText = Annotated[
+    str,
+    Meta(
+        pattern=POKERDREZ_CARD_PATTERN,
+        description="A Pokerdrez card: figure (J Q T B N P) then colour 1..9, like 'Q3', or "
+        "a neutral X1 / X2; any case.",
+        examples=["Q3", "x1"],
     ),
 ]
 GridRow = Annotated[list[CardText], Meta(min_length=5, max_length=5)]
@@ -153,6 +162,9 @@ class Options(Struct, forbid_unknown_fields=True, omit_defaults=True):
     ``rows``, ``levels`` and ``high_card`` are repeat-poker's, ``version`` reserve-poker's.
     An option a variant does not take is a 422.
     """
+
+    __schema_name__: ClassVar[str] = "VariantOptions"
+    """Its name in the OpenAPI document (generators have an ``Options`` type of their own)."""
 
     scoring: TableName | GeneratedName | CustomTable | UnsetType = UNSET
     diagonals: bool | UnsetType = UNSET
@@ -258,7 +270,7 @@ MAX_SOLVE_BUDGET = 10.0
 
 
 SoloDrezColumns = Annotated[
-    list[Annotated[list[DeckCardText], Meta(max_length=56)]],
+    list[Annotated[list[PokerdrezCardText], Meta(max_length=56)]],
     Meta(
         min_length=9,
         max_length=9,
@@ -763,7 +775,9 @@ class Problem(Struct, omit_defaults=True):
     """An error answer (RFC 9457 problem details).
 
     ``field`` locates the bad input (``layout[1][3]``, ``moves[7]``); ``code`` is a
-    stable machine code for rule errors; ``move_index`` names the illegal move.
+    stable machine code for rule errors; ``move_index`` names the illegal move. The
+    other members come with the codes named in their descriptions. These are every
+    member the service sends (the service refuses to raise a problem with another).
     """
 
     type: str
@@ -773,3 +787,15 @@ class Problem(Struct, omit_defaults=True):
     field: str | UnsetType = UNSET
     code: str | UnsetType = UNSET
     move_index: int | UnsetType = UNSET
+    next_index: int | UnsetType = UNSET
+    """``wrong-index``: the index the deal's next move takes."""
+    call: int | UnsetType = UNSET
+    """``not-called``: the index of the card the lockstep round called last (-1: none yet)."""
+    placed: str | UnsetType = UNSET
+    """``auto-placed``: the move placed for the player when the card's deadline passed."""
+    deal_id: str | UnsetType = UNSET
+    """``round-played``: the deal the entrant opened on this round already."""
+    taken_by: str | UnsetType = UNSET
+    """``name-taken``: the entrant's name that the name asked for is, or looks like."""
+    started_at: str | UnsetType = UNSET
+    """``entries-closed``: when round 1 started (RFC 3339 UTC), closing entries."""

@@ -83,6 +83,18 @@ class Played:
     """Every view the server showed, by the number of moves played when it was shown."""
     tournament: str | None = None
     player: str | None = None
+    committed: bool | None = None
+    """Whether the deal said it was committed before the client seed (``None``: unknown)."""
+
+    def kinds(self) -> frozenset[str] | None:
+        """The receipt kinds this game's receipt may have, if known."""
+        if self.tournament is not None:
+            return frozenset({"tournament"})
+        if self.committed is None:
+            return None
+        if self.committed:
+            return frozenset({"committed-blind", "committed-open"})
+        return frozenset({"casual"})
 
     def expected(self) -> Expected:
         """What the receipt of this game must say."""
@@ -110,6 +122,13 @@ def check_receipt(response: ReceiptResponse, played: Played) -> None:
     if signed != response.payload:
         raise CommitmentMismatchError("payload", "the token's own payload", response.payload)
     check_expected(signed, played.expected())
+    if played.committed is not None and signed.committed_before_client_seed != played.committed:
+        raise CommitmentMismatchError(
+            "committed_before_client_seed", played.committed, signed.committed_before_client_seed
+        )
+    kinds = played.kinds()
+    if kinds is not None and signed.kind not in kinds:
+        raise CommitmentMismatchError("kind", " or ".join(sorted(kinds)), signed.kind)
     if signed.server_seed is None and played.tournament is None:
         raise CommitmentMismatchError("server_seed", "revealed in a finished game's receipt", None)
     if signed.server_seed is not None:
@@ -241,6 +260,7 @@ class TournamentPromises:
             options=state.options,
             moves=state.moves.split(),
             tournament=tournament_id,
+            committed=True,
         )
         self.keep_game(tournament_id, round_number, played)
         return played

@@ -48,6 +48,10 @@ LEGACY_LINE_NAMES: Final = {
 """A version 2 receipt's line names, as version 3 writes them. (Version 2 added ``kind``;
 a version 1 receipt cannot say what it proves and is refused.)"""
 ALG: Final = "Ed25519"
+TYP: Final = "cardproof-receipt+jwt"
+"""The header's ``typ`` (explicit typing, RFC 8725 section 3.11): this JWT is a receipt."""
+LEGACY_TYP: Final = "JOSE"
+"""The ``typ`` of receipts signed before receipts named their own (still verified)."""
 
 ReceiptKind = Literal["committed-blind", "committed-open", "casual", "practice", "tournament"]
 """What a receipt proves.
@@ -114,6 +118,17 @@ class ReceiptPayload(msgspec.Struct, frozen=True):
     auto_placed: list[int] | None = None
     """In a lockstep round: the move indices placed for the player when their deadline
     passed (the variant's first legal move); ``None`` outside lockstep rounds."""
+    iss: str | None = None
+    """The issuer (RFC 7519 ``iss``): the service's public base URL, whose
+    ``/.well-known/jwks.json`` holds the key. ``None`` in receipts signed before it."""
+    iat: int | None = None
+    """``issued_at`` under its JWT name (RFC 7519 ``iat``), for standard JWT readers;
+    when present it must equal ``issued_at``."""
+
+    @property
+    def issued(self) -> int:
+        """When the receipt was issued: ``iat``, or ``issued_at`` in older receipts."""
+        return self.issued_at if self.iat is None else self.iat
 
 
 class JWK(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -125,6 +140,11 @@ class JWK(msgspec.Struct, frozen=True, omit_defaults=True):
     x: str | None = None
     use: str | None = None
     alg: str | None = None
+    nbf: int | None = None
+    """The key signs receipts issued at or after this time (seconds since the epoch)."""
+    exp: int | None = None
+    """The key was retired at this time: it signs no receipt issued at or after it. Its
+    older receipts still verify (the key stays in the set, as a historical key)."""
 
 
 class JWKS(msgspec.Struct, frozen=True):
@@ -185,8 +205,8 @@ def thumbprint(public_key: bytes) -> str:
     return b64url(hashlib.sha256(members.encode()).digest())
 
 
-def public_jwk(public_key: bytes) -> JWK:
-    """The JWK of a raw 32-byte Ed25519 public key."""
+def public_jwk(public_key: bytes, *, nbf: int | None = None, exp: int | None = None) -> JWK:
+    """The JWK of a raw 32-byte Ed25519 public key, valid for receipts issued in [nbf, exp)."""
     return JWK(
         kty="OKP",
         kid=thumbprint(public_key),
@@ -194,6 +214,8 @@ def public_jwk(public_key: bytes) -> JWK:
         x=b64url(public_key),
         use="sig",
         alg=ALG,
+        nbf=nbf,
+        exp=exp,
     )
 
 
@@ -218,21 +240,25 @@ def _sodium_signer(seed: bytes, public: bytes) -> Callable[[bytes], bytes] | Non
 class SigningKey:
     """An Ed25519 private key that signs receipts; its ``kid`` is its thumbprint."""
 
-    def __init__(self, private_key: Ed25519PrivateKey) -> None:
-        """Wrap a private key (see :meth:`from_seed` and :meth:`generate`)."""
+    def __init__(self, private_key: Ed25519PrivateKey, *, since: int | None = None) -> None:
+        """Wrap a private key (see :meth:`from_seed` and :meth:`generate`).
+
+        ``since`` is when it began signing (its JWK's ``nbf``), if the operator said.
+        """
+        self.since = since
         self.public_bytes = private_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         seed = private_key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
         self._sign: Callable[[bytes], bytes] = (
             _sodium_signer(seed, self.public_bytes) or private_key.sign
         )
         self.kid = thumbprint(self.public_bytes)
-        header = msgspec.json.encode({"alg": ALG, "kid": self.kid, "typ": "JOSE"})
+        header = msgspec.json.encode({"alg": ALG, "kid": self.kid, "typ": TYP})
         self._header = b64url(header)  # the same for every receipt this key signs
 
     @classmethod
-    def from_seed(cls, seed: bytes) -> SigningKey:
+    def from_seed(cls, seed: bytes, *, since: int | None = None) -> SigningKey:
         """The key with this 32-byte private seed."""
-        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+        return cls(Ed25519PrivateKey.from_private_bytes(seed), since=since)
 
     @classmethod
     def generate(cls) -> SigningKey:
@@ -241,7 +267,7 @@ class SigningKey:
 
     def jwk(self) -> JWK:
         """The public half, as a JWK."""
-        return public_jwk(self.public_bytes)
+        return public_jwk(self.public_bytes, nbf=self.since)
 
     def sign(self, payload: ReceiptPayload) -> str:
         """The compact JWS of ``payload`` (deterministic: Ed25519 signatures are)."""
@@ -289,6 +315,10 @@ def verify_signature(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -
     header, payload = decode_receipt(token)
     if header.get("alg") != ALG:
         raise ReceiptError("unsupported-alg", f"alg {header.get('alg')!r} is not {ALG}")
+    if header.get("typ") not in (TYP, LEGACY_TYP):
+        raise ReceiptError("unsupported-typ", f"typ {header.get('typ')!r} is not {TYP}")
+    if "crit" in header:  # RFC 7515 section 4.1.11: no extension is understood here
+        raise ReceiptError("malformed", f"critical header extensions {header['crit']!r}")
     kid = header.get("kid")
     key = next((k for k in _jwks(jwks).keys if k.kid == kid), None)
     if key is None or key.x is None:
@@ -312,7 +342,33 @@ def verify_signature(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -
         public_key.verify(raw, signing_input.encode("ascii"))
     except InvalidSignature:
         raise ReceiptError("bad-signature", "the signature does not match the receipt") from None
+    check_key_period(payload, key)
     return VerifiedReceipt(payload=payload, kid=str(key.kid), replayed=False)
+
+
+def check_key_period(payload: ReceiptPayload, key: JWK) -> None:
+    """The receipt was issued while ``key`` signed: ``nbf <= iat < exp``.
+
+    A retired key signs nothing dated after its retirement (``key-not-valid``). The date
+    is the signer's claim: a backdated forgery by a leaked key is left to the claims the
+    service keeps (docs/protocol.md section 4.6). ``iat`` and ``issued_at`` must agree.
+    """
+    if payload.iat is not None and payload.iat != payload.issued_at:
+        raise ReceiptError(
+            "malformed", f"iat {payload.iat} and issued_at {payload.issued_at} differ"
+        )
+    issued = payload.issued
+    if key.nbf is not None and issued < key.nbf:
+        raise ReceiptError(
+            "key-not-valid",
+            f"the receipt was issued at {issued}, before key {key.kid!r} signed (nbf {key.nbf})",
+        )
+    if key.exp is not None and issued >= key.exp:
+        raise ReceiptError(
+            "key-not-valid",
+            f"the receipt was issued at {issued}, after key {key.kid!r} was retired "
+            f"(exp {key.exp})",
+        )
 
 
 def check_payload(payload: ReceiptPayload) -> None:
@@ -325,10 +381,9 @@ def check_payload(payload: ReceiptPayload) -> None:
         raise ReceiptError(
             "unknown-algorithm", f"deck derivation {payload.algorithm!r} is not {ALGORITHM}"
         )
-    try:
-        seed = bytes.fromhex(payload.server_seed)
-    except ValueError:
-        raise ReceiptError("seed-mismatch", "the server seed is not hex") from None
+    if not _SEED_HEX.fullmatch(payload.server_seed):  # one spelling, as everything signed
+        raise ReceiptError("seed-mismatch", "the server seed is not 64 lower-case hex digits")
+    seed = bytes.fromhex(payload.server_seed)
     if hashlib.sha256(seed).hexdigest() != payload.server_seed_hash:
         raise ReceiptError("seed-mismatch", "the server seed does not hash to server_seed_hash")
     try:
@@ -351,6 +406,9 @@ def check_payload(payload: ReceiptPayload) -> None:
         raise ReceiptError(
             "bad-auto-placed", "auto_placed must name moves of the log, each once, in order"
         )
+
+
+_SEED_HEX: Final = re.compile(r"[0-9a-f]{64}")
 
 
 def _current_names(payload: ReceiptPayload) -> Score:
@@ -406,6 +464,8 @@ class Expected:
     moves: str | None = None
     tournament: str | None = None
     player: str | None = None
+    issuer: str | None = None
+    """The ``iss`` the receipt must name: the service whose key set the caller trusts."""
 
 
 def options_match(
@@ -462,6 +522,7 @@ def check_expected(payload: ReceiptPayload, expected: Expected) -> None:
         ("variant", expected.variant, payload.variant),
         ("tournament", expected.tournament, payload.tournament),
         ("player", expected.player, payload.player),
+        ("iss", expected.issuer, payload.iss),
     )
     for name, want, got in plain:
         if want is not None and want != got:
@@ -484,6 +545,35 @@ def check_expected(payload: ReceiptPayload, expected: Expected) -> None:
             want_moves = expected.moves
         if want_moves != payload.moves:
             raise CommitmentMismatchError("moves", want_moves, payload.moves)
+
+
+def check_kind(payload: ReceiptPayload) -> None:
+    """What the kind says of the game agrees with the game (``kind-mismatch``).
+
+    A tournament game names its player, and only a tournament game names a tournament or
+    a player; a ``committed-blind`` receipt is of a hidden variant (nothing is blind in
+    an open one, where every card shows from the start).
+    """
+    if (payload.kind == "tournament") != (payload.tournament is not None) or (
+        (payload.tournament is None) != (payload.player is None)
+    ):
+        raise ReceiptError(
+            "kind-mismatch",
+            f"a {payload.kind} receipt with tournament {payload.tournament!r} and player "
+            f"{payload.player!r}: a tournament game names both, any other neither",
+        )
+    if payload.kind == "committed-blind":
+        try:
+            cls = variant(payload.variant)
+            information = cls.information_of(cls.parse_options(payload.options))
+        except (RuleError, ParseError, ValueError):
+            return  # unreadable options: the replay refuses them (replay-failed)
+        if information != "hidden":
+            raise ReceiptError(
+                "kind-mismatch",
+                f"a committed-blind receipt of {payload.variant}, an open game: nothing was "
+                "hidden to play blind",
+            )
 
 
 def verify_receipt(
@@ -540,6 +630,7 @@ def verify_receipt(
     }
     if not consistent.get(payload.kind, True):
         raise ReceiptError("kind-mismatch", f"the receipt says {payload.kind} but not committed")
+    check_kind(payload)
     if server_seed is not None:
         given = _seed_hex(server_seed)
         if payload.server_seed is not None and payload.server_seed.lower() != given:

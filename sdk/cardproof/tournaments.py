@@ -442,11 +442,18 @@ def verify_export(
         except ReceiptError as error:
             problems.append(f"{where}: the receipt does not verify: {error}")
         else:
-            if (payload.kind, payload.tournament, payload.player, payload.moves) != (
+            if (
+                payload.kind,
+                payload.tournament,
+                payload.player,
+                payload.moves,
+                payload.client_seed,  # the salt: a receipt on another deck is another game
+            ) != (
                 "tournament",
                 tournament.tournament_id,
                 game.player,
                 game.moves,
+                tournament.salt,
             ) or payload.server_seed != seed.hex():
                 problems.append(f"{where}: the receipt is for another game")
             elif not options_match(cls.id, msgspec.to_builtins(options), payload.options):

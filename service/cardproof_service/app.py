@@ -13,7 +13,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from litestar import Litestar
-from litestar.datastructures import State
+from litestar.datastructures import MutableScopeHeaders, State
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
 from cardproof.solvers import serpent
 from cardproof_service.calls import Calls
@@ -64,6 +66,56 @@ def _warm_up() -> None:
         gc.freeze()
 
     threading.Thread(target=prepare, name="cardproof-warm-up", daemon=True).start()
+
+
+def answer_head(app: ASGIApp) -> ASGIApp:
+    """``app`` answering HEAD wherever it answers GET: the GET's status and headers, no body.
+
+    A HEAD request goes on as a GET (in a copy of its scope); its answer ends with the
+    headers, and the GET's body is dropped. From then on the client reads as gone, so an
+    event stream stops. Every ``Allow`` header that lists GET (a 405, an OPTIONS answer)
+    lists HEAD too.
+    """
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await app(scope, receive, send)
+            return
+        head = scope["method"] == "HEAD"
+        answered = False
+
+        async def sending(message: Message) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.start":
+                headers = MutableScopeHeaders.from_message(message)
+                allowed = [method.strip() for method in (headers.get("allow") or "").split(",")]
+                if "GET" in allowed and "HEAD" not in allowed:
+                    allowed.insert(allowed.index("GET") + 1, "HEAD")
+                    headers["Allow"] = ", ".join(allowed)
+                await send(message)
+                if head:
+                    answered = True
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+            elif not head:
+                await send(message)
+
+        async def receiving() -> ReceiveMessage:
+            if answered:
+                return {"type": "http.disconnect"}
+            return await receive()
+
+        if not head:
+            await app(scope, receive, sending)
+            return
+        as_get = scope.copy()
+        as_get["method"] = "GET"
+        try:
+            await app(as_get, receiving, sending)
+        finally:  # the route it took, for the request's log line and metrics
+            if "path_template" in as_get:
+                scope["path_template"] = as_get["path_template"]
+
+    return wrapped
 
 
 def make_store(settings: Settings) -> Store:
@@ -140,7 +192,7 @@ def create_app(
         ],
         plugins=[problem_details_plugin()],
         middleware=[RateLimiter(store, settings, keys.master)] if settings.rate_limit else [],
-        openapi_config=openapi_config(),
+        openapi_config=openapi_config(settings.public_url),
         request_max_body_size=settings.max_body_bytes,
         # logging is the process's (`cardproof serve`'s JSON lines); Litestar's default
         # config would re-run dictConfig at start-up, closing those handlers and adding its
@@ -165,5 +217,5 @@ def create_app(
     install_exact_schemas(app)
     # Around the router, not per route: unknown paths (404) and methods (405) are
     # counted and logged too.
-    app.asgi_handler = observe_requests(reference_headers(app.asgi_handler))
+    app.asgi_handler = observe_requests(reference_headers(answer_head(app.asgi_handler)))
     return app

@@ -4,11 +4,19 @@ Each comes from an environment variable or a file named by its ``_FILE`` twin:
 
 * ``CARDPROOF_MASTER_KEY``: hex, at least 32 bytes.
 * ``CARDPROOF_SIGNING_KEY``: the Ed25519 private seed, 32 bytes as base64url.
-* ``CARDPROOF_RETIRED_KEYS``: public keys (base64url, comma-separated) of keys rotated
-  out; they stay in the JWKS so that old receipts still verify.
+* ``CARDPROOF_SIGNING_KEY_SINCE`` (optional): when the signing key began signing
+  (RFC 3339 or seconds since the epoch); the JWKS gives it as the key's ``nbf``.
+* ``CARDPROOF_RETIRED_KEYS``: keys rotated out, comma-separated, each
+  ``PUBLIC_KEY@SINCE/UNTIL`` (the base64url public key, then the period it signed in;
+  ``SINCE`` may be empty, ``UNTIL`` is required). They stay in the JWKS with ``nbf`` and
+  ``exp``, so old receipts still verify and one dated after the retirement does not.
+
+The receipts' issuer (``iss``) is ``CARDPROOF_ISSUER``, else ``CARDPROOF_PUBLIC_URL``
+(the service's public base URL), else, in development, ``http://127.0.0.1:8000``.
 
 In development, missing keys are generated once into a local key file (with a
-warning); with ``CARDPROOF_ENV=production`` the service refuses to start without them.
+warning); with ``CARDPROOF_ENV=production`` the service refuses to start without them,
+or without an issuer.
 """
 
 from __future__ import annotations
@@ -19,7 +27,8 @@ import os
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 from cardproof.receipts import JWK, JWKS, SigningKey, b64url, b64url_decode, public_jwk
@@ -27,6 +36,8 @@ from cardproof.receipts import JWK, JWKS, SigningKey, b64url, b64url_decode, pub
 log = logging.getLogger("cardproof.service")
 
 MASTER_KEY_BYTES = 32
+DEVELOPMENT_ISSUER = "http://127.0.0.1:8000"
+"""The issuer when none is configured, outside production: what ``make run`` serves."""
 
 
 class KeyConfigError(Exception):
@@ -40,6 +51,8 @@ class Keys:
     master: bytes
     signing: SigningKey
     retired: tuple[JWK, ...] = ()
+    issuer: str = DEVELOPMENT_ISSUER
+    """The receipts' ``iss``: the public base URL whose JWKS holds these keys."""
 
     def jwks(self) -> JWKS:
         """The public key set: the signing key first, then retired keys."""
@@ -69,30 +82,75 @@ def _master(text: str) -> bytes:
     return key
 
 
-def _signing(text: str) -> SigningKey:
+def _signing(text: str, since: int | None = None) -> SigningKey:
     try:
         seed = b64url_decode(text)
     except ValueError:
         raise KeyConfigError("CARDPROOF_SIGNING_KEY must be base64url") from None
     if len(seed) != 32:
         raise KeyConfigError("CARDPROOF_SIGNING_KEY must be a 32-byte Ed25519 seed")
-    return SigningKey.from_seed(seed)
+    return SigningKey.from_seed(seed, since=since)
+
+
+def moment(name: str, text: str) -> int:
+    """A time setting, RFC 3339 (with its offset) or seconds since the epoch.
+
+    >>> moment("X", "2026-11-26T12:00:00Z"), moment("X", "1790000000")
+    (1795694400, 1790000000)
+    """
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise KeyConfigError(
+            f"{name}: {text!r} is not a time (RFC 3339 such as 2026-11-26T12:00:00Z, or "
+            "seconds since the epoch)"
+        ) from None
+    if when.tzinfo is None:
+        raise KeyConfigError(f"{name}: {text!r} needs its offset (Z for UTC)")
+    return int(when.timestamp())
+
+
+RETIRED_FORM = "PUBLIC_KEY@SINCE/UNTIL (SINCE may be empty; times RFC 3339 or epoch seconds)"
 
 
 def _retired(text: str | None) -> tuple[JWK, ...]:
+    """``CARDPROOF_RETIRED_KEYS``: each key with the period it signed in."""
+    name = "CARDPROOF_RETIRED_KEYS"
     keys = []
     for item in (text or "").split(","):
-        if item.strip():
-            try:
-                public = b64url_decode(item.strip())
-            except ValueError:
-                raise KeyConfigError(
-                    "CARDPROOF_RETIRED_KEYS must be base64url public keys"
-                ) from None
-            if len(public) != 32:
-                raise KeyConfigError("a retired Ed25519 public key is 32 bytes")
-            keys.append(public_jwk(public))
+        if not item.strip():
+            continue
+        key_text, at, period = item.strip().partition("@")
+        since, slash, until = period.partition("/")
+        if not at or not slash or not until.strip():
+            raise KeyConfigError(
+                f"{name}: each retired key needs the period it signed in: {RETIRED_FORM}; "
+                f"{key_text[:8]}... has none"
+            )
+        try:
+            public = b64url_decode(key_text.strip())
+        except ValueError:
+            raise KeyConfigError(f"{name}: the public keys must be base64url") from None
+        if len(public) != 32:
+            raise KeyConfigError(f"{name}: a retired Ed25519 public key is 32 bytes")
+        nbf = moment(name, since) if since.strip() else None
+        exp = moment(name, until)
+        if nbf is not None and nbf >= exp:
+            raise KeyConfigError(f"{name}: {key_text[:8]}...'s period ends before it starts")
+        keys.append(public_jwk(public, nbf=nbf, exp=exp))
     return tuple(keys)
+
+
+def _issuer(env: Mapping[str, str]) -> str | None:
+    """``CARDPROOF_ISSUER``, else ``CARDPROOF_PUBLIC_URL`` (without a trailing slash)."""
+    for name in ("CARDPROOF_ISSUER", "CARDPROOF_PUBLIC_URL"):
+        value = (env.get(name) or "").strip()
+        if value:
+            return value.rstrip("/") if name == "CARDPROOF_PUBLIC_URL" else value
+    return None
 
 
 def generate() -> dict[str, str]:
@@ -110,21 +168,32 @@ def load_keys(env: Mapping[str, str] | None = None, *, key_file: Path | None = N
     master = _read(env, "CARDPROOF_MASTER_KEY")
     signing = _read(env, "CARDPROOF_SIGNING_KEY")
     retired = _retired(_read(env, "CARDPROOF_RETIRED_KEYS"))
-    if master and signing:
-        return Keys(_master(master), _signing(signing), retired)
+    since_text = env.get("CARDPROOF_SIGNING_KEY_SINCE")
+    since = moment("CARDPROOF_SIGNING_KEY_SINCE", since_text) if since_text else None
+    issuer = _issuer(env)
     if env.get("CARDPROOF_ENV", "development") == "production":
         missing = [n for n, v in (("MASTER", master), ("SIGNING", signing)) if not v]
-        raise KeyConfigError(
-            "production needs "
-            + " and ".join(f"CARDPROOF_{m}_KEY" for m in missing)
-            + " (or their _FILE forms); `cardproof keys generate` makes them"
-        )
+        if missing:
+            raise KeyConfigError(
+                "production needs "
+                + " and ".join(f"CARDPROOF_{m}_KEY" for m in missing)
+                + " (or their _FILE forms); `cardproof keys generate` makes them"
+            )
+    if master and signing:
+        keys = Keys(_master(master), _signing(signing, since), retired)
+        if issuer is None and env.get("CARDPROOF_ENV", "development") == "production":
+            raise KeyConfigError(
+                "production needs CARDPROOF_PUBLIC_URL (the service's public base URL) or "
+                "CARDPROOF_ISSUER: receipts name their issuer"
+            )
+        return replace(keys, issuer=issuer or DEVELOPMENT_ISSUER)
     path = key_file or Path(env.get("CARDPROOF_KEY_FILE", ".cardproof/dev-keys.json"))
     stored = _development_keys(path)
     return Keys(
         _master(master or stored["CARDPROOF_MASTER_KEY"]),
-        _signing(signing or stored["CARDPROOF_SIGNING_KEY"]),
+        _signing(signing or stored["CARDPROOF_SIGNING_KEY"], since),
         retired,
+        issuer or DEVELOPMENT_ISSUER,
     )
 
 

@@ -51,6 +51,11 @@ is ``vv``, ``d`` is ``cl``), then ``i`` as ``l``: a capital ``I`` looks like ``l
 case-folds to ``i``."""
 _SPACES: Final = re.compile(r"\s+")
 MAX_NAME_LENGTH: Final = 64
+NAME_PATTERN: Final = "^[^\\x00-\\x1f\\x7f]+(?![\\s\\S])"
+"""What the spec says of a name (an entry's ``name``, the standings' ``player``): no
+C0 control character. A name the pattern lets through may still be refused (422) by
+:func:`display_name`: format characters, other controls, nothing visible, too long once
+normalized."""
 
 
 def display_name(text: str) -> str:
@@ -108,4 +113,4 @@ def name_key(name: str) -> str:
     return bare
 
 
-__all__ = ["MAX_NAME_LENGTH", "display_name", "name_key"]
+__all__ = ["MAX_NAME_LENGTH", "NAME_PATTERN", "display_name", "name_key"]

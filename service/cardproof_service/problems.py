@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 from litestar.exceptions import HTTPException, ValidationException
@@ -60,7 +60,12 @@ _DESCRIPTIONS = {
 def problem(
     status: int, detail: str, *, type_: str = "about:blank", **extra: Any
 ) -> ProblemDetailsException:
-    """A problem-details exception with the standard title of ``status``."""
+    """A problem-details exception with the standard title of ``status``.
+
+    ``extra`` holds members the ``Problem`` schema declares, and no other: a client
+    generated from the spec reads every member it may get.
+    """
+    check_members(extra)
     return ProblemDetailsException(
         status_code=status,
         title=HTTPStatus(status).phrase,
@@ -68,6 +73,17 @@ def problem(
         type_=type_,
         extra={k: v for k, v in extra.items() if v is not None},
     )
+
+
+PROBLEM_MEMBERS: Final = frozenset(field.encode_name for field in msgspec.structs.fields(Problem))
+"""The members the spec's ``Problem`` declares: those a problem answer may carry."""
+
+
+def check_members(extra: dict[str, Any]) -> None:
+    """Refuse (``ValueError``) a problem member that ``Problem`` does not declare."""
+    undeclared = set(extra) - PROBLEM_MEMBERS
+    if undeclared:
+        raise ValueError(f"problem members not declared in Problem: {sorted(undeclared)}")
 
 
 def not_found(detail: str, code: str) -> ProblemDetailsException:
@@ -82,6 +98,7 @@ def conflict(detail: str, code: str, **extra: Any) -> ProblemDetailsException:
 
 def problem_body(status: int, detail: str, *, type_: str, **extra: Any) -> bytes:
     """The JSON of a problem answered outside the plugin (by a middleware), in its form."""
+    check_members(extra)
     fields = {"status": status, "type": type_, "title": HTTPStatus(status).phrase}
     return msgspec.json.encode({**fields, "detail": detail, **extra})
 

@@ -37,6 +37,7 @@ def receipt_payload(
     blind: bool,
     committed: bool,
     issued_at: int,
+    issuer: str,
     reveal: bool = True,
     player: str | None = None,
     tournament: str | None = None,
@@ -45,7 +46,8 @@ def receipt_payload(
     """What a receipt attests for a complete ``game`` dealt from this seed pair.
 
     ``reveal`` false leaves the server seed out (a tournament's, until it closes);
-    ``auto_placed`` lists a lockstep game's moves placed for the player.
+    ``auto_placed`` lists a lockstep game's moves placed for the player. ``issuer`` is
+    the ``iss`` (the keys' issuer); ``iat`` repeats ``issued_at`` for JWT readers.
     """
     return ReceiptPayload(
         version=RECEIPT_VERSION,
@@ -65,6 +67,8 @@ def receipt_payload(
         player=player,
         tournament=tournament,
         auto_placed=auto_placed,
+        iss=issuer,
+        iat=issued_at,
     )
 
 
@@ -107,6 +111,7 @@ class Receipts:
             blind=record.blind,
             committed=record.committed,
             issued_at=finished_at,
+            issuer=self.keys.issuer,
             reveal=record.tournament is None,
             player=record.player,
             tournament=record.tournament,
@@ -167,6 +172,7 @@ class Receipts:
             blind=record.blind,
             committed=record.committed,
             issued_at=record.finished_at or now(),
+            issuer=self.keys.issuer,
             reveal=await self._revealed(record),
             player=record.player,
             tournament=record.tournament,

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Self
+from urllib.parse import urlsplit
 
 DEFAULT_ORGANIZERS_FILE = ".cardproof/organizers.json"
 DEFAULT_MAX_BODY_BYTES = 512 * 1024
@@ -31,6 +32,26 @@ def redis_mode(text: str) -> RedisMode:
     raise SettingsError(
         f"CARDPROOF_REDIS_MODE must be standalone, sentinel or cluster, not {text!r}"
     )
+
+
+def public_url(text: str) -> str | None:
+    """``CARDPROOF_PUBLIC_URL``, checked: an http(s) URL without query or fragment, or unset.
+
+    A trailing slash is dropped, so that the spec's paths append to it.
+
+    >>> public_url("https://cards.example.org/api/")
+    'https://cards.example.org/api'
+    >>> public_url("") is None
+    True
+    """
+    if not text:
+        return None
+    parts = urlsplit(text)
+    if parts.scheme not in {"http", "https"} or not parts.netloc or parts.query or parts.fragment:
+        raise SettingsError(
+            f"CARDPROOF_PUBLIC_URL must be an http(s) URL like https://HOST[/PATH], not {text!r}"
+        )
+    return text.rstrip("/")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,6 +110,9 @@ class Settings:
     organizers_file: Path | None = None
     """``CARDPROOF_ORGANIZERS_FILE``: where the memory store keeps organizers (key hashes
     only; default ``.cardproof/organizers.json``); with Redis they live in Redis."""
+    public_url: str | None = None
+    """``CARDPROOF_PUBLIC_URL``: the base URL clients reach the service at (``https://HOST``,
+    no trailing slash), the spec's ``servers``; unset, ``/`` (wherever the spec was read)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
@@ -133,4 +157,5 @@ class Settings:
             default_max_entrants=number("CARDPROOF_DEFAULT_MAX_ENTRANTS", 10_000),
             max_entrants=number("CARDPROOF_MAX_ENTRANTS", 100_000),
             organizers_file=Path(env.get("CARDPROOF_ORGANIZERS_FILE") or DEFAULT_ORGANIZERS_FILE),
+            public_url=public_url(env.get("CARDPROOF_PUBLIC_URL") or ""),
         )

@@ -92,8 +92,9 @@ class Scoreboard:
             )
         try:
             key = name_key(display_name(player))
-        except RuleError as error:
-            raise ParseError(error.message.replace("name:", "player:", 1), field="player") from None
+        except RuleError as error:  # refused as an entry refuses the name: 422, its code
+            message = error.message.replace("name:", "player:", 1)
+            raise RuleError(error.code, message, field="player") from None
         entrant_id = await self.store.entrant_of_key(tournament_id, key)
         name = (
             None if entrant_id is None else await self.store.entrant_name(tournament_id, entrant_id)
@@ -279,6 +280,7 @@ class Scoreboard:
             blind=result.blind,
             committed=True,
             issued_at=result.finished_at,
+            issuer=self.keys.issuer,
             player=result.player,
             tournament=record.tournament_id,
         )

@@ -132,6 +132,7 @@ class Verification:
             blind=False,
             committed=False,
             issued_at=now(),
+            issuer=self.keys.issuer,
         )
         signed = ReceiptResponse(receipt=self.keys.signing.sign(payload), payload=payload)
         return as_verified(signed)

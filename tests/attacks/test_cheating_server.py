@@ -19,54 +19,23 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from attack_kit import CELLS, HttpClient, open_tournament, organizer_key
-from cardproof import AsyncClient, Client, CommitmentMismatchError, ReceiptError
-
-Cheat = Callable[[httpx.Request, HttpClient], httpx.Response | None]
-"""Given a request and the honest server, a forged answer (``None``: answer honestly)."""
+from attack_kit import (
+    CELLS,
+    Cheat,
+    HttpClient,
+    Proxy,
+    forward,
+    open_tournament,
+    organizer_key,
+    receipt_cheat,
+)
+from cardproof import AsyncClient, CommitmentMismatchError, ReceiptError
 
 
 @pytest.fixture
 def server(client: HttpClient) -> HttpClient:
     """The honest server the proxy stands in front of."""
     return client
-
-
-def forward(
-    request: httpx.Request, server: HttpClient, body: bytes | None = None
-) -> httpx.Response:
-    """The honest server's answer to ``request`` (with ``body`` in place of its own)."""
-    headers = {
-        k: v for k, v in request.headers.items() if k.lower() not in {"host", "content-length"}
-    }
-    answer = server.request(
-        request.method,
-        request.url.path,
-        content=request.content if body is None else body,
-        headers=headers,
-    )
-    return httpx.Response(answer.status_code, headers=answer.headers, content=answer.content)
-
-
-class Proxy:
-    """A transport in front of the real app that cheats where ``cheat`` says."""
-
-    def __init__(self, server: HttpClient, cheat: Cheat) -> None:
-        self.server = server
-        self.cheat = cheat
-        self.seen: list[str] = []
-
-    def handle(self, request: httpx.Request) -> httpx.Response:
-        self.seen.append(f"{request.method} {request.url.path}")
-        forged = self.cheat(request, self.server)
-        return forged if forged is not None else forward(request, self.server)
-
-    def client(self, **settings: Any) -> Client:
-        http = httpx.Client(transport=httpx.MockTransport(self.handle), base_url="http://cheat")
-        return Client(base_url="http://cheat", http_client=http, max_retries=0, **settings)
-
-    def moves_played(self) -> int:
-        return sum(1 for line in self.seen if line.endswith("/moves"))
 
 
 def swap_commitment(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
@@ -142,16 +111,6 @@ async def test_the_async_client_refuses_a_swapped_commitment(server: HttpClient)
         with pytest.raises(CommitmentMismatchError):
             await client.deal("poker-squares", client_seed="mine")
     assert proxy.moves_played() == 0
-
-
-def receipt_cheat(forge: Callable[[dict[str, Any], HttpClient], dict[str, Any]]) -> Cheat:
-    def cheat(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
-        if request.method == "GET" and request.url.path.endswith("/receipt"):
-            honest = forward(request, server)
-            return httpx.Response(200, json=forge(honest.json(), server))
-        return None
-
-    return cheat
 
 
 def another_games_receipt(receipt: dict[str, Any], server: HttpClient) -> dict[str, Any]:

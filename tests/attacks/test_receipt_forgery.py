@@ -18,7 +18,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from attack_kit import CELLS, HttpClient
+from attack_kit import CELLS, HttpClient, committed_receipt
 from cardproof.receipts import ReceiptError, decode_receipt, verify_receipt
 from conftest import TEST_KEYS
 
@@ -29,17 +29,6 @@ ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 def jwks(client: HttpClient) -> dict[str, object]:
     found: dict[str, object] = client.get("/.well-known/jwks.json").json()
     return found
-
-
-def committed_receipt(client: HttpClient) -> str:
-    commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
-    deal = client.post(
-        "/v1/deals", json={"variant": "poker-squares", "commitment_id": commitment}
-    ).json()
-    for index, cell in enumerate(CELLS):
-        client.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": index, "move": cell})
-    token: str = client.get(f"/v1/deals/{deal['deal_id']}/receipt").json()["receipt"]
-    return token
 
 
 def respellings(token: str) -> set[str]:

@@ -7,13 +7,16 @@ Run from the repository root::
 Each run signs fresh deals: the receipts kept in the file are older ones too (an entry
 is added, not replaced, so the page keeps reading receipts signed before its changes).
 
-Each entry is a committed game of a grid variant (or reserve-poker) played in-process
+Each entry is a committed game of a grid variant (or reserve-poker, or repeat-poker's
+five-level ladder, whose ``seen`` cards name each level's stream) played in-process
 with the test keys (``conftest.TEST_KEYS``): the compact JWS, the key set, the point
 tables, the cards shown (each at its place in the deal), the committed hash, the client
-seed and, for a table drawn from the seeds, its system. One more is a lie: that game's
-receipt signed again with a table its seeds do not draw. ``service/web/test/shuffle.test.ts``
-verifies each in WebCrypto and tampers with it; ``tests/test_web.py`` checks the file
-still verifies with :func:`cardproof.verify_receipt` (and the lie does not).
+seed and, for a table drawn from the seeds, its system. Two more are lies: that game's
+receipt signed again with a table its seeds do not draw, and a receipt whose key set says
+its key was retired before it was issued (``lie: "key-period"``).
+``service/web/test/shuffle.test.ts`` verifies each in WebCrypto and tampers with it;
+``tests/test_web.py`` checks the file still verifies with :func:`cardproof.verify_receipt`
+(and the lies do not).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import msgspec
 from litestar.testing import TestClient
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
+from cardproof.games.repeat_poker import DECK, level_stream
 from cardproof.receipts import decode_receipt
 from cardproof_service import Settings, create_app
 from conftest import TEST_KEYS
@@ -54,11 +58,23 @@ GAMES: list[dict[str, Any]] = [
         "system": "ameritish",
     },
     {"variant": "serpent-patience", "client_seed": "a rook's path", "moves": SNAKE},
+    {  # signed since receipts name their issuer (iss, iat) and their typ
+        "variant": "poker-squares",
+        "client_seed": "a named issuer",
+        "options": {"scoring": "british"},
+        "moves": ROWS,
+    },
     {
         "variant": "reserve-poker",
         "client_seed": "gravity",
         "options": {"version": 2},
         "moves": [f"{i % 4}>{i % 5}" for i in range(25)],
+    },
+    {  # the ladder: five levels (5, 4, 3, 2, 1 rows), each dealt from its own stream
+        "variant": "repeat-poker",
+        "client_seed": "a ladder of levels",
+        "options": {"levels": 5},
+        "moves": [f"r{i % (5 - i // 52) + 1}" for i in range(5 * 52)],
     },
 ]
 
@@ -72,8 +88,15 @@ def shown(view: dict[str, Any], next_index: int) -> dict[int, str]:
             for i, card in enumerate(column)
             if card is not None
         }
-    cards = [view["next"], *view["later"]] if view["next"] else []
+    cards = [view["next"], *view.get("later", ())] if view["next"] else []
     return {next_index + i: card for i, card in enumerate(cards)}
+
+
+def place(game: dict[str, Any], i: int) -> tuple[str, int]:
+    """The stream and index of the ``i``-th card a game is dealt (repeat-poker: a deck a level)."""
+    if game["variant"] == "repeat-poker":
+        return level_stream(i // DECK + 1), i % DECK
+    return "deal", i
 
 
 def play(client: TestClient[Any], game: dict[str, Any]) -> dict[str, Any]:
@@ -96,7 +119,10 @@ def play(client: TestClient[Any], game: dict[str, Any]) -> dict[str, Any]:
         "receipt": receipt,
         "jwks": client.get("/.well-known/jwks.json").json(),
         "tables": tables,
-        "seen": [{"stream": "deal", "index": i, "card": card} for i, card in sorted(seen.items())],
+        "seen": [
+            dict(zip(("stream", "index"), place(game, i), strict=True)) | {"card": card}
+            for i, card in sorted(seen.items())
+        ],
         "server_seed_hash": commitment["server_seed_hash"],
         "client_seed": game["client_seed"],
         **({"system": game["system"]} if "system" in game else {}),
@@ -140,6 +166,16 @@ def lying(entry: dict[str, Any]) -> dict[str, Any]:
     return {**entry, "receipt": TEST_KEYS.signing.sign(forged), "lie": "table"}
 
 
+def retired(entry: dict[str, Any]) -> dict[str, Any]:
+    """A receipt whose key set says its key was retired the moment before it was issued.
+
+    What a leaked retired key would sign: the signature holds, the date does not.
+    """
+    payload = decode_receipt(entry["receipt"])[1]
+    keys = [{**key, "exp": payload.issued} for key in entry["jwks"]["keys"]]
+    return {**entry, "jwks": {"keys": keys}, "lie": "key-period"}
+
+
 def _key(entry: dict[str, Any]) -> tuple[str, str, str]:
     """What tells entries apart: the client seed, the kind, the lie."""
     return entry["client_seed"], entry.get("kind", ""), entry.get("lie", "")
@@ -162,6 +198,9 @@ def main() -> None:
         drawn = next(e for e in kept + added if "system" in e and "lie" not in e)
         if (drawn["client_seed"], "", "table") not in have:
             added.append(lying(drawn))
+        named = next(e for e in kept + added if e["client_seed"] == "a named issuer")
+        if (named["client_seed"], "", "key-period") not in have:
+            added.append(retired(named))
     entries = kept + added
     OUTPUT.write_text(json.dumps(entries, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"kept {len(kept)} receipts, added {len(added)}, in {OUTPUT}")

@@ -95,9 +95,10 @@ def build() -> dict[str, Any]:
     return {
         "algorithm": ALGORITHM,
         "description": (
-            "Deck derivation test vectors; the byte-for-byte description is the module "
-            "docstring of cardproof.deal. 'order' lists canonical card indices, first card "
-            "dealt first; 'below' lists successive draws in [0, n) from one stream key."
+            "Deck derivation test vectors; the byte-for-byte description is "
+            "docs/protocol.md section 3.4. 'order' lists canonical card indices, first card "
+            "dealt first; 'below' lists successive draws in [0, n) from one stream key, "
+            "each list a fresh stream from counter 0."
         ),
         "vectors": vectors,
         "below": [below_vector(key, n) for n in BELOW_BOUNDS],

@@ -21,6 +21,7 @@ from cardproof_service.bodies import read_body
 from cardproof_service.deals import Deals
 from cardproof_service.idempotency import IdempotencyKey
 from cardproof_service.limits import client_id
+from cardproof_service.openapi import ENTRANT_IF_TOURNAMENT
 from cardproof_service.problems import problem_responses
 
 DealIdParameter = Annotated[
@@ -42,6 +43,7 @@ class CommitmentsController(Controller):
 
     @post(
         "",
+        operation_id="createCommitment",
         status_code=201,
         summary="Commit to a server seed",
         responses=problem_responses(400, 413, 503),
@@ -61,6 +63,7 @@ class DealsController(Controller):
 
     @post(
         "",
+        operation_id="createDeal",
         status_code=201,
         summary="Open a deal",
         responses=problem_responses(
@@ -99,7 +102,9 @@ class DealsController(Controller):
 
     @get(
         "/{deal_id:str}",
+        operation_id="getDeal",
         summary="Read a deal",
+        security=ENTRANT_IF_TOURNAMENT,
         responses=problem_responses(
             400,
             401,
@@ -118,6 +123,8 @@ class DealsController(Controller):
 
     @post(
         "/{deal_id:str}/moves",
+        operation_id="playMove",
+        security=ENTRANT_IF_TOURNAMENT,
         status_code=200,
         summary="Play one move",
         responses=problem_responses(
@@ -154,6 +161,8 @@ class DealsController(Controller):
 
     @get(
         "/{deal_id:str}/receipt",
+        operation_id="getReceipt",
+        security=ENTRANT_IF_TOURNAMENT,
         summary="The signed receipt of a finished deal",
         responses=problem_responses(
             400,

@@ -21,13 +21,20 @@ class HealthController(Controller):
 
     tags = ("operations",)
 
-    @get("/healthz", summary="Liveness probe", cache=False, responses=probe_responses())
+    @get(
+        "/healthz",
+        operation_id="getHealth",
+        summary="Liveness probe",
+        cache=False,
+        responses=probe_responses(),
+    )
     async def healthz(self) -> Health:
         """Answers while the process is up."""
         return Health(status="ok")
 
     @get(
         "/readyz",
+        operation_id="getReadiness",
         summary="Readiness probe",
         cache=False,
         responses={**probe_responses(), 503: _NOT_READY},

@@ -16,7 +16,12 @@ class KeysController(Controller):
 
     tags = ("receipts",)
 
-    @get("/.well-known/jwks.json", summary="Receipt signing keys", responses=problem_responses())
+    @get(
+        "/.well-known/jwks.json",
+        operation_id="getJwks",
+        summary="Receipt signing keys",
+        responses=problem_responses(),
+    )
     async def jwks(self, request: Request[Any, Any, Any]) -> JWKS:
         """The current signing key first, then retired keys old receipts may name."""
         keys: Keys = request.app.state.keyring

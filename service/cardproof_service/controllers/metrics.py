@@ -15,6 +15,7 @@ class MetricsController(Controller):
 
     @get(
         "/metrics",
+        operation_id="getMetrics",
         summary="Metrics (Prometheus text format)",
         cache=False,
         media_type=CONTENT_TYPE,

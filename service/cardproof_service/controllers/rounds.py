@@ -27,6 +27,7 @@ from cardproof_service.controllers.tournaments import (
 )
 from cardproof_service.idempotency import IdempotencyKey
 from cardproof_service.limits import client_id
+from cardproof_service.openapi import ENTRANT_ONLY, ORGANIZER_ONLY, TOURNAMENT_READERS
 from cardproof_service.problems import problem_responses
 
 RoundParameter = Annotated[int, Parameter(description="The round, from 1.", ge=1, le=50)]
@@ -46,6 +47,8 @@ class RoundsController(Controller):
 
     @post(
         "/{tournament_id:str}/rounds/{round_number:int}/deal",
+        operation_id="openRoundGame",
+        security=ENTRANT_ONLY,
         status_code=201,
         summary="Open the entrant's game on a round",
         responses=problem_responses(
@@ -86,6 +89,8 @@ class RoundsController(Controller):
 
     @post(
         "/{tournament_id:str}/rounds/{round_number:int}/start",
+        operation_id="startRound",
+        security=ORGANIZER_ONLY,
         status_code=200,
         summary="Start a lockstep round now (its organizer)",
         responses=problem_responses(
@@ -124,6 +129,8 @@ class RoundsController(Controller):
 
     @get(
         "/{tournament_id:str}/rounds/{round_number:int}",
+        operation_id="getRound",
+        security=TOURNAMENT_READERS,
         summary="A lockstep round's status",
         responses=problem_responses(
             400,
@@ -150,6 +157,8 @@ class RoundsController(Controller):
 
     @get(
         "/{tournament_id:str}/rounds/{round_number:int}/calls",
+        operation_id="getRoundCalls",
+        security=TOURNAMENT_READERS,
         summary="A lockstep round's calls: server-sent events, or a long poll",
         responses={
             200: ResponseSpec(

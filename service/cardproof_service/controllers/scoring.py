@@ -40,6 +40,7 @@ class ScoringController(Controller):
 
     @post(
         "",
+        operation_id="scoreLayout",
         status_code=200,
         summary="Score a finished layout",
         responses=problem_responses(

@@ -22,6 +22,7 @@ class SolveController(Controller):
 
     @post(
         "",
+        operation_id="solveDeal",
         status_code=200,
         summary="Solve a deal",
         responses=problem_responses(

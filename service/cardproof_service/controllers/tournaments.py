@@ -30,6 +30,8 @@ from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.entries import Entries
 from cardproof_service.idempotency import IdempotencyKey
+from cardproof_service.names import NAME_PATTERN
+from cardproof_service.openapi import ORGANIZER_ONLY, TOURNAMENT_READERS
 from cardproof_service.organizers import authenticate
 from cardproof_service.problems import problem_responses
 from cardproof_service.standings import Scoreboard
@@ -78,6 +80,8 @@ class TournamentsController(Controller):
 
     @post(
         "",
+        operation_id="createTournament",
+        security=ORGANIZER_ONLY,
         status_code=201,
         summary="Create a tournament (organizers)",
         responses=problem_responses(
@@ -106,6 +110,8 @@ class TournamentsController(Controller):
 
     @get(
         "/{tournament_id:str}",
+        operation_id="getTournament",
+        security=TOURNAMENT_READERS,
         summary="Read a tournament",
         responses=problem_responses(400, 401, 403, 404, 503, **READ_ERRORS),
     )
@@ -117,6 +123,7 @@ class TournamentsController(Controller):
 
     @post(
         "/{tournament_id:str}/entries",
+        operation_id="enterTournament",
         status_code=201,
         summary="Enter a tournament",
         responses=problem_responses(
@@ -159,6 +166,8 @@ class TournamentsController(Controller):
 
     @post(
         "/{tournament_id:str}/invites",
+        operation_id="createInvites",
+        security=ORGANIZER_ONLY,
         status_code=201,
         summary="Make single-use invite codes (organizers)",
         responses=problem_responses(
@@ -187,6 +196,8 @@ class TournamentsController(Controller):
 
     @get(
         "/{tournament_id:str}/standings",
+        operation_id="getStandings",
+        security=TOURNAMENT_READERS,
         summary="The standings",
         responses=problem_responses(
             400,
@@ -194,9 +205,13 @@ class TournamentsController(Controller):
             403,
             404,
             409,
+            422,
             503,
-            e400="A tournament id over 64 characters, or a `player` that is no name "
-            "(empty, over 64 characters, invisible characters).",
+            e400="A tournament id over 64 characters, or a `player` that is no name (empty, "
+            "over 64 characters, a control character U+0000 to U+001F or U+007F).",
+            e422="A `player` that no entrant could be named: an invisible or format character "
+            "(`invisible-character`), nothing visible (`empty-name`), over 64 characters "
+            "once normalized (`name-too-long`).",
             e404="No such tournament (`unknown-tournament`), or no entrant of it named "
             "`player` (`unknown-entrant`).",
             e409="`player` on a tournament still open (`not-closed`): an entrant's games are "
@@ -214,6 +229,7 @@ class TournamentsController(Controller):
                 name="player",
                 min_length=1,
                 max_length=64,
+                pattern=NAME_PATTERN,
                 description="Also list this entrant's finished games, each with its "
                 "percentage of the round's par, once the tournament has closed. The name is "
                 "matched as entry tells names apart (case, width, spacing, look-alike "
@@ -232,6 +248,8 @@ class TournamentsController(Controller):
 
     @get(
         "/{tournament_id:str}/settlement",
+        operation_id="getSettlement",
+        security=TOURNAMENT_READERS,
         summary="The settlement of the standings: nets, and the pairwise payments by page",
         responses=problem_responses(
             400,
@@ -281,6 +299,8 @@ class TournamentsController(Controller):
 
     @post(
         "/{tournament_id:str}/close",
+        operation_id="closeTournament",
+        security=ORGANIZER_ONLY,
         status_code=200,
         summary="Close a tournament now (its organizer)",
         responses=problem_responses(
@@ -307,6 +327,8 @@ class TournamentsController(Controller):
 
     @get(
         "/{tournament_id:str}/export",
+        operation_id="exportTournament",
+        security=TOURNAMENT_READERS,
         summary="The whole record of a closed tournament",
         responses={
             200: ResponseSpec(

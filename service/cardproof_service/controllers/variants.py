@@ -72,7 +72,9 @@ class VariantsController(Controller):
     path = "/v1/variants"
     tags = ("variants",)
 
-    @get("", summary="List the variants", responses=problem_responses())
+    @get(
+        "", operation_id="listVariants", summary="List the variants", responses=problem_responses()
+    )
     async def list_variants(self) -> list[VariantInfo]:
         """Each variant's id, rules in brief, options (JSON Schema) and point tables."""
         return variant_infos()

@@ -13,6 +13,7 @@ from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.controllers.deals import deals_of
 from cardproof_service.metrics import VERIFY_FAILURES
+from cardproof_service.openapi import ENTRANT_IF_TOURNAMENT
 from cardproof_service.problems import problem_responses
 
 
@@ -24,6 +25,8 @@ class VerifyController(Controller):
 
     @post(
         "",
+        operation_id="verifyLog",
+        security=ENTRANT_IF_TOURNAMENT,
         status_code=200,
         summary="Replay and score a complete log",
         responses=problem_responses(

@@ -15,7 +15,7 @@ export interface paths {
          * List the variants
          * @description Each variant's id, rules in brief, options (JSON Schema) and point tables.
          */
-        get: operations["V1VariantsListVariants"];
+        get: operations["listVariants"];
         put?: never;
         post?: never;
         delete?: never;
@@ -37,7 +37,7 @@ export interface paths {
          * Score a finished layout
          * @description Score a 5x5 grid: rows, columns (and diagonals where the options say).
          */
-        post: operations["V1ScoreScore"];
+        post: operations["scoreLayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -60,7 +60,7 @@ export interface paths {
          *     A revealed seed pair or a deal id gives a signed receipt; a card order does not.
          *     Every refusal counts in ``cardproof_verify_failures`` by its problem code.
          */
-        post: operations["V1VerifyVerify"];
+        post: operations["verifyLog"];
         delete?: never;
         options?: never;
         head?: never;
@@ -93,7 +93,7 @@ export interface paths {
          *     state space holds no win, or ``unknown`` when the budget (or the search's memory
          *     bound) ran out.
          */
-        post: operations["V1SolveSolve"];
+        post: operations["solveDeal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -113,7 +113,7 @@ export interface paths {
          * Commit to a server seed
          * @description A fresh commitment: use its id once, in POST /v1/deals, before it expires.
          */
-        post: operations["V1CommitmentsCommit"];
+        post: operations["createCommitment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -137,7 +137,7 @@ export interface paths {
          *     its receipt says ``committed_before_client_seed: false``. A request resent with
          *     the same ``Idempotency-Key`` gets the same deal, for 24 hours.
          */
-        post: operations["V1DealsCreate"];
+        post: operations["createDeal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -161,7 +161,7 @@ export interface paths {
          *     one gets 409 and the first one stands. A tournament game's moves take its
          *     entrant's token.
          */
-        post: operations["V1DealsDealIdMovesPlay"];
+        post: operations["playMove"];
         delete?: never;
         options?: never;
         head?: never;
@@ -179,7 +179,7 @@ export interface paths {
          * Read a deal
          * @description The deal as its player may see it now; a tournament game only for its entrant.
          */
-        get: operations["V1DealsDealIdRead"];
+        get: operations["getDeal"];
         put?: never;
         post?: never;
         delete?: never;
@@ -202,7 +202,7 @@ export interface paths {
          *     Its ``kind`` says what it proves; a tournament game's receipt is its entrant's,
          *     and carries the seed once the tournament has closed.
          */
-        get: operations["V1DealsDealIdReceiptReceipt"];
+        get: operations["getReceipt"];
         put?: never;
         post?: never;
         delete?: never;
@@ -224,7 +224,7 @@ export interface paths {
          * Close a tournament now (its organizer)
          * @description End entry and play now; the round seeds are revealed from this moment.
          */
-        post: operations["V1TournamentsTournamentIdCloseClose"];
+        post: operations["closeTournament"];
         delete?: never;
         options?: never;
         head?: never;
@@ -246,7 +246,7 @@ export interface paths {
          *
          *     For invite-only entry the answer carries the invite code, this once.
          */
-        post: operations["V1TournamentsCreate"];
+        post: operations["createTournament"];
         delete?: never;
         options?: never;
         head?: never;
@@ -270,7 +270,7 @@ export interface paths {
          *     tournament to them. A request resent with the same ``Idempotency-Key`` within 24
          *     hours gets the same entry (and token).
          */
-        post: operations["V1TournamentsTournamentIdEntriesEnter"];
+        post: operations["enterTournament"];
         delete?: never;
         options?: never;
         head?: never;
@@ -291,7 +291,7 @@ export interface paths {
          *     Streamed as it is read from the store. ``cardproof verify --tournament FILE``
          *     re-checks it end to end.
          */
-        get: operations["V1TournamentsTournamentIdExportExport"];
+        get: operations["exportTournament"];
         put?: never;
         post?: never;
         delete?: never;
@@ -313,7 +313,7 @@ export interface paths {
          * Make single-use invite codes (organizers)
          * @description ``count`` fresh invite codes, shown this once; each enters one entrant.
          */
-        post: operations["V1TournamentsTournamentIdInvitesInvite"];
+        post: operations["createInvites"];
         delete?: never;
         options?: never;
         head?: never;
@@ -331,7 +331,7 @@ export interface paths {
          * Read a tournament
          * @description The tournament, its round seed hashes, and the seeds once it has closed.
          */
-        get: operations["V1TournamentsTournamentIdRead"];
+        get: operations["getTournament"];
         put?: never;
         post?: never;
         delete?: never;
@@ -356,7 +356,7 @@ export interface paths {
          *     answer grows with the entrants. The payments themselves are one per pair, so they
          *     come only with ``payments=true``, at most 1,000 a page: follow ``next_cursor``.
          */
-        get: operations["V1TournamentsTournamentIdSettlementSettlement"];
+        get: operations["getSettlement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -379,7 +379,7 @@ export interface paths {
          *     With ``player``, that entrant's games too (at most one a round, so the answer stays
          *     small): how each game compares with its round's par.
          */
-        get: operations["V1TournamentsTournamentIdStandingsStandings"];
+        get: operations["getStandings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -405,7 +405,7 @@ export interface paths {
          *     hidden variant); its receipt names the tournament and the player, and shows the
          *     server seed once the tournament has closed.
          */
-        post: operations["V1TournamentsTournamentIdRoundsRoundNumberDealOpenRound"];
+        post: operations["openRoundGame"];
         delete?: never;
         options?: never;
         head?: never;
@@ -427,7 +427,7 @@ export interface paths {
          *     final `end` event; otherwise it waits up to `wait` seconds for a call after
          *     `after` (or the round's end) and answers the calls and the round's status.
          */
-        get: operations["V1TournamentsTournamentIdRoundsRoundNumberCallsRoundCalls"];
+        get: operations["getRoundCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -447,7 +447,7 @@ export interface paths {
          * A lockstep round's status
          * @description Waiting, playing (the call, its card, deadline and placements) or finished.
          */
-        get: operations["V1TournamentsTournamentIdRoundsRoundNumberRoundStatus"];
+        get: operations["getRound"];
         put?: never;
         post?: never;
         delete?: never;
@@ -474,7 +474,7 @@ export interface paths {
          *     called; a card not placed by then is placed for its player by the variant's first
          *     legal move (the receipt lists it in `auto_placed`).
          */
-        post: operations["V1TournamentsTournamentIdRoundsRoundNumberStartStartRound"];
+        post: operations["startRound"];
         delete?: never;
         options?: never;
         head?: never;
@@ -492,7 +492,7 @@ export interface paths {
          * Receipt signing keys
          * @description The current signing key first, then retired keys old receipts may name.
          */
-        get: operations["WellKnownJwksJsonJwks"];
+        get: operations["getJwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -512,7 +512,7 @@ export interface paths {
          * Liveness probe
          * @description Answers while the process is up.
          */
-        get: operations["HealthzHealthz"];
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -532,7 +532,7 @@ export interface paths {
          * Readiness probe
          * @description Ready (200) when every dependency this replica needs answers, else 503.
          */
-        get: operations["ReadyzReadyz"];
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -552,7 +552,7 @@ export interface paths {
          * Metrics (Prometheus text format)
          * @description Requests, games, verification failures and store calls, summed over workers.
          */
-        get: operations["MetricsMetrics"];
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -641,12 +641,8 @@ export interface components {
          * @description Open a deal: with a commitment (committed before the client seed) or without.
          */
         DealRequest: {
-            /**
-             * @description A variant id (see GET /v1/variants).
-             * @enum {string}
-             */
-            variant: "poker-squares" | "poker-patience" | "serpent-patience" | "repeat-poker" | "reserve-poker" | "solodrez";
-            options?: components["schemas"]["Options"];
+            variant: components["schemas"]["VariantId"];
+            options?: components["schemas"]["VariantOptions"];
             commitment_id?: string;
             /** @description The player's seed: any text of 1 to 256 UTF-8 bytes. */
             client_seed?: string;
@@ -675,8 +671,8 @@ export interface components {
          */
         DealState: {
             deal_id: string;
-            variant: string;
-            options: Record<string, never>;
+            variant: components["schemas"]["VariantId"];
+            options: components["schemas"]["VariantOptions"];
             server_seed_hash: string;
             client_seed: string;
             committed_before_client_seed: boolean;
@@ -704,6 +700,8 @@ export interface components {
             /** @default  */
             salt?: string;
         };
+        /** @enum {string} */
+        EntryMode: "invite" | "public";
         /**
          * EntryRequest
          * @description Enter a tournament under ``name``; ``invite_code`` (single-use) for invite-only ones.
@@ -742,7 +740,7 @@ export interface components {
          *     first card placed, and ``layout`` spans only the cards placed so far.
          */
         GridView: {
-            /** @enum {unknown} */
+            /** @constant */
             kind: "grid";
             layout: (string | null)[][];
             next: string | null;
@@ -751,6 +749,8 @@ export interface components {
             /** @default null */
             origin?: number[] | null;
         };
+        /** @enum {string} */
+        HandCategory: "five-of-a-kind" | "flush" | "four-of-a-kind" | "full-house" | "high-card" | "one-pair" | "royal-flush" | "straight" | "straight-flush" | "three-of-a-kind" | "two-pair";
         /**
          * HandScore
          * @description One scored hand: which line, its cards (canonical text), category and points.
@@ -761,8 +761,7 @@ export interface components {
         HandScore: {
             line: string;
             cards: string[];
-            /** @enum {unknown} */
-            category: "five-of-a-kind" | "flush" | "four-of-a-kind" | "full-house" | "high-card" | "one-pair" | "royal-flush" | "straight" | "straight-flush" | "three-of-a-kind" | "two-pair";
+            category: components["schemas"]["HandCategory"];
             points: number;
             /** @default null */
             level?: number | null;
@@ -774,9 +773,13 @@ export interface components {
          * @description Liveness: the process answers.
          */
         Health: {
-            /** @enum {unknown} */
+            /** @constant */
             status: "ok";
         };
+        /** @enum {string} */
+        HighCardRule: "clear-row" | "drop-top";
+        /** @enum {string} */
+        HindsightMethod: "branch-and-bound" | "relaxation";
         /**
          * HindsightSolution
          * @description Hindsight par of a poker-squares or poker-patience deal (all 25 cards known).
@@ -795,9 +798,10 @@ export interface components {
             log: string;
             seconds: number;
             budget: number;
-            /** @enum {unknown} */
-            method: "branch-and-bound" | "relaxation";
+            method: components["schemas"]["HindsightMethod"];
         };
+        /** @enum {string} */
+        Information: "hidden" | "open";
         /**
          * InviteCodes
          * @description Fresh single-use invite codes, shown this once: each enters one entrant.
@@ -830,6 +834,10 @@ export interface components {
             use?: string | null;
             /** @default null */
             alg?: string | null;
+            /** @default null */
+            nbf?: number | null;
+            /** @default null */
+            exp?: number | null;
         };
         /**
          * JWKS
@@ -883,28 +891,10 @@ export interface components {
             /** @default null */
             score?: components["schemas"]["Score"] | null;
         };
-        /**
-         * Options
-         * @description Variant options; each variant takes the ones GET /v1/variants lists for it.
-         *
-         *     ``scoring`` is a table name, an object mapping category ids to integer points
-         *     (-1000..1000; a category left out scores 0), or a point system drawn from the deal's
-         *     seeds (``ameritish``, ``random``, ``hypercorner``, ``single-hand``: Neller's
-         *     Parameterized Poker Squares, ``cardproof-points-v1``), which the deal replaces by the
-         *     table it drew. ``diagonals`` (poker-squares) also scores the two long diagonals.
-         *     ``rows``, ``levels`` and ``high_card`` are repeat-poker's, ``version`` reserve-poker's.
-         *     An option a variant does not take is a 422.
-         */
-        Options: {
-            scoring?: ("american" | "british" | "repeat" | "reserve") | ("ameritish" | "hypercorner" | "random" | "single-hand") | components["schemas"]["CustomTable"];
-            diagonals?: boolean;
-            rows?: number;
-            /** @enum {unknown} */
-            levels?: 1 | 5;
-            /** @enum {unknown} */
-            high_card?: "clear-row" | "drop-top";
-            version?: number | "random";
-        };
+        /** @enum {string} */
+        ParFoundBy: "entrant" | "solver";
+        /** @enum {string} */
+        ParMethod: "branch-and-bound" | "earlier-solver" | "relaxation" | "serpent-paths";
         /** Payment */
         Payment: {
             payer: string;
@@ -924,6 +914,8 @@ export interface components {
             /** @default null */
             percent_of_par?: number | null;
         };
+        /** @enum {string} */
+        PointSystemName: "ameritish" | "hypercorner" | "random" | "single-hand";
         /**
          * PointTable
          * @description Points per category, indexed by :class:`Category`; ``name`` is ``custom`` if unnamed.
@@ -937,7 +929,9 @@ export interface components {
          * @description An error answer (RFC 9457 problem details).
          *
          *     ``field`` locates the bad input (``layout[1][3]``, ``moves[7]``); ``code`` is a
-         *     stable machine code for rule errors; ``move_index`` names the illegal move.
+         *     stable machine code for rule errors; ``move_index`` names the illegal move. The
+         *     other members come with the codes named in their descriptions. These are every
+         *     member the service sends (the service refuses to raise a problem with another).
          */
         Problem: {
             type: string;
@@ -947,18 +941,27 @@ export interface components {
             field?: string;
             code?: string;
             move_index?: number;
+            next_index?: number;
+            call?: number;
+            placed?: string;
+            deal_id?: string;
+            taken_by?: string;
+            started_at?: string;
         };
         /**
          * Readiness
          * @description Readiness: whether this replica can serve, and each dependency's state.
          */
         Readiness: {
-            /** @enum {unknown} */
-            status: "not-ready" | "ready";
+            status: components["schemas"]["ReadinessStatus"];
             checks: {
                 [key: string]: string;
             };
         };
+        /** @enum {string} */
+        ReadinessStatus: "not-ready" | "ready";
+        /** @enum {string} */
+        ReceiptKind: "casual" | "committed-blind" | "committed-open" | "practice" | "tournament";
         /**
          * ReceiptPayload
          * @description What a receipt attests (docs/protocol.md section 4).
@@ -969,8 +972,8 @@ export interface components {
          */
         ReceiptPayload: {
             version: number;
-            variant: string;
-            options: Record<string, never>;
+            variant: components["schemas"]["VariantId"];
+            options: components["schemas"]["VariantOptions"];
             deal_id: string | null;
             algorithm: string;
             server_seed_hash: string;
@@ -982,13 +985,17 @@ export interface components {
             committed_before_client_seed: boolean;
             issued_at: number;
             /** @default null */
-            kind?: ("casual" | "committed-blind" | "committed-open" | "practice" | "tournament") | null;
+            kind?: components["schemas"]["ReceiptKind"] | null;
             /** @default null */
             player?: string | null;
             /** @default null */
             tournament?: string | null;
             /** @default null */
             auto_placed?: number[] | null;
+            /** @default null */
+            iss?: string | null;
+            /** @default null */
+            iat?: number | null;
         };
         /**
          * ReceiptResponse
@@ -998,6 +1005,8 @@ export interface components {
             receipt: string;
             payload: components["schemas"]["ReceiptPayload"];
         };
+        /** @enum {integer} */
+        RepeatLevels: 1 | 5;
         /**
          * ReserveView
          * @description What a reserve-poker player may see.
@@ -1008,7 +1017,7 @@ export interface components {
          *     card. ``version``: the visibility version the game is played with (1..6).
          */
         ReserveView: {
-            /** @enum {unknown} */
+            /** @constant */
             kind: "reserve";
             grid: (string | null)[][];
             reserve: (string | null)[][];
@@ -1051,14 +1060,12 @@ export interface components {
             upper_bound: number;
             optimal: boolean;
             moves: string;
-            /** @enum {unknown} */
-            by: "entrant" | "solver";
-            /**
-             * @default earlier-solver
-             * @enum {unknown}
-             */
-            method?: "branch-and-bound" | "earlier-solver" | "relaxation" | "serpent-paths";
+            by: components["schemas"]["ParFoundBy"];
+            /** @default earlier-solver */
+            method?: components["schemas"]["ParMethod"];
         };
+        /** @enum {string} */
+        RoundPhase: "finished" | "playing" | "waiting";
         /**
          * RoundStartRequest
          * @description Start a lockstep round now (no fields): card 0 is called to every seated entrant.
@@ -1075,10 +1082,8 @@ export interface components {
         RoundStatus: {
             tournament_id: string;
             round: number;
-            /** @enum {unknown} */
-            format: "async" | "lockstep";
-            /** @enum {unknown} */
-            status: "finished" | "playing" | "waiting";
+            format: components["schemas"]["TournamentFormat"];
+            status: components["schemas"]["RoundPhase"];
             seats: number;
             calls: number;
             /** @default null */
@@ -1107,7 +1112,7 @@ export interface components {
          *     scored so far, in order, with its level and the cards it removed.
          */
         RowsView: {
-            /** @enum {unknown} */
+            /** @constant */
             kind: "rows";
             rows: string[][];
             next: string | null;
@@ -1138,14 +1143,10 @@ export interface components {
          * @description Score a finished layout: no deal, no signature.
          */
         ScoreRequest: {
-            /**
-             * @description A variant id (see GET /v1/variants).
-             * @enum {string}
-             */
-            variant: "poker-squares" | "poker-patience" | "serpent-patience" | "repeat-poker" | "reserve-poker" | "solodrez";
+            variant: components["schemas"]["VariantId"];
             /** @description Five rows of five cards, top row first. */
             layout: string[][];
-            options?: components["schemas"]["Options"];
+            options?: components["schemas"]["VariantOptions"];
         };
         /**
          * SerpentSolution
@@ -1160,8 +1161,7 @@ export interface components {
         /** SettlementPage */
         SettlementPage: {
             tournament_id: string;
-            /** @enum {string} */
-            status: "scheduled" | "open" | "closed";
+            status: components["schemas"]["TournamentStatus"];
             nets: {
                 [key: string]: number;
             };
@@ -1192,6 +1192,8 @@ export interface components {
             /** @default null */
             stop?: boolean | null;
         };
+        /** @enum {string} */
+        SoloDrezResult: "lost" | "unknown" | "won";
         /**
          * SoloDrezSolution
          * @description Whether a solodrez deal can be won, as far as the search got in its budget.
@@ -1201,8 +1203,7 @@ export interface components {
          *     ran out first. ``states_searched`` counts distinct positions expanded.
          */
         SoloDrezSolution: {
-            /** @enum {unknown} */
-            result: "lost" | "unknown" | "won";
+            result: components["schemas"]["SoloDrezResult"];
             moves: components["schemas"]["SoloDrezMove"][];
             log: string;
             states_searched: number;
@@ -1217,7 +1218,7 @@ export interface components {
          *     exposed one). ``series_removed``: complete series taken out so far (0..9).
          */
         SoloDrezView: {
-            /** @enum {unknown} */
+            /** @constant */
             kind: "columns";
             columns: string[][];
             series_removed: number;
@@ -1232,16 +1233,12 @@ export interface components {
          *     the serpent solver is exact and takes milliseconds).
          */
         SolveRequest: {
-            /**
-             * @description A variant id (see GET /v1/variants).
-             * @enum {string}
-             */
-            variant: "poker-squares" | "poker-patience" | "serpent-patience" | "repeat-poker" | "reserve-poker" | "solodrez";
+            variant: components["schemas"]["VariantId"];
             /** @description Cards in deal order, first card first (repeat-poker's 5 levels: 260). */
             cards?: string[];
             /** @description A solodrez position: the 9 columns, each from its first card (on the table) to its last (the exposed one), as a game's view shows them. */
             columns?: string[][];
-            options?: components["schemas"]["Options"];
+            options?: components["schemas"]["VariantOptions"];
             /** @default 2 */
             budget?: number;
         };
@@ -1274,8 +1271,7 @@ export interface components {
          */
         Standings: {
             tournament_id: string;
-            /** @enum {unknown} */
-            status: "closed" | "open" | "scheduled";
+            status: components["schemas"]["TournamentStatus"];
             rounds: number;
             entrants: components["schemas"]["StandingLine"][];
             /** @default [] */
@@ -1287,6 +1283,8 @@ export interface components {
             /** @default [] */
             games?: components["schemas"]["PlayerGame"][];
         };
+        /** @enum {string} */
+        TableName: "american" | "british" | "repeat" | "reserve";
         /**
          * TableOption
          * @description Base of option sets that choose a point table.
@@ -1297,7 +1295,7 @@ export interface components {
          */
         TableOption: {
             /** @default american */
-            scoring?: ("american" | "british" | "repeat" | "reserve") | ("ameritish" | "hypercorner" | "random" | "single-hand") | components["schemas"]["CustomTable"];
+            scoring?: components["schemas"]["TableName"] | components["schemas"]["PointSystemName"] | components["schemas"]["CustomTable"];
         };
         /**
          * Tournament
@@ -1312,14 +1310,12 @@ export interface components {
             tournament_id: string;
             name: string;
             organizer: string;
-            variant: string;
-            options: Record<string, never>;
-            /** @enum {unknown} */
-            status: "closed" | "open" | "scheduled";
+            variant: components["schemas"]["VariantId"];
+            options: components["schemas"]["VariantOptions"];
+            status: components["schemas"]["TournamentStatus"];
             opens_at: string;
             closes_at: string;
-            /** @enum {unknown} */
-            entry: "invite" | "public";
+            entry: components["schemas"]["EntryMode"];
             max_entrants: number | null;
             algorithm: string;
             salt: string;
@@ -1327,11 +1323,8 @@ export interface components {
             created_at: string;
             /** @default null */
             closed_at?: string | null;
-            /**
-             * @default async
-             * @enum {unknown}
-             */
-            format?: "async" | "lockstep";
+            /** @default async */
+            format?: components["schemas"]["TournamentFormat"];
             /** @default null */
             card_seconds?: number | null;
             /** @default null */
@@ -1372,6 +1365,8 @@ export interface components {
             /** @default [] */
             pars?: components["schemas"]["RoundPar"][];
         };
+        /** @enum {string} */
+        TournamentFormat: "async" | "lockstep";
         /**
          * TournamentRequest
          * @description A new tournament: every entrant plays the same ``rounds`` deals of ``variant``.
@@ -1383,39 +1378,37 @@ export interface components {
          */
         TournamentRequest: {
             name: string;
-            /**
-             * @description A variant id (see GET /v1/variants).
-             * @enum {string}
-             */
-            variant: "poker-squares" | "poker-patience" | "serpent-patience" | "repeat-poker" | "reserve-poker" | "solodrez";
+            variant: components["schemas"]["VariantId"];
             rounds: number;
             /** Format: date-time */
             opens_at: string;
             /** Format: date-time */
             closes_at: string;
-            options?: components["schemas"]["Options"];
+            options?: components["schemas"]["VariantOptions"];
             max_entrants?: number;
-            /**
-             * @default public
-             * @enum {unknown}
-             */
-            entry?: "invite" | "public";
+            /** @default public */
+            entry?: components["schemas"]["EntryMode"];
             invites?: number;
-            /** @enum {unknown} */
-            format?: "async" | "lockstep";
+            format?: components["schemas"]["TournamentFormat"];
             /** @default 60 */
             card_seconds?: number;
             round_starts?: string[];
         };
+        /** @enum {string} */
+        TournamentStatus: "scheduled" | "open" | "closed";
+        /**
+         * @description A variant id (see GET /v1/variants).
+         * @enum {string}
+         */
+        VariantId: "poker-squares" | "poker-patience" | "serpent-patience" | "repeat-poker" | "reserve-poker" | "solodrez";
         /**
          * VariantInfo
          * @description One variant: its rules in brief, its options (a JSON Schema) and point tables.
          */
         VariantInfo: {
-            id: string;
+            id: components["schemas"]["VariantId"];
             title: string;
-            /** @enum {unknown} */
-            information: "hidden" | "open";
+            information: components["schemas"]["Information"];
             description: string;
             deck: string;
             options: Record<string, never>;
@@ -1427,13 +1420,33 @@ export interface components {
             /** @default {} */
             information_by_option?: {
                 [key: string]: {
-                    [key: string]: "hidden" | "open";
+                    [key: string]: components["schemas"]["Information"];
                 };
             };
             /** @default  */
             unfinished?: string;
             /** @default [] */
             point_systems?: string[];
+        };
+        /**
+         * VariantOptions
+         * @description Variant options; each variant takes the ones GET /v1/variants lists for it.
+         *
+         *     ``scoring`` is a table name, an object mapping category ids to integer points
+         *     (-1000..1000; a category left out scores 0), or a point system drawn from the deal's
+         *     seeds (``ameritish``, ``random``, ``hypercorner``, ``single-hand``: Neller's
+         *     Parameterized Poker Squares, ``cardproof-points-v1``), which the deal replaces by the
+         *     table it drew. ``diagonals`` (poker-squares) also scores the two long diagonals.
+         *     ``rows``, ``levels`` and ``high_card`` are repeat-poker's, ``version`` reserve-poker's.
+         *     An option a variant does not take is a 422.
+         */
+        VariantOptions: {
+            scoring?: components["schemas"]["TableName"] | components["schemas"]["PointSystemName"] | components["schemas"]["CustomTable"];
+            diagonals?: boolean;
+            rows?: number;
+            levels?: components["schemas"]["RepeatLevels"];
+            high_card?: components["schemas"]["HighCardRule"];
+            version?: number | "random";
         };
         /**
          * VerifiedReceipt
@@ -1449,14 +1462,10 @@ export interface components {
          * @description Replay a complete move log on a deal and score it.
          */
         VerifyRequest: {
-            /**
-             * @description A variant id (see GET /v1/variants).
-             * @enum {string}
-             */
-            variant: "poker-squares" | "poker-patience" | "serpent-patience" | "repeat-poker" | "reserve-poker" | "solodrez";
+            variant: components["schemas"]["VariantId"];
             deal: components["schemas"]["DealSpec"];
             moves: components["schemas"]["MoveObject"][] | string;
-            options?: components["schemas"]["Options"];
+            options?: components["schemas"]["VariantOptions"];
         };
         /**
          * VerifyResult
@@ -1466,8 +1475,8 @@ export interface components {
          *     ``null`` for an explicit card order (practice).
          */
         VerifyResult: {
-            variant: string;
-            options: Record<string, never>;
+            variant: components["schemas"]["VariantId"];
+            options: components["schemas"]["VariantOptions"];
             moves: string;
             score: components["schemas"]["Score"];
             /** @default null */
@@ -1484,7 +1493,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    V1VariantsListVariants: {
+    listVariants: {
         parameters: {
             query?: never;
             header?: never;
@@ -1522,7 +1531,7 @@ export interface operations {
             };
         };
     };
-    V1ScoreScore: {
+    scoreLayout: {
         parameters: {
             query?: never;
             header?: never;
@@ -1637,7 +1646,7 @@ export interface operations {
             };
         };
     };
-    V1VerifyVerify: {
+    verifyLog: {
         parameters: {
             query?: never;
             header?: never;
@@ -1789,7 +1798,7 @@ export interface operations {
             };
         };
     };
-    V1SolveSolve: {
+    solveDeal: {
         parameters: {
             query?: never;
             header?: never;
@@ -1902,7 +1911,7 @@ export interface operations {
             };
         };
     };
-    V1CommitmentsCommit: {
+    createCommitment: {
         parameters: {
             query?: never;
             header?: never;
@@ -1972,7 +1981,7 @@ export interface operations {
             };
         };
     };
-    V1DealsCreate: {
+    createDeal: {
         parameters: {
             query?: never;
             header?: {
@@ -2080,7 +2089,7 @@ export interface operations {
             };
         };
     };
-    V1DealsDealIdMovesPlay: {
+    playMove: {
         parameters: {
             query?: never;
             header?: never;
@@ -2206,7 +2215,7 @@ export interface operations {
             };
         };
     };
-    V1DealsDealIdRead: {
+    getDeal: {
         parameters: {
             query?: never;
             header?: never;
@@ -2292,7 +2301,7 @@ export interface operations {
             };
         };
     };
-    V1DealsDealIdReceiptReceipt: {
+    getReceipt: {
         parameters: {
             query?: never;
             header?: never;
@@ -2396,7 +2405,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdCloseClose: {
+    closeTournament: {
         parameters: {
             query?: never;
             header?: never;
@@ -2505,7 +2514,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsCreate: {
+    createTournament: {
         parameters: {
             query?: never;
             header?: never;
@@ -2606,7 +2615,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdEntriesEnter: {
+    enterTournament: {
         parameters: {
             query?: never;
             header?: {
@@ -2722,7 +2731,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdExportExport: {
+    exportTournament: {
         parameters: {
             query?: never;
             header?: never;
@@ -2817,7 +2826,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdInvitesInvite: {
+    createInvites: {
         parameters: {
             query?: never;
             header?: never;
@@ -2930,7 +2939,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdRead: {
+    getTournament: {
         parameters: {
             query?: never;
             header?: never;
@@ -3016,7 +3025,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdSettlementSettlement: {
+    getSettlement: {
         parameters: {
             query?: {
                 /** @description Also list the pairwise payments, a page at a time. */
@@ -3109,7 +3118,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdStandingsStandings: {
+    getStandings: {
         parameters: {
             query?: {
                 /** @description Also list this entrant's finished games, each with its percentage of the round's par, once the tournament has closed. The name is matched as entry tells names apart (case, width, spacing, look-alike letters); the answer's `player` is the name as entered. */
@@ -3133,7 +3142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Standings"];
                 };
             };
-            /** @description A tournament id over 64 characters, or a `player` that is no name (empty, over 64 characters, invisible characters). */
+            /** @description A tournament id over 64 characters, or a `player` that is no name (empty, over 64 characters, a control character U+0000 to U+001F or U+007F). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3178,6 +3187,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `player` that no entrant could be named: an invisible or format character (`invisible-character`), nothing visible (`empty-name`), over 64 characters once normalized (`name-too-long`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
             429: {
                 headers: {
@@ -3207,7 +3225,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdRoundsRoundNumberDealOpenRound: {
+    openRoundGame: {
         parameters: {
             query?: never;
             header?: {
@@ -3321,7 +3339,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdRoundsRoundNumberCallsRoundCalls: {
+    getRoundCalls: {
         parameters: {
             query?: {
                 /** @description Only the calls with a higher index (-1: from card 0). */
@@ -3426,7 +3444,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdRoundsRoundNumberRoundStatus: {
+    getRound: {
         parameters: {
             query?: never;
             header?: never;
@@ -3523,7 +3541,7 @@ export interface operations {
             };
         };
     };
-    V1TournamentsTournamentIdRoundsRoundNumberStartStartRound: {
+    startRound: {
         parameters: {
             query?: never;
             header?: never;
@@ -3634,7 +3652,7 @@ export interface operations {
             };
         };
     };
-    WellKnownJwksJsonJwks: {
+    getJwks: {
         parameters: {
             query?: never;
             header?: never;
@@ -3672,7 +3690,7 @@ export interface operations {
             };
         };
     };
-    HealthzHealthz: {
+    getHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -3701,7 +3719,7 @@ export interface operations {
             };
         };
     };
-    ReadyzReadyz: {
+    getReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -3739,7 +3757,7 @@ export interface operations {
             };
         };
     };
-    MetricsMetrics: {
+    getMetrics: {
         parameters: {
             query?: never;
             header?: never;

@@ -108,6 +108,30 @@ export interface Expected {
   allow?: string[];
 }
 
+/** The header `typ` of receipts (explicit typing), then the one older receipts carry. */
+export const TYPES: readonly string[] = ["cardproof-receipt+jwt", "JOSE"];
+
+/**
+ * Why a receipt falls outside its key's period (`nbf <= iat < exp`), or null: a retired
+ * key signs nothing dated after its retirement (docs/protocol.md section 4.2).
+ */
+export function keyPeriodProblem(
+  payload: Payload,
+  key: { kid?: string | null; nbf?: number | null; exp?: number | null },
+): string | null {
+  if (payload.iat !== undefined && payload.iat !== null && payload.iat !== payload.issued_at) {
+    return `malformed: iat ${payload.iat} and issued_at ${payload.issued_at} differ`;
+  }
+  const issued = payload.iat ?? payload.issued_at;
+  if (key.nbf !== undefined && key.nbf !== null && issued < key.nbf) {
+    return `key not valid: the receipt was issued at ${issued}, before key ${String(key.kid)} signed (nbf ${key.nbf})`;
+  }
+  if (key.exp !== undefined && key.exp !== null && issued >= key.exp) {
+    return `key not valid: the receipt was issued at ${issued}, after key ${String(key.kid)} was retired (exp ${key.exp})`;
+  }
+  return null;
+}
+
 /**
  * Verify a receipt with nothing but the browser. `expected` is what its player was
  * promised or saw: the committed hash, the client seed, and every card shown, each at
@@ -136,6 +160,9 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
     return fail("malformed: the header and payload must be JSON objects");
   }
   if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
+  if (!TYPES.includes(header["typ"] as string)) {
+    return fail(`unsupported typ ${JSON.stringify(header["typ"])}: not ${TYPES[0]}`);
+  }
   const key = keys.keys.find((k) => k.kid === header["kid"]);
   if (!key || key.kty !== "OKP" || key.crv !== "Ed25519" || !key.x) {
     return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
@@ -161,6 +188,8 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
   if (!valid) return fail("bad signature: the signature does not match the receipt");
   result.payload = payload; // only a signed payload is shown
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
+  const period = keyPeriodProblem(payload, key);
+  if (period) return fail(period);
   const kind = typeof payload.kind === "string" ? payload.kind : null;
   if (!READ_VERSIONS.includes(payload.version) || kind === null) {
     return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);

@@ -157,6 +157,24 @@ test("a practice receipt is refused unless allowed, and a receipt of another gam
   }
 });
 
+test("a receipt dated outside its key's period is refused", async () => {
+  const lie = signed.find((r) => r.lie === "key-period");
+  assert.ok(lie);
+  const refused = await verifyReceipt(lie.receipt, lie.jwks, { tables: lie.tables });
+  assert.equal(refused.ok, false);
+  assert.match(refused.reasons.join(), /key not valid: .* after key .* was retired/);
+  const key = lie.jwks.keys[0] as (typeof lie.jwks.keys)[number];
+  const widened = { keys: [{ ...key, exp: (key.exp ?? 0) + 1 }] };
+  assert.equal((await verifyReceipt(lie.receipt, widened, { tables: lie.tables })).ok, true);
+  const [head, body, sig] = lie.receipt.split(".") as [string, string, string];
+  const header = JSON.parse(new TextDecoder().decode(b64urlDecode(head))) as Record<string, unknown>;
+  assert.equal(header["typ"], "cardproof-receipt+jwt");
+  const jwt = Buffer.from(JSON.stringify({ ...header, typ: "JWT" })).toString("base64url");
+  assert.match((await verifyReceipt(`${jwt}.${body}.${sig}`, widened)).reasons.join(), /unsupported typ "JWT"/);
+  const early = { keys: [{ ...key, exp: null, nbf: (key.exp ?? 0) + 1 }] };
+  assert.match((await verifyReceipt(lie.receipt, early, { tables: lie.tables })).reasons.join(), /before key/);
+});
+
 const points = JSON.parse(readFileSync(new URL("points-v1.json", root), "utf8")) as {
   algorithm: string;
   stream: string;

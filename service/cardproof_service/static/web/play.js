@@ -456,6 +456,20 @@ function canonical(value) {
   }
   return JSON.stringify(value);
 }
+var TYPES = ["cardproof-receipt+jwt", "JOSE"];
+function keyPeriodProblem(payload, key2) {
+  if (payload.iat !== void 0 && payload.iat !== null && payload.iat !== payload.issued_at) {
+    return `malformed: iat ${payload.iat} and issued_at ${payload.issued_at} differ`;
+  }
+  const issued = payload.iat ?? payload.issued_at;
+  if (key2.nbf !== void 0 && key2.nbf !== null && issued < key2.nbf) {
+    return `key not valid: the receipt was issued at ${issued}, before key ${String(key2.kid)} signed (nbf ${key2.nbf})`;
+  }
+  if (key2.exp !== void 0 && key2.exp !== null && issued >= key2.exp) {
+    return `key not valid: the receipt was issued at ${issued}, after key ${String(key2.kid)} was retired (exp ${key2.exp})`;
+  }
+  return null;
+}
 async function verifyReceipt(token, keys, expected = {}) {
   const result = { ok: false, reasons: [], checked: [], payload: null, deck: null, pending: false };
   const fail = (reason2) => {
@@ -479,6 +493,9 @@ async function verifyReceipt(token, keys, expected = {}) {
     return fail("malformed: the header and payload must be JSON objects");
   }
   if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
+  if (!TYPES.includes(header["typ"])) {
+    return fail(`unsupported typ ${JSON.stringify(header["typ"])}: not ${TYPES[0]}`);
+  }
   const key2 = keys.keys.find((k) => k.kid === header["kid"]);
   if (!key2 || key2.kty !== "OKP" || key2.crv !== "Ed25519" || !key2.x) {
     return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
@@ -504,6 +521,8 @@ async function verifyReceipt(token, keys, expected = {}) {
   if (!valid) return fail("bad signature: the signature does not match the receipt");
   result.payload = payload;
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
+  const period = keyPeriodProblem(payload, key2);
+  if (period) return fail(period);
   const kind = typeof payload.kind === "string" ? payload.kind : null;
   if (!READ_VERSIONS.includes(payload.version) || kind === null) {
     return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);

@@ -1,0 +1,90 @@
+"""HEAD wherever GET: every GET path of the spec answers HEAD with the GET's status and
+headers and no body (RFC 9110 9.3.2), and ``Allow`` lists HEAD beside GET."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from litestar import Litestar
+from litestar.testing import TestClient
+
+SPEC = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
+CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
+VOLATILE = {"x-request-id", "date"}
+"""Headers that differ between any two answers."""
+
+
+def ids(client: TestClient[Litestar], owner: str) -> dict[str, str]:
+    """Path parameters that exist: a finished deal, a closed lockstep tournament, round 1."""
+    deal = client.post("/v1/deals", json={"variant": "poker-squares"}).json()["deal_id"]
+    for index, cell in enumerate(CELLS):
+        moved = client.post(f"/v1/deals/{deal}/moves", json={"index": index, "move": cell})
+        assert moved.status_code == 200, moved.text
+    tournament = {
+        "name": "Head Open",
+        "variant": "poker-squares",
+        "rounds": 1,
+        "opens_at": "2020-01-01T00:00:00Z",
+        "closes_at": "2100-01-01T00:00:00Z",
+    }
+    created = client.post("/v1/tournaments", json=tournament, headers={"Authorization": owner})
+    tid = created.json()["tournament"]["tournament_id"]
+    closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200, closed.text
+    return {"deal_id": deal, "tournament_id": tid, "round_number": "1"}
+
+
+def test_every_get_path_of_the_spec_answers_head_alike(
+    client: TestClient[Litestar], owner: str
+) -> None:
+    paths = [path for path, item in json.loads(SPEC.read_text())["paths"].items() if "get" in item]
+    assert len(paths) >= 13, paths
+    known = ids(client, owner)
+    for template in paths:
+        path = re.sub(r"\{(\w+)\}", lambda name: known[name[1]], template)
+        head = client.head(path)
+        got = client.get(path)
+        assert got.status_code == 200, (template, got.text)
+        assert head.status_code == got.status_code, template
+        assert head.content == b"", template
+        shown: dict[str, Any] = {k: v for k, v in head.headers.items() if k not in VOLATILE}
+        expected = {k: v for k, v in got.headers.items() if k not in VOLATILE}
+        if template == "/metrics":  # its counts move with every request, and its length
+            shown.pop("content-length")
+            expected.pop("content-length")
+        assert shown == expected, template
+    assert client.head("/v1/deals/d_nothing").status_code == 404  # an error alike
+
+
+def test_head_of_an_event_stream_ends_with_its_headers(
+    client: TestClient[Litestar], owner: str
+) -> None:
+    tournament = {
+        "name": "Head Stream",
+        "variant": "poker-squares",
+        "rounds": 1,
+        "opens_at": "2020-01-01T00:00:00Z",
+        "closes_at": "2100-01-01T00:00:00Z",
+    }
+    created = client.post("/v1/tournaments", json=tournament, headers={"Authorization": owner})
+    tid = created.json()["tournament"]["tournament_id"]
+    # the round waits for its start: a GET would stream until the round ends
+    head = client.head(
+        f"/v1/tournaments/{tid}/rounds/1/calls", headers={"Accept": "text/event-stream"}
+    )
+    assert head.status_code == 200
+    assert head.headers["content-type"].startswith("text/event-stream")
+    assert head.content == b""
+
+
+def test_allow_lists_head_wherever_it_lists_get(client: TestClient[Litestar]) -> None:
+    refused = client.delete("/.well-known/jwks.json")
+    assert refused.status_code == 405
+    assert {m.strip() for m in refused.headers["allow"].split(",")} >= {"GET", "HEAD"}
+    posted = client.delete("/v1/score")  # a path without GET does not take HEAD either
+    assert posted.status_code == 405
+    assert "HEAD" not in posted.headers["allow"]
+    assert client.head("/v1/score").status_code == 405
