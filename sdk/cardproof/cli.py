@@ -305,14 +305,6 @@ def _check_deal(url: str, payload: ReceiptPayload) -> str:
     return f"  deal {payload.deal_id} as {url} keeps it: same seeds, variant, options and log"
 
 
-def _unverified_issuer(token: str) -> str | None:
-    """The ``iss`` a receipt names, read before anything is checked (to find its keys)."""
-    try:
-        return decode_receipt(token)[1].iss
-    except ReceiptError:
-        return None
-
-
 _KIND_MEANING: dict[str, str] = {
     "committed-blind": "a committed deal, each hidden card revealed only once due",
     "committed-open": "a committed deal of an open variant (every card shown from the start)",
@@ -349,8 +341,9 @@ def _verify(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError) as error:
         print(f"cannot read the receipt: {error}", file=sys.stderr)
         return 2
-    issuer = _unverified_issuer(token)
-    url = (args.url or issuer or DEFAULT_BASE_URL).rstrip("/")
+    # the keys are the trusted server's (--url, $CARDPROOF_URL), never the ones the
+    # receipt points at: anyone can host a key set under a name of their choosing
+    url = (args.url or DEFAULT_BASE_URL).rstrip("/")
     source = args.jwks or url + "/.well-known/jwks.json"
     try:
         jwks = _load_jwks(source)
@@ -402,7 +395,7 @@ def _check_receipt(
         raise ReceiptError(
             "iss-mismatch",
             f"the receipt names its issuer {payload.iss}, but the keys checked are {url}'s: "
-            f"verify it against its issuer (--url {payload.iss})",
+            f"if you trust {payload.iss}, verify the receipt against it (--url {payload.iss})",
         )
     if payload.tournament is not None:
         try:

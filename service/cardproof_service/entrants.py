@@ -8,7 +8,10 @@ each round and is needed for every move of them: another entrant's token is refu
 from __future__ import annotations
 
 import hmac
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
 
 from cardproof.receipts import b64url
 from cardproof_service.problems import problem, unauthorized
@@ -35,6 +38,27 @@ def make_token(master: bytes, tournament_id: str, entrant_id: str, expires: int)
     return f"{PREFIX}{body}.{_tag(master, body)}"
 
 
+def _offered_token(authorization: str | None) -> list[str]:
+    """The parts of the entrant token an ``Authorization`` header offers (401 if none)."""
+    scheme, _, token = (authorization or "").partition(" ")
+    token = token.strip()
+    parts = token.removeprefix(PREFIX).split(".")
+    if scheme.lower() != "bearer" or not token.startswith(PREFIX) or len(parts) != 4:
+        raise unauthorized(
+            "this needs the entrant's token: Authorization: Bearer cpe_...", "cardproof entrants"
+        )
+    return parts
+
+
+def entrant_offered(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Guard: an entrant's operation answers 401 first when no token is even offered.
+
+    Before its path and body are read (as for organizers); the token itself is checked
+    by :func:`require_entrant`.
+    """
+    _offered_token(connection.headers.get("authorization"))
+
+
 def require_entrant(
     master: bytes,
     authorization: str | None,
@@ -50,13 +74,7 @@ def require_entrant(
     ``allow_expired``: reading a game stays its entrant's after the close); 403 for a
     token of another tournament or, when ``entrant_id`` is given, of another entrant.
     """
-    scheme, _, token = (authorization or "").partition(" ")
-    token = token.strip()
-    parts = token.removeprefix(PREFIX).split(".")
-    if scheme.lower() != "bearer" or not token.startswith(PREFIX) or len(parts) != 4:
-        raise unauthorized(
-            "this needs the entrant's token: Authorization: Bearer cpe_...", "cardproof entrants"
-        )
+    parts = _offered_token(authorization)
     if not hmac.compare_digest(parts[3], _tag(master, ".".join(parts[:3]))):
         raise unauthorized("this entrant token is not valid", "cardproof entrants")
     found = EntrantToken(parts[0], parts[1], int(parts[2]) if parts[2].isdigit() else 0)

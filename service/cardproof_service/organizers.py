@@ -14,8 +14,10 @@ import hmac
 import re
 import secrets
 import time
-from typing import Final
+from typing import Any, Final
 
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
 from litestar.plugins.problem_details import ProblemDetailsException
 
 from cardproof_service.problems import unauthorized
@@ -52,18 +54,33 @@ def _unauthorized(detail: str) -> ProblemDetailsException:
     return unauthorized(detail, "cardproof organizers")
 
 
+def _offered_key(authorization: str | None) -> re.Match[str]:
+    """The organizer key an ``Authorization`` header offers, read (401 if it offers none)."""
+    if not authorization:
+        raise _unauthorized("this needs an organizer key: Authorization: Bearer cpo_...")
+    scheme, _, key = authorization.partition(" ")
+    match = _KEY.fullmatch(key.strip()) if scheme.lower() == "bearer" else None
+    if match is None:
+        raise _unauthorized("the Authorization header is not 'Bearer cpo_...' with a key")
+    return match
+
+
+def organizer_offered(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Guard: an organizer's operation answers 401 first when no key is even offered.
+
+    Before its path and body are read, so that a caller without a key learns nothing of
+    a request's shape from a 400; the key itself is checked by :func:`authenticate`.
+    """
+    _offered_key(connection.headers.get("authorization"))
+
+
 async def authenticate(store: Store, authorization: str | None) -> OrganizerRecord:
     """The organizer an ``Authorization`` header names (a 401 problem if it names none).
 
     The answer does not say whether the id or the secret was wrong.
     """
-    if not authorization:
-        raise _unauthorized("this needs an organizer key: Authorization: Bearer cpo_...")
-    scheme, _, key = authorization.partition(" ")
-    key = key.strip()
-    match = _KEY.fullmatch(key) if scheme.lower() == "bearer" else None
-    if match is None:
-        raise _unauthorized("the Authorization header is not 'Bearer cpo_...' with a key")
+    match = _offered_key(authorization)
+    key = match[0]
     record = await store.get_organizer(match[1])
     expected = record.key_hash if record is not None else key_hash(f"{KEY_PREFIX}{'0' * 16}_")
     if not hmac.compare_digest(key_hash(key), expected) or record is None:
@@ -71,4 +88,4 @@ async def authenticate(store: Store, authorization: str | None) -> OrganizerReco
     return record
 
 
-__all__ = ["KEY_PREFIX", "authenticate", "key_hash", "new_organizer"]
+__all__ = ["KEY_PREFIX", "authenticate", "key_hash", "new_organizer", "organizer_offered"]

@@ -25,9 +25,11 @@ from cardproof_service.controllers.tournaments import (
     entries_of,
     tournaments_of,
 )
+from cardproof_service.entrants import entrant_offered
 from cardproof_service.idempotency import IdempotencyKey
 from cardproof_service.limits import client_id
 from cardproof_service.openapi import ENTRANT_ONLY, ORGANIZER_ONLY, TOURNAMENT_READERS
+from cardproof_service.organizers import organizer_offered
 from cardproof_service.problems import problem_responses
 
 RoundParameter = Annotated[int, Parameter(description="The round, from 1.", ge=1, le=50)]
@@ -49,6 +51,7 @@ class RoundsController(Controller):
         "/{tournament_id:str}/rounds/{round_number:int}/deal",
         operation_id="openRoundGame",
         security=ENTRANT_ONLY,
+        guards=[entrant_offered],
         status_code=201,
         summary="Open the entrant's game on a round",
         responses=problem_responses(
@@ -91,6 +94,7 @@ class RoundsController(Controller):
         "/{tournament_id:str}/rounds/{round_number:int}/start",
         operation_id="startRound",
         security=ORGANIZER_ONLY,
+        guards=[organizer_offered],
         status_code=200,
         summary="Start a lockstep round now (its organizer)",
         responses=problem_responses(

@@ -32,7 +32,7 @@ from cardproof_service.entries import Entries
 from cardproof_service.idempotency import IdempotencyKey
 from cardproof_service.names import NAME_PATTERN
 from cardproof_service.openapi import ORGANIZER_ONLY, TOURNAMENT_READERS
-from cardproof_service.organizers import authenticate
+from cardproof_service.organizers import authenticate, organizer_offered
 from cardproof_service.problems import problem_responses
 from cardproof_service.standings import Scoreboard
 from cardproof_service.tournaments import Access, Tournaments
@@ -82,6 +82,7 @@ class TournamentsController(Controller):
         "",
         operation_id="createTournament",
         security=ORGANIZER_ONLY,
+        guards=[organizer_offered],
         status_code=201,
         summary="Create a tournament (organizers)",
         responses=problem_responses(
@@ -168,6 +169,7 @@ class TournamentsController(Controller):
         "/{tournament_id:str}/invites",
         operation_id="createInvites",
         security=ORGANIZER_ONLY,
+        guards=[organizer_offered],
         status_code=201,
         summary="Make single-use invite codes (organizers)",
         responses=problem_responses(
@@ -301,6 +303,7 @@ class TournamentsController(Controller):
         "/{tournament_id:str}/close",
         operation_id="closeTournament",
         security=ORGANIZER_ONLY,
+        guards=[organizer_offered],
         status_code=200,
         summary="Close a tournament now (its organizer)",
         responses=problem_responses(
