@@ -303,3 +303,20 @@ def test_a_receipt_answer_whose_payload_is_not_the_tokens_is_refused(
     }
     path.write_bytes(msgspec.json.encode(honest))
     assert cardproof("verify", str(path), "--url", closed["url"]).returncode == 0
+
+
+def test_without_a_server_the_receipt_names_its_issuer_as_a_hint(
+    closed: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --url: the default server is down; the CLI says who the receipt claims, trusts nobody."""
+    from cardproof import cli
+    from conftest import free_port
+
+    monkeypatch.delenv("CARDPROOF_URL", raising=False)
+    monkeypatch.setattr(cli, "DEFAULT_BASE_URL", f"http://127.0.0.1:{free_port()}")
+    path = Path(closed["folder"]) / "hint.jws"
+    path.write_text(closed["deal_receipt"])
+    assert cli.main(["verify", str(path)]) == 2
+    said = capsys.readouterr().err
+    assert f"issued by {closed['url']}: if you trust that service" in said
+    assert f"--url {closed['url']}" in said

@@ -352,6 +352,7 @@ def _verify(args: argparse.Namespace) -> int:
         return 2
     except Exception as error:  # a network failure fetching the key set
         print(f"cannot fetch the key set from {source}: {error}", file=sys.stderr)
+        _hint_issuer(token, args.url)
         return 2
     allow: list[ReceiptKind] = []
     if args.allow_practice:
@@ -366,6 +367,20 @@ def _verify(args: argparse.Namespace) -> int:
         return 1
     _report(outcome)
     return 0 if outcome.verified.replayed else SIGNATURE_ONLY
+
+
+def _hint_issuer(token: str, url: str | None) -> None:
+    """Name the issuer a receipt claims, when no server was given: a hint, not trust."""
+    try:
+        issuer = decode_receipt(token)[1].iss
+    except ReceiptError:
+        return
+    if url is None and issuer is not None:
+        print(
+            f"the receipt says it was issued by {issuer}: if you trust that service, "
+            f"verify against it with --url {issuer}",
+            file=sys.stderr,
+        )
 
 
 @dataclass

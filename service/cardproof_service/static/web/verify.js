@@ -460,6 +460,8 @@ async function verifyReceipt(token, keys, expected = {}) {
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
   const period = keyPeriodProblem(payload, key2);
   if (period) return fail(period);
+  const issued = new Date((payload.iat ?? payload.issued_at) * 1e3).toISOString().replace(".000Z", "Z");
+  result.checked.push(`issued${payload.iss ? ` by ${payload.iss}` : ""} at ${issued}, while its key signed`);
   const kind = typeof payload.kind === "string" ? payload.kind : null;
   if (!READ_VERSIONS.includes(payload.version) || kind === null) {
     return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);
