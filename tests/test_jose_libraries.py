@@ -32,6 +32,8 @@ SECTION = README[README.index("### Receipts with standard JWT libraries") :]
 SECTION = SECTION[: SECTION.index("\n## ")]
 PYTHON_BLOCKS = re.findall(r"```py\n(.*?)```", SECTION, flags=re.DOTALL)
 JS_BLOCKS = re.findall(r"```js\n(.*?)```", SECTION, flags=re.DOTALL)
+ONE_SPELLING = re.search(r'`ONE_SPELLING = r"([^"]+)"`', SECTION)[1]  # type: ignore[index]
+"""The README's pattern of a receipt's one spelling, which each block is given."""
 OUTSIDERS = ROOT / "tests" / "outsiders"
 ISSUER = "https://cards.example"
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
@@ -62,6 +64,7 @@ def run_python(block: str, token: str, jwks: Any, issuer: str) -> subprocess.Com
     script = (
         f"import json\ngiven = json.loads({given!r})\n"
         "token, jwks, issuer = given['token'], given['jwks'], given['issuer']\n"
+        f"ONE_SPELLING = {ONE_SPELLING!r}\n"
         f"{block}\nprint(json.dumps(claims))\n"
     )
     return subprocess.run(
@@ -76,7 +79,8 @@ def run_js(
     given = json.dumps({"token": token, "jwks": jwks, "issuer": issuer})
     imports, _, rest = block.partition("\n\n")
     script = (
-        f"{imports}\nconst {{ token, jwks, issuer }} = {given};\n{rest}\n"
+        f"{imports}\nconst {{ token, jwks, issuer }} = {given};\n"
+        f"const ONE_SPELLING = {json.dumps(ONE_SPELLING)};\n{rest}\n"
         "console.log(JSON.stringify(claims));\n"
     )
     path = OUTSIDERS / f".readme-jose-{tmp.name}.mjs"  # beside node_modules/jose

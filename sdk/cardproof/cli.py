@@ -27,9 +27,10 @@ from urllib.parse import quote
 import msgspec
 
 from cardproof.client import DEFAULT_BASE_URL, Client
-from cardproof.errors import APIError, CardproofError, TransportError
-from cardproof.models import RoundStatus, Tournament
+from cardproof.errors import APIError, CardproofError, NotFoundError, TransportError
+from cardproof.models import RoundStatus, StandingLine, Tournament
 from cardproof.receipts import (
+    CommitmentMismatchError,
     Expected,
     ReceiptError,
     ReceiptKind,
@@ -203,6 +204,8 @@ def _verify_tournament(args: argparse.Namespace) -> int:
             source = args.jwks or args.url.rstrip("/") + "/.well-known/jwks.json"
             jwks = json.loads(_load_jwks(source))
         check = verify_export(export, jwks)
+        if args.url:
+            _export_matches_server(export, args.url.rstrip("/"))
     except ExportError as error:
         for problem in error.problems:
             print(f"NOT VERIFIED: {problem}")
@@ -221,6 +224,48 @@ def _verify_tournament(args: argparse.Namespace) -> int:
         finished = plural(line.games_finished, "game")
         print(f"  {line.rank:>4}  {line.name:<24} {line.total:>8}  ({finished})")
     return 0
+
+
+def _export_matches_server(export: bytes, url: str) -> None:
+    """The export is the server's record: its tournament and standings as the server shows.
+
+    An export is a file anyone can edit, and an operator can re-sign its receipts; what
+    the server itself shows (the committed rounds, the salt, the standings) it cannot
+    have changed since the close without every reader seeing it. ``ExportError`` names
+    each difference.
+    """
+    from cardproof.models import TournamentExport
+    from cardproof.tournaments import ExportError
+
+    given = msgspec.json.decode(export, type=TournamentExport)
+    organizer = os.environ.get("CARDPROOF_ORGANIZER_KEY") or None
+    invite_code = os.environ.get("CARDPROOF_INVITE_CODE") or None
+    tid = given.tournament.tournament_id
+    try:
+        with Client(base_url=url, api_key=organizer) as client:
+            shown = client.tournament(tid, invite_code=invite_code)
+            standings = client.standings(tid, invite_code=invite_code)
+    except APIError as error:
+        raise ExportError([f"{url} does not show tournament {tid}: {error}"]) from None
+    problems = [
+        f"the export's {name} is not the one {url} shows"
+        for name, mine, theirs in (
+            ("variant", given.tournament.variant, shown.variant),
+            ("options", given.tournament.options, shown.options),
+            ("salt", given.tournament.salt, shown.salt),
+            ("rounds", given.tournament.rounds, shown.rounds),
+            ("closing time", given.tournament.closed_at, shown.closed_at),
+            ("standings", _lines(given.standings), _lines(standings.entrants)),
+        )
+        if mine != theirs
+    ]
+    if problems:
+        raise ExportError(problems)
+
+
+def _lines(standings: Sequence[StandingLine]) -> list[tuple[int, str, int, int]]:
+    """Standings as rank, name, total and games (a par's share may come later)."""
+    return [(line.rank, line.name, line.total, line.games_finished) for line in standings]
 
 
 def _tournament_of(url: str, payload: ReceiptPayload) -> tuple[Tournament, int, str | None]:
@@ -244,6 +289,19 @@ def _tournament_of(url: str, payload: ReceiptPayload) -> tuple[Tournament, int, 
     )
 
 
+def _check_dates(tournament: Tournament, payload: ReceiptPayload) -> None:
+    """A tournament game was issued while its tournament stood: created, not yet closed."""
+    start = datetime.fromisoformat(tournament.created_at).timestamp()
+    end_text = tournament.closed_at or tournament.closes_at
+    end = datetime.fromisoformat(end_text).timestamp()
+    if not start - 1 <= payload.issued <= end + 1:
+        raise ReceiptError(
+            "bad-date",
+            f"the receipt is dated {_when(payload.issued)}, outside its tournament's life "
+            f"({tournament.created_at} to {end_text})",
+        )
+
+
 def _tournament_expects(tournament: Tournament) -> Expected:
     """What every receipt of ``tournament`` must say: its deal is the round's, for all.
 
@@ -262,9 +320,17 @@ def _check_standing(url: str, tournament: Tournament, round_: int, payload: Rece
     """A closed tournament's standings count this game: its player, round and total."""
     invite_code = os.environ.get("CARDPROOF_INVITE_CODE") or None
     organizer = os.environ.get("CARDPROOF_ORGANIZER_KEY") or None
-    with Client(base_url=url, api_key=organizer) as client:
-        standings = client.standings(
-            tournament.tournament_id, player=payload.player, invite_code=invite_code
+    try:
+        with Client(base_url=url, api_key=organizer) as client:
+            standings = client.standings(
+                tournament.tournament_id, player=payload.player, invite_code=invite_code
+            )
+    except NotFoundError:
+        standings = None
+    if standings is None or standings.player != payload.player:  # not a look-alike name
+        raise ReceiptError(
+            "not-in-standings",
+            f"{payload.player!r} is not an entrant of the closed tournament's standings",
         )
     games = {game.round: game.total for game in standings.games}
     if games.get(round_) != payload.score.total:
@@ -290,7 +356,19 @@ def _check_deal(url: str, payload: ReceiptPayload) -> str:
     except APIError as error:
         if error.status == 404:
             return f"  deal {payload.deal_id} is no longer kept by {url}: not compared"
+        if error.status in (401, 403):  # only an entrant reads it: a tournament game
+            raise ReceiptError(
+                "kind-mismatch",
+                f"deal {payload.deal_id} is a tournament game at {url} (only its entrant "
+                f"reads it), but the receipt says {payload.kind}",
+            ) from None
         raise
+    if deal.committed_before_client_seed != payload.committed_before_client_seed:
+        raise CommitmentMismatchError(
+            "committed_before_client_seed",
+            deal.committed_before_client_seed,
+            payload.committed_before_client_seed,
+        )
     check_expected(
         payload,
         Expected(
@@ -366,7 +444,7 @@ def _verify(args: argparse.Namespace) -> int:
         print(f"NOT VERIFIED ({error.code}): {error.message}")
         return 1
     _report(outcome)
-    return 0 if outcome.verified.replayed else SIGNATURE_ONLY
+    return 0 if outcome.verified.replayed and not outcome.unfetched else SIGNATURE_ONLY
 
 
 def _hint_issuer(token: str, url: str | None) -> None:
@@ -415,11 +493,22 @@ def _check_receipt(
     if payload.tournament is not None:
         try:
             tournament, round_, seed = _tournament_of(url, payload)
+        except NotFoundError:
+            raise ReceiptError(
+                "unknown-tournament", f"{url} has no tournament {payload.tournament}"
+            ) from None
         except (APIError, TransportError) as error:  # the signature stands: say so below
             print(f"cannot read the tournament's seeds from {url}: {error}", file=sys.stderr)
             outcome.unfetched = True
             return outcome
         outcome.reveal = (round_, seed)
+        if seed is None and payload.server_seed is not None:
+            raise ReceiptError(
+                "early-seed",
+                f"the receipt reveals round {round_}'s seed while the tournament is open: the "
+                "service shows a tournament game's seed only after the close",
+            )
+        _check_dates(tournament, payload)
         expect = _tournament_expects(tournament)
         outcome.verified = verify_receipt(
             token, jwks, server_seed=seed, allow=allow, expect=expect, signature_only=seed is None
@@ -447,7 +536,13 @@ def _report(outcome: _Outcome) -> None:
     """Print what ``verify`` checked."""
     verified, reveal = outcome.verified, outcome.reveal
     payload = verified.payload
-    said = "verified" if verified.replayed else "signature verified, not replayed"
+    said = (
+        "verified"
+        if verified.replayed and not outcome.unfetched
+        else "replayed, NOT verified against its tournament"
+        if verified.replayed
+        else "signature verified, not replayed"
+    )
     print(f"{said}: {payload.variant}, score {payload.score.total}, key {verified.kid}")
     print(f"  kind {payload.kind}: {_KIND_MEANING[payload.kind or 'practice']}")
     if payload.iss is not None:
@@ -479,7 +574,8 @@ def _report(outcome: _Outcome) -> None:
         print(
             "  the tournament's seeds could not be read (see above; an invite-only one needs "
             "its invite code in CARDPROOF_INVITE_CODE or its organizer's key in "
-            "CARDPROOF_ORGANIZER_KEY): only the signature was checked"
+            "CARDPROOF_ORGANIZER_KEY), so the receipt was not compared with its tournament's "
+            "seed, salt and standings: not a pass"
         )
     elif not verified.replayed:
         print("  the server seed is not revealed yet: only the signature was checked")

@@ -14,6 +14,7 @@ import binascii
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -363,6 +364,10 @@ def check_key_period(payload: ReceiptPayload, key: JWK) -> None:
             "key-not-valid",
             f"the receipt was issued at {issued}, before key {key.kid!r} signed (nbf {key.nbf})",
         )
+    if issued > time.time() + CLOCK_LEEWAY:
+        raise ReceiptError(
+            "key-not-valid", f"the receipt is dated {issued}, in the future: no key signed it yet"
+        )
     if key.exp is not None and issued >= key.exp:
         raise ReceiptError(
             "key-not-valid",
@@ -409,6 +414,8 @@ def check_payload(payload: ReceiptPayload) -> None:
 
 
 _SEED_HEX: Final = re.compile(r"[0-9a-f]{64}")
+CLOCK_LEEWAY: Final = 300
+"""Seconds a receipt's date may run ahead of the verifier's clock (clocks differ)."""
 
 
 def _current_names(payload: ReceiptPayload) -> Score:
@@ -561,6 +568,12 @@ def check_kind(payload: ReceiptPayload) -> None:
             "kind-mismatch",
             f"a {payload.kind} receipt with tournament {payload.tournament!r} and player "
             f"{payload.player!r}: a tournament game names both, any other neither",
+        )
+    if (payload.deal_id is None) != (payload.kind == "practice"):
+        raise ReceiptError(
+            "kind-mismatch",
+            f"a {payload.kind} receipt with deal_id {payload.deal_id!r}: every game dealt by "
+            "the service has a deal id the service keeps, and only a practice one has none",
         )
     if payload.kind == "committed-blind":
         try:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from functools import lru_cache
 from typing import Any, Final, Literal
 
@@ -372,6 +373,14 @@ class ExportError(CardproofError):
         super().__init__(f"the export does not verify: {shown}")
 
 
+def _epoch(moment: str) -> int | None:
+    """An RFC 3339 time as seconds since the epoch (``None`` if it does not read)."""
+    try:
+        return int(datetime.fromisoformat(moment).timestamp())
+    except ValueError:
+        return None
+
+
 def verify_export(
     export: TournamentExport | bytes | str, jwks: JWKS | Mapping[str, Any] | None = None
 ) -> ExportCheck:
@@ -448,12 +457,18 @@ def verify_export(
                 payload.player,
                 payload.moves,
                 payload.client_seed,  # the salt: a receipt on another deck is another game
+                payload.variant,
+                payload.deal_id,
+                payload.issued,
             ) != (
                 "tournament",
                 tournament.tournament_id,
                 game.player,
                 game.moves,
                 tournament.salt,
+                tournament.variant,
+                game.deal_id,
+                _epoch(game.finished_at),
             ) or payload.server_seed != seed.hex():
                 problems.append(f"{where}: the receipt is for another game")
             elif not options_match(cls.id, msgspec.to_builtins(options), payload.options):

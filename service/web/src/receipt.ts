@@ -106,6 +106,9 @@ export interface Expected {
   game?: { dealId: string; variant: string; options: unknown; moves: string; total: number | null; kinds: readonly string[] };
   /** Kinds accepted beyond the committed ones (`practice`, `casual`), knowingly. */
   allow?: string[];
+  /** The origin whose key set was read (the page's own): a receipt naming another
+   * issuer (`iss`) was not issued here. */
+  issuerOrigin?: string;
 }
 
 /** The header `typ` of receipts (explicit typing), then the one older receipts carry. */
@@ -119,6 +122,9 @@ export function keyPeriodProblem(
   payload: Payload,
   key: { kid?: string | null; nbf?: number | null; exp?: number | null },
 ): string | null {
+  if (!Number.isSafeInteger(payload.issued_at) || (payload.iat !== undefined && payload.iat !== null && !Number.isSafeInteger(payload.iat))) {
+    return "malformed: iat and issued_at are whole seconds";
+  }
   if (payload.iat !== undefined && payload.iat !== null && payload.iat !== payload.issued_at) {
     return `malformed: iat ${payload.iat} and issued_at ${payload.issued_at} differ`;
   }
@@ -163,6 +169,7 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
   if (!TYPES.includes(header["typ"] as string)) {
     return fail(`unsupported typ ${JSON.stringify(header["typ"])}: not ${TYPES[0]}`);
   }
+  if ("crit" in header) return fail("malformed: a critical header extension (crit) is not understood here");
   const key = keys.keys.find((k) => k.kid === header["kid"]);
   if (!key || key.kty !== "OKP" || key.crv !== "Ed25519" || !key.x) {
     return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
@@ -190,6 +197,10 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
   const period = keyPeriodProblem(payload, key);
   if (period) return fail(period);
+  const origin = expected.issuerOrigin;
+  if (origin !== undefined && typeof payload.iss === "string" && payload.iss !== origin && !payload.iss.startsWith(`${origin}/`)) {
+    return fail(`issued by ${payload.iss}, not by this service (${origin}), whose key set was read`);
+  }
   const issued = new Date((payload.iat ?? payload.issued_at) * 1000).toISOString().replace(".000Z", "Z");
   result.checked.push(`issued${payload.iss ? ` by ${payload.iss}` : ""} at ${issued}, while its key signed`);
   const kind = typeof payload.kind === "string" ? payload.kind : null;

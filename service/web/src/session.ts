@@ -146,6 +146,7 @@ export class Session {
       const keys = await call("get", "/.well-known/jwks.json");
       const verdict = await verifyReceipt(receipt.receipt, keys, {
         ...this.promised,
+        issuerOrigin: window.location.origin,
         seen: [...this.seen.values()],
         tables: this.tables,
         game: {

@@ -17,7 +17,7 @@ async function check(): Promise<void> {
     const tables: Record<string, PointTable> = {};
     for (const info of variants) Object.assign(tables, info.tables as Record<string, PointTable>);
     const allow = [...document.querySelectorAll<HTMLInputElement>("input[name=allow]:checked")].map((box) => box.value);
-    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables, allow });
+    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables, allow, issuerOrigin: window.location.origin });
     status.textContent = verdict.ok
       ? `Verified: ${verdict.checked.join("; ")}.`
       : `Not verified: ${verdict.reasons.join("; ")}.`;

@@ -458,6 +458,9 @@ function canonical(value) {
 }
 var TYPES = ["cardproof-receipt+jwt", "JOSE"];
 function keyPeriodProblem(payload, key2) {
+  if (!Number.isSafeInteger(payload.issued_at) || payload.iat !== void 0 && payload.iat !== null && !Number.isSafeInteger(payload.iat)) {
+    return "malformed: iat and issued_at are whole seconds";
+  }
   if (payload.iat !== void 0 && payload.iat !== null && payload.iat !== payload.issued_at) {
     return `malformed: iat ${payload.iat} and issued_at ${payload.issued_at} differ`;
   }
@@ -496,6 +499,7 @@ async function verifyReceipt(token, keys, expected = {}) {
   if (!TYPES.includes(header["typ"])) {
     return fail(`unsupported typ ${JSON.stringify(header["typ"])}: not ${TYPES[0]}`);
   }
+  if ("crit" in header) return fail("malformed: a critical header extension (crit) is not understood here");
   const key2 = keys.keys.find((k) => k.kid === header["kid"]);
   if (!key2 || key2.kty !== "OKP" || key2.crv !== "Ed25519" || !key2.x) {
     return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
@@ -523,6 +527,10 @@ async function verifyReceipt(token, keys, expected = {}) {
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
   const period = keyPeriodProblem(payload, key2);
   if (period) return fail(period);
+  const origin = expected.issuerOrigin;
+  if (origin !== void 0 && typeof payload.iss === "string" && payload.iss !== origin && !payload.iss.startsWith(`${origin}/`)) {
+    return fail(`issued by ${payload.iss}, not by this service (${origin}), whose key set was read`);
+  }
   const issued = new Date((payload.iat ?? payload.issued_at) * 1e3).toISOString().replace(".000Z", "Z");
   result.checked.push(`issued${payload.iss ? ` by ${payload.iss}` : ""} at ${issued}, while its key signed`);
   const kind = typeof payload.kind === "string" ? payload.kind : null;
@@ -779,6 +787,7 @@ var Session = class {
       const keys = await call("get", "/.well-known/jwks.json");
       const verdict = await verifyReceipt(receipt.receipt, keys, {
         ...this.promised,
+        issuerOrigin: window.location.origin,
         seen: [...this.seen.values()],
         tables: this.tables,
         game: {

@@ -142,7 +142,7 @@ function moveCoord(variant, text) {
   const found = /^([a-e])([1-5])$/.exec(text);
   return found ? [Number(found[2]) - 1, found[1].charCodeAt(0) - 97] : null;
 }
-function window(variant, placed) {
+function window2(variant, placed) {
   const span = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
   if (variant !== "poker-patience") return { rows: span(0, 4), cols: span(0, 4) };
   if (placed.size === 0) return { rows: [0], cols: [0] };
@@ -205,7 +205,7 @@ function replayPlaced(variant, moves, deck) {
     if (placed.has(key(cell))) return { error: `move ${i} (${move}) places a second card in one cell` };
     placed.set(key(cell), deck[i] ?? "?");
   }
-  const { rows, cols } = window(variant, placed);
+  const { rows, cols } = window2(variant, placed);
   if (variant === "poker-patience" && (rows.length !== SIZE || cols.length !== SIZE)) {
     return { error: "the layout is not a 5x5 square" };
   }
@@ -395,6 +395,9 @@ function canonical(value) {
 }
 var TYPES = ["cardproof-receipt+jwt", "JOSE"];
 function keyPeriodProblem(payload, key2) {
+  if (!Number.isSafeInteger(payload.issued_at) || payload.iat !== void 0 && payload.iat !== null && !Number.isSafeInteger(payload.iat)) {
+    return "malformed: iat and issued_at are whole seconds";
+  }
   if (payload.iat !== void 0 && payload.iat !== null && payload.iat !== payload.issued_at) {
     return `malformed: iat ${payload.iat} and issued_at ${payload.issued_at} differ`;
   }
@@ -433,6 +436,7 @@ async function verifyReceipt(token, keys, expected = {}) {
   if (!TYPES.includes(header["typ"])) {
     return fail(`unsupported typ ${JSON.stringify(header["typ"])}: not ${TYPES[0]}`);
   }
+  if ("crit" in header) return fail("malformed: a critical header extension (crit) is not understood here");
   const key2 = keys.keys.find((k) => k.kid === header["kid"]);
   if (!key2 || key2.kty !== "OKP" || key2.crv !== "Ed25519" || !key2.x) {
     return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
@@ -460,6 +464,10 @@ async function verifyReceipt(token, keys, expected = {}) {
   result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
   const period = keyPeriodProblem(payload, key2);
   if (period) return fail(period);
+  const origin = expected.issuerOrigin;
+  if (origin !== void 0 && typeof payload.iss === "string" && payload.iss !== origin && !payload.iss.startsWith(`${origin}/`)) {
+    return fail(`issued by ${payload.iss}, not by this service (${origin}), whose key set was read`);
+  }
   const issued = new Date((payload.iat ?? payload.issued_at) * 1e3).toISOString().replace(".000Z", "Z");
   result.checked.push(`issued${payload.iss ? ` by ${payload.iss}` : ""} at ${issued}, while its key signed`);
   const kind = typeof payload.kind === "string" ? payload.kind : null;
@@ -595,7 +603,7 @@ async function check() {
     const tables = {};
     for (const info of variants) Object.assign(tables, info.tables);
     const allow = [...document.querySelectorAll("input[name=allow]:checked")].map((box) => box.value);
-    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables, allow });
+    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables, allow, issuerOrigin: window.location.origin });
     status.textContent = verdict.ok ? `Verified: ${verdict.checked.join("; ")}.` : `Not verified: ${verdict.reasons.join("; ")}.`;
     status.className = verdict.ok ? "verified" : "not-verified";
     if (verdict.payload) {
