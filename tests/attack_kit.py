@@ -125,7 +125,12 @@ def committed_receipt(client: HttpClient) -> str:
     """The receipt of a committed poker-squares deal played in ``CELLS`` order."""
     commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
     deal = client.post(
-        "/v1/deals", json={"variant": "poker-squares", "commitment_id": commitment}
+        "/v1/deals",
+        json={
+            "variant": "poker-squares",
+            "commitment_id": commitment,
+            "client_seed": "a seed of mine",
+        },
     ).json()
     for index, cell in enumerate(CELLS):
         client.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": index, "move": cell})

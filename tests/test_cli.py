@@ -120,6 +120,7 @@ def test_verify_a_receipt_file_offline(tmp_path: Path) -> None:
                 request["commitment_id"] = client.post("/v1/commitments", json={}).json()[
                     "commitment_id"
                 ]
+                request["client_seed"] = "a seed of mine"
             deal = client.post("/v1/deals", json=request).json()
             for i, cell in enumerate(f"{c}{r}" for r in "12345" for c in "abcde"):
                 client.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": i, "move": cell})
@@ -155,7 +156,12 @@ def test_verify_fetches_the_key_set_from_a_server(tmp_path: Path, live_server: s
     with httpx.Client(base_url=live_server) as http:
         commitment = http.post("/v1/commitments", json={}).json()["commitment_id"]
         deal = http.post(
-            "/v1/deals", json={"variant": "serpent-patience", "commitment_id": commitment}
+            "/v1/deals",
+            json={
+                "variant": "serpent-patience",
+                "commitment_id": commitment,
+                "client_seed": "a seed of mine",
+            },
         ).json()
         cards = [deal["view"]["next"], *deal["view"]["later"]]
         moves = http.post("/v1/solve", json={"variant": "serpent-patience", "cards": cards}).json()
@@ -203,7 +209,12 @@ def test_a_reader_that_stops_early_gets_no_traceback(live_server: str, tmp_path:
     with httpx.Client(base_url=live_server) as http:
         commitment = http.post("/v1/commitments", json={}).json()["commitment_id"]
         deal = http.post(
-            "/v1/deals", json={"variant": "poker-squares", "commitment_id": commitment}
+            "/v1/deals",
+            json={
+                "variant": "poker-squares",
+                "commitment_id": commitment,
+                "client_seed": "a seed of mine",
+            },
         ).json()
         for index, cell in enumerate(f"{c}{r}" for r in "12345" for c in "abcde"):
             http.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": index, "move": cell})

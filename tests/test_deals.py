@@ -54,7 +54,11 @@ def play_through(client: HttpClient, variant_id: str) -> tuple[str, list[str], l
     bodies.append(commitment.text)
     created = client.post(
         "/v1/deals",
-        json={"variant": variant_id, "commitment_id": commitment.json()["commitment_id"]},
+        json={
+            "variant": variant_id,
+            "commitment_id": commitment.json()["commitment_id"],
+            "client_seed": "a seed of mine",
+        },
     )
     assert created.status_code == 201, created.text
     bodies.append(created.text)
@@ -113,7 +117,11 @@ def test_no_hidden_card_leaves_the_server_before_it_is_due(
 
 def test_a_commitment_is_used_once_and_retries_get_the_same_deal(client: HttpClient) -> None:
     commitment = client.post("/v1/commitments", json={}).json()
-    request = {"variant": "poker-squares", "commitment_id": commitment["commitment_id"]}
+    request = {
+        "variant": "poker-squares",
+        "commitment_id": commitment["commitment_id"],
+        "client_seed": "a seed of mine",
+    }
     first = client.post(
         "/v1/deals", json=request, headers={"idempotency-key": "key-one-0123456789"}
     )
@@ -139,14 +147,26 @@ def test_forged_and_expired_commitments_are_404(app: Litestar) -> None:
         forged = commitment[:-2] + ("AA" if not commitment.endswith("AA") else "BB")
         for cid, code in ((forged, "unknown-commitment"), ("c_nope", "unknown-commitment")):
             body = problem(
-                client.post("/v1/deals", json={"variant": "poker-squares", "commitment_id": cid}),
+                client.post(
+                    "/v1/deals",
+                    json={
+                        "variant": "poker-squares",
+                        "commitment_id": cid,
+                        "client_seed": "a seed of mine",
+                    },
+                ),
                 404,
             )
             assert body["code"] == code
         time.sleep(2.1)
         body = problem(
             client.post(
-                "/v1/deals", json={"variant": "poker-squares", "commitment_id": commitment}
+                "/v1/deals",
+                json={
+                    "variant": "poker-squares",
+                    "commitment_id": commitment,
+                    "client_seed": "a seed of mine",
+                },
             ),
             404,
         )
@@ -201,7 +221,11 @@ def test_a_resent_deal_request_gets_its_deal_after_the_commitment_expired() -> N
     quick = create_app(Settings(warm_up=False, commitment_ttl=1, **UNLIMITED), keys=TEST_KEYS)
     with TestClient(quick) as client:
         commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
-        request = {"variant": "poker-squares", "commitment_id": commitment}
+        request = {
+            "variant": "poker-squares",
+            "commitment_id": commitment,
+            "client_seed": "a seed of mine",
+        }
         key = {"idempotency-key": "7d3f0c1e-2b4a-4e5f-9a8b-0c1d2e3f4a5b"}
         first = client.post("/v1/deals", json=request, headers=key)
         assert first.status_code == 201
@@ -330,7 +354,14 @@ def test_secrets_never_leave_the_server(
     server_seed = client.get(f"/v1/deals/{deal_id}/receipt").json()["payload"]["server_seed"]
     client.get("/.well-known/jwks.json")
     client.post("/v1/deals", json={"variant": "nope"})
-    client.post("/v1/deals", json={"variant": "poker-squares", "commitment_id": "c_forged"})
+    client.post(
+        "/v1/deals",
+        json={
+            "variant": "poker-squares",
+            "commitment_id": "c_forged",
+            "client_seed": "a seed of mine",
+        },
+    )
     secrets = [TEST_KEYS.master.hex(), "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]
     for body in every_response:
         for secret in secrets:
@@ -379,7 +410,11 @@ def test_a_deal_refused_with_503_can_be_asked_for_again() -> None:
     app = create_app(Settings(warm_up=False), keys=TEST_KEYS, store=FailingOnce())
     with TestClient(app) as client:
         commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
-        request = {"variant": "poker-squares", "commitment_id": commitment}
+        request = {
+            "variant": "poker-squares",
+            "commitment_id": commitment,
+            "client_seed": "a seed of mine",
+        }
         headers = {"idempotency-key": "retry-me-0123456789"}
         refused = client.post("/v1/deals", json=request, headers=headers)
         assert refused.status_code == 503
@@ -407,7 +442,11 @@ def test_a_deal_whose_write_was_resent_is_still_the_requests_own() -> None:
     app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS, store=ResentOnce())
     with TestClient(app) as client:
         commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
-        request = {"variant": "poker-squares", "commitment_id": commitment}
+        request = {
+            "variant": "poker-squares",
+            "commitment_id": commitment,
+            "client_seed": "a seed of mine",
+        }
         created = client.post("/v1/deals", json=request)  # no Idempotency-Key
         assert created.status_code == 201, created.text
         deal_id = created.json()["deal_id"]

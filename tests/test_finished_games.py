@@ -36,7 +36,12 @@ def test_a_finished_game_answers_from_what_was_stored(
 ) -> None:
     commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
     deal = client.post(
-        "/v1/deals", json={"variant": "poker-squares", "commitment_id": commitment}
+        "/v1/deals",
+        json={
+            "variant": "poker-squares",
+            "commitment_id": commitment,
+            "client_seed": "a seed of mine",
+        },
     ).json()
     answers = []
     for index, cell in enumerate(CELLS):

@@ -46,7 +46,11 @@ def signed() -> dict[str, Any]:
     app = create_app(Settings(warm_up=False, **UNLIMITED), keys=keys)
     with TestClient(app) as client:
         commitment = client.post("/v1/commitments", json={}).json()
-        body = {"variant": "poker-squares", "commitment_id": commitment["commitment_id"]}
+        body = {
+            "variant": "poker-squares",
+            "commitment_id": commitment["commitment_id"],
+            "client_seed": "a seed of mine",
+        }
         deal = client.post("/v1/deals", json=body).json()
         for index, cell in enumerate(CELLS):
             moved = client.post(

@@ -67,7 +67,11 @@ def test_every_key_expires_but_organizers() -> None:
             commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
             committed = client.post(
                 "/v1/deals",
-                json={"variant": "poker-squares", "commitment_id": commitment},
+                json={
+                    "variant": "poker-squares",
+                    "commitment_id": commitment,
+                    "client_seed": "a seed of mine",
+                },
                 headers={"Idempotency-Key": "0f0e0d0c-0b0a-4908-8706-050403020100"},
             ).json()["deal_id"]
             for index, cell in enumerate(CELLS):

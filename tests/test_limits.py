@@ -302,7 +302,7 @@ def test_a_client_holds_at_most_its_cap_of_games_in_flight() -> None:
         first, second = (client.post("/v1/deals", json=deal) for _ in range(2))
         assert (first.status_code, second.status_code) == (201, 201)
         commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
-        committed = {**deal, "commitment_id": commitment}
+        committed = {**deal, "commitment_id": commitment, "client_seed": "a seed of mine"}
         refused = client.post(
             "/v1/deals", json=committed, headers={"idempotency-key": "key-k-0123456789"}
         )

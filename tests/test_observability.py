@@ -79,7 +79,11 @@ def test_no_secret_or_hidden_card_reaches_a_log_line(
     commitment = client.post("/v1/commitments", json={}).json()
     deal = client.post(
         "/v1/deals",
-        json={"variant": "poker-squares", "commitment_id": commitment["commitment_id"]},
+        json={
+            "variant": "poker-squares",
+            "commitment_id": commitment["commitment_id"],
+            "client_seed": "a seed of mine",
+        },
     ).json()
     cells = [f"{col}{row}" for row in "12345" for col in "abcde"]
     for index, cell in enumerate(cells):

@@ -102,7 +102,11 @@ def test_an_outage_answers_what_it_can_and_loses_no_acknowledged_move(outage: st
         deal_id = ok(
             client.post(
                 "/v1/deals",
-                json={"variant": "poker-squares", "commitment_id": commitment["commitment_id"]},
+                json={
+                    "variant": "poker-squares",
+                    "commitment_id": commitment["commitment_id"],
+                    "client_seed": "a seed of mine",
+                },
             ),
             201,
         )["deal_id"]
@@ -147,7 +151,11 @@ def test_an_outage_answers_what_it_can_and_loses_no_acknowledged_move(outage: st
         unavailable(
             client.post(
                 "/v1/deals",
-                json={"variant": "poker-squares", "commitment_id": during["commitment_id"]},
+                json={
+                    "variant": "poker-squares",
+                    "commitment_id": during["commitment_id"],
+                    "client_seed": "a seed of mine",
+                },
             )
         )
         unavailable(
@@ -174,7 +182,11 @@ def test_an_outage_answers_what_it_can_and_loses_no_acknowledged_move(outage: st
         ok(
             client.post(
                 "/v1/deals",
-                json={"variant": "poker-squares", "commitment_id": during["commitment_id"]},
+                json={
+                    "variant": "poker-squares",
+                    "commitment_id": during["commitment_id"],
+                    "client_seed": "a seed of mine",
+                },
             ),
             201,
         )

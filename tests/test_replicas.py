@@ -140,7 +140,11 @@ def test_a_game_played_across_both_replicas_verifies_offline(replicas: Replicas)
 def test_a_commitment_claimed_on_one_replica_is_refused_on_the_other(replicas: Replicas) -> None:
     a, b = replicas
     commitment_id = ok(b.post("/v1/commitments", json={}), 201)["commitment_id"]
-    request = {"variant": "poker-squares", "commitment_id": commitment_id}
+    request = {
+        "variant": "poker-squares",
+        "commitment_id": commitment_id,
+        "client_seed": "a seed of mine",
+    }
     ok(a.post("/v1/deals", json=request), 201)
     for client in (b, a):
         refused = client.post("/v1/deals", json=request)

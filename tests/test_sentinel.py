@@ -233,7 +233,11 @@ def test_a_resent_request_is_not_acknowledged_before_its_first_write_is_safe() -
                 assert resent.status_code == 503, resent.text  # stored, not yet safe
                 key = {"Idempotency-Key": "7d1c1b2a-0f0e-4d0c-8b0a-090807060504"}
                 commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
-                body = {"variant": "poker-squares", "commitment_id": commitment}
+                body = {
+                    "variant": "poker-squares",
+                    "commitment_id": commitment,
+                    "client_seed": "a seed of mine",
+                }
                 assert client.post("/v1/deals", json=body, headers=key).status_code == 503
                 again = client.post("/v1/deals", json=body, headers=key)
                 assert again.status_code == 503, again.text

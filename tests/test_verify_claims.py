@@ -22,7 +22,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -130,7 +129,7 @@ def forge(
         kind="tournament",
         blind=True,
         committed=True,
-        issued_at=int(time.time()),
+        issued_at=original.issued_at,  # inside the tournament's life
         issuer=claims["url"],
         player="Ada",
         tournament=claims["tournament"],

@@ -941,7 +941,11 @@ def test_the_api_reference_renders_offline(chromium: Any, web_server: str) -> No
 
 def play_in_python(http: httpx.Client) -> str:
     commitment = http.post("/v1/commitments", json={}).json()
-    body = {"variant": "poker-squares", "commitment_id": commitment["commitment_id"]}
+    body = {
+        "variant": "poker-squares",
+        "commitment_id": commitment["commitment_id"],
+        "client_seed": "a seed of mine",
+    }
     deal_id = http.post("/v1/deals", json={**body, "client_seed": "verify page"}).json()["deal_id"]
     for index, cell in enumerate(ROW_ORDER):
         http.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})

@@ -363,7 +363,11 @@ class Commitment(Struct):
 
 
 class DealRequest(Struct, forbid_unknown_fields=True):
-    """Open a deal: with a commitment (committed before the client seed) or without."""
+    """Open a deal: with a commitment (committed before the client seed) or without.
+
+    With a ``commitment_id``, ``client_seed`` is required (the player's half of the deck);
+    without one, a casual deal gets a random one if none is given.
+    """
 
     variant: VariantId
     options: Options = msgspec.field(default_factory=Options)

@@ -72,6 +72,14 @@ class Dealing:
         (``daily_deal_quota``) nothing is stored and the answer is a 429.
         """
         cls = variant(request.variant)
+        if isinstance(request.commitment_id, str) and not request.client_seed:
+            # the player's half of the deck: one the server chose could be any of many
+            raise RuleError(
+                "client-seed-required",
+                "a committed deal needs your client_seed: the server committed to its seed, "
+                "and the deck is fair only if the other half is yours",
+                field="client_seed",
+            )
         client_seed = request.client_seed or b64url(secrets.token_bytes(16))
         if len(client_seed.encode()) > MAX_CLIENT_SEED_BYTES:
             raise RuleError(

@@ -223,7 +223,12 @@ def _as_object(cls: type[Game[Any, Any]]) -> Any:
 
 def open_plain(client: HttpClient, variant_id: str, options: dict[str, Any]) -> Probe:
     commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
-    request = {"variant": variant_id, "options": options, "commitment_id": commitment}
+    request = {
+        "variant": variant_id,
+        "options": options,
+        "commitment_id": commitment,
+        "client_seed": "a seed of mine",
+    }
     created = client.post("/v1/deals", json=request)
     assert created.status_code == 201, created.text
     probe = Probe(client, created.json(), {})

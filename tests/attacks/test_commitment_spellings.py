@@ -40,23 +40,43 @@ def test_a_commitment_opens_one_deal_under_one_spelling(client: HttpClient) -> N
     opened = set()
     for spelling in sorted(respellings(commitment_id)):
         answer = client.post(
-            "/v1/deals", json={"variant": "poker-squares", "commitment_id": spelling}
+            "/v1/deals",
+            json={
+                "variant": "poker-squares",
+                "commitment_id": spelling,
+                "client_seed": "a seed of mine",
+            },
         )
         assert answer.status_code in {400, 404}, (spelling, answer.text)
         if answer.status_code == 404:
             assert answer.json()["code"] == "unknown-commitment"
     first = client.post(
-        "/v1/deals", json={"variant": "poker-squares", "commitment_id": commitment_id}
+        "/v1/deals",
+        json={
+            "variant": "poker-squares",
+            "commitment_id": commitment_id,
+            "client_seed": "a seed of mine",
+        },
     )
     assert first.status_code == 201
     opened.add(first.json()["deal_id"])
     for spelling in sorted(respellings(commitment_id)):  # and none after the first use either
         again = client.post(
-            "/v1/deals", json={"variant": "poker-squares", "commitment_id": spelling}
+            "/v1/deals",
+            json={
+                "variant": "poker-squares",
+                "commitment_id": spelling,
+                "client_seed": "a seed of mine",
+            },
         )
         assert again.status_code in {400, 404}, (spelling, again.text)
     second = client.post(
-        "/v1/deals", json={"variant": "poker-squares", "commitment_id": commitment_id}
+        "/v1/deals",
+        json={
+            "variant": "poker-squares",
+            "commitment_id": commitment_id,
+            "client_seed": "a seed of mine",
+        },
     )
     assert (second.status_code, second.json()["code"]) == (409, "commitment-used")
     assert len(opened) == 1

@@ -557,7 +557,11 @@ def signed() -> dict[str, Any]:
     )
     with TestClient(app) as http:
         commitment = http.post("/v1/commitments", json={}).json()["commitment_id"]
-        body = {"variant": "poker-squares", "commitment_id": commitment}
+        body = {
+            "variant": "poker-squares",
+            "commitment_id": commitment,
+            "client_seed": "a seed of mine",
+        }
         deal_id = http.post("/v1/deals", json=body).json()["deal_id"]
         for index, cell in enumerate(SNAKE.split()):
             moved = http.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})
@@ -720,3 +724,28 @@ def test_the_verify_page_refuses_what_the_sdk_refuses(
 
 
 # --- Exhausting the server ------------------------------------------------------------------
+
+
+def test_a_committed_deal_needs_the_players_client_seed() -> None:
+    """A commitment, then ``POST /v1/deals`` without a ``client_seed``: refused.
+
+    The server would pick the client seed itself, the one input the player was to choose
+    after the commitment, so it could search many for the deck it wants, and the deal
+    would still say ``committed_before_client_seed: true``.
+    """
+    app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
+    with TestClient(app) as http:
+        commitment = http.post("/v1/commitments", json={}).json()["commitment_id"]
+        body = {"variant": "poker-squares", "commitment_id": commitment}
+        refused = http.post("/v1/deals", json=body)
+        assert refused.status_code == 422, refused.text
+        assert (refused.json()["code"], refused.json()["field"]) == (
+            "client-seed-required",
+            "client_seed",
+        )
+        casual = http.post("/v1/deals", json={"variant": "poker-squares"})  # the server's seed
+        assert casual.status_code == 201
+        assert casual.json()["committed_before_client_seed"] is False
+        mine = http.post("/v1/deals", json={**body, "client_seed": "mine"})
+        assert mine.status_code == 201, mine.text  # the commitment was not spent by the 422
+        assert mine.json()["committed_before_client_seed"] is True

@@ -76,7 +76,8 @@ class DealsController(Controller):
             e404="No such commitment (`unknown-commitment`) or it expired (`expired-commitment`).",
             e409="The commitment was used for another deal (`commitment-used`).",
             e422="An option the variant does not take (`unknown-option`), a client seed over "
-            "256 UTF-8 bytes (`client-seed-too-long`), an `Idempotency-Key` sent before with "
+            "256 UTF-8 bytes (`client-seed-too-long`), a commitment without a client seed "
+            "(`client-seed-required`), an `Idempotency-Key` sent before with "
             "another request (`idempotency-key-reused`).",
             e429="Too many requests (`rate-limited`); this client holds as many unfinished "
             "deals as it may (`too-many-games`, `CARDPROOF_MAX_GAMES_IN_FLIGHT`): finish one or "

@@ -639,6 +639,9 @@ export interface components {
         /**
          * DealRequest
          * @description Open a deal: with a commitment (committed before the client seed) or without.
+         *
+         *     With a ``commitment_id``, ``client_seed`` is required (the player's half of the deck);
+         *     without one, a casual deal gets a random one if none is given.
          */
         DealRequest: {
             variant: components["schemas"]["VariantId"];
@@ -2051,7 +2054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An option the variant does not take (`unknown-option`), a client seed over 256 UTF-8 bytes (`client-seed-too-long`), an `Idempotency-Key` sent before with another request (`idempotency-key-reused`). */
+            /** @description An option the variant does not take (`unknown-option`), a client seed over 256 UTF-8 bytes (`client-seed-too-long`), a commitment without a client seed (`client-seed-required`), an `Idempotency-Key` sent before with another request (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
