@@ -76,7 +76,8 @@ def test_a_flood_of_searches_leaves_the_service_answering() -> None:
                 assert answer.json()["code"] == "solver-busy"
                 assert 1 <= int(answer.headers["retry-after"]) <= 10
             else:
-                assert answer.json()["result"] == "unknown"
+                # a hard deck: its win is seldom found in the 3 s budget, but may be
+                assert answer.json()["result"] in {"unknown", "won"}, answer.json()
         waits.sort()
         assert waits[int(len(waits) * 0.95)] < 0.1, waits  # p95 of /healthz under 100 ms
         assert serpent_seconds < 1.0
