@@ -4,7 +4,7 @@ README.md, docs/*.md, openapi/openapi.json and the Python sources of sdk/ and se
 may cite a file (a relative Markdown link, or a ``name.md``) and a numbered section of
 docs/protocol.md, docs/rules.md or docs/architecture.md (``docs/rules.md section 5``,
 ``[`protocol.md`](protocol.md) section 3.4``, ``sections 3.1, 3.2 and 3.8``). Each must
-exist: no citation of a document that is not here (no DESIGN.md), nor of a section a
+exist: no citation of a document that is not here (an outside brief), nor of a section a
 document does not have.
 """
 
@@ -119,9 +119,8 @@ def test_the_scan_reads_what_it_should() -> None:
         )
     ]
     assert cited == [("rules", "5"), ("protocol", "3.1, 3.2 and 3.8")]
-    assert [m.group(1) for m in MD_NAME.finditer("see DESIGN.md and https://x.org/a.md")] == [
-        "DESIGN.md"
-    ]
-    assert not _exists("DESIGN.md", ROOT / "README.md")
-    assert not _exists("GAMES.md", ROOT / "docs" / "rules.md")
+    brief, rules = "BRIEF.md", "RULEBOOK.md"  # documents that are not in the repository
+    assert [m.group(1) for m in MD_NAME.finditer(f"see {brief} and https://x.org/a.md")] == [brief]
+    assert not _exists(brief, ROOT / "README.md")
+    assert not _exists(rules, ROOT / "docs" / "rules.md")
     assert "9" not in _sections("protocol.md")

@@ -35,17 +35,9 @@ from cardproof.games import PokerSquares, variant
 from cardproof.receipts import JWKS, ReceiptPayload, decode_receipt
 from cardproof_service.receipts import receipt_payload
 from conftest import TEST_KEYS, served
+from test_tournament_cli import cardproof
 
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
-
-
-def cardproof(*args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``cardproof`` (with ``key`` as the organizer key when given)."""
-    env = {k: v for k, v in os.environ.items() if k != "CARDPROOF_ORGANIZER_KEY"}
-    if key is not None:
-        env["CARDPROOF_ORGANIZER_KEY"] = key
-    command = [str(Path(sys.executable).parent / "cardproof"), *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
 
 
 @pytest.fixture(scope="module")

@@ -117,17 +117,20 @@ def verify_file(tmp_path: Path, text: str, *args: str) -> subprocess.CompletedPr
     return cardproof("verify", str(path), *args)
 
 
-def casual_game(url: str) -> dict[str, Any]:
-    """A casual poker-squares game (no commitment) played to its end: its receipt answer."""
+def played_game(url: str, *, committed: bool) -> dict[str, Any]:
+    """A poker-squares game (committed, or casual) played to its end: its receipt answer."""
     with httpx.Client(base_url=url, timeout=30) as http:
-        deal = http.post("/v1/deals", json={"variant": "poker-squares", "client_seed": "mine"})
+        body = {"variant": "poker-squares", "client_seed": "mine"}
+        if committed:
+            body["commitment_id"] = http.post("/v1/commitments", json={}).json()["commitment_id"]
+        deal = http.post("/v1/deals", json=body)
         assert deal.status_code == 201, deal.text
         deal_id = deal.json()["deal_id"]
         for index, cell in enumerate(SNAKE.split()):
             moved = http.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})
             assert moved.status_code == 200, moved.text
         receipt: dict[str, Any] = http.get(f"/v1/deals/{deal_id}/receipt").json()
-    assert receipt["payload"]["kind"] == "casual"
+    assert receipt["payload"]["kind"] == ("committed-blind" if committed else "casual")
     return receipt
 
 
@@ -156,7 +159,7 @@ def test_a_casual_deal_re_signed_as_committed_is_refused(
     the flag the kind rests on was never compared with the record.
     """
     url, _ = server
-    payload = casual_game(url)["payload"]
+    payload = played_game(url, committed=False)["payload"]
     payload.update(kind="committed-blind", committed_before_client_seed=True, blind=True)
     checked = verify_file(tmp_path, sign(payload), "--url", url)
     assert checked.returncode == 1, checked.stdout
@@ -495,22 +498,6 @@ def test_a_tournament_receipt_naming_the_player_otherwise_is_refused(
     assert checked.returncode == 1, checked.stdout
 
 
-def committed_game(url: str) -> dict[str, Any]:
-    """A committed poker-squares game played to its end: its receipt answer."""
-    with httpx.Client(base_url=url, timeout=30) as http:
-        commitment = http.post("/v1/commitments", json={}).json()["commitment_id"]
-        body = {"variant": "poker-squares", "commitment_id": commitment, "client_seed": "mine"}
-        deal = http.post("/v1/deals", json=body)
-        assert deal.status_code == 201, deal.text
-        deal_id = deal.json()["deal_id"]
-        for index, cell in enumerate(SNAKE.split()):
-            moved = http.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})
-            assert moved.status_code == 200, moved.text
-        receipt: dict[str, Any] = http.get(f"/v1/deals/{deal_id}/receipt").json()
-    assert receipt["payload"]["kind"] == "committed-blind"
-    return receipt
-
-
 def test_a_receipt_dated_in_the_future_is_refused(server: tuple[str, str], tmp_path: Path) -> None:
     """An honest game re-signed with ``iat`` (and ``issued_at``) five years ahead.
 
@@ -518,7 +505,7 @@ def test_a_receipt_dated_in_the_future_is_refused(server: tuple[str, str], tmp_p
     record was compared ("same seeds, variant, options and log") and it verified.
     """
     url, _ = server
-    payload = committed_game(url)["payload"]
+    payload = played_game(url, committed=True)["payload"]
     later = int((datetime.now(UTC) + timedelta(days=5 * 365)).timestamp())
     payload.update(iat=later, issued_at=later)
     checked = verify_file(tmp_path, sign(payload), "--url", url)
@@ -675,7 +662,7 @@ def test_the_verify_page_refuses_what_the_sdk_refuses(
     from test_standings_page import CHROMIUM_ARGS, chromium_or_skip
 
     url, _ = server
-    honest = committed_game(url)
+    honest = played_game(url, committed=True)
     payload = honest["payload"]
     jwks = httpx.get(f"{url}/.well-known/jwks.json", timeout=30).json()
     kid = kid_of(SIGNER)
