@@ -151,16 +151,3 @@ def test_a_commitment_claimed_on_one_replica_is_refused_on_the_other(replicas: R
         assert refused.status_code == 409, refused.text
         assert refused.headers["content-type"].startswith("application/problem+json")
         assert refused.json()["code"] == "commitment-used"
-
-
-def test_a_casual_deal_resent_to_the_other_replica_is_the_first_deal(replicas: Replicas) -> None:
-    """A casual deal's retry (same Idempotency-Key) on another replica finds its claim."""
-    a, b = replicas
-    headers = {"Idempotency-Key": f"casual-retry-{id(replicas)}-0123456789"}
-    body = {"variant": "poker-squares"}
-    first = ok(a.post("/v1/deals", json=body, headers=headers), 201)
-    again = ok(b.post("/v1/deals", json=body, headers=headers), 201)
-    assert again == first
-    refused = b.post("/v1/deals", json={**body, "client_seed": "x"}, headers=headers)
-    assert refused.status_code == 422, refused.text
-    assert refused.json()["code"] == "idempotency-key-reused"

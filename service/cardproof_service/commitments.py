@@ -50,18 +50,6 @@ class Commitments:
         body = secrets.token_bytes(NONCE_BYTES) + expires_at.to_bytes(8, "big")
         return "c_" + b64url(body + self._tag(body))
 
-    def replay_id(self, client: str, idempotency_key: str) -> str:
-        """The hidden commitment id of a casual deal asked for with an ``Idempotency-Key``.
-
-        Derived from the client and the key, so that a resent request finds the claim the
-        first one wrote (the same id, the same store slot) and gets its deal. It expired at
-        the epoch, so no deal can ever be opened on it as a commitment; it is never shown.
-        """
-        message = b"cardproof-casual-replay\0" + client.encode() + b"\0" + idempotency_key.encode()
-        nonce = hmac.digest(self.keys.master, message, "sha256")[:NONCE_BYTES]
-        body = nonce + (0).to_bytes(8, "big")
-        return "c_" + b64url(body + self._tag(body))
-
     def server_seed(self, commitment_id: str) -> bytes:
         """The seed a commitment stands for: derived, never stored."""
         message = b"cardproof-server-seed\0" + commitment_id.encode()

@@ -101,11 +101,6 @@ class Dealing:
                 )
             mark = msgspec.msgpack.encode([deal_id, replay_key(idempotency_key, request)])
             claim = Claim(commitment_id, mark, max(REPLAY_WINDOW, expires_at - now()))
-        elif idempotency_key:  # casual, resent with its key: the first deal, not another
-            commitment_id = self.commitments.replay_id(client or "", idempotency_key)
-            deal_id = new_deal_id(id_tag(commitment_id))
-            mark = msgspec.msgpack.encode([deal_id, replay_key(idempotency_key, request)])
-            claim = Claim(commitment_id, mark, REPLAY_WINDOW)
         else:
             commitment_id = self.commitments.new_id(now())
             deal_id = new_deal_id(id_tag(commitment_id))
@@ -117,7 +112,7 @@ class Dealing:
             options=msgspec.to_builtins(options),
             commitment_id=commitment_id,
             client_seed=client_seed,
-            committed=isinstance(request.commitment_id, str),
+            committed=claim is not None,
             created_at=now(),
             owner=client if self.settings.max_games_in_flight or self._quota(client) else None,
         )
