@@ -71,6 +71,8 @@ def test_the_issuer_is_configured_or_refused_in_production(tmp_path: Path) -> No
     assert load_keys({**public, "CARDPROOF_ISSUER": "urn:cards"}).issuer == "urn:cards"
     with pytest.raises(KeyConfigError, match="CARDPROOF_PUBLIC_URL"):
         load_keys({**made, "CARDPROOF_ENV": "production"})
+    with pytest.raises(KeyConfigError, match="http"):  # checked as the settings check it
+        load_keys({**made, "CARDPROOF_PUBLIC_URL": "cards.example"})
     production = load_keys({**public, "CARDPROOF_ENV": "production"})
     assert production.issuer == "https://cards.example"
 

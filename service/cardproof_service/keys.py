@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 
 from cardproof.receipts import JWK, JWKS, SigningKey, b64url, b64url_decode, public_jwk
+from cardproof_service.settings import SettingsError, public_url
 
 log = logging.getLogger("cardproof.service")
 
@@ -145,12 +146,14 @@ def _retired(text: str | None) -> tuple[JWK, ...]:
 
 
 def _issuer(env: Mapping[str, str]) -> str | None:
-    """``CARDPROOF_ISSUER``, else ``CARDPROOF_PUBLIC_URL`` (without a trailing slash)."""
-    for name in ("CARDPROOF_ISSUER", "CARDPROOF_PUBLIC_URL"):
-        value = (env.get(name) or "").strip()
-        if value:
-            return value.rstrip("/") if name == "CARDPROOF_PUBLIC_URL" else value
-    return None
+    """``CARDPROOF_ISSUER``, else ``CARDPROOF_PUBLIC_URL`` read as the settings read it."""
+    issuer = (env.get("CARDPROOF_ISSUER") or "").strip()
+    if issuer:
+        return issuer
+    try:
+        return public_url((env.get("CARDPROOF_PUBLIC_URL") or "").strip())
+    except SettingsError as error:
+        raise KeyConfigError(str(error)) from None
 
 
 def generate() -> dict[str, str]:
