@@ -21,7 +21,7 @@ PAR_SOURCES := service/par/pyproject.toml service/par/setup.py \
   $(wildcard service/par/cardproof_par/*.c service/par/cardproof_par/*.py service/par/cardproof_par/*.pyi)
 PAR_STAMP := $(VENV)/.par-$(shell cat $(PAR_SOURCES) | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint typecheck pytest browser openapi web web-test bench clean python-version
+.PHONY: run test lint typecheck pytest browser openapi tables web web-test bench clean python-version
 
 python-version:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -101,6 +101,12 @@ browser:
 
 ## openapi: rewrite openapi/openapi.json from the app (only if the command succeeds), then
 ## the web client's types generated from it (service/web/src/api.d.ts) and its build
+## tables: rebuild sdk/cardproof/hand_trie.bin, the packed hand classifier the SDK loads at
+## import (tests/test_hands.py checks it is current)
+tables: $(DEV_STAMP)
+	rm -f sdk/cardproof/hand_trie.bin
+	$(BIN)/python -c 'from cardproof.hands import write_trie_file; write_trie_file()'
+
 openapi: $(RUN_STAMP) $(PAR_STAMP) $(NPM_STAMP)
 	$(BIN)/cardproof openapi > openapi/.openapi.json.tmp
 	mv openapi/.openapi.json.tmp openapi/openapi.json

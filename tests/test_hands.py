@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cardproof import hands
 from cardproof.cards import JOKER, STANDARD_DECK, Card, parse_cards
 from cardproof.errors import RuleError
 from cardproof.hands import (
@@ -445,3 +447,27 @@ def test_every_five_card_hand_against_treys() -> None:
     assert wrong[:10] == []
     assert dict(zip(categories, counts, strict=True)) == KNOWN_TOTALS | {"five-of-a-kind": 0}
     assert sum(counts) == 2598960
+
+
+def test_the_shipped_trie_is_the_one_the_rules_build() -> None:
+    """hand_trie.bin, loaded at import, is exactly what _build_trie makes: `make tables`."""
+    built, reachable = hands._build_trie()
+    shipped = hands._TRIE_FILE.read_bytes()
+    assert hands.pack_trie(built, reachable) == shipped, "stale hand_trie.bin: run make tables"
+    assert reachable == hands.REACHABLE
+    assert hands.TRIE is not built  # loaded from the file, not built at import
+    for hand in itertools.islice(itertools.combinations(range(52), 4), 0, None, 97):
+        a, b, c, d = hand
+        for e in (0, 13, 26, 39, 51, 52):
+            if e not in hand:
+                assert hands.TRIE[a][b][c][d][e] == built[a][b][c][d][e], (hand, e)
+
+
+def test_a_packed_trie_keeps_its_shared_nodes_and_refuses_other_bytes() -> None:
+    trie, _ = hands.unpack_trie(hands._TRIE_FILE.read_bytes())
+    assert trie[0][14] is trie[13][1]  # 2C 3D and 2D 3C lead to one node: mixed, ranks 2 3
+    assert trie[0][1] is not trie[13][1]  # 2C 3C is a suited node of its own
+    with pytest.raises(ValueError, match="not a packed hand trie"):
+        hands.unpack_trie(zlib.compress(b"something else"))
+    with pytest.raises(ValueError, match="left over"):
+        hands.unpack_trie(zlib.compress(zlib.decompress(hands._TRIE_FILE.read_bytes()) + b"x"))

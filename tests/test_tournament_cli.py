@@ -463,8 +463,8 @@ def test_standings_print_each_entrants_share_of_par_and_a_players_games(
     """In-process (the embedded server), so the pars are solved at the close."""
     import argparse
 
-    from cardproof import cli
     from cardproof.bots import RandomPlayer, play_game
+    from cardproof.cli import tournament
     from cardproof.play import embedded_client
     from cardproof_service import standings as standings_module
 
@@ -496,7 +496,7 @@ def test_standings_print_each_entrants_share_of_par_and_a_players_games(
         while (standings := client.standings(tid)).pars_pending:
             assert time.monotonic() < deadline, standings
             time.sleep(0.1)
-        assert cli._tournament_standings(client, argparse.Namespace(id=tid, player="Ada")) == 0
+        assert tournament._standings(client, argparse.Namespace(id=tid, player="Ada")) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1].split() == ["rank", "name", "total", "games", "%", "of", "par"]
     line = standings.entrants[0]

@@ -301,10 +301,11 @@ def test_without_a_server_the_receipt_names_its_issuer_as_a_hint(
 ) -> None:
     """No --url: the default server is down; the CLI says who the receipt claims, trusts nobody."""
     from cardproof import cli
+    from cardproof.cli import verify
     from conftest import free_port
 
     monkeypatch.delenv("CARDPROOF_URL", raising=False)
-    monkeypatch.setattr(cli, "DEFAULT_BASE_URL", f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setattr(verify, "DEFAULT_BASE_URL", f"http://127.0.0.1:{free_port()}")
     path = Path(closed["folder"]) / "hint.jws"
     path.write_text(closed["deal_receipt"])
     assert cli.main(["verify", str(path)]) == 2

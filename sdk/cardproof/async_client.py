@@ -16,9 +16,10 @@ from typing import Any, Literal, overload
 import httpx
 
 from cardproof import endpoints
-from cardproof.core import DEFAULT_BASE_URL, RequestCore
+from cardproof.core import RequestCore
 from cardproof.endpoints import ApiCall, CardLike, Moment, Options, T
 from cardproof.errors import ConflictError
+from cardproof.version import DEFAULT_BASE_URL
 from cardproof.games import GridView, ReserveView, RowsView, SoloDrezView
 from cardproof.handles import (
     AsyncGame,

@@ -45,7 +45,6 @@ import httpx
 from cardproof import endpoints
 from cardproof.async_client import AsyncClient
 from cardproof.core import (
-    DEFAULT_BASE_URL,
     RETRY_STATUSES,
     RETRY_TRANSPORT_ERRORS,
     RequestCore,
@@ -53,6 +52,7 @@ from cardproof.core import (
     retry_after_seconds,
 )
 from cardproof.endpoints import ApiCall, CardLike, Moment, Options, T
+from cardproof.version import DEFAULT_BASE_URL
 from cardproof.errors import ConflictError
 from cardproof.games import GridView, ReserveView, RowsView, SoloDrezView
 from cardproof.handles import (

@@ -36,11 +36,10 @@ from cardproof.errors import (
     UnauthorizedError,
     UnprocessableError,
 )
-from cardproof.version import VERSION
+from cardproof.version import DEFAULT_BASE_URL, VERSION
 
 T = TypeVar("T")
 
-DEFAULT_BASE_URL: Final = "http://127.0.0.1:8000"
 RETRY_STATUSES: Final = frozenset({429, 500, 502, 503, 504})
 RETRY_TRANSPORT_ERRORS: Final = (
     httpx.TimeoutException,

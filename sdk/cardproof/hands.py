@@ -23,10 +23,15 @@ it may duplicate a card already in the hand (docs/rules.md section 1).
 
 from __future__ import annotations
 
+import struct
+import sys
+import zlib
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
 from functools import lru_cache, partial
 from operator import itemgetter
+from pathlib import Path
 from typing import Annotated, Any, Final, Literal, cast
 
 import msgspec
@@ -203,7 +208,90 @@ def _build_trie() -> tuple[list[Any], tuple[tuple[int, ...], ...]]:
     return node(0, 0, _EMPTY), tuple(reachable)
 
 
-TRIE, REACHABLE = _build_trie()
+_TRIE_FILE: Final = Path(__file__).with_name("hand_trie.bin")
+"""The trie as :func:`_build_trie` makes it, packed by :func:`pack_trie` when the package
+is made (``make tables``; a test checks it is current): loaded in about 5 ms, where
+building it takes about 150 ms, which every command would pay at start."""
+_TRIE_MAGIC: Final = b"cardproof-trie-1"
+_ROW: Final = 52  # children of a node above the last level; a last-level node is 53 bytes
+
+
+def pack_trie(trie: list[Any], reachable: tuple[tuple[int, ...], ...]) -> bytes:
+    """The trie as bytes: each level's distinct nodes, a node as its children's numbers.
+
+    Layout (little-endian, zlib-compressed): the magic; the count of nodes at levels 4,
+    3, 2 and 1 (u32 each); the level-4 nodes (53 bytes each); levels 3, 2, 1 and the
+    root as rows of 52 u16 child numbers; then each ``REACHABLE`` tuple as its length
+    and its category numbers (a byte each). Shared nodes stay shared when unpacked.
+    """
+    levels: list[dict[int, int]] = [{} for _ in range(5)]
+    rows: list[list[Any]] = [[] for _ in range(5)]
+
+    def number(node: Any, depth: int) -> int:
+        known = levels[depth].get(id(node))
+        if known is None:
+            known = levels[depth][id(node)] = len(rows[depth])
+            rows[depth].append(node if depth == 4 else [number(c, depth + 1) for c in node])
+        return known
+
+    number(trie, 0)
+    out = bytearray(_TRIE_MAGIC)
+    for depth in (4, 3, 2, 1):
+        out += struct.pack("<I", len(rows[depth]))
+    out += b"".join(rows[4])
+    for depth in (3, 2, 1, 0):
+        for children in rows[depth]:
+            out += struct.pack(f"<{_ROW}H", *children)
+    out += struct.pack("<H", len(reachable))
+    for reach in reachable:
+        out += bytes([len(reach), *reach])
+    return zlib.compress(bytes(out), 9)
+
+
+def unpack_trie(packed: bytes) -> tuple[list[Any], tuple[tuple[int, ...], ...]]:
+    """The trie and its ``REACHABLE`` from :func:`pack_trie`'s bytes."""
+    data = zlib.decompress(packed)
+    if not data.startswith(_TRIE_MAGIC):
+        raise ValueError("not a packed hand trie")
+    at = len(_TRIE_MAGIC)
+    counts = struct.unpack_from("<4I", data, at)
+    at += 16
+    width = _ROW + 1
+    below: list[Any] = [data[at + i * width : at + (i + 1) * width] for i in range(counts[0])]
+    at += counts[0] * width
+    for count in (*counts[1:], 1):
+        numbers = array("H", data[at : at + count * _ROW * 2])
+        if sys.byteorder == "big":
+            numbers.byteswap()
+        at += count * _ROW * 2
+        below = [[below[j] for j in numbers[i * _ROW : (i + 1) * _ROW]] for i in range(count)]
+    (kinds,) = struct.unpack_from("<H", data, at)
+    at += 2
+    reachable = []
+    for _ in range(kinds):
+        size = data[at]
+        reachable.append(tuple(data[at + 1 : at + 1 + size]))
+        at += 1 + size
+    if at != len(data):
+        raise ValueError("a packed hand trie with bytes left over")
+    return below[0], tuple(reachable)
+
+
+def _load_trie() -> tuple[list[Any], tuple[tuple[int, ...], ...]]:
+    """The shipped trie; built afresh only when its file is gone (``make tables`` then)."""
+    try:
+        packed = _TRIE_FILE.read_bytes()
+    except FileNotFoundError:
+        return _build_trie()
+    return unpack_trie(packed)
+
+
+def write_trie_file() -> None:
+    """Build the trie and write it packed beside this module (run by ``make tables``)."""
+    _TRIE_FILE.write_bytes(pack_trie(*_build_trie()))
+
+
+TRIE, REACHABLE = _load_trie()
 """The trie: ``TRIE[a][b][c][d][e]`` is the category number of five card indices;
 ``REACHABLE[TRIE[a][b][c][d][52]]`` the categories a joker makes with cards a..d."""
 _T: Final = TRIE  # the hot paths below read a short global name

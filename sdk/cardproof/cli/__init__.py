@@ -1,0 +1,373 @@
+"""The ``cardproof`` command: serve, play, verify receipts, run tournaments, make keys.
+
+``cardproof serve`` and ``cardproof keys`` need the ``service`` extra
+(``pip install 'cardproof[service]'``), and so does ``cardproof play`` without ``--url``
+(it then plays against an embedded server); ``cardproof verify`` and ``cardproof
+tournament`` (organizers' commands against a server) need only the SDK.
+
+This module only builds the parser: each subcommand lives in a module of its own,
+imported when it runs, so that ``cardproof --help`` starts at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cardproof.cli.common import (
+    SIGNATURE_ONLY,
+    URL_ENV,
+    json_object,
+    moment_arg,
+    url_from_env,
+)
+from cardproof.version import DEFAULT_BASE_URL, VERSION
+
+_DESCRIPTION = """Committed deals, rules checking and verified scores for poker solitaires.
+`cardproof serve` and `cardproof keys` need the service extra (pip install
+'cardproof[service]'), and so does `cardproof play` without --url (it then plays against an
+embedded server); `cardproof verify` and `cardproof tournament` need only the SDK."""
+
+
+def _command(module: str, name: str = "run") -> Callable[[argparse.Namespace], int]:
+    """The subcommand ``name`` of ``cardproof.cli.<module>``, imported when it runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        action: Callable[[argparse.Namespace], int] = getattr(
+            importlib.import_module(f"cardproof.cli.{module}"), name
+        )
+        return action(args)
+
+    return run
+
+
+def _add_tournament_parser(commands: Any) -> None:
+    """``cardproof tournament create|invites|enter|show|standings|close|export``."""
+    server = argparse.ArgumentParser(add_help=False)
+    server.add_argument(
+        "--url",
+        default=url_from_env() or DEFAULT_BASE_URL,
+        help=f"the server (default ${URL_ENV}, else {DEFAULT_BASE_URL})",
+    )
+    server.add_argument(
+        "--key",
+        help="the organizer key, cpo_... (default: $CARDPROOF_ORGANIZER_KEY); create and close "
+        "need it, and reading an invite-only tournament",
+    )
+    tournament = commands.add_parser(
+        "tournament",
+        help="run tournaments (organizers), or enter one (players)",
+        description="Tournament commands against a cardproof server: organizers create, "
+        "invite, close and export; players enter. Exit status: 0 done; 1 the server "
+        "refused (the problem's detail is printed); 2 bad arguments, no organizer key, or "
+        "the server cannot be reached.",
+    )
+    sub = tournament.add_subparsers(dest="tournament_command", required=True)
+    create = sub.add_parser(
+        "create",
+        parents=[server],
+        help="create a tournament: prints its id, round commitments and invite code",
+    )
+    create.add_argument("name", help="the tournament's name")
+    create.add_argument("--variant", required=True, help="the variant every round deals")
+    create.add_argument("--rounds", type=int, required=True, help="rounds (1 to 50)")
+    create.add_argument(
+        "--opens", type=moment_arg, required=True, metavar="ISO", help="opening time, or now"
+    )
+    create.add_argument("--closes", type=moment_arg, required=True, metavar="ISO")
+    create.add_argument("--options", type=json_object, metavar="JSON", help="variant options")
+    create.add_argument("--max-entrants", type=int, metavar="N")
+    create.add_argument(
+        "--invite", action="store_true", help="invite-only entry (prints one invite code once)"
+    )
+    create.add_argument(
+        "--invites",
+        type=int,
+        metavar="N",
+        help="invite-only entry with N single-use invite codes (printed once)",
+    )
+    create.add_argument(
+        "--format",
+        choices=["lockstep", "async"],
+        help="lockstep: each card called to every seated entrant at once (the default for a "
+        "hidden variant); async: each at their own pace (a hidden variant: --invite only)",
+    )
+    create.add_argument(
+        "--card-seconds",
+        type=int,
+        metavar="S",
+        help="lockstep: seconds to place each called card (1 to 600, default 60)",
+    )
+    for name, text in (
+        ("start", "start a lockstep round now: its first card is called"),
+        ("round", "a lockstep round's status: the call, its deadline"),
+    ):
+        command = sub.add_parser(name, parents=[server], help=text)
+        command.add_argument("id", help="the tournament id")
+        command.add_argument("round", type=int, help="the round, from 1")
+    invites = sub.add_parser(
+        "invites",
+        parents=[server],
+        help="make more single-use invite codes for an invite-only tournament",
+    )
+    invites.add_argument("id", help="the tournament id")
+    invites.add_argument("--count", type=int, default=1, help="how many codes (1 to 1000)")
+    enter = sub.add_parser(
+        "enter",
+        parents=[server],
+        help="enter a tournament as a player: the entry and its token go to a new file",
+    )
+    enter.add_argument("id", help="the tournament id")
+    enter.add_argument("--name", required=True, help="the name to enter under")
+    enter.add_argument(
+        "--invite",
+        metavar="CODE",
+        help="an invite code, for an invite-only tournament (default $CARDPROOF_INVITE_CODE)",
+    )
+    enter.add_argument(
+        "--entry-file",
+        metavar="FILE",
+        help="where the entry and its token go (default cardproof-entry-ID.json; "
+        "never an existing file)",
+    )
+    for name, text in (
+        (
+            "show",
+            "show a tournament and its round commitments (seeds once closed)",
+        ),
+        ("standings", "the standings, as a table"),
+        ("close", "close a tournament now: reveals its round seeds"),
+        ("export", "a closed tournament's whole record, as JSON"),
+    ):
+        command = sub.add_parser(name, parents=[server], help=text)
+        command.add_argument("id", help="the tournament id")
+        if name == "export":
+            command.add_argument(
+                "-o", "--output", metavar="FILE", help="write to FILE (default: stdout)"
+            )
+        if name == "standings":
+            command.add_argument(
+                "--player",
+                metavar="NAME",
+                help="also list this entrant's games with their share of par (once closed)",
+            )
+    tournament.set_defaults(run=_command("tournament"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog="cardproof", description=_DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"cardproof {VERSION}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the HTTP service")
+    serve.add_argument("--host", help="address to bind (default $CARDPROOF_HOST, else 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default $CARDPROOF_PORT, else 8000)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        help="worker processes, each a uvicorn worker on one shared socket; above 1 needs "
+        "REDIS_URL (default $CARDPROOF_WORKERS, else 1)",
+    )
+    serve.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug", "trace"],
+        help="uvicorn log level (default info)",
+    )
+    serve.set_defaults(run=_command("serve"))
+    spec = commands.add_parser("openapi", help="print the OpenAPI spec as JSON")
+    spec.set_defaults(run=_command("serve", "print_openapi"))
+    verify = commands.add_parser(
+        "verify",
+        help="verify a receipt offline: signature, seed, deck, replay, score",
+        description="Verify a receipt offline. A tournament receipt issued before the close "
+        "has no seed: verify fetches the tournament's revealed seed from --url (an "
+        "invite-only tournament is read with its invite code in CARDPROOF_INVITE_CODE, or "
+        "its organizer's key in CARDPROOF_ORGANIZER_KEY). Exit status: 0 verified (replayed); "
+        f"1 not verified; 2 the receipt or key set could not be read; {SIGNATURE_ONLY} only "
+        "the signature could be checked (the seed is not revealed yet): not a pass.",
+    )
+    verify.add_argument(
+        "receipt",
+        nargs="?",
+        help="a file with the receipt (compact JWS or its JSON), - for stdin",
+    )
+    verify.add_argument(
+        "--tournament",
+        metavar="FILE",
+        help="instead, re-check a closed tournament's export (GET /v1/tournaments/{id}/export) "
+        "end to end: seeds, decks, logs, receipts, standings",
+    )
+    verify.add_argument("--jwks", help="the key set: a URL or a file (default: the server's)")
+    verify.add_argument(
+        "--allow-practice",
+        action="store_true",
+        help="accept a practice receipt (POST /v1/verify on a seed pair the player chose): "
+        "it proves the score of that log on that deck, not that the deck was fair",
+    )
+    verify.add_argument(
+        "--allow-casual",
+        action="store_true",
+        help="accept a casual deal's receipt (no commitment: the server knew the client "
+        "seed before it chose its own)",
+    )
+    verify.add_argument(
+        "--url",
+        default=url_from_env(),
+        help="the server, for its key set and a tournament receipt's revealed seed "
+        f"(default ${URL_ENV}, else for a receipt {DEFAULT_BASE_URL}; an invite-only "
+        "tournament is read "
+        "with $CARDPROOF_ORGANIZER_KEY)",
+    )
+    verify.set_defaults(run=_command("verify"))
+    play = commands.add_parser(
+        "play",
+        help="play a game in the terminal against a server, or an embedded one",
+        description="Play poker-squares, poker-patience, serpent-patience, repeat-poker, "
+        "reserve-poker or solodrez in the terminal (solodrez has a 'hint' command backed "
+        "by the solver). Exit status: 0 the game was scored and its receipt "
+        "shown; 1 quit or not scored; 2 the server could not be used (or refused the deal).",
+    )
+    play.add_argument(
+        "variant",
+        nargs="?",
+        help="poker-squares, poker-patience, serpent-patience, repeat-poker, reserve-poker or "
+        "solodrez (not with --tournament: the tournament's variant)",
+    )
+    play.add_argument(
+        "--tournament",
+        metavar="ID",
+        help="play your seat in a lockstep round of this tournament, live (with --round, "
+        "--url, and the entry file of cardproof tournament enter)",
+    )
+    play.add_argument("--round", type=int, metavar="N", help="the round to play, from 1")
+    play.add_argument(
+        "--entry-file",
+        metavar="FILE",
+        help="the entry, with its token (default cardproof-entry-ID.json, as "
+        "cardproof tournament enter writes it)",
+    )
+    play.add_argument(
+        "--options",
+        type=json_object,
+        metavar="JSON",
+        help="""the variant's options, a JSON object: '{"levels": 5}' or '{"rows": 3}' """
+        """(repeat-poker), '{"version": 2}' (reserve-poker), '{"scoring": "british"}' """
+        """(the grid games)""",
+    )
+    play.add_argument(
+        "--url",
+        default=url_from_env(),
+        help=f"the server to play on (default ${URL_ENV}, else an embedded one, with a "
+        "throwaway key)",
+    )
+    play.add_argument("--seed", help="your client seed (default: a random one)")
+    play.add_argument(
+        "--receipt-out",
+        metavar="FILE",
+        help="where to write the receipt (default receipt-<deal id>.jws; with the embedded "
+        "server its key set goes beside it, receipt-<deal id>.keys.json)",
+    )
+    play.set_defaults(run=_command("play"))
+    _add_tournament_parser(commands)
+    keys = commands.add_parser("keys", help="make keys")
+    key_commands = keys.add_subparsers(dest="keys_command", required=True)
+    generate_keys = key_commands.add_parser("generate", help="print a fresh master and signing key")
+    generate_keys.set_defaults(run=_command("keys", "generate"))
+    organizer = key_commands.add_parser("organizer", help="tournament organizers' API keys")
+    organizer_commands = organizer.add_subparsers(dest="organizer_command", required=True)
+    create = organizer_commands.add_parser(
+        "create",
+        help="make an organizer's API key: prints it once, stores only its hash",
+        description="Make an API key for a tournament organizer. The key is printed once "
+        "on stdout; the store keeps only its SHA-256 (in Redis when REDIS_URL is set, else "
+        "in CARDPROOF_ORGANIZERS_FILE, default .cardproof/organizers.json, which a server "
+        "on the memory store reads). Exit status: 0 made; 1 the name is taken; 2 a bad "
+        "name or the store cannot be reached.",
+    )
+    create.add_argument("name", help="the organizer's name (1 to 64 printable characters)")
+    create.set_defaults(run=_command("keys", "create_organizer"))
+    store = commands.add_parser("store", help="look after the store")
+    store_commands = store.add_subparsers(dest="store_command", required=True)
+    migrate = store_commands.add_parser(
+        "migrate",
+        help="rename a Redis's keys of the first layout to the tagged one",
+        description="Rename the keys that cardproof before 0.9 wrote (no hash tags) to the "
+        "layout that Redis Cluster needs, in place, keeping every value and time to live. "
+        "Run it on REDIS_URL (and CARDPROOF_REDIS_MODE) with every replica stopped; it can "
+        "be run again. Until it has run, /readyz says not ready. Exit status: 0 done; 1 "
+        "some keys could not be renamed and were set aside as cardproof:kept:... (listed); "
+        "2 the store cannot be reached, or is a cluster (which never held the first layout).",
+    )
+    migrate.set_defaults(run=_command("store", "migrate"))
+    bots = commands.add_parser("bots", help="seat a bot at committed blind deals")
+    bot_commands = bots.add_subparsers(dest="bots_command", required=True)
+    bots_run = bot_commands.add_parser(
+        "run",
+        help="play games with a bot and report its mean score",
+        description="Play committed blind poker-squares deals with a player class (the "
+        "Player protocol of cardproof.bots: told the variant, options and table at the "
+        "start, then one card at a time), on a server or an embedded one. Prints the mean "
+        "score with its 95%% interval and writes each receipt, checked against the game "
+        "played. Two players ship: cardproof.bots:RandomPlayer and "
+        "cardproof.bots:MonteCarloPlayer. Exit status: 0 done; 1 the player broke the "
+        "protocol; 2 the player or the server could not be used.",
+    )
+    bots_run.add_argument("player", metavar="MODULE:CLASS", help="the player class to seat")
+    bots_run.add_argument(
+        "--variant",
+        default="poker-squares",
+        choices=["poker-squares"],
+        help="the variant (poker-squares, Neller's game, for now)",
+    )
+    bots_run.add_argument(
+        "--scoring",
+        default="american",
+        metavar="TABLE",
+        help="a table (american, british) or a point system drawn from each deal's seeds "
+        "(ameritish, random, hypercorner, single-hand); default american",
+    )
+    bots_run.add_argument("--games", type=int, default=200, help="how many deals (default 200)")
+    bots_run.add_argument(
+        "--par-budget",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="seconds the server's solver spends on each deal's hindsight par, for the mean "
+        "percentage of par (default 0.5; 0: no par)",
+    )
+    bots_run.add_argument(
+        "--receipts",
+        metavar="DIR",
+        default="receipts",
+        help="where to write each game's receipt (default ./receipts; with the embedded "
+        "server its key set goes there too, as keys.json)",
+    )
+    bots_run.add_argument(
+        "--url",
+        default=url_from_env(),
+        help=f"the server to play on (default ${URL_ENV}, else an embedded one, with a "
+        "throwaway key)",
+    )
+    bots_run.set_defaults(run=_command("bots"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``cardproof`` console script.
+
+    A reader that stops early (``cardproof verify ... | head``) ends the command quietly,
+    as Unix tools do, with no traceback.
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        code = int(args.run(args))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+        return 141  # 128 + SIGPIPE, as a shell reports it
+    return code

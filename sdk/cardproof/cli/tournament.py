@@ -1,0 +1,262 @@
+"""``cardproof tournament``: organizers create, invite, start, close and export; players enter."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote
+
+import msgspec
+
+from cardproof.client import Client
+from cardproof.errors import APIError, TransportError
+from cardproof.models import RoundStatus, Tournament
+from cardproof.words import plural
+
+_ACTIONS: dict[str, Callable[[Client, argparse.Namespace], int]]
+"""Each ``cardproof tournament`` subcommand's action, by name (filled in below)."""
+
+_ORGANIZER_ONLY = frozenset({"create", "close", "invites", "start"})
+
+
+def _print_tournament(tournament: Tournament) -> None:
+    """A tournament as the organizer checks it: settings, window, round commitments."""
+    t = tournament
+    closed = f" (closed {t.closed_at})" if t.closed_at else ""
+    limit = f", at most {plural(t.max_entrants, 'entrant')}" if t.max_entrants is not None else ""
+    print(f"tournament  {t.tournament_id}")
+    print(f"name        {t.name}")
+    print(f"organizer   {t.organizer}")
+    print(f"variant     {t.variant} {json.dumps(t.options, sort_keys=True)}")
+    print(f"status      {t.status}")
+    print(f"window      {t.opens_at} to {t.closes_at}{closed}")
+    print(f"entry       {t.entry}{limit}")
+    played = "each at their own pace"
+    if t.format == "lockstep":
+        played = f"every card called to all seats at once, {t.card_seconds} s to place it"
+    print(f"format      {t.format}: {played}")
+    if t.format == "lockstep":  # said before anyone tries to enter late
+        entries = "open until round 1 starts"
+        if t.entries_closed_at is not None:
+            entries = f"closed at {t.entries_closed_at}, when round 1 started"
+        print(f"entries     {entries}")
+    print(f"deals       {t.algorithm}, salt {t.salt}")
+    print(f"round  {'server_seed_hash (committed)':<64}  server_seed")
+    for line in t.rounds:
+        seed = line.server_seed or "(revealed at the close)"
+        print(f"{line.round:>5}  {line.server_seed_hash:<64}  {seed}")
+
+
+def _create(client: Client, args: argparse.Namespace) -> int:
+    created = client.create_tournament(
+        args.name,
+        args.variant,
+        rounds=args.rounds,
+        opens_at=args.opens,
+        closes_at=args.closes,
+        options=args.options,
+        max_entrants=args.max_entrants,
+        entry="invite" if args.invite or args.invites else "public",
+        invites=args.invites,
+        format=args.format,
+        card_seconds=args.card_seconds,
+    )
+    _print_tournament(created.tournament)
+    base, tid = args.url.rstrip("/"), quote(created.tournament.tournament_id, safe="")
+    print(f"join        {base}/play?tournament={tid}  (send it to the players)")
+    print(f"standings   {base}/tournaments/{tid}")
+    _print_invites(created.invite_codes)  # last: shown this once
+    return 0
+
+
+def _print_invites(codes: list[str]) -> None:
+    """Invite codes, one a line (shown this once)."""
+    for code in codes:
+        print(f"invite code {code}")
+    if codes:
+        print("# invite codes are shown this once; each enters one entrant", file=sys.stderr)
+
+
+def _invites(client: Client, args: argparse.Namespace) -> int:
+    _print_invites(client.create_invites(args.id, args.count))
+    return 0
+
+
+def _enter(client: Client, args: argparse.Namespace) -> int:
+    """Enter a tournament; the entry, with its token (shown this once), goes to a new file.
+
+    The file is made (owner-only, never over another) before the entry is asked for, so a
+    token the server hands out always has somewhere to go; were writing it to fail after
+    all, the token is printed instead.
+    """
+    safe_id = re.sub(r"[^A-Za-z0-9_-]", "_", args.id)[:64]
+    path = Path(args.entry_file or f"cardproof-entry-{safe_id}.json")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise ValueError(
+            f"{path} exists (an entry's token may be kept there): name another --entry-file"
+        ) from None
+    except OSError as error:
+        raise ValueError(f"cannot make {path}: {error.strerror}") from None
+    with os.fdopen(fd, "wb") as out:
+        try:
+            invite = args.invite or os.environ.get("CARDPROOF_INVITE_CODE") or None
+            entry = client.enter(args.id, args.name, invite_code=invite)
+        except BaseException:
+            out.close()
+            path.unlink(missing_ok=True)
+            raise
+        try:
+            out.write(msgspec.json.format(msgspec.json.encode(entry)) + b"\n")
+        except OSError as error:
+            print(f"cannot write {path} ({error.strerror}): your token is {entry.token}")
+            return 1
+    print(f"entered {entry.tournament_id} as {entry.name!r} (entrant {entry.entrant_id})")
+    print(f"the entry and its token are in {path}: keep it, the token is shown only once")
+    print(f"and opens your games until the tournament closes ({entry.expires_at})")
+    base = args.url.rstrip("/")
+    file_option = f" --entry-file {shlex.quote(str(path))}" if args.entry_file else ""
+    print(
+        f"play a lockstep round N here: cardproof play --tournament {shlex.quote(args.id)} "
+        f"--round N --url {shlex.quote(base)}{file_option}"
+    )
+    print(f"the standings: {base}/tournaments/{quote(args.id, safe='')}")
+    return 0
+
+
+def _show(client: Client, args: argparse.Namespace) -> int:
+    _print_tournament(client.tournament(args.id))
+    return 0
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}%"
+
+
+def _standings(client: Client, args: argparse.Namespace) -> int:
+    standings = client.standings(args.id, player=args.player)
+    entrants = standings.entrants
+    print(
+        f"tournament {standings.tournament_id}: {standings.status}, "
+        f"{plural(standings.rounds, 'round')}, "
+        f"{plural(len(entrants), 'entrant')}"
+    )
+    with_par = any(line.percent_of_par is not None for line in entrants)  # as the page does
+    print(f"{'rank':>4}  {'name':<24} {'total':>8}  games" + ("  % of par" if with_par else ""))
+    for line in entrants:
+        print(
+            f"{line.rank:>4}  {line.name:<24} {line.total:>8}  "
+            f"{line.games_finished}/{standings.rounds}"
+            + (f"  {_percent(line.percent_of_par):>8}" if with_par else "")
+        )
+    if standings.pars_pending:
+        print(f"pars: {plural(standings.pars_pending, 'round')} still being solved")
+    for par in standings.pars:
+        proof = "optimal" if par.optimal else f"bound {par.upper_bound}"
+        if par.method == "earlier-solver":
+            proof += ", earlier solver"
+        print(f"round {par.round} par {par.score} ({proof}, by the {par.by})")
+    if standings.player is not None:
+        print(f"games of {standings.player}:")
+        for game in standings.games:
+            print(f"  round {game.round}: {game.total} ({_percent(game.percent_of_par)} of par)")
+    return 0
+
+
+def _print_round(status: RoundStatus) -> None:
+    """A lockstep round's status, a line."""
+    where = f"round {status.round}: {status.status}, {status.seats} seated"
+    if status.status == "playing" and status.call is not None:
+        card = f" {status.card}" if status.card else ""
+        where += (
+            f"; card {status.call + 1} of {status.calls}{card} called, "
+            f"{status.placed} of {status.seats} placed it, {status.seconds_left:.0f} s left"
+        )
+    elif status.starts_at is not None:
+        where += f"; starts by itself at {status.starts_at}"
+    print(where)
+
+
+def _start(client: Client, args: argparse.Namespace) -> int:
+    _print_round(client.start_round(args.id, args.round))
+    return 0
+
+
+def _round(client: Client, args: argparse.Namespace) -> int:
+    _print_round(client.round_status(args.id, args.round))
+    return 0
+
+
+def _close(client: Client, args: argparse.Namespace) -> int:
+    _print_tournament(client.close_tournament(args.id))
+    return 0
+
+
+def _export(client: Client, args: argparse.Namespace) -> int:
+    export = client.export_tournament(args.id)
+    text = msgspec.json.format(msgspec.json.encode(export), indent=2) + b"\n"
+    if args.output in (None, "-"):
+        sys.stdout.buffer.write(text)
+        sys.stdout.flush()
+        return 0
+    try:
+        Path(args.output).write_bytes(text)
+    except OSError as error:
+        print(f"cannot write {args.output}: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"wrote {args.output}: {plural(len(export.games), 'game')}; re-check it with "
+        f"cardproof verify --tournament {args.output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+_ACTIONS = {
+    "create": _create,
+    "invites": _invites,
+    "enter": _enter,
+    "show": _show,
+    "standings": _standings,
+    "start": _start,
+    "round": _round,
+    "close": _close,
+    "export": _export,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one ``cardproof tournament`` command: 0 done, 1 refused (4xx), 2 unreachable."""
+    action = _ACTIONS[args.tournament_command]
+    command = f"cardproof tournament {args.tournament_command}"
+    key = args.key or os.environ.get("CARDPROOF_ORGANIZER_KEY") or None
+    if key is None and args.tournament_command in _ORGANIZER_ONLY:
+        print(
+            f"{command}: this needs the organizer key: --key or CARDPROOF_ORGANIZER_KEY "
+            "(cardproof keys organizer create NAME makes one)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        with Client(base_url=args.url, api_key=key) as client:
+            return action(client, args)
+    except ValueError as error:  # a bad argument the SDK caught before sending
+        print(f"{command}: {error}", file=sys.stderr)
+        return 2
+    except APIError as error:
+        code = f" {error.code}" if error.code else ""
+        print(
+            f"{command}: refused ({error.status}{code}): {error.detail or error.title}",
+            file=sys.stderr,
+        )
+        return 1 if error.status < 500 else 2
+    except TransportError as error:
+        print(f"{command}: cannot reach {args.url}: {error}", file=sys.stderr)
+        return 2
