@@ -1,11 +1,18 @@
-"""The README is true: every curl and Python example in it runs against a real server."""
+"""The README is true: every curl and Python example in it runs against a real server,
+and every output it shows is what the command prints, shape and all.
+
+A shown output is a fenced block whose info string is ``json output`` or ``text output``,
+right after the command block it belongs to. ``…`` stands for what differs from run to
+run: in JSON, the string ``"…"`` matches any value, a string holding ``…`` matches any
+text there, a list ending in ``"…"`` may go on, and a ``"…"`` key allows more keys; in
+text, ``…`` matches any text on its line, and a line that is only ``…`` any lines.
+"""
 
 from __future__ import annotations
 
-import ast
+import itertools
 import json
 import re
-import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,7 +22,9 @@ from typing import Any
 import pytest
 
 README = (Path(__file__).parent.parent / "README.md").read_text()
-BLOCKS = re.findall(r"```(sh|python)\n(.*?)```", README, flags=re.DOTALL)
+FENCES = re.findall(r"^```([^\n]*)\n(.*?)^```$", README, flags=re.DOTALL | re.MULTILINE)
+"""Every fenced block: (info string, body), in order."""
+BLOCKS = [(info, body) for info, body in FENCES if info in ("sh", "python")]
 CURLS = [
     line
     for kind, body in BLOCKS
@@ -51,10 +60,15 @@ STATED: dict[str, Callable[[dict[str, Any]], bool]] = {
 
 @pytest.mark.parametrize("command", CURLS)
 def test_curl_examples_run_and_answer_as_stated(command: str, live_server: str) -> None:
-    args = shlex.split(command.replace(DEFAULT, live_server))
-    out = subprocess.run(args, capture_output=True, check=True, text=True, timeout=30).stdout
-    if args[-1].endswith("/schema"):
-        assert "<html" in out.lower()
+    line = command.replace(DEFAULT, live_server)
+    out = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", line],
+        capture_output=True,
+        check=True,
+        text=True,
+        timeout=30,
+    ).stdout
+    if "|" in line:  # a piped probe: its shown output is checked below, whole
         return
     body = json.loads(out)
     assert "status" not in body or body.get("status") in ("ok", "ready", 422), body
@@ -77,7 +91,7 @@ def test_the_curl_game_plays_a_committed_game(live_server: str) -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    payload = ast.literal_eval(result.stdout.strip())  # as python3 prints a dict
+    payload = json.loads(result.stdout)  # the README's json() prints JSON, not a repr
     assert (payload["kind"], payload["committed_before_client_seed"]) == ("committed-blind", True)
     assert payload["moves"] == " ".join(f"{c}{r}" for r in "12345" for c in "abcde")
     assert payload["server_seed"] is not None  # revealed at the end
@@ -92,3 +106,135 @@ def test_python_examples_run(code: str, live_server: str) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
+
+
+ELIDED = "…"
+OUTPUT_KINDS = ("json output", "text output")
+
+
+def _shown_outputs() -> list[tuple[str, str, str, str]]:
+    """(command block, its language, the kind of output shown, the output) for each one."""
+    pairs = []
+    for (info, body), (after, shown) in itertools.pairwise(FENCES):
+        if after in OUTPUT_KINDS:
+            assert info in ("sh", "python"), f"an output shown after a {info!r} block: {shown}"
+            pairs.append((body, info, after.split()[0], shown))
+    return pairs
+
+
+SHOWN = _shown_outputs()
+
+
+def _like(shown: Any, printed: Any, where: str = "$") -> None:
+    """Assert the printed JSON value has the shown one's shape and values (``…`` aside)."""
+    if shown == ELIDED:
+        return
+    if isinstance(shown, str) and ELIDED in shown:
+        pattern = ".*".join(map(re.escape, shown.split(ELIDED)))
+        assert isinstance(printed, str), f"{where}: {printed!r} is not a string"
+        assert re.fullmatch(pattern, printed, flags=re.DOTALL), f"{where}: {printed!r} {shown!r}"
+        return
+    assert type(printed) is type(shown), f"{where}: {printed!r} where {shown!r} is shown"
+    if isinstance(shown, dict):
+        extra = set(printed) - set(shown)
+        assert ELIDED in shown or not extra, f"{where}: printed, not shown: {sorted(extra)}"
+        for key, value in shown.items():
+            if key != ELIDED:
+                assert key in printed, f"{where}: shown, not printed: {key}"
+                _like(value, printed[key], f"{where}.{key}")
+    elif isinstance(shown, list):
+        more = bool(shown) and shown[-1] == ELIDED
+        head = shown[:-1] if more else shown
+        assert len(printed) >= len(head) if more else len(printed) == len(head), (
+            f"{where}: {len(printed)} items printed, {len(head)} shown"
+        )
+        for index, value in enumerate(head):
+            _like(value, printed[index], f"{where}[{index}]")
+    else:
+        assert printed == shown, f"{where}: {printed!r} printed, {shown!r} shown"
+
+
+def _text_like(shown: str, printed: str) -> None:
+    """Assert the printed text matches the shown lines (``…`` aside), line for line."""
+    parts = []
+    for line in shown.splitlines():
+        if line.strip() == ELIDED:
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            parts.append(".*?".join(map(re.escape, line.split(ELIDED))) + r"\n")
+    pattern = "".join(parts)
+    assert re.fullmatch(pattern, printed if printed.endswith("\n") else printed + "\n"), (
+        f"printed:\n{printed}\nshown:\n{shown}"
+    )
+
+
+def _run_block(body: str, language: str, server: str) -> str:
+    """What a README command block prints on stdout, run as a reader would run it."""
+    source = body.replace(DEFAULT, server)
+    command = ["bash", "-e", "-o", "pipefail", "-c", source]
+    if language == "python":
+        command = [sys.executable, "-c", source]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_the_readme_shows_outputs_and_no_output_goes_unchecked() -> None:
+    assert len(SHOWN) >= 10
+    for info, body in FENCES:
+        # a block of JSON or text is a checked output, or a terminal session shown as such
+        assert info not in ("json", "text", ""), f"a {info!r} block that nothing checks: {body}"
+    # an answer shown inline in the prose is not checked: outputs are blocks
+    assert not re.search(r"(answers|prints) `[{\[]", README)
+
+
+@pytest.mark.parametrize(
+    ("command", "language", "kind", "shown"),
+    SHOWN,
+    ids=[f"shown-{i}" for i in range(len(SHOWN))],
+)
+def test_each_shown_output_is_what_its_command_prints(
+    command: str, language: str, kind: str, shown: str, live_server: str
+) -> None:
+    printed = _run_block(command, language, live_server)
+    shown = shown.replace(DEFAULT, live_server)  # the server the README names is this one
+    if kind == "json":
+        _like(json.loads(shown), json.loads(printed))
+    else:
+        _text_like(shown, printed)
+
+
+def test_the_matching_catches_a_wrong_shape() -> None:
+    _like({"a": [1, "…"], "b": "c_…", "…": "…"}, {"a": [1, 2, 3], "b": "c_x", "z": None})
+    for printed in ({"a": [2], "b": "c_x"}, {"a": [1], "b": "d_x"}, {"a": 1, "b": "c_"}):
+        with pytest.raises(AssertionError):
+            _like({"a": [1, "…"], "b": "c_…"}, printed)
+    with pytest.raises(AssertionError):
+        _like({"a": 1}, {"a": 1, "extra": 2})  # a key printed but not shown
+    with pytest.raises(AssertionError):
+        _like({"a": False}, {"a": 0})  # false is not 0
+    _text_like("first …\n…\nlast", "first line\nany\nlines\nlast\n")
+    with pytest.raises(AssertionError):
+        _text_like("first …\nlast", "first line\nmore\nlast\n")
+
+
+WRITES = re.compile(r"(?:-o|--output|--receipt-out|--receipts|--entry-file)[ =](\S+)|> (\S+)")
+"""Where a README command writes a file: an output option, or a shell redirect."""
+
+
+def test_files_the_readme_commands_write_are_ignored_by_git() -> None:
+    written = {"receipts/keys.json", "receipt-d_x.jws", "receipt-d_x.keys.json"}  # defaults
+    for _, body in BLOCKS:
+        for option, redirect in WRITES.findall(body):
+            name = option or redirect
+            if name != "/dev/null" and not name.startswith(("openapi/", "$")):
+                written.add(f"{name}/x" if name.endswith("/") else name)
+    assert {"r.jws", "spring.json"} <= written
+    root = Path(__file__).parent.parent
+    found = subprocess.run(
+        ["git", "check-ignore", "--no-index", *sorted(written)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert sorted(found) == sorted(written), f"not ignored: {sorted(set(written) - set(found))}"
