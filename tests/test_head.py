@@ -1,5 +1,6 @@
-"""HEAD wherever GET: every GET path of the spec answers HEAD with the GET's status and
-headers and no body (RFC 9110 9.3.2), and ``Allow`` lists HEAD beside GET."""
+"""HEAD wherever GET: every GET path of the spec, and every GET route of the app (the pages
+too, which the spec leaves out), answers HEAD with the GET's status and headers and no body
+(RFC 9110 9.3.2), and ``Allow`` lists HEAD beside GET."""
 
 from __future__ import annotations
 
@@ -37,6 +38,25 @@ def ids(client: TestClient[Litestar], owner: str) -> dict[str, str]:
     return {"deal_id": deal, "tournament_id": tid, "round_number": "1"}
 
 
+def assert_head_alike(client: TestClient[Litestar], template: str, path: str, owner: str) -> None:
+    """HEAD ``path`` answers as GET does (200): its status and headers, and no body.
+
+    A path that wants an organizer (401 without one) is read as the organizer.
+    """
+    headers = {"Authorization": owner} if client.get(path).status_code == 401 else {}
+    head = client.head(path, headers=headers)
+    got = client.get(path, headers=headers)
+    assert got.status_code == 200, (template, got.text)
+    assert head.status_code == got.status_code, template
+    assert head.content == b"", template
+    shown: dict[str, Any] = {k: v for k, v in head.headers.items() if k not in VOLATILE}
+    expected = {k: v for k, v in got.headers.items() if k not in VOLATILE}
+    if template == "/metrics":  # its counts move with every request, and its length
+        shown.pop("content-length")
+        expected.pop("content-length")
+    assert shown == expected, template
+
+
 def test_every_get_path_of_the_spec_answers_head_alike(
     client: TestClient[Litestar], owner: str
 ) -> None:
@@ -44,19 +64,34 @@ def test_every_get_path_of_the_spec_answers_head_alike(
     assert len(paths) >= 13, paths
     known = ids(client, owner)
     for template in paths:
-        path = re.sub(r"\{(\w+)\}", lambda name: known[name[1]], template)
-        head = client.head(path)
-        got = client.get(path)
-        assert got.status_code == 200, (template, got.text)
-        assert head.status_code == got.status_code, template
-        assert head.content == b"", template
-        shown: dict[str, Any] = {k: v for k, v in head.headers.items() if k not in VOLATILE}
-        expected = {k: v for k, v in got.headers.items() if k not in VOLATILE}
-        if template == "/metrics":  # its counts move with every request, and its length
-            shown.pop("content-length")
-            expected.pop("content-length")
-        assert shown == expected, template
+        path = re.sub(r"\{(\w+)\}", lambda n: known[n[1]], template)
+        assert_head_alike(client, template, path, owner)
     assert client.head("/v1/deals/d_nothing").status_code == 404  # an error alike
+
+
+PAGES = {"/", "/play", "/verify", "/favicon.ico", "/tournaments/{tournament_id:str}", "/schema"}
+"""Routes for people, which the spec leaves out: the route table must have them all."""
+
+
+def test_every_get_route_of_the_app_answers_head_alike(
+    app: Litestar, client: TestClient[Litestar], owner: str
+) -> None:
+    known = {
+        **ids(client, owner),
+        "file_path": "web/style.css",  # /static/{file_path:path}
+        "path": "swagger",  # /schema/{path:str}: a page of the reference
+    }
+    templates = sorted(route.path for route in app.routes if "GET" in route.methods)
+    assert set(templates) >= PAGES, PAGES - set(templates)
+    for template in templates:
+        path = re.sub(r"\{(\w+)(?::\w+)?\}", lambda n: known[n[1]], template)
+        assert_head_alike(client, template, path, owner)
+    html = {"Accept": "text/html,*/*;q=0.8"}  # a browser's 404 is a page: HEAD alike
+    head, got = client.head("/nothing", headers=html), client.get("/nothing", headers=html)
+    assert (head.status_code, got.status_code) == (404, 404)
+    assert head.content == b""
+    assert head.headers["content-type"] == got.headers["content-type"] == "text/html; charset=utf-8"
+    assert head.headers["content-length"] == got.headers["content-length"]
 
 
 def test_head_of_an_event_stream_ends_with_its_headers(

@@ -192,6 +192,44 @@ def test_a_closed_tournament_shows_its_seeds_and_every_finished_grid(
     assert len(set(cards[:25])) == 25
 
 
+def shown_words(page: str) -> str:
+    """The page's text as a person reads it: tags, and their attributes, left out."""
+    return re.sub(r"<[^>]*>", " ", re.sub(r"<style>.*?</style>", " ", page, flags=re.DOTALL))
+
+
+def test_live_is_said_only_while_a_round_is_being_played(
+    client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Open and playing: "Rounds, live"; open and between rounds, closed, settled: never."""
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)  # pars solved at the close
+    live = re.compile(r"\blive\b", re.IGNORECASE)
+    between = played(client, owner)  # every round played to its end, still open
+    page = client.get(f"/tournaments/{between}", headers=reader(between)).text
+    assert "<h2>Rounds</h2>" in page
+    assert not live.search(shown_words(page))
+    body = new_tournament(format="lockstep", entry="public")
+    created = client.post("/v1/tournaments", json=body, headers={"Authorization": owner})
+    tid = created.json()["tournament"]["tournament_id"]
+    entry = client.post(f"/v1/tournaments/{tid}/entries", json={"name": "Ada"})
+    play_lockstep(client, owner, tid, 1, {entry.json()["token"]: CELLS[:3]})  # 3 of 25 placed
+    playing = client.get(f"/tournaments/{tid}").text
+    assert "<h2>Rounds, live</h2>" in playing
+    assert '<meta http-equiv="refresh" content="2">' in playing
+    for closing in (tid, between):
+        closed = client.post(
+            f"/v1/tournaments/{closing}/close", json={}, headers={"Authorization": owner}
+        )
+        assert closed.status_code == 200, closed.text
+        first = client.get(f"/tournaments/{closing}", headers=reader(closing)).text
+        wait_for_pars(client, closing)
+        settled = client.get(f"/tournaments/{closing}", headers=reader(closing)).text
+        for page in (first, settled):  # closed (pars perhaps pending), then settled
+            assert 'id="status">closed<' in page
+            assert "<h2>Rounds</h2>" in page
+            assert "each card was called" in page
+            assert not live.search(shown_words(page)), live.search(shown_words(page))
+
+
 def test_a_settled_page_is_drawn_once_and_a_large_field_is_paged(
     client: HttpClient, owner: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -47,6 +47,7 @@ from cardproof_service.pages import StandingsPages
 from cardproof_service.pars import Pars
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
+from cardproof_service.site import html_not_found
 from cardproof_service.solving import Solvers
 from cardproof_service.standings import Scoreboard
 from cardproof_service.store import MemoryStore, Store
@@ -216,6 +217,8 @@ def create_app(
     )
     install_exact_schemas(app)
     # Around the router, not per route: unknown paths (404) and methods (405) are
-    # counted and logged too.
-    app.asgi_handler = observe_requests(reference_headers(answer_head(app.asgi_handler)))
+    # counted and logged too; a 404 is a page for a browser (HEAD too: the GET's headers).
+    app.asgi_handler = observe_requests(
+        reference_headers(answer_head(html_not_found(app.asgi_handler)))
+    )
     return app

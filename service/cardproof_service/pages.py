@@ -1,7 +1,8 @@
 """The standings page: one self-contained HTML document per tournament.
 
 Server-rendered by plain string building (every value through :func:`html.escape`),
-with inline CSS, no script and no external asset. While the tournament is not closed
+with inline CSS, no script and no external asset but the site's icon; the site's header
+(:func:`~cardproof_service.site.site_header`) on top. While the tournament is not closed
 the page refreshes itself and shows totals only: every entrant is dealt the same
 cards, so a finished grid would show a round's deal to entrants who have not played
 it yet. Once the tournament has closed the page shows the revealed round seeds and
@@ -39,6 +40,7 @@ from cardproof.models import (
 )
 from cardproof.tournaments import percent_of_par, round_deal
 from cardproof_service.problems import not_found
+from cardproof_service.site import FAVICON_LINK, HEADER_STYLE, site_header
 from cardproof_service.standings import Scoreboard
 from cardproof_service.store import GameResult
 from cardproof_service.tournaments import Access, Tournaments
@@ -60,10 +62,10 @@ LIVE_REFRESH_SECONDS: Final = 2
 """How often it reloads while a lockstep round is being played (its calls are live)."""
 
 CONTENT_SECURITY_POLICY: Final = (
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
 )
-"""The page needs nothing but its own inline style: no script, image, font or frame."""
+"""The page needs nothing but its inline style and the site's icon: no script, font, frame."""
 
 _SUITS: Final = {
     "C": ("\u2663", "black"),
@@ -342,10 +344,12 @@ def render(
     settled = closed and not standings.pars_pending  # pars still solving: reload to show them
     refresh = "" if settled else f'<meta http-equiv="refresh" content="{every}">'
     calls = ""
-    if rounds:
+    if rounds:  # live only while a round is played: never once the tournament is closed
+        heading = "Rounds, live" if live and not closed else "Rounds"
+        was, had = ("was", "had") if closed else ("is", "have")
         calls = (
-            "<h2>Rounds, live</h2><p>Lockstep: each card is called to every seat at once, "
-            f"when all have placed the one before or its {tournament.card_seconds} s deadline "
+            f"<h2>{heading}</h2><p>Lockstep: each card {was} called to every seat at once, when "
+            f"all {had} placed the one before or its {tournament.card_seconds} s deadline "
             "passed.</p>" + _calls_html(rounds)
         )
     options = ", ".join(
@@ -382,8 +386,8 @@ def render(
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"{refresh}<title>{escape(tournament.name)}: standings</title>"
-        f"<style>{_STYLE}</style></head><body><main>"
+        f"{refresh}<title>{escape(tournament.name)}: standings · cardproof</title>"
+        f"{FAVICON_LINK}<style>{_STYLE}{HEADER_STYLE}</style></head><body>{site_header()}<main>"
         f'<h1 id="name">{escape(tournament.name)}</h1>'
         f'<p class="meta"><span class="status status-{escape(tournament.status)}" '
         f'id="status">{escape(tournament.status)}</span> &middot; '

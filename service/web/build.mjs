@@ -40,7 +40,7 @@ if (args.includes("--tests")) {
     charset: "utf8",
   });
   for (const name of readdirSync(join(here, "pages"))) {
-    copyFileSync(join(here, "pages", name), join(name === "swagger-init.js" ? swagger : web, name));
+    copyFileSync(join(here, "pages", name), join(name.startsWith("swagger-") ? swagger : web, name));
   }
   const dist = join(here, "node_modules", "swagger-ui-dist");
   for (const name of ["swagger-ui-bundle.js", "swagger-ui.css", "LICENSE", "NOTICE"]) {

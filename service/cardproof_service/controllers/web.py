@@ -1,4 +1,4 @@
-"""``/play`` and ``/verify``: the browser client's pages (not part of the API schema).
+"""``/``, ``/play``, ``/verify`` and the favicon: the browser's pages (not in the API schema).
 
 The pages and their scripts are built from ``web/`` by ``make web`` into
 ``cardproof_service/static`` and ship with the package, so serving them needs no Node.
@@ -18,21 +18,10 @@ from litestar.enums import ScopeType
 from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from cardproof_service.site import PAGE_HEADERS, PAGE_POLICY
+
 STATIC_DIR: Final = Path(__file__).resolve().parents[1] / "static"
 """The built assets: ``web/`` (the client) and ``swagger/`` (the API reference's)."""
-PAGE_POLICY: Final = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
-"""Scripts, styles and API calls from this origin only; nothing inline, nothing outside."""
-PAGE_HEADERS: Final = {
-    "Content-Security-Policy": PAGE_POLICY,
-    "Cache-Control": "no-cache",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
-
-
 REFERENCE_POLICY: Final = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
@@ -78,11 +67,29 @@ def _served(name: str) -> Response[str]:
     return Response(content=page(name), media_type=MediaType.HTML, headers=PAGE_HEADERS)
 
 
+FAVICON_HEADERS: Final = {
+    "Cache-Control": "public, max-age=86400",
+    "Content-Security-Policy": "default-src 'none'",
+    "X-Content-Type-Options": "nosniff",
+}
+"""The icon is an SVG document: it may run and load nothing, and is cached a day."""
+
+
 class WebController(Controller):
-    """The browser client: play a committed blind game, verify any receipt."""
+    """The site: its home page, play a committed blind game, verify any receipt."""
 
     path = "/"
     include_in_schema = False
+
+    @get("/", media_type=MediaType.HTML)
+    async def home(self) -> Response[str]:
+        """The home page: what cardproof is, the variants, where to go."""
+        return _served("index.html")
+
+    @get("/favicon.ico", media_type="image/svg+xml")
+    async def favicon(self) -> Response[str]:
+        """The site's icon where browsers look for it by default (an SVG, as its type says)."""
+        return Response(content=page("favicon.svg"), headers=FAVICON_HEADERS)
 
     @get("/play", media_type=MediaType.HTML)
     async def play(self) -> Response[str]:
@@ -103,3 +110,16 @@ def static_router() -> Router:
         cache_control=CacheControlHeader(max_age=3600, public=True),
         include_in_schema=False,
     )
+
+
+__all__ = [
+    "FAVICON_HEADERS",
+    "PAGE_HEADERS",
+    "PAGE_POLICY",
+    "REFERENCE_POLICY",
+    "STATIC_DIR",
+    "WebController",
+    "page",
+    "reference_headers",
+    "static_router",
+]
