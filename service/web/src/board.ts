@@ -45,6 +45,10 @@ export interface Board {
   options(): Record<string, unknown>;
   /** Play by the deal's own options (a tournament's, or the canonical ones of a deal). */
   adopt?(options: Record<string, unknown>): void;
+  /** A move played, in the page's own words ("Played Reserve 3 to col e"); "Played <move text>" if absent. */
+  describe?(move: string): string;
+  /** Why the rules refused `move` (the API's `code`) in the page's own words; null to say the API's detail. */
+  refused?(move: string, code: string): string | null;
   /** A move was placed: remember what the board needs (serpent's last cell). */
   placed?(move: string): void;
   /** Extra words at the end (serpent's par, solodrez's result). */
@@ -62,15 +66,21 @@ export function cardFace(card: string | null, fourColours: boolean, tag = "span"
   return element;
 }
 
-/** A button whose accessible name is a move text, as the page's tests find them. */
-export function moveButton(name: string, open: boolean, onPick: () => void): HTMLButtonElement {
+/** A button whose accessible name is its visible text: `parts`, one space apart. The
+ * player's choice (`data-move`) is kept apart from the name, for focus and for tests. */
+export function textButton(className: string, move: string, ...parts: Array<string | HTMLElement>): HTMLButtonElement {
   const button = document.createElement("button");
   button.type = "button";
-  button.setAttribute("aria-label", name);
-  // aria-disabled, not disabled: a closed button keeps the focus, so keys go on working
-  button.setAttribute("aria-disabled", open ? "false" : "true");
-  button.addEventListener("click", onPick);
+  button.className = className;
+  button.dataset["move"] = move;
+  const shown = (part: string | HTMLElement): boolean => (typeof part === "string" ? part : part.textContent) !== "";
+  parts.forEach((part, i) => button.append(...(i > 0 && shown(part) ? [" "] : []), part));
   return button;
+}
+
+/** The button of `area` whose `data-move` is `move`, if any. */
+export function buttonOf(area: ParentNode, move: string | null | undefined): HTMLButtonElement | null {
+  return move ? area.querySelector<HTMLButtonElement>(`button[data-move='${CSS.escape(move)}']`) : null;
 }
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -16,6 +16,7 @@ import type { PointTable } from "./hands";
 import { KINDS } from "./kinds";
 import { $, Session, describe, say } from "./session";
 import { isPointSystem } from "./points";
+import { showRules } from "./rules";
 import { toHex } from "./shuffle";
 import { startTournament } from "./tournament";
 
@@ -24,6 +25,11 @@ type Variant = Schemas["VariantInfo"];
 let variants: Variant[] = [];
 let board: Board | null = null;
 let session: Session | null = null;
+/** The variant whose options and board are shown (the select's value before a change). */
+let shown = "";
+/** The client seed of the last deal, and whether the player typed in the field since. */
+let lastSeed: string | null = null;
+let seedTyped = false;
 
 const contextOf = (info: Variant, play: (move: string) => void): BoardContext => ({
   play,
@@ -41,11 +47,47 @@ function draw(): void {
   drawGame(board, session?.view ?? null, session?.next ?? 0, session?.playing ?? false);
 }
 
-/** The variant chosen: its options form, and an empty board. */
-function chooseVariant(): void {
+/** A fresh random client seed (16 bytes, hex). */
+const randomSeed = (): string => toHex(crypto.getRandomValues(new Uint8Array(16)));
+
+/** Whether a game is under way here: dealt, moved in, not finished. */
+const inProgress = (): boolean => session !== null && !session.finished && session.next > 0;
+
+/** Asks before abandoning a game in progress (a modal dialog); true to go on. */
+function mayAbandon(): Promise<boolean> {
+  if (!inProgress()) return Promise.resolve(true);
+  const dialog = $<HTMLDialogElement>("abandon");
+  return new Promise((resolve) => {
+    const done = (answer: boolean): void => {
+      $("abandon-yes").removeEventListener("click", yes);
+      $("abandon-no").removeEventListener("click", no);
+      dialog.removeEventListener("cancel", no);
+      if (dialog.open) dialog.close();
+      resolve(answer);
+    };
+    const yes = (): void => done(true);
+    const no = (): void => done(false);
+    $("abandon-yes").addEventListener("click", yes);
+    $("abandon-no").addEventListener("click", no);
+    dialog.addEventListener("cancel", no); // Escape keeps the game
+    dialog.showModal();
+    $("abandon-no").focus();
+  });
+}
+
+/** The variant chosen: its options form, its rules, and an empty board (asked first if a
+ * game is in progress: keeping it puts the select back). */
+async function chooseVariant(): Promise<void> {
+  const select = $<HTMLSelectElement>("variant");
+  if (select.value !== shown && !(await mayAbandon())) {
+    select.value = shown;
+    return;
+  }
+  shown = select.value;
   const info = chosen();
   const kind = info ? KINDS[info.id] : undefined;
   $("options").replaceChildren(...(info && kind ? [kind.form(contextOf(info, () => undefined))] : []));
+  showRules(info?.id ?? null, info?.title ?? "");
   newBoard();
 }
 
@@ -61,7 +103,12 @@ function newBoard(): void {
 async function deal(): Promise<void> {
   const info = chosen();
   if (!info) return;
-  const clientSeed = $<HTMLInputElement>("client-seed").value;
+  if (!(await mayAbandon())) return;
+  const field = $<HTMLInputElement>("client-seed");
+  if (lastSeed !== null && !seedTyped) field.value = randomSeed(); // a fresh seed for every new deal
+  const clientSeed = field.value;
+  lastSeed = clientSeed;
+  seedTyped = false;
   $("deal").setAttribute("disabled", "");
   $("result").hidden = true;
   $("verification").textContent = "";
@@ -71,6 +118,7 @@ async function deal(): Promise<void> {
     const options = board?.options() ?? {};
     const commitment = await call("post", "/v1/commitments", { body: {} });
     $("commitment").textContent = commitment.server_seed_hash;
+    $("commitment-line").hidden = false;
     const state = await call("post", "/v1/deals", {
       body: {
         variant: info.id as Schemas["DealRequest"]["variant"],
@@ -128,11 +176,14 @@ async function start(): Promise<void> {
   const asked = params.get("variant");
   if (asked && asked in KINDS) select.value = asked;
   else if (asked) say(`This page does not play ${asked}; it plays ${Object.keys(KINDS).join(", ")}.`);
-  $<HTMLInputElement>("client-seed").value = toHex(crypto.getRandomValues(new Uint8Array(16)));
-  select.addEventListener("change", chooseVariant);
+  const seed = $<HTMLInputElement>("client-seed");
+  seed.value = randomSeed();
+  seed.addEventListener("input", () => (seedTyped = true));
+  select.addEventListener("change", () => void chooseVariant());
   $("deal").addEventListener("click", () => void deal());
   $("four-colours").addEventListener("change", draw);
-  chooseVariant();
+  shown = select.value;
+  await chooseVariant();
   document.body.dataset["ready"] = "1"; // the controls work from here (tests wait for it)
 }
 

@@ -108,10 +108,11 @@ export class Session {
       this.board.placed?.(move);
       this.remember(answer.view);
       this.changed();
-      say(answer.finished ? "The game is over." : `Played ${move}.`);
+      say(answer.finished ? "The game is over." : `${this.board.describe?.(move) ?? `Played ${move}`}.`);
       if (answer.finished) await this.finish(answer.score ?? null);
     } catch (error) {
-      say(describe(error));
+      const words = error instanceof ApiError ? this.board.refused?.(move, error.code) : null;
+      say(words ?? describe(error));
       if (error instanceof ApiError && error.code === "auto-placed") await this.refresh();
     } finally {
       this.busy = false;

@@ -23,6 +23,7 @@ import { isPointSystem, type PointSystem, POINTS_ALGORITHM } from "./points";
 import { cardLabel, colourClass } from "./cards";
 import { $, Session, describe, say } from "./session";
 import { DECK_OF, offTable } from "./receipt";
+import { showRules } from "./rules";
 import { deckCards, fromHex } from "./shuffle";
 
 type Variant = Schemas["VariantInfo"];
@@ -114,7 +115,6 @@ export async function startTournament(id: string, variants: Variant[]): Promise<
   document.body.dataset["tournament"] = "1";
   $("setup").hidden = true;
   $("tournament").hidden = false;
-  $("t-colours").hidden = false;
   $("four-colours-tournament").addEventListener("change", () => {
     $<HTMLInputElement>("four-colours").checked = $<HTMLInputElement>("four-colours-tournament").checked;
     draw();
@@ -158,6 +158,8 @@ async function show(): Promise<void> {
     return;
   }
   $("t-name").textContent = tournament.name;
+  const info = variantList.find((v) => v.id === tournament.variant);
+  showRules(tournament.variant, info?.title ?? tournament.variant);
   const lockstep = tournament.format === "lockstep";
   const format = lockstep ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
   $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
@@ -427,6 +429,7 @@ async function openRound(tournament: Tournament, round: number): Promise<void> {
     return;
   }
   $("commitment").textContent = state.server_seed_hash;
+  $("commitment-line").hidden = false;
   const tables = (info.tables ?? {}) as Record<string, PointTable>;
   board = kind.board($("board"), {
     play: (move) => void session?.play(move),

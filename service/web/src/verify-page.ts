@@ -18,10 +18,12 @@ async function check(): Promise<void> {
     for (const info of variants) Object.assign(tables, info.tables as Record<string, PointTable>);
     const allow = [...document.querySelectorAll<HTMLInputElement>("input[name=allow]:checked")].map((box) => box.value);
     const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables, allow, issuerOrigin: window.location.origin });
-    status.textContent = verdict.ok
-      ? `Verified: ${verdict.checked.join("; ")}.`
-      : `Not verified: ${verdict.reasons.join("; ")}.`;
-    status.className = verdict.ok ? "verified" : "not-verified";
+    if (verdict.ok) status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
+    else if (verdict.pending) {
+      // a tournament still open: the normal state until its close, said in a neutral style
+      status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
+    } else status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
+    status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
     if (verdict.payload) {
       const p = verdict.payload;
       const scoring = (p.options as { scoring?: unknown }).scoring;

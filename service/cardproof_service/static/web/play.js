@@ -753,10 +753,11 @@ var Session = class {
       this.board.placed?.(move);
       this.remember(answer.view);
       this.changed();
-      say(answer.finished ? "The game is over." : `Played ${move}.`);
+      say(answer.finished ? "The game is over." : `${this.board.describe?.(move) ?? `Played ${move}`}.`);
       if (answer.finished) await this.finish(answer.score ?? null);
     } catch (error) {
-      say(describe(error));
+      const words = error instanceof ApiError ? this.board.refused?.(move, error.code) : null;
+      say(words ?? describe(error));
       if (error instanceof ApiError && error.code === "auto-placed") await this.refresh();
     } finally {
       this.busy = false;
@@ -857,12 +858,88 @@ function cardFace(card, fourColours2, tag = "span") {
   }
   return element;
 }
+function textButton(className, move, ...parts) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = className;
+  button.dataset["move"] = move;
+  const shown2 = (part) => (typeof part === "string" ? part : part.textContent) !== "";
+  parts.forEach((part, i) => button.append(...i > 0 && shown2(part) ? [" "] : [], part));
+  return button;
+}
+function buttonOf(area, move) {
+  return move ? area.querySelector(`button[data-move='${CSS.escape(move)}']`) : null;
+}
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 function handLines(hands) {
   return hands.map((hand) => {
     const level = hand.level ? ` (level ${hand.level})` : "";
     return `${hand.line}: ${hand.category}, ${plural(hand.points, "point")}${level}`;
   });
+}
+
+// src/moves.ts
+var LETTERS = "abcde";
+var gridColumn = (c) => `col ${LETTERS[c] ?? "?"}`;
+var reserveName = (f) => `Reserve ${f + 1}`;
+var soloColumn = (a) => `column ${a + 1}`;
+function parseSoloMove(text) {
+  if (text === "stop") return { kind: "stop" };
+  const remove = /^r([0-8])$/.exec(text);
+  if (remove) return { kind: "remove", column: Number(remove[1]) };
+  const run = /^([0-8]):([1-9][0-9]*)>([0-8])$/.exec(text);
+  if (!run) return null;
+  return { kind: "run", from: Number(run[1]), count: Number(run[2]), to: Number(run[3]) };
+}
+var cardsWord = (n) => n === 1 ? "1 card" : `${n} cards`;
+function describeSoloMove(text) {
+  const move = parseSoloMove(text);
+  if (move === null) return `Played ${text}`;
+  if (move.kind === "stop") return "Stopped";
+  if (move.kind === "remove") return `Removed the series in ${soloColumn(move.column)}`;
+  return `Moved ${cardsWord(move.count)} from ${soloColumn(move.from)} to ${soloColumn(move.to)}`;
+}
+function adviseSoloMove(text) {
+  const move = parseSoloMove(text);
+  if (move === null) return text;
+  if (move.kind === "stop") return "stop";
+  if (move.kind === "remove") return `remove the series in ${soloColumn(move.column)}`;
+  return `move ${cardsWord(move.count)} from ${soloColumn(move.from)} to ${soloColumn(move.to)}`;
+}
+function describeReserveMove(text) {
+  const found = /^([0-3])>([0-4])$/.exec(text);
+  if (!found) return `Played ${text}`;
+  return `Played ${reserveName(Number(found[1]))} to ${gridColumn(Number(found[2]))}`;
+}
+function soloRefusal(text, code) {
+  const move = parseSoloMove(text);
+  if (move === null || move.kind === "stop") return null;
+  if (move.kind === "remove") {
+    return code === "not-a-series" ? `${soloColumn(move.column)} does not hold exactly one series, J Q T B N P with no neutral: nothing removed.` : null;
+  }
+  const from = soloColumn(move.from);
+  const to = soloColumn(move.to);
+  const why = {
+    "not-a-run": `the cards taken from ${from} are not a run (each one figure below the one before)`,
+    "not-one-higher": `the last card of ${to} is not one figure above the run's first card`,
+    "onto-pawn": `${to} ends in a Pawn, and nothing goes on a Pawn`,
+    "joker-needs-empty": `a run from a Joker goes only into an empty column, and ${to} is not empty`,
+    "empty-needs-joker": `${to} is empty, and an empty column takes only a run from a Joker`,
+    "same-column": "a run moves to another column",
+    "too-many-cards": `${from} holds fewer cards than that`
+  };
+  const reason = why[code];
+  return reason === void 0 ? null : `Not moved: ${reason}.`;
+}
+function reserveRefusal(text, code) {
+  const found = /^([0-3])>([0-4])$/.exec(text);
+  if (!found) return null;
+  const why = {
+    "reserve-empty": `${reserveName(Number(found[1]))} is empty`,
+    "column-full": `${gridColumn(Number(found[2]))} is full`
+  };
+  const reason = why[code];
+  return reason === void 0 ? null : `Not played: ${reason}.`;
 }
 
 // src/boards/columns-board.ts
@@ -884,6 +961,8 @@ var ColumnsBoard = class {
   stopAsked = false;
   view = null;
   playing = false;
+  /** The solver's next move, drawn on the board until the position changes. */
+  hinted = null;
   /** SoloDrez takes no options. */
   static optionsForm() {
     const note = document.createElement("p");
@@ -894,6 +973,12 @@ var ColumnsBoard = class {
   options() {
     return {};
   }
+  describe(move) {
+    return describeSoloMove(move);
+  }
+  refused(move, code) {
+    return soloRefusal(move, code);
+  }
   draw(view, playing) {
     this.view = view;
     this.playing = playing;
@@ -903,26 +988,33 @@ var ColumnsBoard = class {
       board3.id = "columns";
       this.area.append(board3);
     }
-    const focused = board3.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
+    const focused = board3.contains(document.activeElement) ? document.activeElement.dataset["move"] : null;
     board3.replaceChildren(this.tools(), this.table());
-    if (focused) board3.querySelector(`button[aria-label='${CSS.escape(focused)}']`)?.focus();
+    buttonOf(board3, focused)?.focus();
   }
   tools() {
     const tools = document.createElement("div");
     tools.className = "tools";
-    const hint = document.createElement("button");
-    hint.type = "button";
-    hint.textContent = "hint";
+    const hint = textButton("", "hint", "hint");
     hint.setAttribute("aria-disabled", this.playing ? "false" : "true");
     hint.addEventListener("click", () => void this.hint());
-    const stop = document.createElement("button");
-    stop.type = "button";
-    stop.textContent = "stop";
+    const stop = textButton("", "stop", "stop");
     stop.setAttribute("aria-disabled", this.playing ? "false" : "true");
     stop.addEventListener("click", () => this.stop());
+    tools.append(hint, stop);
+    (this.view?.columns ?? []).forEach((column, a) => {
+      if (!this.playing || !isSeries(column)) return;
+      const remove = textButton("remove", `r${a}`, `remove ${soloColumn(a)}`);
+      remove.title = `remove the series J Q T B N P in ${soloColumn(a)}`;
+      remove.classList.toggle("hinted", this.hinted?.kind === "remove" && this.hinted.column === a);
+      remove.addEventListener("click", () => {
+        if (this.playing) this.context.play(`r${a}`);
+      });
+      tools.append(remove);
+    });
     const removed = document.createElement("span");
     removed.textContent = `Series removed: ${this.view?.series_removed ?? 0} of 9`;
-    tools.append(hint, stop, removed);
+    tools.append(removed);
     return tools;
   }
   table() {
@@ -932,58 +1024,45 @@ var ColumnsBoard = class {
     table2.setAttribute("aria-label", "Nine columns, first card at the top, the exposed card last");
     const columns = this.view?.columns ?? Array.from({ length: COLUMNS2 }, () => []);
     const four = this.context.fourColours();
+    const hint = this.hinted;
     columns.forEach((column, a) => {
       const box = document.createElement("div");
       box.className = "column";
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", soloColumn(a));
       const head = document.createElement("span");
       head.className = "row-name";
-      head.textContent = `${a}`;
+      head.textContent = `${a + 1}`;
       box.append(head);
       column.forEach((card, i) => {
         const count = column.length - i;
-        const name = `${a}:${count}`;
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "pick";
-        button.setAttribute("aria-label", name);
-        button.title = `${card}: take ${plural(count, "card")} from column ${a}`;
+        const button = textButton("pick", `${a}:${count}`, cardFace(card, four));
+        button.title = `take ${plural(count, "card")} from ${soloColumn(a)}`;
         button.setAttribute("aria-disabled", this.playing ? "false" : "true");
         const chosen2 = this.run && this.run.from === a && i >= column.length - this.run.count;
         button.setAttribute("aria-pressed", chosen2 ? "true" : "false");
-        button.append(cardFace(card, four));
+        const hinted = hint?.kind === "run" && hint.from === a && i >= column.length - hint.count || hint?.kind === "remove" && hint.column === a;
+        button.classList.toggle("hinted", hinted);
         button.addEventListener("click", () => {
           if (!this.playing) return;
           this.run = { from: a, count };
-          this.context.say(`Run ${name} chosen (${plural(count, "card")} from column ${a}): now a column to put it on.`);
+          const run2 = column.slice(i).join(" ");
+          this.context.say(`${run2} chosen (${plural(count, "card")} from ${soloColumn(a)}): now a column to put them on.`);
           this.draw(this.view, this.playing);
         });
         box.append(button);
       });
       const run = this.run;
-      const drop = document.createElement("button");
-      drop.type = "button";
-      drop.className = "drop";
-      const move = run ? `${run.from}:${run.count}>${a}` : `to column ${a}`;
-      drop.setAttribute("aria-label", move);
-      drop.textContent = `↓ ${a}`;
+      const drop = textButton("drop", `to ${a}`, `to ${a + 1}`);
+      drop.title = run ? `put the run from ${soloColumn(run.from)} on ${soloColumn(a)}` : "choose a card first";
       drop.setAttribute("aria-disabled", this.playing && run && run.from !== a ? "false" : "true");
+      drop.classList.toggle("hinted", hint?.kind === "run" && hint.to === a);
       drop.addEventListener("click", () => {
         if (!this.playing || !run || run.from === a) return;
         this.run = null;
-        this.context.play(move);
+        this.context.play(`${run.from}:${run.count}>${a}`);
       });
-      const remove = document.createElement("button");
-      remove.type = "button";
-      remove.className = "remove";
-      remove.setAttribute("aria-label", `r${a}`);
-      remove.textContent = `r${a}`;
-      remove.title = `remove the series in column ${a}`;
-      const series = isSeries(column);
-      remove.setAttribute("aria-disabled", this.playing && series ? "false" : "true");
-      remove.addEventListener("click", () => {
-        if (this.playing && series) this.context.play(`r${a}`);
-      });
-      box.append(drop, remove);
+      box.append(drop);
       table2.append(box);
     });
     return table2;
@@ -1001,15 +1080,21 @@ var ColumnsBoard = class {
   }
   async hint() {
     if (!this.playing || !this.view) return;
+    const asked = this.view;
     this.context.say("Looking for a winning line…");
     try {
       const found = await call("post", "/v1/solve", {
-        body: { variant: "solodrez", columns: this.view.columns.map((c) => [...c]), budget: HINT_SECONDS }
+        body: { variant: "solodrez", columns: asked.columns.map((c) => [...c]), budget: HINT_SECONDS }
       });
+      if (this.view !== asked) return;
       const first = found.log.split(" ").filter(Boolean)[0];
       const searched = `${found.states_searched.toLocaleString("en")} positions searched`;
       if (found.result === "won" && first) {
-        this.context.say(`hint: ${first}; a win is ${plural(found.moves.length, "move")} away (${searched}).`);
+        this.hinted = parseSoloMove(first);
+        this.draw(this.view, this.playing);
+        this.context.say(
+          `hint: ${adviseSoloMove(first)}, marked on the board; a win is ${plural(found.moves.length, "move")} away (${searched}).`
+        );
       } else if (found.result === "lost") {
         this.context.say(`hint: this position cannot be won (${searched}); stop ends the game.`);
       } else {
@@ -1022,6 +1107,7 @@ var ColumnsBoard = class {
   placed(_move) {
     this.run = null;
     this.stopAsked = false;
+    this.hinted = null;
   }
   progress(_view, nextIndex) {
     return `Move ${nextIndex + 1}`;
@@ -1108,7 +1194,7 @@ var GridBoard = class {
       grid2 = document.createElement("div");
       grid2.id = "grid";
       grid2.setAttribute("role", "group");
-      grid2.setAttribute("aria-label", "Grid: each cell's name is its move");
+      grid2.setAttribute("aria-label", "Grid: each cell is named by its move, then its card");
       grid2.addEventListener("keydown", (event) => this.onKey(event));
       grid2.addEventListener("focusin", (event) => {
         const cell = event.target.dataset["cell"];
@@ -1129,17 +1215,13 @@ var GridBoard = class {
         const cell = [row, col];
         const name = moveText(this.variant, cell);
         const card = placed.get(key(cell)) ?? null;
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "cell";
-        button.dataset["cell"] = key(cell);
-        button.setAttribute("aria-label", name);
-        button.setAttribute("aria-disabled", open.has(key(cell)) ? "false" : "true");
-        button.tabIndex = row === this.focus[0] && col === this.focus[1] ? 0 : -1;
         const label = document.createElement("span");
         label.className = "cell-name";
         label.textContent = name;
-        button.append(label, cardFace(card, this.context.fourColours()));
+        const button = textButton("cell", name, label, cardFace(card, this.context.fourColours()));
+        button.dataset["cell"] = key(cell);
+        button.setAttribute("aria-disabled", open.has(key(cell)) ? "false" : "true");
+        button.tabIndex = row === this.focus[0] && col === this.focus[1] ? 0 : -1;
         if (card !== null) button.classList.add("filled");
         if (this.warned === key(cell)) button.classList.add("warned");
         button.addEventListener("click", () => this.pick(cell));
@@ -1273,9 +1355,15 @@ var ReserveBoard = class {
       board3.id = "reserve-board";
       this.area.append(board3);
     }
-    const focused = board3.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
+    const focused = board3.contains(document.activeElement) ? document.activeElement.dataset["move"] : null;
     board3.replaceChildren(this.reserveColumns(), this.grid());
-    if (focused) board3.querySelector(`button[aria-label='${focused}']`)?.focus();
+    buttonOf(board3, focused)?.focus();
+  }
+  describe(move) {
+    return describeReserveMove(move);
+  }
+  refused(move, code) {
+    return reserveRefusal(move, code);
   }
   reserveColumns() {
     const reserve = document.createElement("div");
@@ -1284,30 +1372,41 @@ var ReserveBoard = class {
     reserve.setAttribute("aria-label", "Reserve: choose a column, its bottom card is taken");
     const four = this.context.fourColours();
     (this.view?.reserve ?? [[], [], [], []]).forEach((column, f) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "reserve-column";
       const open = this.playing && column.length > 0;
-      button.setAttribute("aria-label", `Reserve column ${f}`);
-      button.setAttribute("aria-pressed", this.chosen === f ? "true" : "false");
-      button.setAttribute("aria-disabled", open ? "false" : "true");
       const name = document.createElement("span");
       name.className = "row-name";
-      name.textContent = `${f}`;
-      button.append(name);
+      name.textContent = reserveName(f);
+      const parts = [name];
+      let down = 0;
+      const flush = () => {
+        if (down === 0) return;
+        const backs = document.createElement("span");
+        backs.className = "card back";
+        backs.textContent = `${down} face down`;
+        parts.push(backs);
+        down = 0;
+      };
       for (const card of column) {
-        const face = card === null ? document.createElement("span") : cardFace(card, four);
-        if (card === null) {
-          face.className = "card back";
-          face.textContent = "##";
-          face.setAttribute("aria-label", "face down");
+        if (card === null) down += 1;
+        else {
+          flush();
+          parts.push(cardFace(card, four));
         }
-        button.append(face);
       }
+      flush();
+      if (column.length === 0 && this.view) {
+        const empty = document.createElement("span");
+        empty.className = "empty";
+        empty.textContent = "empty";
+        parts.push(empty);
+      }
+      const button = textButton("reserve-column", `reserve ${f}`, ...parts);
+      button.setAttribute("aria-pressed", this.chosen === f ? "true" : "false");
+      button.setAttribute("aria-disabled", open ? "false" : "true");
       button.addEventListener("click", () => {
         if (!open) return;
         this.chosen = f;
-        this.context.say(`Reserve column ${f} chosen: now a grid column, ${f}>0 to ${f}>4.`);
+        this.context.say(`${reserveName(f)} chosen: now a grid column, ${gridColumn(0)} to ${gridColumn(SIZE2 - 1)}.`);
         this.draw(this.view, this.playing);
       });
       reserve.append(button);
@@ -1325,27 +1424,39 @@ var ReserveBoard = class {
     for (let c = 0; c < SIZE2; c++) {
       const full = grid2.every((row) => row[c] !== null);
       const from = this.chosen;
-      const name = from === null ? `column ${c}` : `${from}>${c}`;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "drop";
-      button.textContent = `↓ ${"abcde"[c]}`;
-      button.title = `drop into col ${"abcde"[c]} (grid column ${c} in a move)`;
-      button.setAttribute("aria-label", name);
+      const button = textButton("drop", `drop ${c}`, gridColumn(c));
+      button.title = from === null ? "choose a reserve column first" : `drop ${reserveName(from)}'s bottom card into ${gridColumn(c)}`;
       button.setAttribute("aria-disabled", this.playing && from !== null && !full ? "false" : "true");
       button.addEventListener("click", () => {
         if (!this.playing || from === null || full || !this.view) return;
         const column = this.view.reserve[from] ?? [];
         this.pending = { index: (column.length - 1) * COLUMNS3 + from, to: c };
         this.chosen = null;
-        this.context.play(name);
+        this.context.play(`${from}>${c}`);
       });
       drops.append(button);
     }
     const cells = document.createElement("div");
     cells.className = "cells";
-    cells.setAttribute("aria-label", "Grid, rows top to bottom");
-    for (const row of grid2) for (const card of row) cells.append(cardFace(card, this.context.fourColours(), "div"));
+    cells.setAttribute("role", "table");
+    cells.setAttribute("aria-label", "Grid, row 1 on top: cards fall to the lowest empty cell");
+    const four = this.context.fourColours();
+    grid2.forEach((row, r) => {
+      const line = document.createElement("div");
+      line.className = "grid-row";
+      line.setAttribute("role", "row");
+      row.forEach((card, c) => {
+        const cell = document.createElement("div");
+        cell.className = card === null ? "cell-box" : "cell-box filled";
+        cell.setAttribute("role", "cell");
+        const label = document.createElement("span");
+        label.className = "cell-name";
+        label.textContent = `${"abcde"[c]}${r + 1}`;
+        cell.append(label, ...card === null ? [] : [" "], cardFace(card, four));
+        line.append(cell);
+      });
+      cells.append(line);
+    });
     wrap.append(drops, cells);
     return wrap;
   }
@@ -1440,11 +1551,11 @@ var RowsBoard = class {
       board3 = document.createElement("div");
       board3.id = "rows";
       board3.setAttribute("role", "group");
-      board3.setAttribute("aria-label", "Rows: each row's name is its move");
+      board3.setAttribute("aria-label", "Rows: each row is named by its move, then its cards");
       this.area.append(board3);
     }
     const hadFocus = board3.contains(document.activeElement);
-    const focused = document.activeElement?.getAttribute("aria-label");
+    const focused = document.activeElement?.dataset?.["move"];
     board3.replaceChildren();
     const ladder = document.createElement("ol");
     ladder.className = "ladder";
@@ -1461,21 +1572,18 @@ var RowsBoard = class {
     board3.append(ladder);
     for (const [r, cards] of (rows?.rows ?? []).entries()) {
       const name = `r${r + 1}`;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "row";
-      button.setAttribute("aria-label", name);
-      button.setAttribute("aria-disabled", playing ? "false" : "true");
       const label = document.createElement("span");
       label.className = "row-name";
       label.textContent = name;
-      button.append(label, ...cards.map((card) => cardFace(card, this.context.fourColours())));
+      const faces = cards.map((card) => cardFace(card, this.context.fourColours()));
+      const button = textButton("row", name, label, ...faces);
+      button.setAttribute("aria-disabled", playing ? "false" : "true");
       button.addEventListener("click", () => {
         if (playing) this.context.play(name);
       });
       board3.append(button);
     }
-    if (hadFocus && focused) board3.querySelector(`button[aria-label='${focused}']`)?.focus();
+    if (hadFocus && focused) buttonOf(board3, focused)?.focus();
     else if (playing && rows && rows.cards_left === DECK && rows.level === 1) board3.querySelector("button")?.focus();
   }
   levelTotals(view) {
@@ -1520,6 +1628,59 @@ var KINDS = {
   solodrez: { board: (area, context) => new ColumnsBoard(area, context), form: () => ColumnsBoard.optionsForm() }
 };
 
+// src/rules.ts
+var RULES = {
+  "poker-squares": [
+    "25 cards are turned up one at a time. Put each in any empty cell of the 5×5 grid: a1 is the top left cell, e5 the bottom right. A card never moves.",
+    "At the end each row (row 1 to row 5) and each column (col a to col e) is a poker hand, scored with the point table chosen; with the diagonals on, the two long diagonals score too."
+  ],
+  "poker-patience": [
+    "25 cards are turned up one at a time. The first goes anywhere: it is cell 0,0, and every other cell is named by its offset from it, row then column (-1,2 is one row up and two columns right).",
+    "Each card must touch a card already laid (across, up, down or diagonally), and the layout must fit in a 5×5 square: only the cells the rules allow are open.",
+    "The final square's 5 rows and 5 columns are scored as poker hands."
+  ],
+  "serpent-patience": [
+    "All 25 cards are shown from the start, in the order they are laid.",
+    "The first card goes anywhere; each next card goes in an empty cell beside the one before (above, below, left or right), so the cards make one path through all 25 cells.",
+    "A path with no way on ends the game unscored (the page warns first). The 5 rows and 5 columns are scored as poker hands; the deal's par, its best possible score, shows at the end."
+  ],
+  "repeat-poker": [
+    "All 52 cards are turned up one at a time: put each in a row, r1 to r5, of up to 5 cards.",
+    "A row of 5 cards scores its poker hand at once, and the cards that make the hand leave (a pair its 2 cards, two pair 4; a straight, flush or full house all 5); the other cards stay.",
+    "A row with no hand scores 0 and loses its highest card (or all 5, by the option). The ladder plays 5 levels of 5, 4, 3, 2 and 1 rows, each with a fresh deck."
+  ],
+  "reserve-poker": [
+    "53 cards, the 52 and a wild joker, are dealt into 4 reserve columns, Reserve 1 to Reserve 4. Only the bottom card of a reserve column can be taken.",
+    "Choose a reserve column, then a grid column, col a to col e: the card falls to the lowest empty cell of that column (row 5 first).",
+    "The version sets what you see: 1 to 4, that many bottom cards of each reserve column face up; 5, every card; 6, none. After 25 cards the 5 rows, 5 columns and 2 diagonals are scored."
+  ],
+  solodrez: [
+    "56 cards, all face up, in 9 columns, column 1 to column 9; the last card of a column is its exposed one.",
+    "A card is a figure, then a colour from 1 to 9: J Joker, Q Queen, T Tower, B Bishop, N Knight, P Pawn, high to low (T2 is a Tower of colour 2). Colours never matter for play. X1 and X2 are neutrals, wild: each stands for the figure a run needs.",
+    "Choose a card to take it with the cards after it, if they make a run (each one figure below the one before), then a column whose last card is one figure above the run's first. Nothing goes on a Pawn; an empty column takes only a run from a Joker.",
+    "A column holding exactly J Q T B N P, no neutral among them, can be removed. Remove all nine series to win; stop ends the game. The score is the series removed."
+  ]
+};
+function rulesOf(variant) {
+  return RULES[variant] ?? [];
+}
+var hasSuits = (variant) => DECK_OF[variant] !== "pokerdrez-56";
+function showRules(variant, title) {
+  const lines = variant ? rulesOf(variant) : [];
+  $("rules").hidden = lines.length === 0;
+  $("rules-title").textContent = title ? `How to play ${title}` : "How to play";
+  $("rules-text").replaceChildren(
+    ...lines.map((line) => {
+      const item = document.createElement("li");
+      item.textContent = line;
+      return item;
+    })
+  );
+  const suits = variant === null || hasSuits(variant);
+  $("four-colours-label").hidden = !suits;
+  $("t-colours").hidden = !suits || document.body.dataset["tournament"] === void 0;
+}
+
 // src/tournament.ts
 var POLL_MS = 1e3;
 var TICK_MS = 250;
@@ -1562,7 +1723,6 @@ async function startTournament(id, variants2) {
   document.body.dataset["tournament"] = "1";
   $("setup").hidden = true;
   $("tournament").hidden = false;
-  $("t-colours").hidden = false;
   $("four-colours-tournament").addEventListener("change", () => {
     $("four-colours").checked = $("four-colours-tournament").checked;
     draw();
@@ -1601,6 +1761,8 @@ async function show() {
     return;
   }
   $("t-name").textContent = tournament.name;
+  const info = variantList.find((v) => v.id === tournament.variant);
+  showRules(tournament.variant, info?.title ?? tournament.variant);
   const lockstep = tournament.format === "lockstep";
   const format = lockstep ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
   $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
@@ -1844,6 +2006,7 @@ async function openRound(tournament, round) {
     return;
   }
   $("commitment").textContent = state.server_seed_hash;
+  $("commitment-line").hidden = false;
   const tables = info.tables ?? {};
   board = kind.board($("board"), {
     play: (move) => void session?.play(move),
@@ -1853,8 +2016,8 @@ async function openRound(tournament, round) {
   });
   board.adopt?.(state.options);
   const system = tournament.options?.scoring;
-  const shown = state.options?.scoring;
-  if (isPointSystem(system) && (typeof shown !== "object" || shown === null)) {
+  const shown2 = state.options?.scoring;
+  if (isPointSystem(system) && (typeof shown2 !== "object" || shown2 === null)) {
     say(`Round ${round} does not show the ${system} table drawn for it: stop here.`);
     return;
   }
@@ -2067,6 +2230,9 @@ function gridOf(placed) {
 var variants = [];
 var board2 = null;
 var session2 = null;
+var shown = "";
+var lastSeed = null;
+var seedTyped = false;
 var contextOf = (info, play) => ({
   play,
   say,
@@ -2080,10 +2246,39 @@ function chosen() {
 function draw2() {
   drawGame(board2, session2?.view ?? null, session2?.next ?? 0, session2?.playing ?? false);
 }
-function chooseVariant() {
+var randomSeed = () => toHex(crypto.getRandomValues(new Uint8Array(16)));
+var inProgress = () => session2 !== null && !session2.finished && session2.next > 0;
+function mayAbandon() {
+  if (!inProgress()) return Promise.resolve(true);
+  const dialog = $("abandon");
+  return new Promise((resolve) => {
+    const done = (answer) => {
+      $("abandon-yes").removeEventListener("click", yes);
+      $("abandon-no").removeEventListener("click", no);
+      dialog.removeEventListener("cancel", no);
+      if (dialog.open) dialog.close();
+      resolve(answer);
+    };
+    const yes = () => done(true);
+    const no = () => done(false);
+    $("abandon-yes").addEventListener("click", yes);
+    $("abandon-no").addEventListener("click", no);
+    dialog.addEventListener("cancel", no);
+    dialog.showModal();
+    $("abandon-no").focus();
+  });
+}
+async function chooseVariant() {
+  const select = $("variant");
+  if (select.value !== shown && !await mayAbandon()) {
+    select.value = shown;
+    return;
+  }
+  shown = select.value;
   const info = chosen();
   const kind = info ? KINDS[info.id] : void 0;
   $("options").replaceChildren(...info && kind ? [kind.form(contextOf(info, () => void 0))] : []);
+  showRules(info?.id ?? null, info?.title ?? "");
   newBoard();
 }
 function newBoard() {
@@ -2096,7 +2291,12 @@ function newBoard() {
 async function deal() {
   const info = chosen();
   if (!info) return;
-  const clientSeed = $("client-seed").value;
+  if (!await mayAbandon()) return;
+  const field = $("client-seed");
+  if (lastSeed !== null && !seedTyped) field.value = randomSeed();
+  const clientSeed = field.value;
+  lastSeed = clientSeed;
+  seedTyped = false;
   $("deal").setAttribute("disabled", "");
   $("result").hidden = true;
   $("verification").textContent = "";
@@ -2106,6 +2306,7 @@ async function deal() {
     const options = board2?.options() ?? {};
     const commitment = await call("post", "/v1/commitments", { body: {} });
     $("commitment").textContent = commitment.server_seed_hash;
+    $("commitment-line").hidden = false;
     const state = await call("post", "/v1/deals", {
       body: {
         variant: info.id,
@@ -2116,13 +2317,13 @@ async function deal() {
       headers: { "Idempotency-Key": newKey() }
     });
     const asked = options.scoring;
-    const shown = state.options?.scoring;
+    const shown2 = state.options?.scoring;
     const broken = [
       state.server_seed_hash !== commitment.server_seed_hash && "its hash is not the one committed",
       state.client_seed !== clientSeed && "its client seed is not the one sent",
       !state.committed_before_client_seed && "it was not committed before the client seed",
       state.variant !== info.id && "it is another variant",
-      asked !== void 0 && (isPointSystem(asked) ? typeof shown !== "object" || shown === null : shown !== asked) && "its point table is not the one asked (a drawn system shows the table it drew)"
+      asked !== void 0 && (isPointSystem(asked) ? typeof shown2 !== "object" || shown2 === null : shown2 !== asked) && "its point table is not the one asked (a drawn system shows the table it drew)"
     ].filter(Boolean);
     if (broken.length) throw new Error(`the server dealt another game than it promised: ${broken.join("; ")}`);
     const tables = {};
@@ -2160,11 +2361,14 @@ async function start() {
   const asked = params.get("variant");
   if (asked && asked in KINDS) select.value = asked;
   else if (asked) say(`This page does not play ${asked}; it plays ${Object.keys(KINDS).join(", ")}.`);
-  $("client-seed").value = toHex(crypto.getRandomValues(new Uint8Array(16)));
-  select.addEventListener("change", chooseVariant);
+  const seed = $("client-seed");
+  seed.value = randomSeed();
+  seed.addEventListener("input", () => seedTyped = true);
+  select.addEventListener("change", () => void chooseVariant());
   $("deal").addEventListener("click", () => void deal());
   $("four-colours").addEventListener("change", draw2);
-  chooseVariant();
+  shown = select.value;
+  await chooseVariant();
   document.body.dataset["ready"] = "1";
 }
 void start().catch((error) => say(describe(error)));

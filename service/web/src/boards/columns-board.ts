@@ -1,14 +1,16 @@
 /**
- * SoloDrez's board: nine columns, everything face up. Choose a card to take the run from
- * it to the end of its column (the button is named by the run, `3:2`: column 3, 2 cards),
- * then a column to put it on (named by the move, `3:2>5`). A column holding exactly one
- * series has its removal open (`r4`); `hint` asks the service's solver for the next move
- * of a winning line from the position; `stop` ends the game (asked twice). The deal is
+ * SoloDrez's board: nine columns, `column 1`..`column 9` on the page, everything face up.
+ * Choose a card (a button named by its card, `T2`) to take the run from it to the end of
+ * its column, then a column to put it on (`to 6`); the move sent is the API's, 0-based
+ * (`3:2>5`). A column holding exactly one series offers its removal (`remove column 5`,
+ * sent as `r4`); `hint` asks the service's solver for the next move of a winning line from
+ * the position and marks it on the board; `stop` ends the game (asked twice). The deal is
  * round-robin into the nine columns, so column c's card at place i is the deck's `9 i + c`.
  */
 
-import { type Board, type BoardContext, type Seen, type View, cardFace, plural } from "../board";
+import { type Board, type BoardContext, type Seen, type View, buttonOf, cardFace, plural, textButton } from "../board";
 import { ApiError, call, type Schemas } from "../client";
+import { type SoloMove, adviseSoloMove, describeSoloMove, parseSoloMove, soloColumn, soloRefusal } from "../moves";
 
 type ColumnsView = Schemas["SoloDrezView"];
 const COLUMNS = 9;
@@ -25,6 +27,8 @@ export class ColumnsBoard implements Board {
   private stopAsked = false;
   private view: ColumnsView | null = null;
   private playing = false;
+  /** The solver's next move, drawn on the board until the position changes. */
+  private hinted: SoloMove | null = null;
 
   constructor(
     private readonly area: HTMLElement,
@@ -45,6 +49,14 @@ export class ColumnsBoard implements Board {
     return {};
   }
 
+  describe(move: string): string {
+    return describeSoloMove(move);
+  }
+
+  refused(move: string, code: string): string | null {
+    return soloRefusal(move, code);
+  }
+
   draw(view: View | null, playing: boolean): void {
     this.view = view as ColumnsView | null;
     this.playing = playing;
@@ -54,27 +66,35 @@ export class ColumnsBoard implements Board {
       board.id = "columns";
       this.area.append(board);
     }
-    const focused = board.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
+    const focused = board.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset["move"] : null;
     board.replaceChildren(this.tools(), this.table());
-    if (focused) board.querySelector<HTMLButtonElement>(`button[aria-label='${CSS.escape(focused)}']`)?.focus();
+    buttonOf(board, focused)?.focus();
   }
 
   private tools(): HTMLElement {
     const tools = document.createElement("div");
     tools.className = "tools";
-    const hint = document.createElement("button");
-    hint.type = "button";
-    hint.textContent = "hint";
+    const hint = textButton("", "hint", "hint");
     hint.setAttribute("aria-disabled", this.playing ? "false" : "true");
     hint.addEventListener("click", () => void this.hint());
-    const stop = document.createElement("button");
-    stop.type = "button";
-    stop.textContent = "stop";
+    const stop = textButton("", "stop", "stop");
     stop.setAttribute("aria-disabled", this.playing ? "false" : "true");
     stop.addEventListener("click", () => this.stop());
+    tools.append(hint, stop);
+    // a removal is offered only where a column holds exactly one series
+    (this.view?.columns ?? []).forEach((column, a) => {
+      if (!this.playing || !isSeries(column)) return;
+      const remove = textButton("remove", `r${a}`, `remove ${soloColumn(a)}`);
+      remove.title = `remove the series J Q T B N P in ${soloColumn(a)}`;
+      remove.classList.toggle("hinted", this.hinted?.kind === "remove" && this.hinted.column === a);
+      remove.addEventListener("click", () => {
+        if (this.playing) this.context.play(`r${a}`); // the API's move text, 0-based
+      });
+      tools.append(remove);
+    });
     const removed = document.createElement("span");
     removed.textContent = `Series removed: ${this.view?.series_removed ?? 0} of 9`;
-    tools.append(hint, stop, removed);
+    tools.append(removed);
     return tools;
   }
 
@@ -85,58 +105,48 @@ export class ColumnsBoard implements Board {
     table.setAttribute("aria-label", "Nine columns, first card at the top, the exposed card last");
     const columns = this.view?.columns ?? Array.from({ length: COLUMNS }, () => []);
     const four = this.context.fourColours();
+    const hint = this.hinted;
     columns.forEach((column, a) => {
       const box = document.createElement("div");
       box.className = "column";
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", soloColumn(a));
       const head = document.createElement("span");
       head.className = "row-name";
-      head.textContent = `${a}`;
+      head.textContent = `${a + 1}`;
       box.append(head);
       column.forEach((card, i) => {
         const count = column.length - i;
-        const name = `${a}:${count}`;
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "pick";
-        button.setAttribute("aria-label", name);
-        button.title = `${card}: take ${plural(count, "card")} from column ${a}`;
+        // named by what it shows, its card ("T2"); the column is the group's name
+        const button = textButton("pick", `${a}:${count}`, cardFace(card, four));
+        button.title = `take ${plural(count, "card")} from ${soloColumn(a)}`;
         button.setAttribute("aria-disabled", this.playing ? "false" : "true");
         const chosen = this.run && this.run.from === a && i >= column.length - this.run.count;
         button.setAttribute("aria-pressed", chosen ? "true" : "false");
-        button.append(cardFace(card, four));
+        const hinted =
+          (hint?.kind === "run" && hint.from === a && i >= column.length - hint.count) ||
+          (hint?.kind === "remove" && hint.column === a);
+        button.classList.toggle("hinted", hinted);
         button.addEventListener("click", () => {
           if (!this.playing) return;
           this.run = { from: a, count };
-          this.context.say(`Run ${name} chosen (${plural(count, "card")} from column ${a}): now a column to put it on.`);
+          const run = column.slice(i).join(" ");
+          this.context.say(`${run} chosen (${plural(count, "card")} from ${soloColumn(a)}): now a column to put them on.`);
           this.draw(this.view, this.playing);
         });
         box.append(button);
       });
       const run = this.run;
-      const drop = document.createElement("button");
-      drop.type = "button";
-      drop.className = "drop";
-      const move = run ? `${run.from}:${run.count}>${a}` : `to column ${a}`;
-      drop.setAttribute("aria-label", move);
-      drop.textContent = `↓ ${a}`;
+      const drop = textButton("drop", `to ${a}`, `to ${a + 1}`);
+      drop.title = run ? `put the run from ${soloColumn(run.from)} on ${soloColumn(a)}` : "choose a card first";
       drop.setAttribute("aria-disabled", this.playing && run && run.from !== a ? "false" : "true");
+      drop.classList.toggle("hinted", hint?.kind === "run" && hint.to === a);
       drop.addEventListener("click", () => {
         if (!this.playing || !run || run.from === a) return;
         this.run = null;
-        this.context.play(move);
+        this.context.play(`${run.from}:${run.count}>${a}`); // the API's move text, 0-based
       });
-      const remove = document.createElement("button");
-      remove.type = "button";
-      remove.className = "remove";
-      remove.setAttribute("aria-label", `r${a}`);
-      remove.textContent = `r${a}`;
-      remove.title = `remove the series in column ${a}`;
-      const series = isSeries(column);
-      remove.setAttribute("aria-disabled", this.playing && series ? "false" : "true");
-      remove.addEventListener("click", () => {
-        if (this.playing && series) this.context.play(`r${a}`);
-      });
-      box.append(drop, remove);
+      box.append(drop);
       table.append(box);
     });
     return table;
@@ -156,15 +166,21 @@ export class ColumnsBoard implements Board {
 
   private async hint(): Promise<void> {
     if (!this.playing || !this.view) return;
+    const asked = this.view;
     this.context.say("Looking for a winning line…");
     try {
       const found = (await call("post", "/v1/solve", {
-        body: { variant: "solodrez", columns: this.view.columns.map((c) => [...c]), budget: HINT_SECONDS },
+        body: { variant: "solodrez", columns: asked.columns.map((c) => [...c]), budget: HINT_SECONDS },
       })) as Schemas["SoloDrezSolution"];
+      if (this.view !== asked) return; // a move was made meanwhile: the hint is of another position
       const first = found.log.split(" ").filter(Boolean)[0];
       const searched = `${found.states_searched.toLocaleString("en")} positions searched`;
       if (found.result === "won" && first) {
-        this.context.say(`hint: ${first}; a win is ${plural(found.moves.length, "move")} away (${searched}).`);
+        this.hinted = parseSoloMove(first);
+        this.draw(this.view, this.playing);
+        this.context.say(
+          `hint: ${adviseSoloMove(first)}, marked on the board; a win is ${plural(found.moves.length, "move")} away (${searched}).`,
+        );
       } else if (found.result === "lost") {
         this.context.say(`hint: this position cannot be won (${searched}); stop ends the game.`);
       } else {
@@ -178,6 +194,7 @@ export class ColumnsBoard implements Board {
   placed(_move: string): void {
     this.run = null;
     this.stopAsked = false;
+    this.hinted = null;
   }
 
   progress(_view: View, nextIndex: number): string {

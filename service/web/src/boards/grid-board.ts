@@ -5,7 +5,7 @@
  * end). Arrow keys move between cells, Enter places the card.
  */
 
-import { type Board, type BoardContext, type Seen, type View, cardFace, plural } from "../board";
+import { type Board, type BoardContext, type Seen, type View, cardFace, plural, textButton } from "../board";
 import { call, type Schemas } from "../client";
 import {
   type Coord,
@@ -86,7 +86,7 @@ export class GridBoard implements Board {
       grid = document.createElement("div");
       grid.id = "grid";
       grid.setAttribute("role", "group");
-      grid.setAttribute("aria-label", "Grid: each cell's name is its move");
+      grid.setAttribute("aria-label", "Grid: each cell is named by its move, then its card");
       grid.addEventListener("keydown", (event) => this.onKey(event));
       grid.addEventListener("focusin", (event) => {
         const cell = (event.target as HTMLElement).dataset["cell"];
@@ -107,17 +107,14 @@ export class GridBoard implements Board {
         const cell: Coord = [row, col];
         const name = moveText(this.variant, cell);
         const card = placed.get(key(cell)) ?? null;
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "cell";
-        button.dataset["cell"] = key(cell);
-        button.setAttribute("aria-label", name);
-        button.setAttribute("aria-disabled", open.has(key(cell)) ? "false" : "true");
-        button.tabIndex = row === this.focus[0] && col === this.focus[1] ? 0 : -1;
         const label = document.createElement("span");
         label.className = "cell-name";
         label.textContent = name;
-        button.append(label, cardFace(card, this.context.fourColours()));
+        // named by what it shows: its move, then its card ("c3 10♦")
+        const button = textButton("cell", name, label, cardFace(card, this.context.fourColours()));
+        button.dataset["cell"] = key(cell);
+        button.setAttribute("aria-disabled", open.has(key(cell)) ? "false" : "true");
+        button.tabIndex = row === this.focus[0] && col === this.focus[1] ? 0 : -1;
         if (card !== null) button.classList.add("filled");
         if (this.warned === key(cell)) button.classList.add("warned");
         button.addEventListener("click", () => this.pick(cell));

@@ -1,13 +1,15 @@
 /**
  * The reserve variant's board: four reserve columns (first-dealt at the top, face-down
- * cards as backs) and a 5x5 grid filled by gravity. Choose a reserve column, then a grid
- * column: the drop buttons are named by the move, `2>4`. The deck is dealt round-robin,
- * so reserve column f's card at place i is the deck's card `4 i + f`.
+ * cards counted) and a 5x5 grid filled by gravity. Choose a reserve column (`Reserve 1`..
+ * `Reserve 4` on the page), then a grid column (`col a`..`col e`); the move sent is the
+ * API's, 0-based (`2>4`). The deck is dealt round-robin, so reserve column f's card at
+ * place i is the deck's card `4 i + f`.
  */
 
-import { type Board, type BoardContext, type Seen, type View, cardFace, plural } from "../board";
+import { type Board, type BoardContext, type Seen, type View, buttonOf, cardFace, plural, textButton } from "../board";
 import type { Schemas } from "../client";
 import { completeLines, key } from "../grid";
+import { describeReserveMove, gridColumn, reserveName, reserveRefusal } from "../moves";
 
 type ReserveView = Schemas["ReserveView"];
 const COLUMNS = 4;
@@ -56,9 +58,17 @@ export class ReserveBoard implements Board {
       board.id = "reserve-board";
       this.area.append(board);
     }
-    const focused = board.contains(document.activeElement) ? document.activeElement?.getAttribute("aria-label") : null;
+    const focused = board.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset["move"] : null;
     board.replaceChildren(this.reserveColumns(), this.grid());
-    if (focused) board.querySelector<HTMLButtonElement>(`button[aria-label='${focused}']`)?.focus();
+    buttonOf(board, focused)?.focus();
+  }
+
+  describe(move: string): string {
+    return describeReserveMove(move);
+  }
+
+  refused(move: string, code: string): string | null {
+    return reserveRefusal(move, code);
   }
 
   private reserveColumns(): HTMLElement {
@@ -68,30 +78,42 @@ export class ReserveBoard implements Board {
     reserve.setAttribute("aria-label", "Reserve: choose a column, its bottom card is taken");
     const four = this.context.fourColours();
     (this.view?.reserve ?? [[], [], [], []]).forEach((column, f) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "reserve-column";
       const open = this.playing && column.length > 0;
-      button.setAttribute("aria-label", `Reserve column ${f}`);
-      button.setAttribute("aria-pressed", this.chosen === f ? "true" : "false");
-      button.setAttribute("aria-disabled", open ? "false" : "true");
       const name = document.createElement("span");
       name.className = "row-name";
-      name.textContent = `${f}`;
-      button.append(name);
+      name.textContent = reserveName(f);
+      // named by what it shows: "Reserve 2 12 face down 7♣" (face-down cards as one count)
+      const parts: HTMLElement[] = [name];
+      let down = 0;
+      const flush = (): void => {
+        if (down === 0) return;
+        const backs = document.createElement("span");
+        backs.className = "card back";
+        backs.textContent = `${down} face down`;
+        parts.push(backs);
+        down = 0;
+      };
       for (const card of column) {
-        const face = card === null ? document.createElement("span") : cardFace(card, four);
-        if (card === null) {
-          face.className = "card back";
-          face.textContent = "##";
-          face.setAttribute("aria-label", "face down");
+        if (card === null) down += 1;
+        else {
+          flush();
+          parts.push(cardFace(card, four));
         }
-        button.append(face);
       }
+      flush();
+      if (column.length === 0 && this.view) {
+        const empty = document.createElement("span");
+        empty.className = "empty";
+        empty.textContent = "empty";
+        parts.push(empty);
+      }
+      const button = textButton("reserve-column", `reserve ${f}`, ...parts);
+      button.setAttribute("aria-pressed", this.chosen === f ? "true" : "false");
+      button.setAttribute("aria-disabled", open ? "false" : "true");
       button.addEventListener("click", () => {
         if (!open) return;
         this.chosen = f;
-        this.context.say(`Reserve column ${f} chosen: now a grid column, ${f}>0 to ${f}>4.`);
+        this.context.say(`${reserveName(f)} chosen: now a grid column, ${gridColumn(0)} to ${gridColumn(SIZE - 1)}.`);
         this.draw(this.view, this.playing);
       });
       reserve.append(button);
@@ -110,27 +132,39 @@ export class ReserveBoard implements Board {
     for (let c = 0; c < SIZE; c++) {
       const full = grid.every((row) => row[c] !== null);
       const from = this.chosen;
-      const name = from === null ? `column ${c}` : `${from}>${c}`;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "drop";
-      button.textContent = `↓ ${"abcde"[c]}`; // col a..e, as cells and lines are named
-      button.title = `drop into col ${"abcde"[c]} (grid column ${c} in a move)`;
-      button.setAttribute("aria-label", name);
+      const button = textButton("drop", `drop ${c}`, gridColumn(c)); // "col a": an arrow drawn before it
+      button.title = from === null ? "choose a reserve column first" : `drop ${reserveName(from)}'s bottom card into ${gridColumn(c)}`;
       button.setAttribute("aria-disabled", this.playing && from !== null && !full ? "false" : "true");
       button.addEventListener("click", () => {
         if (!this.playing || from === null || full || !this.view) return;
         const column = this.view.reserve[from] ?? [];
         this.pending = { index: (column.length - 1) * COLUMNS + from, to: c };
         this.chosen = null;
-        this.context.play(name);
+        this.context.play(`${from}>${c}`); // the API's move text, 0-based
       });
       drops.append(button);
     }
     const cells = document.createElement("div");
     cells.className = "cells";
-    cells.setAttribute("aria-label", "Grid, rows top to bottom");
-    for (const row of grid) for (const card of row) cells.append(cardFace(card, this.context.fourColours(), "div"));
+    cells.setAttribute("role", "table");
+    cells.setAttribute("aria-label", "Grid, row 1 on top: cards fall to the lowest empty cell");
+    const four = this.context.fourColours();
+    grid.forEach((row, r) => {
+      const line = document.createElement("div");
+      line.className = "grid-row";
+      line.setAttribute("role", "row");
+      row.forEach((card, c) => {
+        const cell = document.createElement("div");
+        cell.className = card === null ? "cell-box" : "cell-box filled";
+        cell.setAttribute("role", "cell");
+        const label = document.createElement("span");
+        label.className = "cell-name";
+        label.textContent = `${"abcde"[c]}${r + 1}`;
+        cell.append(label, ...(card === null ? [] : [" "]), cardFace(card, four)); // named by what it shows: "a5 10♦"
+        line.append(cell);
+      });
+      cells.append(line);
+    });
     wrap.append(drops, cells);
     return wrap;
   }

@@ -4,7 +4,7 @@
  * with each level's points. Each level is dealt from its own stream (`deal`, `level-2`...).
  */
 
-import { type Board, type BoardContext, type Seen, type View, cardFace, handLines, plural } from "../board";
+import { type Board, type BoardContext, type Seen, type View, buttonOf, cardFace, handLines, plural, textButton } from "../board";
 import type { Schemas } from "../client";
 
 type RowsView = Schemas["RowsView"];
@@ -63,11 +63,11 @@ export class RowsBoard implements Board {
       board = document.createElement("div");
       board.id = "rows";
       board.setAttribute("role", "group");
-      board.setAttribute("aria-label", "Rows: each row's name is its move");
+      board.setAttribute("aria-label", "Rows: each row is named by its move, then its cards");
       this.area.append(board);
     }
     const hadFocus = board.contains(document.activeElement);
-    const focused = document.activeElement?.getAttribute("aria-label");
+    const focused = (document.activeElement as HTMLElement | null)?.dataset?.["move"];
     board.replaceChildren();
     const ladder = document.createElement("ol");
     ladder.className = "ladder";
@@ -84,21 +84,19 @@ export class RowsBoard implements Board {
     board.append(ladder);
     for (const [r, cards] of (rows?.rows ?? []).entries()) {
       const name = `r${r + 1}`;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "row";
-      button.setAttribute("aria-label", name);
-      button.setAttribute("aria-disabled", playing ? "false" : "true");
       const label = document.createElement("span");
       label.className = "row-name";
       label.textContent = name;
-      button.append(label, ...cards.map((card) => cardFace(card, this.context.fourColours())));
+      // named by what it shows: its move, then its cards ("r2 10♦ 4♣")
+      const faces = cards.map((card) => cardFace(card, this.context.fourColours()));
+      const button = textButton("row", name, label, ...faces);
+      button.setAttribute("aria-disabled", playing ? "false" : "true");
       button.addEventListener("click", () => {
         if (playing) this.context.play(name);
       });
       board.append(button);
     }
-    if (hadFocus && focused) board.querySelector<HTMLButtonElement>(`button[aria-label='${focused}']`)?.focus();
+    if (hadFocus && focused) buttonOf(board, focused)?.focus();
     else if (playing && rows && rows.cards_left === DECK && rows.level === 1) board.querySelector("button")?.focus();
   }
 
