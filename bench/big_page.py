@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from _common import percentile, verdict
+from cardproof.progress import bar
 from service import SERVER_KEYS, cardproof_server, private_redis
 
 TARGET_VIEW_P99_MS = 50.0
@@ -74,8 +75,10 @@ async def hand_in(base_url: str, tid: str, codes: list[str], log: str) -> list[s
                 verified = await client.post("/v1/verify", json=body, headers=auth)
                 if verified.status_code != 200:
                     errors.append(f"{verified.status_code} {verified.text[:160]}")
+                handed.advance()
 
-        await asyncio.gather(*(one(n, code) for n, code in enumerate(codes)))
+        with bar(len(codes), "games handed in", unit="game") as handed:  # on a terminal only
+            await asyncio.gather(*(one(n, code) for n, code in enumerate(codes)))
     return errors
 
 

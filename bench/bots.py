@@ -28,6 +28,7 @@ from cardproof.bots import MonteCarloPlayer, Player, RandomPlayer, play_game
 from cardproof.client import Client
 from cardproof.models import RoundPar
 from cardproof.play import embedded_client
+from cardproof.progress import Bar, bar
 
 TABLES = ("american", "british", "ameritish")
 ROUNDS_MAX = 50
@@ -38,7 +39,7 @@ def half_width(values: list[float]) -> float:
 
 
 def play_table(
-    client: Client, players: dict[str, Player], table: str, games: int
+    client: Client, players: dict[str, Player], table: str, games: int, done: Bar
 ) -> tuple[dict[str, list[int]], dict[str, list[float]], dict[str, float], list[RoundPar]]:
     """Every player on every round of enough tournaments; scores, percentages, seconds, pars."""
     scores: dict[str, list[int]] = {name: [] for name in players}
@@ -68,6 +69,7 @@ def play_table(
             for number in range(1, rounds + 1):
                 game = client.play_round(tid, number, token, variant="poker-squares")
                 scores[name].append(play_game(game, player, None).payload.score.total)
+                done.advance()
             seconds[name] += time.monotonic() - started
         client.close_tournament(tid)
         while (standings := client.standings(tid)).pars_pending:
@@ -102,7 +104,10 @@ def main() -> None:
                 "random": RandomPlayer(seed=1),
                 "monte-carlo": MonteCarloPlayer(rollouts=args.rollouts, seed=1),
             }
-            scores, percents, seconds, pars = play_table(client, players, table, args.games)
+            with bar(args.games * len(players), f"{table} games", unit="game") as done:
+                scores, percents, seconds, pars = play_table(
+                    client, players, table, args.games, done
+                )
             for name in players:
                 mean, half = (
                     statistics.fmean(scores[name]),

@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 
 from _common import percentile
+from cardproof.progress import bar
 from tournament import CELLS, Wire, called_ms, event_stream, one_round, seat_all, url_calls
 
 CARD_SECONDS = 2
@@ -146,21 +147,24 @@ async def idle_round(base_url: str, key: str, seats: int, idle: int) -> Round:
         started.raise_for_status()
         text = ""
         placing: list[asyncio.Task[None]] = []
-        async for chunk in stream.chunks():
-            text += chunk.decode().replace("\r\n", "\n")
-            ended = False
-            while "\n\n" in text:
-                raw, text = text.split("\n\n", 1)
-                event = event_stream(raw.split("\n"))
-                if event is None:
-                    continue
-                name, data = event
-                if name == "end":
-                    ended = True
+        with bar(len(CELLS), "calls", unit="call") as called:  # on a terminal only
+            async for chunk in stream.chunks():
+                text += chunk.decode().replace("\r\n", "\n")
+                ended = False
+                while "\n\n" in text:
+                    raw, text = text.split("\n\n", 1)
+                    event = event_stream(raw.split("\n"))
+                    if event is None:
+                        continue
+                    name, data = event
+                    if name == "end":
+                        ended = True
+                        break
+                    called.advance()
+                    index = data["index"]
+                    placing.append(asyncio.create_task(place_all(wires, active, index, seen)))
+                if ended:
                     break
-                placing.append(asyncio.create_task(place_all(wires, active, data["index"], seen)))
-            if ended:
-                break
         seen.seconds = time.perf_counter() - start
         await asyncio.gather(*placing)
         stop.set()

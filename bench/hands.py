@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ from treys import Evaluator
 from _common import load_average, median, print_machine, time_ns, verdict
 from cardproof.cards import ALL_CARDS, JOKER, RANKS, STANDARD_DECK, SUITS, Card
 from cardproof.hands import TABLES, Category, best_category, classify, classify_indices
+from cardproof.progress import bar
 
 HANDS = 200_000
 JOKER_HANDS = 50_000
@@ -139,10 +141,12 @@ def interleaved(
     """ns per hand of each run (each over ``count`` hands), the order rotated every round."""
     names = list(runs)
     per_hand: dict[str, list[float]] = {name: [] for name in names}
-    for r in range(rounds):
-        order = names[r % len(names) :] + names[: r % len(names)]
-        for name in order:
-            per_hand[name].append(time_ns(runs[name]) / count)
+    with bar(rounds * len(names), "timed runs", unit="run") as done:  # on a terminal only
+        for r in range(rounds):
+            order = names[r % len(names) :] + names[: r % len(names)]
+            for name in order:
+                per_hand[name].append(time_ns(runs[name]) / count)
+                done.advance()
     return per_hand
 
 
@@ -165,15 +169,18 @@ def exhaustive(evaluator: Evaluator) -> int:
     hands = 0
     mismatches = 0
     start = time.perf_counter()
-    for hand in itertools.combinations(range(52), 5):
-        hands += 1
-        ours = classify_indices(hand)
-        theirs = category_of_rank[evaluate([treys_of[i] for i in hand], [])]
-        if ours != theirs:
-            mismatches += 1
-            if mismatches <= 10:
-                cards = " ".join(ALL_CARDS[i].text for i in hand)
-                print(f"  MISMATCH {cards}: cardproof {Category(ours).id}, treys {theirs.id}")
+    with bar(math.comb(52, 5), "hands", unit="hand") as done:  # on a terminal only
+        for hand in itertools.combinations(range(52), 5):
+            hands += 1
+            if not hands % 100_000:
+                done.advance(100_000)
+            ours = classify_indices(hand)
+            theirs = category_of_rank[evaluate([treys_of[i] for i in hand], [])]
+            if ours != theirs:
+                mismatches += 1
+                if mismatches <= 10:
+                    cards = " ".join(ALL_CARDS[i].text for i in hand)
+                    print(f"  MISMATCH {cards}: cardproof {Category(ours).id}, treys {theirs.id}")
     seconds = time.perf_counter() - start
     print(f"  hands checked:    {hands:,}")
     print(f"  mismatches:       {mismatches}")

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from _common import print_machine
 from cardproof.cards import Card
 from cardproof.hands import TABLES
+from cardproof.progress import iterate
 from cardproof.solvers.hindsight import compiled, hill_climb, solve, warm
 
 TARGETS = {
@@ -171,7 +172,8 @@ def main() -> None:
                 pool.submit(run, seed, table, args.budget, args.long, args.cp_sat)
                 for seed in range(args.deals)
             ]
-            report(table, [job.result() for job in jobs], args.budget, args.long)
+            done = [job.result() for job in iterate(jobs, f"{table} deals", unit="deal")]
+            report(table, done, args.budget, args.long)
 
 
 if __name__ == "__main__":

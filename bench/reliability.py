@@ -66,6 +66,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import math
 import os
 import random
 import re
@@ -87,6 +88,7 @@ import httpx
 import msgspec
 
 from _common import load_average, percentile, print_machine
+from cardproof.progress import Bar, bar
 from service import free_port, tail
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -488,11 +490,14 @@ class Driver:
         jobs: list[Awaitable[None]] = [player.run() for player in players]
         if disruption is not None:
             jobs.append(disruption(self))
-        try:
-            await asyncio.gather(*jobs)
-        finally:
-            for player in players:
-                await player.client.aclose()
+        with bar(math.ceil(self.seconds), "load", unit="s") as elapsed:  # on a terminal only
+            ticker = asyncio.create_task(self._tick(elapsed))
+            try:
+                await asyncio.gather(*jobs)
+            finally:
+                ticker.cancel()
+                for player in players:
+                    await player.client.aclose()
         self.cpu["driver"] = time.process_time() - own
         self.cpu["workers"] = sum(
             (process_cpu(pid) or 0.0) - workers.get(pid, 0.0)
@@ -502,6 +507,13 @@ class Driver:
             after = process_cpu(redis)
             if after is not None:
                 self.cpu["redis"] = after - redis_cpu
+
+    async def _tick(self, elapsed: Bar) -> None:
+        """Move the bar on once a second of the run, until it is cancelled at the end."""
+        while True:
+            await asyncio.sleep(1)
+            seconds = time.perf_counter() - self.started_at
+            elapsed.at(min(int(seconds), math.ceil(self.seconds)), math.ceil(self.seconds))
 
 
 class Player:

@@ -26,6 +26,7 @@ from cardproof.cards import STANDARD_DECK, Card
 from cardproof.games import SerpentPatience
 from cardproof.games.grid import ROW_AND_COLUMN_LINES, Cell, score_grid
 from cardproof.hands import TABLES, PointTable, classify_indices
+from cardproof.progress import iterate
 from cardproof.solvers import serpent
 
 SEED = 2026
@@ -152,7 +153,7 @@ def plain_paths() -> set[tuple[int, ...]]:
                 extend(nxt)
                 path.pop()
 
-    for start in range(CELLS):
+    for start in iterate(range(CELLS), "path starts", unit="cell"):  # a bar on a terminal
         path.append(start)
         extend(start)
         path.pop()

@@ -93,6 +93,7 @@ import httpx
 import msgspec
 
 from _common import load_average, median, percentile, print_machine, verdict
+from cardproof.progress import bar
 
 SERVER_KEYS: dict[str, str] = {
     "CARDPROOF_MASTER_KEY": bytes(range(32)).hex(),
@@ -826,6 +827,8 @@ def headline(
         for server in servers.values():  # warm: every code path run before the timing
             wrk_run(wrk, server, "/healthz", None, 1)
             wrk_run(wrk, server, "/v1/verify", script, 1)
+        runs = bar(rounds * len(servers) * 2, "wrk runs", unit="run")  # on a terminal only
+        done = stack.enter_context(runs)
         for r in range(rounds):
             order = list(servers.items()) if r % 2 == 0 else list(servers.items())[::-1]
             for level, server in order:
@@ -835,6 +838,7 @@ def headline(
                     result.rate.setdefault((level, path), []).append(run.rate)
                     if run.bad:
                         result.bad.append(f"{level} {path}: {run.bad}")
+                    done.advance()
     return result
 
 
@@ -1128,9 +1132,11 @@ def run_store(
     }
     order = list(scenarios)
     outcomes: dict[str, list[Outcome]] = {key: [] for key in order}
-    for round_number in range(args.rounds):  # interleaved, order reversed every other round
-        for key in order if round_number % 2 == 0 else order[::-1]:
-            outcomes[key].append(run_driver(scenarios[key][1]))
+    with bar(args.rounds * len(order), f"{server.store} store scenarios", unit="run") as done:
+        for round_number in range(args.rounds):  # interleaved, order reversed every other one
+            for key in order if round_number % 2 == 0 else order[::-1]:
+                outcomes[key].append(run_driver(scenarios[key][1]))
+                done.advance()
     print(HEADER)
     healthz, score, checked = (
         plain(scenarios[key][0], scenarios[key][1].path, outcomes[key]) for key in order

@@ -30,6 +30,7 @@ from cardproof.cards import Card
 from cardproof.errors import IllegalMove
 from cardproof.games.solodrez import MAX_MOVES, SoloDrez, SoloDrezMove, run_heads
 from cardproof.pokerdrez import NEUTRAL, PAWN, POKERDREZ_DECK
+from cardproof.progress import bar
 from cardproof.solvers.solodrez import solve
 
 CLIENT_SEED = "bench"
@@ -174,20 +175,22 @@ def compare_plain(
     plain = Tally()
     plain_count = len(deals)
     disagree = 0
-    for i, cards in enumerate(deals):
-        start = time.perf_counter()
-        result, moves, states = plain_search(cards, budget)
-        seconds = time.perf_counter() - start
-        plain.add(result, seconds, states)
-        if result == "won":
-            plain.lengths.append(len(moves))
-            if not replays_to_a_win(cards, moves):
-                plain.bad_lines += 1
-                print(f"  PROBLEM: deal {i}: the plain search's line does not win on replay")
-        theirs = solver.results[i]
-        if "unknown" not in (result, theirs) and result != theirs:
-            disagree += 1
-            print(f"  !!! deal {i}: solver says {theirs}, plain search says {result} !!!")
+    with bar(len(deals), "plain search", unit="deal") as done:  # on a terminal only
+        for i, cards in enumerate(deals):
+            start = time.perf_counter()
+            result, moves, states = plain_search(cards, budget)
+            seconds = time.perf_counter() - start
+            plain.add(result, seconds, states)
+            if result == "won":
+                plain.lengths.append(len(moves))
+                if not replays_to_a_win(cards, moves):
+                    plain.bad_lines += 1
+                    done.print(f"  PROBLEM: deal {i}: the plain search's line does not win")
+            theirs = solver.results[i]
+            if "unknown" not in (result, theirs) and result != theirs:
+                disagree += 1
+                done.print(f"  !!! deal {i}: solver says {theirs}, plain search says {result} !!!")
+            done.advance()
     print(f"plain search on the first {plain_count} deals, same budget:")
     print(plain.line("plain "))
     if plain.lengths:
@@ -240,20 +243,23 @@ def main() -> None:
 
     solver = Tally()
     overruns: list[float] = []
-    for i, cards in enumerate(deals):
-        game = SoloDrez.new(cards)
-        start = time.perf_counter()
-        solution = solve(game, budget=args.budget)
-        seconds = time.perf_counter() - start
-        solver.add(solution.result, seconds, solution.states_searched)
-        if solution.result == "won":
-            solver.lengths.append(len(solution.moves))
-            if not replays_to_a_win(cards, solution.moves):
-                solver.bad_lines += 1
-                print(f"  PROBLEM: deal {i}: the solver's line does not win on replay")
-        elif solution.result == "unknown":
-            overruns.append(seconds - args.budget)
-            print(f"  deal {i}: unknown after {seconds:.2f} s, {solution.states_searched} states")
+    with bar(len(deals), "solver", unit="deal") as done:  # on a terminal only
+        for i, cards in enumerate(deals):
+            game = SoloDrez.new(cards)
+            start = time.perf_counter()
+            solution = solve(game, budget=args.budget)
+            seconds = time.perf_counter() - start
+            solver.add(solution.result, seconds, solution.states_searched)
+            if solution.result == "won":
+                solver.lengths.append(len(solution.moves))
+                if not replays_to_a_win(cards, solution.moves):
+                    solver.bad_lines += 1
+                    done.print(f"  PROBLEM: deal {i}: the solver's line does not win on replay")
+            elif solution.result == "unknown":
+                overruns.append(seconds - args.budget)
+                searched = solution.states_searched
+                done.print(f"  deal {i}: unknown after {seconds:.2f} s, {searched} states")
+            done.advance()
     print(solver.line("solver"))
     print(
         f"  winning lines: median {median(solver.lengths):.0f} moves, max "

@@ -64,6 +64,7 @@ from typing import Any
 import httpx
 
 from _common import load_average, percentile, print_machine, verdict
+from cardproof.progress import Bar, bar
 from service import cardproof_server, private_redis
 
 TARGET_STANDINGS_P99_MS = 20.0
@@ -247,9 +248,11 @@ async def seat_all(client: httpx.AsyncClient, tid: str, seats: int) -> list[tupl
                 json={},
                 headers={"Authorization": f"Bearer {token}"},
             )
+            seated.advance()
             return token, opened.raise_for_status().json()["deal_id"]
 
-    return list(await asyncio.gather(*(seat(n) for n in range(seats))))
+    with bar(seats, "seats", unit="seat") as seated:  # on a terminal only
+        return list(await asyncio.gather(*(seat(n) for n in range(seats))))
 
 
 async def lockstep_round(base_url: str, key: str, seats: int) -> Lockstep:
@@ -356,7 +359,7 @@ async def play(
         entries.put_nowait(name)
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
 
-    async def enterer(client: httpx.AsyncClient) -> None:
+    async def enterer(client: httpx.AsyncClient, entered: Bar) -> None:
         while not entries.empty():
             name = entries.get_nowait()
             url = f"/v1/tournaments/{tournament_id}/entries"
@@ -364,8 +367,9 @@ async def play(
             answer = await timed(client, load.entries, load, "POST", url, json=body)
             if answer is not None:
                 tokens[name] = answer.json()["token"]
+            entered.advance()
 
-    async def player(client: httpx.AsyncClient) -> None:
+    async def player(client: httpx.AsyncClient, played: Bar) -> None:
         while not work.empty():
             name, round_number = work.get_nowait()
             url = f"/v1/tournaments/{tournament_id}/rounds/{round_number}/deal"
@@ -383,6 +387,7 @@ async def play(
                 )
                 if moved is None:
                     break
+            played.advance()
 
     clients = [
         httpx.AsyncClient(base_url=base_url, limits=limits, timeout=30, trust_env=False)
@@ -390,11 +395,13 @@ async def play(
     ]
     start = time.perf_counter()
     try:
-        await asyncio.gather(*(enterer(c) for c in clients))
+        with bar(entrants, "entries", unit="entry") as entered:  # bars on a terminal only
+            await asyncio.gather(*(enterer(c, entered) for c in clients))
         for round_number in range(1, rounds + 1):
             for name in tokens:
                 work.put_nowait((name, round_number))
-        await asyncio.gather(*(player(c) for c in clients))
+        with bar(work.qsize(), "games", unit="game") as played:
+            await asyncio.gather(*(player(c, played) for c in clients))
     finally:
         for c in clients:
             await c.aclose()

@@ -43,6 +43,7 @@ from typing import Any
 from _common import load_average, median, percentile, print_machine, verdict
 from cardproof.cards import Card
 from cardproof.games import Game, PokerSquares, RepeatPoker, ReservePoker
+from cardproof.progress import iterate
 
 SEED = 2026
 TARGET_LADDER_US = 1000.0
@@ -150,7 +151,7 @@ def interleaved(workloads: Sequence[Workload], rounds: int) -> dict[str, Timings
     timings = {w.name: Timings([[] for _ in range(deals)]) for w in workloads}
     offsets = {w.name: k * deals // count for k, w in enumerate(workloads)}
     clock = time.perf_counter_ns
-    for r in range(rounds):
+    for r in iterate(range(rounds), "timing rounds", unit="round"):  # a bar on a terminal
         gc.collect()
         for step in range(deals):
             shift = (r + step) % count

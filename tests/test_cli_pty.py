@@ -1,17 +1,23 @@
-"""``cardproof play`` at a real terminal: its questions asked through a pseudo-terminal.
+"""``cardproof`` at a real terminal: its questions and progress bars, through a pty.
 
 The prompts that guard a player (``q`` asks before forfeiting; serpent asks before a
-move that leaves the path no way on) are answered as a person types them, keystroke
-lines into a pty, reading what the program writes back until each question appears.
+move that leaves the path no way on; solodrez's ``stop`` asks before it ends the game)
+are answered as a person types them, keystroke lines into a pty, reading what the
+program writes back until each question appears. ``bots run`` draws its progress bar
+there (and only there: tests/test_progress.py pipes it).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
+import re
 import select
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -22,12 +28,15 @@ class Terminal:
     """A program on a pseudo-terminal: type a line, wait for a text.
 
     ``term``: the terminal type it is told (``dumb`` by default: plain lines; a lockstep
-    round redraws its clock on any other).
+    round redraws its clock on any other). ``CI`` is not passed on: a person's terminal
+    is not a CI run's (which gets no progress bars).
     """
 
     def __init__(self, *args: str, cwd: Path, term: str = "dumb") -> None:
         self.main, follower = pty.openpty()
-        env = {k: v for k, v in os.environ.items() if k != "CARDPROOF_URL"}
+        rows_columns = struct.pack("HHHH", 24, 100, 0, 0)  # a size, as a person's terminal has
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, rows_columns)
+        env = {k: v for k, v in os.environ.items() if k not in ("CARDPROOF_URL", "CI")}
         self.process = subprocess.Popen(
             [CARDPROOF, *args],
             stdin=follower,
@@ -121,3 +130,42 @@ def test_serpent_asks_before_a_dead_end_at_a_terminal(tmp_path: Path) -> None:
     finally:
         code = terminal.close()
     assert code == 1
+
+
+def test_solodrez_stop_asks_first_at_a_terminal(tmp_path: Path) -> None:
+    terminal = Terminal("play", "solodrez", "--seed", "a stop", cwd=tmp_path)
+    try:
+        terminal.expect("hint, stop: ")
+        terminal.type("stop")
+        terminal.expect("scored as it stands")
+        terminal.expect("Stop? [y/N] ")
+        terminal.type("")  # Enter alone: no, the game goes on
+        terminal.expect("hint, stop: ")
+        terminal.type("stop")
+        terminal.expect("Stop? [y/N] ")
+        terminal.type("y")
+        terminal.expect("0 series removed (not won)")
+        terminal.expect("Receipt: written to receipt-d_")
+    finally:
+        code = terminal.close()
+    assert code == 0
+
+
+def test_bots_run_draws_a_progress_bar_at_a_terminal(tmp_path: Path) -> None:
+    terminal = Terminal(
+        "bots", "run", "cardproof.bots:RandomPlayer", "--games", "3", "--par-budget", "0",
+        cwd=tmp_path, term="xterm",
+    )  # fmt: skip
+    try:
+        screen = terminal.expect("in receipts/", timeout=60)
+    finally:
+        code = terminal.close()
+    assert code == 0, screen
+    report, _, _ = screen.rpartition("cardproof.bots:RandomPlayer on 3 committed blind deals")
+    assert "games:   0%|" in report  # the bar, drawn on standard error as the games begin
+    assert "0/3 [" in report
+    for number in (1, 2, 3):  # redrawn in place after each game, with the mean so far
+        assert re.search(
+            rf"\r\s*games: +\d+%\|[^\r]*\| {number}/3 \[[^\r]*, mean \d+\.\d\]", report
+        )
+    assert report.endswith("\r")  # cleared before the report: it starts on a clean line

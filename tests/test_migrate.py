@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import msgspec
+import pytest
 import redis
 import redis.asyncio as redis_async
 
@@ -31,6 +32,7 @@ from cardproof_service.store.migrate import Migrated
 from cardproof_service.store.migrate import migrate as migrate_layout
 from conftest import SERVER_KEYS, served
 from redis_server import RedisServer, private_redis
+from test_cli_pty import Terminal
 
 SNAPSHOT = Path(__file__).parent / "data" / "legacy-redis-v1.json"
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
@@ -224,3 +226,38 @@ def test_a_key_that_expires_while_the_migration_runs_is_counted_as_gone() -> Non
 
         done = asyncio.run(run())
         assert (done.renamed, done.gone, done.kept) == (1, 1, [])
+
+
+def test_the_migration_tells_its_progress_key_by_key() -> None:
+    with private_redis() as server:
+        restore(server)
+        told: list[tuple[int, int]] = []
+
+        async def run() -> Migrated:
+            client = redis_async.Redis.from_url(server.url)
+            try:
+                return await migrate_layout(client, lambda done, total: told.append((done, total)))
+            finally:
+                await client.aclose()
+
+        done = asyncio.run(run())
+        total = done.renamed + 1  # every old key, and the one list of due rounds split
+        assert told == [(number, total) for number in range(total + 1)]  # 0 .. all, in order
+
+
+def test_store_migrate_draws_a_progress_bar_at_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with private_redis() as server:
+        restore(server)
+        for name, value in {**SERVER_KEYS, "REDIS_URL": server.url}.items():
+            monkeypatch.setenv(name, value)  # the terminal's program reads the environment
+        terminal = Terminal("store", "migrate", cwd=tmp_path, term="xterm")
+        try:
+            screen = terminal.expect("renamed 28 keys, moved 1 due round")
+        finally:
+            code = terminal.close()
+    assert code == 0, screen
+    assert "keys:   0%|" in screen  # the bar, once the scan has counted the old keys
+    assert "0/29 [" in screen
+    assert "\r" in screen

@@ -191,7 +191,7 @@ def test_an_unknown_variant_is_status_2(sdk_client: Client) -> None:
     code, output = play(sdk_client, "klondike", [])
     assert code == 2
     assert "poker-squares, poker-patience, serpent-patience, repeat-poker, reserve-poker" in output
-    assert "not 'klondike'" in output
+    assert 'not "klondike"' in output  # the name as JSON writes it, not as Python does
 
 
 def test_options_the_server_refuses_are_status_2(sdk_client: Client) -> None:
@@ -495,3 +495,16 @@ def test_colour_leaves_the_cards_in_their_columns(
     for line in board:  # every card starts at its column's place, as without colour
         starts = {match.start() for match in CARD_TEXT.finditer(line)}
         assert starts <= set(range(first, first + 5 * stride, stride)), line
+
+
+def test_solodrez_stop_asks_first_and_says_what_stopping_means(sdk_client: Client) -> None:
+    code, output = play(sdk_client, "solodrez", ["stop", "n", "stop", "y"])
+    assert code == 0, output
+    meaning = re.sub(r"\s+", " ", output)
+    assert meaning.count("Stopping ends deal d_") == 2  # asked each time, declined once
+    assert "scored as it stands, with the 0 series removed so far (a win takes all 9)" in meaning
+    assert output.count("Stop? [y/N] ") == 2
+    assert output.count("solodrez: move ") == 1  # declined: the game went on, nothing sent
+    payload = verify_receipt(receipt_of(output), sdk_client.jwks()).payload
+    assert payload.moves == "stop"  # sent once, when confirmed
+    assert "0 series removed (not won)" in output

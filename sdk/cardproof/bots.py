@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import statistics
@@ -281,7 +282,9 @@ def play_game(
     try:
         player.start(setup)
     except Exception as error:  # the player's own fault, named as such
-        raise BotError(f"deal {game.deal_id}: the player's start failed: {error!r}") from error
+        raise BotError(
+            f"deal {game.deal_id}: the player's start failed: {_fault(error)}"
+        ) from error
     while not game.finished:
         view = game.visible
         if view.next is None:  # pragma: no cover - a blind poker-squares deal shows it
@@ -292,15 +295,34 @@ def play_game(
             move = player.place(turn)
         except Exception as error:
             raise BotError(
-                f"move {game.next_index}: the player's place failed: {error!r}"
+                f"move {game.next_index}: the player's place failed: {_fault(error)}"
             ) from error
         if move not in empty:
             raise BotError(
-                f"move {game.next_index}: the player chose {move!r}, not one of the empty "
+                f"move {game.next_index}: the player chose {_answer(move)}, not one of the empty "
                 f"cells {', '.join(empty)}"
             )
         game.play(move)
     return game.receipt()
+
+
+def _fault(error: Exception) -> str:
+    """A player's exception as a person reads it: ``RuntimeError: out of ideas``.
+
+    >>> _fault(KeyError("no table")), _fault(ValueError())
+    ('KeyError: no table', 'ValueError')
+    """
+    one = error.args[0] if len(error.args) == 1 else None
+    text = str(one) if isinstance(error, KeyError) else str(error)  # not the key's repr
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _answer(move: object) -> str:
+    """What a player answered, as JSON writes it (``"z9"``, ``null``, ``7``), or its type."""
+    try:
+        return json.dumps(move, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return f"a {type(move).__name__}"
 
 
 def _empty_cells(cells: Iterable[str | None]) -> tuple[str, ...]:

@@ -36,7 +36,7 @@ from cardproof.errors import (
     UnauthorizedError,
     UnprocessableError,
 )
-from cardproof.version import DEFAULT_BASE_URL, VERSION
+from cardproof.version import VERSION
 
 T = TypeVar("T")
 

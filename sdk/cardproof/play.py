@@ -28,6 +28,7 @@ import codecs
 import contextlib
 import dataclasses
 import functools
+import json
 import logging
 import math
 import os
@@ -133,8 +134,8 @@ HELP_TEXT: Final[dict[str, str]] = {
         "Pawn). A run headed by a Joker goes only into an empty column, and an empty column "
         "takes only such a run. Type 'r a' to remove column a when it holds exactly one "
         "series J Q T B N P with no neutral. Type 'hint' for the solver's advice, 'stop' to "
-        "end the game as it stands. Take out all 9 series to win; the score is the number "
-        "of series removed."
+        "end the game as it stands (it asks first). Take out all 9 series to win; the score "
+        "is the number of series removed."
     ),
 }
 COMMANDS_HELP: Final = (
@@ -841,6 +842,19 @@ class _SoloDrezPlay(_Session):
             return f"{words[0]}:{words[1]}>{words[2]}"
         return "".join(words).lower()
 
+    def before_move(self, answer: str) -> bool:
+        """``stop`` is sent only if confirmed: it ends the game for good, scored as it stands."""
+        if self.move_text(answer) != "stop":
+            return True
+        removed = self.view.series_removed
+        self.term.paragraph(
+            f"Stopping ends deal {self.game.deal_id} now, for good: it is scored as it stands, "
+            f"with the {plural(removed, 'series', 'series')} removed so far (a win takes all "
+            "9), and no move can follow. 'hint' says whether this position can still be won.",
+            indent="  ",
+        )
+        return self.term.confirm("  Stop? [y/N] ")
+
     def command(self, command: str) -> bool:
         if command != "hint":
             return False
@@ -912,7 +926,8 @@ def run(
     """
     term = _Terminal(input, output, color)
     if variant not in PLAYABLE:
-        term.say(f"cardproof play knows {', '.join(PLAYABLE)}; not {variant!r}")
+        named = json.dumps(variant, ensure_ascii=False)
+        term.say(f"cardproof play knows {', '.join(PLAYABLE)}; not {named}")
         return 2
     try:
         game = client.deal(variant, options, client_seed=client_seed)
@@ -930,7 +945,7 @@ def run(
         else "not committed before your seed"
     )
     term.say(f"Deal {state.deal_id}: server seed hash {state.server_seed_hash[:16]}...,")
-    term.say(f"  your seed {state.client_seed!r} ({committed})")
+    term.say(f"  your seed {json.dumps(state.client_seed, ensure_ascii=False)} ({committed})")
     term.say("Type ? for help, q to quit.")
     try:
         finished = session.loop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import msgspec
 from cardproof.cli.common import needs_service
 from cardproof.client import Client
 from cardproof.errors import CardproofError
+from cardproof.progress import Bar, bar
 from cardproof.words import plural
 
 
@@ -51,14 +53,16 @@ def run(args: argparse.Namespace) -> int:
             )
             if args.url is None:  # every run's key kept: older receipts still check
                 _add_keys(receipts / "keys.json", client.jwks())
-            report = play_games(
-                client,
-                player,
-                games=args.games,
-                options={"scoring": args.scoring},
-                receipts=receipts,
-                par_budget=args.par_budget or None,
-            )
+            with bar(args.games, "games", unit="game") as games:  # on a terminal only
+                report = play_games(
+                    client,
+                    player,
+                    games=args.games,
+                    options={"scoring": args.scoring},
+                    receipts=receipts,
+                    par_budget=args.par_budget or None,
+                    told=_told(games),
+                )
         except ImportError:  # pragma: no cover - depends on the install
             return needs_service("bots run")
         except BotError as error:
@@ -87,6 +91,17 @@ def run(args: argparse.Namespace) -> int:
         )
     print(f"receipts: {plural(len(report.receipts), 'file')} in {receipts}/")
     return 0
+
+
+def _told(games: Bar) -> Callable[[int, int], None]:
+    """What ``play_games`` tells after each game: the bar moved on, the mean so far beside it."""
+    scores: list[int] = []
+
+    def told(number: int, total: int) -> None:
+        scores.append(total)
+        games.advance(note=f"mean {sum(scores) / len(scores):.1f}")
+
+    return told
 
 
 def _add_keys(path: Path, jwks: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 
@@ -51,12 +52,14 @@ def create_organizer(args: argparse.Namespace) -> int:
         print(f"cannot reach the store: {error}", file=sys.stderr)
         return 2
     if not added:
-        print(f"an organizer named {args.name!r} exists already", file=sys.stderr)
+        name = json.dumps(args.name, ensure_ascii=False)
+        print(f"an organizer named {name} exists already", file=sys.stderr)
         return 1
     where = "Redis (REDIS_URL)" if settings.redis_url else str(settings.organizers_file)
     print(key)
     print(
-        f"# organizer {record.name!r} (id {record.organizer_id}): its key hash is stored in "
+        f"# organizer {json.dumps(record.name, ensure_ascii=False)} (id {record.organizer_id}): "
+        "its key hash is stored in "
         f"{where}; the key above is shown this once, keep it secret",
         file=sys.stderr,
     )

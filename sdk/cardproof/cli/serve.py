@@ -83,7 +83,8 @@ def serve_options(args: argparse.Namespace) -> tuple[str, int, int]:
         try:
             return int(text) if text else default
         except ValueError:
-            raise SystemExit(f"cardproof serve: {name} must be an integer, not {text!r}") from None
+            quoted = json.dumps(text, ensure_ascii=False)
+            raise SystemExit(f"cardproof serve: {name} must be an integer, not {quoted}") from None
 
     host = args.host or env.get("CARDPROOF_HOST") or "127.0.0.1"
     return (

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from cardproof.progress import Bar, bar
 from cardproof.words import plural
 
 
@@ -31,14 +32,15 @@ def migrate(args: argparse.Namespace) -> int:
         print("REDIS_URL is not set: the memory store has nothing to migrate", file=sys.stderr)
         return 2
 
-    async def run() -> Any:
+    async def run(keys: Bar) -> Any:
         try:
-            return await store.migrate_layout()
+            return await store.migrate_layout(progress=keys.at)
         finally:
             await store.close()
 
     try:
-        done = asyncio.run(run())
+        with bar(None, "keys", unit="key") as keys:  # on a terminal only
+            done = asyncio.run(run(keys))
     except (StoreUnavailable, OSError) as error:
         print(f"cannot reach the store: {error}", file=sys.stderr)
         return 2

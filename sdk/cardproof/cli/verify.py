@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -236,13 +237,13 @@ def _check_standing(url: str, tournament: Tournament, round_: int, payload: Rece
     if standings is None or standings.player != payload.player:  # not a look-alike name
         raise ReceiptError(
             "not-in-standings",
-            f"{payload.player!r} is not an entrant of the closed tournament's standings",
+            f"{_json(payload.player)} is not an entrant of the closed tournament's standings",
         )
     games = {game.round: game.total for game in standings.games}
     if games.get(round_) != payload.score.total:
         raise ReceiptError(
             "not-in-standings",
-            f"the closed tournament's standings give {payload.player!r} "
+            f"the closed tournament's standings give {_json(payload.player)} "
             f"{games.get(round_, 'no game')} in round {round_}, the receipt "
             f"{payload.score.total}",
         )
@@ -302,15 +303,34 @@ _KIND_MEANING: dict[str, str] = {
 
 
 def _options_text(options: dict[str, Any]) -> str:
-    """The options as text: a named table by its name, a custom table in full."""
+    """The options as text: a named table by its name, a custom table in full.
+
+    Values are written as JSON writes them (``true``, ``null``, ``[1, 2]``), as the
+    receipt holds them; a plain word (a table's name) needs no quotes.
+
+    >>> _options_text({"scoring": "american", "diagonals": False, "seed": None})
+    'scoring american; diagonals false; seed null'
+    """
     parts = []
     for key, value in options.items():
         if key == "scoring" and isinstance(value, dict):
             table = ", ".join(f"{category} {points}" for category, points in value.items())
             parts.append(f"scoring custom table ({table})")
         else:
-            parts.append(f"{key} {value}")
+            parts.append(f"{key} {_word(value)}")
     return "; ".join(parts) or "none"
+
+
+def _json(value: Any) -> str:
+    """``value`` as JSON text: a name in double quotes, ``true``, ``null``."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _word(value: Any) -> str:
+    """An option's value: a plain word (letters, digits, ``-``) bare, anything else as JSON."""
+    if isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", value):
+        return value
+    return _json(value)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ could.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, cast
 
@@ -107,13 +108,19 @@ async def has_legacy_keys(client: redis.Redis) -> bool:
     return False
 
 
-async def migrate(client: redis.Redis) -> Migrated:
-    """Rename every key of the first layout on ``client``'s Redis (see the module)."""
+async def migrate(
+    client: redis.Redis, progress: Callable[[int, int], None] | None = None
+) -> Migrated:
+    """Rename every key of the first layout on ``client``'s Redis (see the module).
+
+    ``progress(done, total)`` is told before each old key and once at the end.
+    """
     done = Migrated()
-    olds = [key.decode() async for key in client.scan_iter(match=f"{OLD}*", count=1000)]
-    for old in olds:
-        if not _is_legacy(old):
-            continue
+    scanned = [key.decode() async for key in client.scan_iter(match=f"{OLD}*", count=1000)]
+    olds = [old for old in scanned if _is_legacy(old)]
+    for number, old in enumerate(olds):
+        if progress is not None:
+            progress(number, len(olds))
         if old == f"{OLD}lockstep-due":
             done.rounds_due += await _split_due(client, old)
             continue
@@ -132,6 +139,8 @@ async def migrate(client: redis.Redis) -> Migrated:
             if "no such key" not in str(error).lower():
                 raise
             done.gone += 1
+    if progress is not None:
+        progress(len(olds), len(olds))
     return done
 
 

@@ -309,12 +309,15 @@ class RedisCore:
             )
         self._legacy_checked = float("inf")
 
-    async def migrate_layout(self) -> Migrated:
-        """Rename the first layout's keys to the tagged ones (``cardproof store migrate``)."""
+    async def migrate_layout(self, progress: Callable[[int, int], None] | None = None) -> Migrated:
+        """Rename the first layout's keys to the tagged ones (``cardproof store migrate``).
+
+        ``progress(done, total)`` is told as the old keys are renamed.
+        """
         if isinstance(self._redis, RedisCluster):
             raise ValueError("a Redis Cluster never held the first key layout: nothing to do")
         client = self._redis
-        done = await migrate(client)
+        done = await migrate(client, progress)
         self._legacy_checked = 0.0
         return done
 
