@@ -114,6 +114,7 @@ openapi: $(RUN_STAMP) $(PAR_STAMP) $(NPM_STAMP)
 
 ## bench: run every benchmark (prints figures and ratios; not a test)
 bench: $(DEV_STAMP) $(PAR_STAMP)
+	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/hands.py --exhaustive
 	$(BIN)/python bench/serpent.py
 	$(BIN)/python bench/score.py
