@@ -275,6 +275,7 @@ def test_bearer_tokens_are_security_schemes_the_operations_enforce(
     entrant: list[dict[str, list[str]]] = [{"entrantToken": []}]
     assert security["createTournament"] == security["closeTournament"] == organizer
     assert security["createInvites"] == security["startRound"] == organizer
+    assert security["listTournaments"] == organizer
     assert security["openRoundGame"] == entrant
     assert security["playMove"] == [{}, {"entrantToken": []}]  # a tournament game's only
     assert {} in security["getTournament"]
@@ -305,7 +306,11 @@ def test_bearer_tokens_are_security_schemes_the_operations_enforce(
         "openRoundGame": (f"/v1/tournaments/{tournament_id}/rounds/1/deal", {}),
     }
     anonymous = {op for op, required in security.items() if required and {} not in required}
-    assert anonymous == set(paths)
+    assert anonymous == set(paths) | {"listTournaments"}
+    for query in ("", "?limit=0", "?cursor=" + "x" * 100):  # the key first, then the query
+        listed = client.get("/v1/tournaments" + query)
+        assert listed.status_code == 401, listed.text
+        assert listed.headers["www-authenticate"].startswith("Bearer")
     for operation_id, (path, payload) in paths.items():
         refused = client.post(path, json=payload)
         assert refused.status_code == 401, (operation_id, refused.text)

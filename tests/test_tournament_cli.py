@@ -10,17 +10,20 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
+import stat
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import msgspec
 import pytest
 
+from cardproof.cli.common import entries_dir, private_entries_dir
 from cardproof.client import Client, Round
 from conftest import TEST_KEYS, free_port, served
 from test_cli_pty import Terminal
@@ -28,29 +31,50 @@ from test_cli_pty import Terminal
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
 
 
-def cardproof(*args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``cardproof``, with ``key`` as ``CARDPROOF_ORGANIZER_KEY`` when given."""
-    env = {k: v for k, v in os.environ.items() if k != "CARDPROOF_ORGANIZER_KEY"}
+def cardproof(
+    *args: str,
+    key: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``cardproof``, with ``key`` as ``CARDPROOF_ORGANIZER_KEY`` when given.
+
+    ``env`` adds to the environment (``XDG_STATE_HOME``: where entries go).
+    """
+    environ = {k: v for k, v in os.environ.items() if k != "CARDPROOF_ORGANIZER_KEY"}
     if key is not None:
-        env["CARDPROOF_ORGANIZER_KEY"] = key
+        environ["CARDPROOF_ORGANIZER_KEY"] = key
     command = [str(Path(sys.executable).parent / "cardproof"), *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run(
+        command, capture_output=True, text=True, env={**environ, **(env or {})}, timeout=60, cwd=cwd
+    )
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """A served memory-store server and an organizer key it knows: ``(url, key)``."""
-    env = {
+def organizers_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The module server's store settings: the memory store, an organizers file of its own."""
+    return {
         "CARDPROOF_ORGANIZERS_FILE": str(tmp_path_factory.mktemp("store") / "organizers.json"),
         "REDIS_URL": "",
     }
+
+
+def new_organizer_key(organizers_env: dict[str, str], name: str) -> str:
+    """``cardproof keys organizer create NAME`` into the module server's organizers file."""
     command = [str(Path(sys.executable).parent / "cardproof"), "keys", "organizer", "create"]
     made = subprocess.run(
-        [*command, "CLI Club"], capture_output=True, text=True, env={**os.environ, **env}
+        [*command, name], capture_output=True, text=True, env={**os.environ, **organizers_env}
     )
     assert made.returncode == 0, made.stderr
-    with served("--log-level", "warning", env=env) as url:
-        yield url, made.stdout.strip()
+    return made.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def server(organizers_env: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """A served memory-store server and an organizer key it knows: ``(url, key)``."""
+    key = new_organizer_key(organizers_env, "CLI Club")
+    with served("--log-level", "warning", env=organizers_env) as url:
+        yield url, key
 
 
 def in_an_hour() -> str:
@@ -509,3 +533,278 @@ def test_standings_print_each_entrants_share_of_par_and_a_players_games(
         zip(totals, standings.pars, out[6:], strict=True), 1
     ):
         assert printed == f"  round {number}: {total} ({100 * total / par.score:.1f}% of par)"
+
+
+# --- an organizer's list, times, round starts, watching a round, entry files ---------------
+
+
+def test_an_organizer_lists_their_own_tournaments_page_by_page(
+    server: tuple[str, str], organizers_env: dict[str, str]
+) -> None:
+    url, _ = server
+    mine = new_organizer_key(organizers_env, f"Lister {time.time_ns()}")
+    rival = new_organizer_key(organizers_env, f"Rival {time.time_ns()}")
+    empty = cardproof("tournament", "list", "--url", url, key=mine)
+    assert (empty.returncode, empty.stdout) == (0, "no tournaments listed\n")
+    ids = []
+    for name in ("First Open", "Second Open", "Third Open"):
+        made = cardproof(
+            *("tournament", "create", name, "--variant", "poker-squares", "--rounds", "1"),
+            *("--opens", "now", "--closes", "+1h", "--url", url),
+            key=mine,
+        )
+        assert made.returncode == 0, made.stderr
+        ids.append(tournament_id(made.stdout))
+    theirs = cardproof(
+        *("tournament", "create", "Not Yours", "--variant", "poker-squares", "--rounds", "1"),
+        *("--opens", "now", "--closes", "+1h", "--url", url),
+        key=rival,
+    )
+    assert theirs.returncode == 0, theirs.stderr
+    first = cardproof("tournament", "list", "--limit", "2", "--url", url, key=mine)
+    assert first.returncode == 0, first.stderr
+    header, *rows = first.stdout.splitlines()
+    assert header.split() == ["tournament", "name", "variant", "status", "window"]
+    assert [row.split()[0] for row in rows] == [ids[2], ids[1]]  # newest first
+    assert rows[0].split()[1:5] == ["Third", "Open", "poker-squares", "open"]
+    assert re.search(r"open +\S+Z to \S+Z$", rows[0])
+    more = re.fullmatch(r"more: cardproof tournament list --cursor (\S+) --limit 2\n", first.stderr)
+    assert more is not None, first.stderr
+    second = cardproof(
+        *("tournament", "list", "--limit", "2", "--cursor", more[1], "--url", url), key=mine
+    )
+    assert [row.split()[0] for row in second.stdout.splitlines()[1:]] == [ids[0]]
+    assert second.stderr == ""  # the last page
+    every = cardproof("tournament", "list", "--all", "--limit", "1", "--url", url, key=mine)
+    assert [row.split()[0] for row in every.stdout.splitlines()[1:]] == ids[::-1]
+    assert "Not Yours" not in every.stdout
+
+
+def test_listing_needs_the_organizer_key_and_a_page_size_it_takes(
+    server: tuple[str, str],
+) -> None:
+    url, key = server
+    keyless = cardproof("tournament", "list", "--url", url)
+    assert keyless.returncode == 2
+    assert "this needs the organizer key" in keyless.stderr
+    wrong = cardproof("tournament", "list", "--url", url, key="cpo_0123456789abcdef_" + "A" * 43)
+    assert wrong.returncode == 1
+    assert "refused (401" in wrong.stderr
+    for bad in ("0", "101"):
+        too = cardproof("tournament", "list", "--limit", bad, "--url", url, key=key)
+        assert (too.returncode, too.stderr) == (
+            2,
+            "cardproof tournament list: --limit is 1 to 100\n",
+        )
+    cursor = cardproof("tournament", "list", "--cursor", "nope", "--url", url, key=key)
+    assert cursor.returncode == 1
+    assert "refused (400" in cursor.stderr
+    assert "next_cursor" in cursor.stderr
+
+
+@pytest.mark.parametrize(
+    "value", ["yesterday", "+2x", "2030-12-31T18:00:00", "tomorrow-1h", "+1h+2m", "+999999w", ""]
+)
+def test_a_time_neither_iso_with_a_zone_nor_relative_is_an_argument_error(value: str) -> None:
+    refused = cardproof(
+        *("tournament", "create", "Bad", "--variant", "poker-squares", "--rounds", "1"),
+        *("--opens", "now", "--closes", value),
+    )
+    assert refused.returncode == 2
+    assert "error: argument --closes:" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+def test_relative_times_and_round_starts(server: tuple[str, str]) -> None:
+    url, key = server
+    before = datetime.now(UTC)
+    made = cardproof(
+        *("tournament", "create", "Timed Cup", "--variant", "poker-squares", "--rounds", "3"),
+        *("--opens", "now", "--closes", "+1d", "--round-starts", "+1h,+1h30m"),
+        *("--round-starts", "+2h", "--url", url),
+        key=key,
+    )
+    assert made.returncode == 0, made.stderr
+    starts = re.search(
+        r"^starts      each round by itself: 1 at (\S+), 2 at (\S+), 3 at (\S+)$", made.stdout, re.M
+    )
+    assert starts is not None, made.stdout
+    for shown, hours in zip(starts.groups(), (1, 1.5, 2), strict=True):
+        offset = datetime.fromisoformat(shown) - before
+        assert timedelta(hours=hours, seconds=-2) <= offset <= timedelta(hours=hours, seconds=5)
+    window = re.search(r"^window      (\S+) to (\S+)$", made.stdout, re.M)
+    assert window is not None
+    assert datetime.fromisoformat(window[2]) - datetime.fromisoformat(window[1]) == timedelta(
+        days=1
+    )
+    round_status = cardproof("tournament", "round", tournament_id(made.stdout), "2", "--url", url)
+    shown_start = re.search(r"starts by itself at (\S+)$", round_status.stdout.strip())
+    assert shown_start is not None, round_status.stdout
+    assert datetime.fromisoformat(shown_start[1]) == datetime.fromisoformat(starts[2])
+    tomorrow = cardproof(
+        *("tournament", "create", "Night Cup", "--variant", "poker-squares", "--rounds", "1"),
+        *("--opens", "tomorrow", "--closes", "tomorrow+18h", "--url", url),
+        key=key,
+    )
+    assert tomorrow.returncode == 0, tomorrow.stderr
+    midnight = datetime.combine(date.today() + timedelta(days=1), datetime.min.time())
+    expected = [(midnight + timedelta(hours=h)).astimezone(UTC) for h in (0, 18)]
+    window = re.search(r"^window      (\S+) to (\S+)$", tomorrow.stdout, re.M)
+    assert window is not None
+    assert [datetime.fromisoformat(moment) for moment in window.groups()] == expected
+    assert "status      scheduled" in tomorrow.stdout
+    miscounted = cardproof(
+        *("tournament", "create", "Miscounted", "--variant", "poker-squares", "--rounds", "2"),
+        *("--opens", "now", "--closes", "+1h", "--round-starts", "+10m", "--url", url),
+        key=key,
+    )
+    assert miscounted.returncode == 1
+    assert "refused (422 bad-round-starts)" in miscounted.stderr
+
+
+def lockstep_cup(server: tuple[str, str], name: str) -> str:
+    """A new public lockstep poker-squares tournament of one round, open an hour: its id."""
+    url, key = server
+    made = cardproof(
+        *("tournament", "create", name, "--variant", "poker-squares", "--rounds", "1"),
+        *("--opens", "now", "--closes", "+1h", "--url", url),
+        key=key,
+    )
+    assert made.returncode == 0, made.stderr
+    return tournament_id(made.stdout)
+
+
+def test_show_lists_the_entrants_and_their_games_finished(server: tuple[str, str]) -> None:
+    url, _ = server
+    tid = lockstep_cup(server, "Shown Cup")
+    nobody = cardproof("tournament", "show", tid, "--url", url)
+    assert nobody.stdout.splitlines()[-1] == "entrants    0"
+    with Client(base_url=url) as player:
+        ada = seat(player, tid, "ada")
+        player.enter(tid, "Bea")  # entered, never seated: no game finished
+        start(server, tid)
+        calls = ada.calls()
+        for index in range(25):
+            assert next(calls).index == index
+            ada.play(CELLS[index])
+    shown = cardproof("tournament", "show", tid, "--url", url)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[-3:] == [
+        "entrants    2, games finished of each:",
+        "    1/1   ada",
+        "    0/1   Bea",
+    ]
+
+
+def test_watching_a_round_follows_it_until_it_ends(server: tuple[str, str]) -> None:
+    url, _ = server
+    tid = lockstep_cup(server, "Watched Cup")
+    command = [str(Path(sys.executable).parent / "cardproof"), "tournament", "round", tid, "1"]
+    with Client(base_url=url) as player:
+        ada = seat(player, tid, "Ada")
+        watch = subprocess.Popen(
+            [*command, "--watch", "--url", url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert watch.stdout is not None
+            assert watch.stdout.readline() == "round 1: waiting, 1 seated\n"
+            start(server, tid)
+            calls = ada.calls()
+            for index in range(25):
+                assert next(calls).index == index
+                ada.play(CELLS[index])
+            out, err = watch.communicate(timeout=30)
+        finally:
+            watch.kill()
+            watch.wait()
+    assert (watch.returncode, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[-1] == "round 1: finished, 1 seated"
+    assert lines[0].startswith("round 1: playing, 1 seated; card 1 of 25")
+    cards = [int(m[1]) for line in lines if (m := re.search(r"card (\d+) of 25", line))]
+    assert cards == sorted(cards)
+    assert len(lines) <= 2 * 25 + 1
+
+
+def test_ctrl_c_stops_watching_quietly(server: tuple[str, str]) -> None:
+    url, _ = server
+    tid = lockstep_cup(server, "Interrupted Cup")
+    command = [str(Path(sys.executable).parent / "cardproof"), "tournament", "round", tid, "1"]
+    watch = subprocess.Popen(
+        [*command, "--watch", "--url", url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert watch.stdout is not None
+        assert watch.stdout.readline() == "round 1: waiting, 0 seated\n"
+        watch.send_signal(signal.SIGINT)
+        _out, err = watch.communicate(timeout=10)
+    finally:
+        watch.kill()
+        watch.wait()
+    assert watch.returncode == 0
+    assert "Traceback" not in err
+    assert err.strip() == ""
+
+
+def test_an_entry_goes_to_a_private_state_directory_and_play_finds_it(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    url, _ = server
+    tid = lockstep_cup(server, "Private Cup")
+    state = tmp_path / "state"
+    env = {"XDG_STATE_HOME": str(state)}
+    entered = cardproof(
+        "tournament", "enter", tid, "--name", "Ada", "--url", url, env=env, cwd=tmp_path
+    )
+    assert entered.returncode == 0, entered.stderr
+    path = state / "cardproof" / "entries" / f"cardproof-entry-{tid}.json"
+    assert f"the entry and its token are in {path}:" in entered.stdout
+    assert "--entry-file" not in entered.stdout  # play finds it there
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    for folder in (path.parent, path.parent.parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert msgspec.json.decode(path.read_bytes())["tournament_id"] == tid
+    assert not list(tmp_path.glob("cardproof-entry-*"))  # nothing in the working directory
+    again = cardproof("tournament", "enter", tid, "--name", "Bea", "--url", url, env=env)
+    assert again.returncode == 2
+    assert "exists" in again.stderr
+    # play reads it without --entry-file: the round it asks for is refused, not the file
+    play = ("play", "--tournament", tid, "--round", "9", "--url", url)
+    found = cardproof(*play, env=env, cwd=tmp_path)
+    assert "cannot take a seat in round 9" in found.stdout + found.stderr
+    assert "cannot read the entry" not in found.stderr
+    # an entry an older cardproof wrote to the working directory is still found, and said so
+    legacy = tmp_path / "old"
+    legacy.mkdir()
+    (legacy / path.name).write_bytes(path.read_bytes())
+    elsewhere = {"XDG_STATE_HOME": str(tmp_path / "empty")}
+    old = cardproof(*play, env=elsewhere, cwd=legacy)
+    assert f"using the entry in ./{path.name}" in old.stderr
+    assert "cannot take a seat in round 9" in old.stdout + old.stderr
+    missing = cardproof(*play, env=elsewhere, cwd=tmp_path)
+    assert missing.returncode == 2
+    assert (
+        f"cannot read the entry in {tmp_path / 'empty' / 'cardproof' / 'entries'}" in missing.stderr
+    )
+
+
+def test_entry_directory_follows_xdg_and_is_made_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/is/ignored")
+    assert entries_dir() == tmp_path / "home" / ".local" / "state" / "cardproof" / "entries"
+    loose = tmp_path / "xdg" / "cardproof"
+    loose.mkdir(parents=True, mode=0o755)
+    loose.chmod(0o755)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    made = private_entries_dir()
+    assert made == loose / "entries"
+    assert stat.S_IMODE(loose.stat().st_mode) == 0o700  # tightened: tokens live below
+    assert stat.S_IMODE(made.stat().st_mode) == 0o700

@@ -315,3 +315,52 @@ async def test_the_async_client_runs_a_tournament(
         assert mine.player == "Ada"
         assert [(g.round, g.total) for g in mine.games] == [(1, export.games[0].total)]
         assert mine.games[0].percent_of_par == export.games[0].percent_of_par is not None
+
+
+def test_an_organizer_pages_through_their_own_tournaments(
+    client: TestClient[Litestar], app: Litestar
+) -> None:
+    key, record = new_organizer("SDK Lister")
+    assert asyncio.run(app.state.store.add_organizer(record))
+    with Client(
+        base_url=str(client.base_url), api_key=key, http_client=client, max_retries=0
+    ) as sdk:
+        assert sdk.tournaments().tournaments == []
+        made = [
+            sdk.create_tournament(
+                f"Listed {n}", "poker-squares", rounds=1, opens_at=hours(-1), closes_at=hours(2)
+            )
+            for n in range(3)
+        ]
+        first = sdk.tournaments(limit=2)
+        assert [line.name for line in first.tournaments] == ["Listed 2", "Listed 1"]
+        assert first.next_cursor is not None
+        last = sdk.tournaments(limit=2, cursor=first.next_cursor)
+        assert [line.tournament_id for line in last.tournaments] == [
+            made[0].tournament.tournament_id
+        ]
+        assert last.next_cursor is None
+        assert last.tournaments[0].status == "open"
+    with (
+        Client(base_url=str(client.base_url), http_client=client, max_retries=0) as anyone,
+        pytest.raises(UnauthorizedError),
+    ):
+        anyone.tournaments()
+
+
+async def test_the_async_client_lists_the_organizers_tournaments(
+    async_client: AsyncTestClient[Litestar], organizer_key: str
+) -> None:
+    async with AsyncClient(
+        base_url=str(async_client.base_url),
+        api_key=organizer_key,
+        http_client=async_client,
+        max_retries=0,
+    ) as sdk:
+        created = await sdk.create_tournament(
+            "Async Listed", "poker-squares", rounds=1, opens_at=hours(-1), closes_at=hours(2)
+        )
+        page = await sdk.tournaments(limit=1)
+        assert [line.tournament_id for line in page.tournaments] == [
+            created.tournament.tournament_id
+        ]

@@ -850,3 +850,120 @@ def test_an_invite_only_tournament_is_read_with_its_invite_code(
     assert all(r["server_seed"] for r in revealed)
     assert client.get(f"/v1/tournaments/{tid}/export", headers=code).status_code == 200
     assert client.get(f"/tournaments/{tid}", headers=code).status_code == 200  # the page too
+
+
+# --- an organizer's list of tournaments --------------------------------------------------
+
+
+def listed_pages(client: HttpClient, owner: str, limit: int) -> list[list[dict[str, Any]]]:
+    """Every page of ``GET /v1/tournaments`` for ``owner``, following ``next_cursor``."""
+    pages: list[list[dict[str, Any]]] = []
+    query: dict[str, Any] = {"limit": limit}
+    while True:
+        answer = client.get("/v1/tournaments", params=query, headers={"Authorization": owner})
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert len(body["tournaments"]) <= limit
+        pages.append(body["tournaments"])
+        if body["next_cursor"] is None:
+            return pages
+        query["cursor"] = body["next_cursor"]
+        assert len(pages) < 10, "the cursor goes round"
+
+
+def lists_only_its_own_newest_first(client: HttpClient, owner: str, rival: str) -> None:
+    """Three tournaments of ``owner`` (fresh) and one of ``rival``: the owner's, by page."""
+    made = [
+        open_tournament(client, owner, name=f"Listed {n}", entry="public", format="lockstep")
+        for n in range(3)
+    ]
+    open_tournament(client, rival, name="Not yours")
+    ids = [created["tournament"]["tournament_id"] for created in reversed(made)]
+    pages = listed_pages(client, owner, 2)
+    assert [len(page) for page in pages] == [2, 1]
+    assert [line["tournament_id"] for page in pages for line in page] == ids
+    first = pages[0][0]
+    newest = made[-1]["tournament"]
+    assert first == {
+        "tournament_id": newest["tournament_id"],
+        "name": "Listed 2",
+        "variant": "poker-squares",
+        "options": newest["options"],
+        "status": "open",
+        "format": "lockstep",
+        "entry": "public",
+        "rounds": 3,
+        "opens_at": newest["opens_at"],
+        "closes_at": newest["closes_at"],
+        "created_at": newest["created_at"],
+        "closed_at": None,
+    }
+    closed = client.post(
+        f"/v1/tournaments/{ids[0]}/close", json={}, headers={"Authorization": owner}
+    )
+    assert closed.status_code == 200
+    again = client.get("/v1/tournaments?limit=1", headers={"Authorization": owner}).json()
+    assert again["tournaments"][0]["status"] == "closed"
+    assert again["tournaments"][0]["closed_at"] == closed.json()["closed_at"]
+
+
+def test_an_organizer_lists_its_own_tournaments_newest_first(
+    client: HttpClient, app: Litestar
+) -> None:
+    owner = organizer_key(app, f"Lister {time.time_ns()}")
+    rival = organizer_key(app, f"Other Lister {time.time_ns()}")
+    lists_only_its_own_newest_first(client, owner, rival)
+    fresh = organizer_key(app, f"Nothing Yet {time.time_ns()}")
+    empty = client.get("/v1/tournaments", headers={"Authorization": fresh})
+    assert empty.json() == {"tournaments": [], "next_cursor": None}
+
+
+def test_an_organizer_lists_its_tournaments_on_redis() -> None:
+    with (
+        redis_url_or_skip() as url,
+        TestClient(
+            app=create_app(Settings(warm_up=False), keys=TEST_KEYS, store=RedisStore.from_url(url))
+        ) as client,
+    ):
+        keys = []
+        for name in ("Redis Lister", "Redis Rival"):
+            key, record = new_organizer(f"{name} {time.time_ns()}")
+            assert asyncio.run(add_organizer_to(url, record))
+            keys.append(f"Bearer {key}")
+        lists_only_its_own_newest_first(client, *keys)
+
+
+@pytest.mark.parametrize(
+    ("query", "headers", "status"),
+    [
+        ("", {}, 401),
+        ("", {"Authorization": "Bearer cpo_nope"}, 401),
+        ("", {"Authorization": "Bearer cpe_an_entrants_token"}, 401),
+        ("?limit=0", None, 400),
+        ("?limit=101", None, 400),
+        ("?limit=ten", None, 400),
+        ("?cursor=not-a-cursor", None, 400),
+        ("?cursor=" + "1" * 16 + ":" + "x" * 65, None, 400),
+        ("?limt=5", None, 400),
+        ("?=0", None, 400),
+    ],
+)
+def test_listing_tournaments_takes_a_key_and_a_bounded_page(
+    client: HttpClient, owner: str, query: str, headers: dict[str, str] | None, status: int
+) -> None:
+    answer = client.get(
+        "/v1/tournaments" + query, headers={"Authorization": owner} if headers is None else headers
+    )
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    if status == 401:  # as every organizer endpoint answers without a key
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+        assert answer.json()["type"] == "/problems/unauthorized"
+    else:  # a 400 names the parameter
+        assert answer.json()["field"] == query[1:].partition("=")[0]
+
+
+def test_options_on_the_tournaments_path_allows_its_get_and_its_post(client: HttpClient) -> None:
+    answer = client.options("/v1/tournaments")
+    assert answer.status_code == 204
+    assert answer.headers["allow"] == "GET, HEAD, OPTIONS, POST"

@@ -19,7 +19,6 @@ from cardproof import endpoints
 from cardproof.core import RequestCore
 from cardproof.endpoints import ApiCall, CardLike, Moment, Options, T
 from cardproof.errors import ConflictError
-from cardproof.version import DEFAULT_BASE_URL
 from cardproof.games import GridView, ReserveView, RowsView, SoloDrezView
 from cardproof.handles import (
     AsyncGame,
@@ -50,6 +49,7 @@ from cardproof.models import (
     Tournament,
     TournamentCreated,
     TournamentExport,
+    TournamentList,
     VariantInfo,
     VerifyResult,
     View,
@@ -57,6 +57,7 @@ from cardproof.models import (
 from cardproof.promises import MoveLike, TournamentPromises, check_deal
 from cardproof.receipts import JWKS, Expected, ReceiptKind, VerifiedReceipt, verify_receipt
 from cardproof.tournaments import Payment, SettlementPage
+from cardproof.version import DEFAULT_BASE_URL
 
 
 class AsyncClient:
@@ -319,6 +320,12 @@ class AsyncClient:
         found = await self._send(endpoints.tournament(tournament_id, invite_code, token))
         self._promises.check_tournament(found)
         return found
+
+    async def tournaments(
+        self, *, limit: int | None = None, cursor: str | None = None
+    ) -> TournamentList:
+        """A page of the organizer's own tournaments (see :meth:`Client.tournaments`)."""
+        return await self._send(endpoints.tournaments(limit, cursor))
 
     async def create_invites(self, tournament_id: str, count: int = 1) -> list[str]:
         """``count`` fresh single-use invite codes (the organizer's ``api_key``)."""

@@ -52,7 +52,6 @@ from cardproof.core import (
     retry_after_seconds,
 )
 from cardproof.endpoints import ApiCall, CardLike, Moment, Options, T
-from cardproof.version import DEFAULT_BASE_URL
 from cardproof.errors import ConflictError
 from cardproof.games import GridView, ReserveView, RowsView, SoloDrezView
 from cardproof.handles import (
@@ -87,6 +86,7 @@ from cardproof.models import (
     Tournament,
     TournamentCreated,
     TournamentExport,
+    TournamentList,
     VariantInfo,
     VerifyResult,
     View,
@@ -94,6 +94,7 @@ from cardproof.models import (
 from cardproof.promises import MoveLike, TournamentPromises, check_deal
 from cardproof.receipts import JWKS, Expected, ReceiptKind, VerifiedReceipt, verify_receipt
 from cardproof.tournaments import Payment, SettlementPage
+from cardproof.version import DEFAULT_BASE_URL
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -447,6 +448,15 @@ class Client:
         found = self._send(endpoints.tournament(tournament_id, invite_code, token))
         self._promises.check_tournament(found)
         return found
+
+    def tournaments(self, *, limit: int | None = None, cursor: str | None = None) -> TournamentList:
+        """A page of the organizer's own tournaments (the client's ``api_key``), newest first.
+
+        ``limit``: at most this many (1 to 100; the server's default is 20). ``cursor``: the
+        ``next_cursor`` of the page before; it is ``None`` on the last page. Only
+        tournaments the service listed when they were created are listed, until they expire.
+        """
+        return self._send(endpoints.tournaments(limit, cursor))
 
     def create_invites(self, tournament_id: str, count: int = 1) -> list[str]:
         """``count`` fresh single-use invite codes (the organizer's ``api_key``)."""

@@ -37,6 +37,7 @@ from cardproof.models import (
     Tournament,
     TournamentCreated,
     TournamentExport,
+    TournamentList,
     VariantInfo,
     VerifyResult,
 )
@@ -260,6 +261,16 @@ def tournament(
     path = _tournament_path(tournament_id)
     authorization = None if token is None else f"Bearer {token}"
     return ApiCall("GET", path, Tournament, None, authorization, invite_code)
+
+
+def tournaments(limit: int | None, cursor: str | None) -> ApiCall[TournamentList]:
+    query = urlencode(
+        {
+            **({} if limit is None else {"limit": limit}),
+            **({} if cursor is None else {"cursor": cursor}),
+        }
+    )
+    return ApiCall("GET", "/v1/tournaments" + (f"?{query}" if query else ""), TournamentList)
 
 
 def invite(tournament_id: str, count: int) -> ApiCall[InviteCodes]:

@@ -539,6 +539,45 @@ class TournamentCreated(Struct):
     invite_codes: list[str] = msgspec.field(default_factory=list)
 
 
+MAX_TOURNAMENTS_PAGE: Final = 100
+"""Tournaments a page of ``GET /v1/tournaments`` lists at most."""
+TOURNAMENT_CURSOR_PATTERN: Final = r"^[0-9]{16}:[A-Za-z0-9_-]{1,64}$"
+"""A ``next_cursor`` of ``GET /v1/tournaments``: where the page after starts."""
+
+
+class TournamentSummary(Struct):
+    """One of an organizer's tournaments, as its list shows it (``GET /v1/tournaments``).
+
+    ``status``: ``scheduled`` before ``opens_at``, ``open``, then ``closed``;
+    ``GET /v1/tournaments/{id}`` shows the rest (round commitments, salt, seeds).
+    """
+
+    tournament_id: str
+    name: str
+    variant: str
+    options: dict[str, Any]
+    status: Literal["scheduled", "open", "closed"]
+    format: TournamentFormat
+    entry: Literal["public", "invite"]
+    rounds: int
+    opens_at: str
+    closes_at: str
+    created_at: str
+    closed_at: str | None = None
+
+
+class TournamentList(Struct):
+    """A page of the organizer's own tournaments, newest first.
+
+    ``next_cursor``: pass it as ``cursor`` for the page after; ``null`` on the last page.
+    A page may list fewer than ``limit`` while there are more (a tournament that expired
+    as the page was read is left out): follow ``next_cursor`` until it is ``null``.
+    """
+
+    tournaments: list[TournamentSummary]
+    next_cursor: str | None = None
+
+
 class InviteRequest(Struct, forbid_unknown_fields=True):
     """Make ``count`` more single-use invite codes for an invite-only tournament."""
 

@@ -35,7 +35,9 @@ from cardproof.models import (
     RoundStatus,
     Tournament,
     TournamentCreated,
+    TournamentList,
     TournamentRequest,
+    TournamentSummary,
 )
 from cardproof_service.calls import Calls
 from cardproof_service.commitments import Commitments, round_commitment_id
@@ -77,6 +79,24 @@ def require_open(record: TournamentRecord) -> None:
         raise conflict(f"the tournament opens at {rfc3339(record.opens_at)}", "not-open")
     if status == "closed":
         raise conflict("the tournament is closed", "closed")
+
+
+def summary(record: TournamentRecord) -> TournamentSummary:
+    """A tournament as its organizer's list shows it: a line, no round commitments."""
+    return TournamentSummary(
+        tournament_id=record.tournament_id,
+        name=record.name,
+        variant=record.variant,
+        options=record.options,
+        status=status_of(record),
+        format=record.format,
+        entry=record.entry,
+        rounds=record.rounds,
+        opens_at=rfc3339(record.opens_at),
+        closes_at=rfc3339(record.closes_at),
+        created_at=rfc3339(record.created_at),
+        closed_at=None if record.closed_at is None else rfc3339(record.closed_at),
+    )
 
 
 @dataclass
@@ -230,6 +250,19 @@ class Tournaments:
         if closed_at is None:
             return view
         return msgspec.structs.replace(view, entries_closed_at=rfc3339_ms(closed_at))
+
+    async def listing(
+        self, authorization: str | None, limit: int, cursor: str | None
+    ) -> TournamentList:
+        """The caller's own tournaments (its organizer key), newest first, a page.
+
+        Only what the organizer's listing in the store holds: tournaments created since
+        the service has kept one, until they expire. A page reads at most
+        ``limit`` records (``MAX_TOURNAMENTS_PAGE``).
+        """
+        organizer = await authenticate(self.store, authorization)
+        page = await self.store.organizer_tournaments(organizer.organizer_id, limit, cursor)
+        return TournamentList([summary(record) for record in page.records], page.next)
 
     async def entries_closed_at(self, record: TournamentRecord) -> int | None:
         """When a lockstep tournament's entries closed (ms): round 1's start, if it came.
@@ -406,4 +439,4 @@ class Tournaments:
         return record
 
 
-__all__ = ["Access", "Tournaments", "require_open", "status_of"]
+__all__ = ["Access", "Tournaments", "require_open", "status_of", "summary"]

@@ -46,7 +46,9 @@ def _command(module: str, name: str = "run") -> Callable[[argparse.Namespace], i
 
 
 def _add_tournament_parser(commands: Any) -> None:
-    """``cardproof tournament create|invites|enter|show|standings|close|export``."""
+    """``cardproof tournament create|list|invites|enter|show|standings|round|close|export``."""
+    from cardproof.cli.common import RELATIVE_TIMES, moments_arg
+
     server = argparse.ArgumentParser(add_help=False)
     server.add_argument(
         "--url",
@@ -55,8 +57,8 @@ def _add_tournament_parser(commands: Any) -> None:
     )
     server.add_argument(
         "--key",
-        help="the organizer key, cpo_... (default: $CARDPROOF_ORGANIZER_KEY); create and close "
-        "need it, and reading an invite-only tournament",
+        help="the organizer key, cpo_... (default: $CARDPROOF_ORGANIZER_KEY); create, list, "
+        "invites, start and close need it, and reading an invite-only tournament",
     )
     tournament = commands.add_parser(
         "tournament",
@@ -76,9 +78,23 @@ def _add_tournament_parser(commands: Any) -> None:
     create.add_argument("--variant", required=True, help="the variant every round deals")
     create.add_argument("--rounds", type=int, required=True, help="rounds (1 to 50)")
     create.add_argument(
-        "--opens", type=moment_arg, required=True, metavar="ISO", help="opening time, or now"
+        "--opens",
+        type=moment_arg,
+        required=True,
+        metavar="TIME",
+        help=f"opening time: ISO 8601 with a time zone (2030-12-31T18:00:00Z), {RELATIVE_TIMES}",
     )
-    create.add_argument("--closes", type=moment_arg, required=True, metavar="ISO")
+    create.add_argument(
+        "--closes", type=moment_arg, required=True, metavar="TIME", help="closing time, as --opens"
+    )
+    create.add_argument(
+        "--round-starts",
+        type=moments_arg,
+        action="extend",
+        metavar="TIME[,TIME...]",
+        help="lockstep: when each round starts by itself, one time per round in order, "
+        "within the window (times as --opens; comma-separated, or the option repeated)",
+    )
     create.add_argument("--options", type=json_object, metavar="JSON", help="variant options")
     create.add_argument("--max-entrants", type=int, metavar="N")
     create.add_argument(
@@ -102,6 +118,24 @@ def _add_tournament_parser(commands: Any) -> None:
         metavar="S",
         help="lockstep: seconds to place each called card (1 to 600, default 60)",
     )
+    listing = sub.add_parser(
+        "list",
+        parents=[server],
+        help="your tournaments, newest first: id, name, variant, status, window",
+        description="The organizer key's own tournaments, newest first, a page at a time "
+        "(those created before the server kept this list are not in it).",
+    )
+    listing.add_argument(
+        "--limit",
+        type=int,
+        default=20,
+        metavar="N",
+        help="tournaments a page (1 to 100, default 20)",
+    )
+    listing.add_argument(
+        "--cursor", metavar="CURSOR", help="the page after another (the cursor it printed)"
+    )
+    listing.add_argument("--all", action="store_true", help="every page, one after another")
     for name, text in (
         ("start", "start a lockstep round now: its first card is called"),
         ("round", "a lockstep round's status: the call, its deadline"),
@@ -109,6 +143,13 @@ def _add_tournament_parser(commands: Any) -> None:
         command = sub.add_parser(name, parents=[server], help=text)
         command.add_argument("id", help="the tournament id")
         command.add_argument("round", type=int, help="the round, from 1")
+        if name == "round":
+            command.add_argument(
+                "--watch",
+                action="store_true",
+                help="follow the round live: a status line each time it moves on, until it "
+                "ends (Ctrl-C stops watching)",
+            )
     invites = sub.add_parser(
         "invites",
         parents=[server],
@@ -131,13 +172,14 @@ def _add_tournament_parser(commands: Any) -> None:
     enter.add_argument(
         "--entry-file",
         metavar="FILE",
-        help="where the entry and its token go (default cardproof-entry-ID.json; "
-        "never an existing file)",
+        help="where the entry and its token go (default "
+        "$XDG_STATE_HOME/cardproof/entries/cardproof-entry-ID.json, else under "
+        "~/.local/state; never an existing file)",
     )
     for name, text in (
         (
             "show",
-            "show a tournament and its round commitments (seeds once closed)",
+            "show a tournament, its round commitments (seeds once closed) and its entrants",
         ),
         ("standings", "the standings, as a table"),
         ("close", "close a tournament now: reveals its round seeds"),
@@ -248,8 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--entry-file",
         metavar="FILE",
-        help="the entry, with its token (default cardproof-entry-ID.json, as "
-        "cardproof tournament enter writes it)",
+        help="the entry, with its token (default: where cardproof tournament enter writes "
+        "it, $XDG_STATE_HOME/cardproof/entries/cardproof-entry-ID.json, else under "
+        "~/.local/state; then ./cardproof-entry-ID.json, as older versions wrote it)",
     )
     play.add_argument(
         "--options",

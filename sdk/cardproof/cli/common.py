@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any, Final
 
 SIGNATURE_ONLY: Final = 3
@@ -48,14 +50,84 @@ def json_object(text: str) -> dict[str, Any]:
     return value
 
 
+RELATIVE_TIMES: Final = (
+    "now, +2h, +30m, +1d, +1h30m (from now; units s m h d w), tomorrow (00:00 local time "
+    "tomorrow) or tomorrow+18h (18:00 local time tomorrow)"
+)
+"""The relative forms :func:`moment_arg` takes, as its help and its errors say them."""
+_RELATIVE: Final = re.compile(r"(now|tomorrow)?((?:\+(?:[0-9]{1,6}[smhdw])+)?)")
+_UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
+
+
 def moment_arg(text: str) -> datetime:
-    """A ``--opens``/``--closes`` value: ISO 8601 with a time zone, or ``now``."""
-    if text == "now":
-        return datetime.now(UTC)
+    """A ``--opens``/``--closes``/``--round-starts`` time: ISO 8601 with a zone, or relative.
+
+    ``now``; ``+2h``, ``+30m``, ``+1d`` (units ``s m h d w``, summed: ``+1h30m``) from now;
+    ``tomorrow``: 00:00 tomorrow in the local time zone, and ``tomorrow+18h``: 18:00
+    local time tomorrow (wall-clock time, so a change to or from summer time that night
+    does not shift it).
+    """
+    relative = _RELATIVE.fullmatch(text.strip().lower())
+    if relative is not None and text.strip():
+        base, offsets = relative.groups()
+        seconds = sum(
+            int(amount) * _UNITS[unit] for amount, unit in re.findall(r"([0-9]+)([smhdw])", offsets)
+        )
+        try:
+            if base == "tomorrow":  # a naive local wall-clock time, then its zone that day
+                midnight = datetime.combine(date.today() + timedelta(days=1), datetime.min.time())
+                return (midnight + timedelta(seconds=seconds)).astimezone()
+            return datetime.now(UTC) + timedelta(seconds=seconds)
+        except (OverflowError, ValueError):
+            raise argparse.ArgumentTypeError(f"{json.dumps(text)} is past the year 9999") from None
     try:
         value = datetime.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"{json.dumps(text)} is not a time: give ISO 8601 with a time zone, like "
+            f"2030-12-31T18:00:00Z, or {RELATIVE_TIMES}"
+        ) from None
     if value.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"{text!r} needs a time zone, like Z or +02:00")
+        raise argparse.ArgumentTypeError(f"{json.dumps(text)} needs a time zone, like Z or +02:00")
     return value
+
+
+def moments_arg(text: str) -> list[datetime]:
+    """A ``--round-starts`` value: times (as :func:`moment_arg` reads them), comma-separated."""
+    parts = [part.strip() for part in text.split(",")]
+    if not all(parts):
+        raise argparse.ArgumentTypeError(f"{json.dumps(text)}: an empty time between commas")
+    return [moment_arg(part) for part in parts]
+
+
+ENTRIES_DIR_NAME: Final = "cardproof/entries"
+"""Where entry files go under the user's state directory."""
+
+
+def entries_dir() -> Path:
+    """Where ``cardproof tournament enter`` keeps entries (their tokens): per user, private.
+
+    ``$XDG_STATE_HOME/cardproof/entries`` (an absolute ``XDG_STATE_HOME`` only, as the XDG
+    base directory spec says), else ``~/.local/state/cardproof/entries``.
+    """
+    state = os.environ.get("XDG_STATE_HOME", "")
+    base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
+    return base / ENTRIES_DIR_NAME
+
+
+def entry_file_name(tournament_id: str) -> str:
+    """``cardproof-entry-ID.json``, the id made safe for a file name."""
+    return f"cardproof-entry-{re.sub(r'[^A-Za-z0-9_-]', '_', tournament_id)[:64]}.json"
+
+
+def private_entries_dir() -> Path:
+    """:func:`entries_dir`, made if need be; it and its ``cardproof`` parent are mode 0700.
+
+    The files hold bearer tokens: nobody but their owner lists or reads them.
+    """
+    entries = entries_dir()
+    entries.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for folder in (entries.parent, entries):
+        if folder.stat().st_mode & 0o077:
+            folder.chmod(0o700)
+    return entries

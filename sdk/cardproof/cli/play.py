@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import re
 import sys
 from pathlib import Path
 
 import msgspec
 
-from cardproof.cli.common import URL_ENV, needs_service
+from cardproof.cli.common import URL_ENV, entries_dir, entry_file_name, needs_service
 from cardproof.client import Client
 
 
@@ -42,6 +41,26 @@ def run(args: argparse.Namespace) -> int:
         )
 
 
+def _entry_path(entry_file: str | None, tournament_id: str) -> Path:
+    """The entry to play with: ``--entry-file``, else where ``tournament enter`` writes it.
+
+    An entry written by an older ``cardproof`` to the working directory is used when
+    there is none in the entries directory, and said so (it is better moved there).
+    """
+    if entry_file:
+        return Path(entry_file)
+    name = entry_file_name(tournament_id)
+    path = entries_dir() / name
+    if not path.exists() and Path(name).is_file():
+        print(
+            f"cardproof play: using the entry in ./{name} (cardproof tournament enter now "
+            f"keeps entries in {entries_dir()}; move it there, mode 0600)",
+            file=sys.stderr,
+        )
+        return Path(name)
+    return path
+
+
 def _play_round(args: argparse.Namespace, client_type: type[Client]) -> int:
     """``cardproof play --tournament ID --round N``: the entrant's seat, live."""
     from cardproof.play import run_round
@@ -52,8 +71,7 @@ def _play_round(args: argparse.Namespace, client_type: type[Client]) -> int:
             file=sys.stderr,
         )
         return 2
-    safe_id = re.sub(r"[^A-Za-z0-9_-]", "_", args.tournament)[:64]
-    path = Path(args.entry_file or f"cardproof-entry-{safe_id}.json")
+    path = _entry_path(args.entry_file, args.tournament)
     try:
         entry = msgspec.json.decode(path.read_bytes())
         token = entry["token"]

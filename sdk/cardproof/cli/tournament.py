@@ -5,24 +5,30 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 from urllib.parse import quote
 
 import msgspec
 
+from cardproof.cli.common import entry_file_name, private_entries_dir
 from cardproof.client import Client
 from cardproof.errors import APIError, TransportError
-from cardproof.models import RoundStatus, Tournament
+from cardproof.models import RoundStatus, Standings, Tournament, TournamentSummary
 from cardproof.words import plural
 
 _ACTIONS: dict[str, Callable[[Client, argparse.Namespace], int]]
 """Each ``cardproof tournament`` subcommand's action, by name (filled in below)."""
 
-_ORGANIZER_ONLY = frozenset({"create", "close", "invites", "start"})
+_ORGANIZER_ONLY = frozenset({"create", "list", "close", "invites", "start"})
+WATCH_WAIT: Final = 10.0
+"""Seconds ``round --watch`` lets a long poll wait for the next call: the seated and
+placed counts are read again at least this often while no card is called."""
+SHOWN_ENTRANTS: Final = 200
+"""Entrants ``show`` lists at most (the standings list them all)."""
 
 
 def _print_tournament(tournament: Tournament) -> None:
@@ -41,6 +47,9 @@ def _print_tournament(tournament: Tournament) -> None:
     if t.format == "lockstep":
         played = f"every card called to all seats at once, {t.card_seconds} s to place it"
     print(f"format      {t.format}: {played}")
+    if t.round_starts:
+        starts = ", ".join(f"{n} at {at}" for n, at in enumerate(t.round_starts, start=1))
+        print(f"starts      each round by itself: {starts}")
     if t.format == "lockstep":  # said before anyone tries to enter late
         entries = "open until round 1 starts"
         if t.entries_closed_at is not None:
@@ -66,6 +75,7 @@ def _create(client: Client, args: argparse.Namespace) -> int:
         invites=args.invites,
         format=args.format,
         card_seconds=args.card_seconds,
+        round_starts=args.round_starts,
     )
     _print_tournament(created.tournament)
     base, tid = args.url.rstrip("/"), quote(created.tournament.tournament_id, safe="")
@@ -95,16 +105,15 @@ def _enter(client: Client, args: argparse.Namespace) -> int:
     token the server hands out always has somewhere to go; were writing it to fail after
     all, the token is printed instead.
     """
-    safe_id = re.sub(r"[^A-Za-z0-9_-]", "_", args.id)[:64]
-    path = Path(args.entry_file or f"cardproof-entry-{safe_id}.json")
     try:
+        path = Path(args.entry_file or private_entries_dir() / entry_file_name(args.id))
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         raise ValueError(
             f"{path} exists (an entry's token may be kept there): name another --entry-file"
         ) from None
     except OSError as error:
-        raise ValueError(f"cannot make {path}: {error.strerror}") from None
+        raise ValueError(f"cannot make {error.filename}: {error.strerror}") from None
     with os.fdopen(fd, "wb") as out:
         try:
             invite = args.invite or os.environ.get("CARDPROOF_INVITE_CODE") or None
@@ -118,7 +127,7 @@ def _enter(client: Client, args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"cannot write {path} ({error.strerror}): your token is {entry.token}")
             return 1
-    print(f"entered {entry.tournament_id} as {entry.name!r} (entrant {entry.entrant_id})")
+    print(f"entered {entry.tournament_id} as {json.dumps(entry.name)} (entrant {entry.entrant_id})")
     print(f"the entry and its token are in {path}: keep it, the token is shown only once")
     print(f"and opens your games until the tournament closes ({entry.expires_at})")
     base = args.url.rstrip("/")
@@ -133,7 +142,55 @@ def _enter(client: Client, args: argparse.Namespace) -> int:
 
 def _show(client: Client, args: argparse.Namespace) -> int:
     _print_tournament(client.tournament(args.id))
+    _print_entrants(client.standings(args.id))
     return 0
+
+
+def _print_entrants(standings: Standings) -> None:
+    """The entrants by name, each with the games they finished (``SHOWN_ENTRANTS`` at most)."""
+    lines = sorted(standings.entrants, key=lambda line: (line.name.casefold(), line.name))
+    print(f"entrants    {len(lines)}" + (", games finished of each:" if lines else ""))
+    for line in lines[:SHOWN_ENTRANTS]:
+        print(f"  {line.games_finished:>3}/{standings.rounds:<3} {line.name}")
+    if len(lines) > SHOWN_ENTRANTS:
+        print(
+            f"  and {len(lines) - SHOWN_ENTRANTS} more: "
+            f"cardproof tournament standings {shlex.quote(standings.tournament_id)}"
+        )
+
+
+def _list(client: Client, args: argparse.Namespace) -> int:
+    """The organizer's tournaments, newest first: a page, or every page with ``--all``."""
+    if not 1 <= args.limit <= 100:
+        raise ValueError("--limit is 1 to 100")
+    page = client.tournaments(limit=args.limit, cursor=args.cursor)
+    lines = list(page.tournaments)
+    while args.all and page.next_cursor is not None:
+        page = client.tournaments(limit=args.limit, cursor=page.next_cursor)
+        lines += page.tournaments
+    if not lines:
+        print("no tournaments listed" + (" after this cursor" if args.cursor else ""))
+    else:
+        width = min(32, max(4, *(len(line.name) for line in lines)))
+        print(f"{'tournament':<22}  {'name':<{width}}  {'variant':<17} {'status':<9} window")
+        for line in lines:
+            print(_summary_line(line, width))
+    if page.next_cursor is not None:
+        print(
+            f"more: cardproof tournament list --cursor {page.next_cursor}"
+            + (f" --limit {args.limit}" if args.limit != 20 else ""),
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _summary_line(line: TournamentSummary, width: int) -> str:
+    """One tournament of the list; a name longer than the column is cut with an ellipsis."""
+    name = line.name if len(line.name) <= width else line.name[: width - 1] + "…"
+    return (
+        f"{line.tournament_id:<22}  {name:<{width}}  {line.variant:<17} {line.status:<9} "
+        f"{line.opens_at} to {line.closes_at}"
+    )
 
 
 def _percent(value: float | None) -> str:
@@ -171,6 +228,11 @@ def _standings(client: Client, args: argparse.Namespace) -> int:
 
 
 def _print_round(status: RoundStatus) -> None:
+    """A lockstep round's status, a line (flushed: ``--watch`` may be piped)."""
+    print(_round_line(status), flush=True)
+
+
+def _round_line(status: RoundStatus) -> str:
     """A lockstep round's status, a line."""
     where = f"round {status.round}: {status.status}, {status.seats} seated"
     if status.status == "playing" and status.call is not None:
@@ -179,9 +241,9 @@ def _print_round(status: RoundStatus) -> None:
             f"; card {status.call + 1} of {status.calls}{card} called, "
             f"{status.placed} of {status.seats} placed it, {status.seconds_left:.0f} s left"
         )
-    elif status.starts_at is not None:
+    elif status.starts_at is not None and status.status == "waiting":
         where += f"; starts by itself at {status.starts_at}"
-    print(where)
+    return where
 
 
 def _start(client: Client, args: argparse.Namespace) -> int:
@@ -190,8 +252,34 @@ def _start(client: Client, args: argparse.Namespace) -> int:
 
 
 def _round(client: Client, args: argparse.Namespace) -> int:
-    _print_round(client.round_status(args.id, args.round))
+    """The round's status line; with ``--watch``, a line each time it moves on, to its end."""
+    try:
+        status = client.round_status(args.id, args.round)
+        _print_round(status)
+        if args.watch:
+            _watch(client, args, status)
+    except KeyboardInterrupt:  # Ctrl-C stops a watch, even as it shows its first line
+        if not args.watch:
+            raise
+        print(file=sys.stderr)  # the next prompt starts on a line of its own, after ^C
     return 0
+
+
+def _watch(client: Client, args: argparse.Namespace, status: RoundStatus) -> None:
+    """Follow a round until it finishes: a line each time it moves on.
+
+    Each step is a long poll of the round's calls (it answers as soon as a card after the
+    last one shown is called, or the round ends, else after ``WATCH_WAIT`` seconds), so
+    the watch costs a request per call, or per ``WATCH_WAIT`` while none is called.
+    """
+    shown = (status.status, status.call, status.placed, status.seats)
+    while status.status != "finished":
+        after = -1 if status.call is None else status.call
+        status = client.round_calls(args.id, args.round, after=after, wait=WATCH_WAIT).status
+        now = (status.status, status.call, status.placed, status.seats)
+        if now != shown:
+            _print_round(status)
+            shown = now
 
 
 def _close(client: Client, args: argparse.Namespace) -> int:
@@ -221,6 +309,7 @@ def _export(client: Client, args: argparse.Namespace) -> int:
 
 _ACTIONS = {
     "create": _create,
+    "list": _list,
     "invites": _invites,
     "enter": _enter,
     "show": _show,

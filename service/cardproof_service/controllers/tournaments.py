@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Controller, Request, get, post
+from litestar import Controller, HttpMethod, Request, Response, get, post, route
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter, QueryParameter
 from litestar.response import Stream
 
 from cardproof.models import (
+    MAX_TOURNAMENTS_PAGE,
+    TOURNAMENT_CURSOR_PATTERN,
     CloseRequest,
     Entry,
     EntryRequest,
@@ -23,6 +25,7 @@ from cardproof.models import (
     Tournament,
     TournamentCreated,
     TournamentExport,
+    TournamentList,
     TournamentRequest,
 )
 from cardproof.tournaments import CURSOR_PATTERN, MAX_PAGE, SettlementPage
@@ -33,7 +36,7 @@ from cardproof_service.idempotency import IdempotencyKey
 from cardproof_service.names import NAME_PATTERN
 from cardproof_service.openapi import ORGANIZER_ONLY, TOURNAMENT_READERS
 from cardproof_service.organizers import authenticate, organizer_offered
-from cardproof_service.problems import problem_responses
+from cardproof_service.problems import problem, problem_responses
 from cardproof_service.standings import Scoreboard
 from cardproof_service.tournaments import Access, Tournaments
 
@@ -108,6 +111,71 @@ class TournamentsController(Controller):
         organizer = await authenticate(tournaments.store, request.headers.get("authorization"))
         body = await read_body(request, TournamentRequest)
         return await tournaments.create(organizer, body)
+
+    @route("", http_method=HttpMethod.OPTIONS, include_in_schema=False, status_code=204)
+    async def allow(self) -> Response[None]:
+        """``Allow`` for ``/v1/tournaments``: its GET and its POST (and HEAD, added later).
+
+        Written out because Litestar (2.25) registers a controller's handlers one at a
+        time, in the order of their names, and a path's route keeps the OPTIONS answer
+        made for its first handler alone (``Allow: OPTIONS, POST``). This one is named to
+        come first, so the route has it from the start.
+        """
+        return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, POST"})
+
+    @get(
+        "",
+        operation_id="listTournaments",
+        security=ORGANIZER_ONLY,
+        guards=[organizer_offered],
+        summary="List your tournaments (organizers)",
+        responses=problem_responses(
+            400,
+            401,
+            503,
+            e400="A `limit` outside 1..100, a `cursor` that is no `next_cursor`, or a query "
+            "parameter it does not take.",
+        ),
+    )
+    async def listing(
+        self,
+        request: Request[Any, Any, Any],
+        limit: Annotated[
+            int,
+            QueryParameter(
+                name="limit",
+                ge=1,
+                le=MAX_TOURNAMENTS_PAGE,
+                description="Tournaments a page lists at most.",
+            ),
+        ] = 20,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                name="cursor",
+                max_length=81,
+                pattern=TOURNAMENT_CURSOR_PATTERN,
+                description="Where the page starts: the `next_cursor` of the page before.",
+            ),
+        ] = None,
+    ) -> TournamentList:
+        """The tournaments the organizer key's organizer created, newest first, by page.
+
+        Each line is a summary (id, name, variant, status, window); read one with
+        ``GET /v1/tournaments/{id}``. Follow ``next_cursor`` until it is ``null``. A
+        tournament is listed until it expires (its closing time plus the retention);
+        tournaments created by a service without this endpoint were never listed.
+        """
+        unknown = sorted(set(request.query_params) - {"limit", "cursor"})
+        if unknown:  # a misspelt `limit` or `cursor` would be silently ignored otherwise
+            raise problem(
+                400,
+                f"unknown query parameter {unknown[0]!r}: this takes limit and cursor",
+                type_="/problems/parse-error",
+                field=unknown[0],
+            )
+        authorization = request.headers.get("authorization")
+        return await tournaments_of(request).listing(authorization, limit, cursor)
 
     @get(
         "/{tournament_id:str}",

@@ -19,6 +19,7 @@ from cardproof_service.store.base import (
 )
 from cardproof_service.store.memory import MemoryStore
 from cardproof_service.store.records import (
+    ORGANIZER_LISTED,
     Appended,
     CallRecord,
     Claim,
@@ -40,10 +41,13 @@ from cardproof_service.store.records import (
     Standing,
     StoreUnavailable,
     TooManyGames,
+    TournamentListing,
     TournamentRecord,
+    listing_member,
 )
 
 __all__ = [
+    "ORGANIZER_LISTED",
     "Appended",
     "CallRecord",
     "Claim",
@@ -71,6 +75,8 @@ __all__ = [
     "Store",
     "StoreUnavailable",
     "TooManyGames",
+    "TournamentListing",
     "TournamentRecord",
     "TournamentStore",
+    "listing_member",
 ]

@@ -28,6 +28,7 @@ from cardproof_service.store.records import (
     Placement,
     RoundState,
     Standing,
+    TournamentListing,
     TournamentRecord,
 )
 
@@ -153,10 +154,24 @@ class TournamentStore(Protocol):
         """The organizer with this id, or ``None``."""
 
     async def create_tournament(self, record: TournamentRecord) -> None:
-        """Store a new tournament (its id is fresh: nothing to check), until its expiry."""
+        """Store a new tournament (its id is fresh: nothing to check), until its expiry.
+
+        It is listed among its organizer's tournaments first (a listed tournament whose
+        write then fails is left out of the listing, never the other way round).
+        """
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament with this id, or ``None``."""
+
+    async def organizer_tournaments(
+        self, organizer_id: str, limit: int, cursor: str | None = None
+    ) -> TournamentListing:
+        """The organizer's tournaments, newest first: ``limit`` after ``cursor`` at most.
+
+        Every tournament :meth:`create_tournament` stored is listed (the newest
+        ``ORGANIZER_LISTED`` of an organizer) until it expires; ``cursor`` is the
+        ``next`` of the page before. Each page costs ``O(log n + limit)``.
+        """
 
     async def add_entrant(
         self,

@@ -134,6 +134,23 @@ def organizer(organizer_id: str) -> str:
     return f"{ORGANIZERS}:organizer:{organizer_id}"
 
 
+def organizer_tournaments(organizer_id: str) -> str:
+    """An organizer's tournaments, newest last (a sorted set by text, every score 0).
+
+    Under a tag of the organizer's own: a tournament is listed in a step of its own,
+    before its record is written under the tournament's tag.
+
+    >>> organizer_tournaments("0123456789abcdef")
+    'cardproof:{o.0123456789abcdef}:tournaments'
+    """
+    return f"{PREFIX}{{o.{organizer_id}}}:tournaments"
+
+
+def organizer_tournaments_expiry(organizer_id: str) -> str:
+    """The same members by when their tournaments expire (seconds; ``+inf``: kept)."""
+    return f"{organizer_tournaments(organizer_id)}:expiry"
+
+
 def rate(client: str, window: int) -> str:
     """A client's request count in one rate-limit window (a key of its own)."""
     return f"{PREFIX}rate:{client}:{window}"

@@ -7,7 +7,7 @@ stores without the protocols, and none of them imports another's.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -136,6 +136,35 @@ class TournamentRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     card_seconds: int = 60
     round_starts: list[int] | None = None
     """Lockstep: seconds since the epoch at which each round starts by itself."""
+
+
+ORGANIZER_LISTED: Final = 10_000
+"""Tournaments an organizer's listing keeps at most (newest first): creating one more
+drops the oldest from the listing (not the tournament itself)."""
+
+
+def listing_member(tournament_id: str, indexed_us: int) -> str:
+    """A tournament's place in its organizer's listing: when it was stored, then its id.
+
+    Sixteen digits of microseconds since the epoch, so that text order is time order
+    (newest last); the id breaks a tie. It is also the listing's cursor.
+
+    >>> listing_member("t_2c819c823954a2e50ea4", 1_700_000_000_123_456)
+    '1700000000123456:t_2c819c823954a2e50ea4'
+    """
+    return f"{indexed_us:016d}:{tournament_id}"
+
+
+class TournamentListing(msgspec.Struct, frozen=True):
+    """A page of an organizer's tournaments, newest first.
+
+    ``next``: the cursor of the page after (the last member read), ``None`` at the end.
+    A page may hold fewer records than asked for while ``next`` is set: a listed
+    tournament whose record is gone (expired meanwhile, or its write failed) is left out.
+    """
+
+    records: list[TournamentRecord]
+    next: str | None = None
 
 
 class Appended(msgspec.Struct, frozen=True):

@@ -211,6 +211,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your tournaments (organizers)
+         * @description The tournaments the organizer key's organizer created, newest first, by page.
+         *
+         *     Each line is a summary (id, name, variant, status, window); read one with
+         *     ``GET /v1/tournaments/{id}``. Follow ``next_cursor`` until it is ``null``. A
+         *     tournament is listed until it expires (its closing time plus the retention);
+         *     tournaments created by a service without this endpoint were never listed.
+         */
+        get: operations["listTournaments"];
+        put?: never;
+        /**
+         * Create a tournament (organizers)
+         * @description A tournament whose every round's seed is committed to now, and revealed at close.
+         *
+         *     For invite-only entry the answer carries the invite code, this once.
+         */
+        post: operations["createTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tournaments/{tournament_id}/close": {
         parameters: {
             query?: never;
@@ -225,28 +256,6 @@ export interface paths {
          * @description End entry and play now; the round seeds are revealed from this moment.
          */
         post: operations["closeTournament"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tournaments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a tournament (organizers)
-         * @description A tournament whose every round's seed is committed to now, and revealed at close.
-         *
-         *     For invite-only entry the answer carries the invite code, this once.
-         */
-        post: operations["createTournament"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1371,6 +1380,19 @@ export interface components {
         /** @enum {string} */
         TournamentFormat: "async" | "lockstep";
         /**
+         * TournamentList
+         * @description A page of the organizer's own tournaments, newest first.
+         *
+         *     ``next_cursor``: pass it as ``cursor`` for the page after; ``null`` on the last page.
+         *     A page may list fewer than ``limit`` while there are more (a tournament that expired
+         *     as the page was read is left out): follow ``next_cursor`` until it is ``null``.
+         */
+        TournamentList: {
+            tournaments: components["schemas"]["TournamentSummary"][];
+            /** @default null */
+            next_cursor?: string | null;
+        };
+        /**
          * TournamentRequest
          * @description A new tournament: every entrant plays the same ``rounds`` deals of ``variant``.
          *
@@ -1399,6 +1421,28 @@ export interface components {
         };
         /** @enum {string} */
         TournamentStatus: "scheduled" | "open" | "closed";
+        /**
+         * TournamentSummary
+         * @description One of an organizer's tournaments, as its list shows it (``GET /v1/tournaments``).
+         *
+         *     ``status``: ``scheduled`` before ``opens_at``, ``open``, then ``closed``;
+         *     ``GET /v1/tournaments/{id}`` shows the rest (round commitments, salt, seeds).
+         */
+        TournamentSummary: {
+            tournament_id: string;
+            name: string;
+            variant: string;
+            options: Record<string, never>;
+            status: components["schemas"]["TournamentStatus"];
+            format: components["schemas"]["TournamentFormat"];
+            entry: components["schemas"]["EntryMode"];
+            rounds: number;
+            opens_at: string;
+            closes_at: string;
+            created_at: string;
+            /** @default null */
+            closed_at?: string | null;
+        };
         /**
          * @description A variant id (see GET /v1/variants).
          * @enum {string}
@@ -2408,22 +2452,19 @@ export interface operations {
             };
         };
     };
-    closeTournament: {
+    listTournaments: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The tournament id from POST /v1/tournaments. */
-                tournament_id: string;
+            query?: {
+                /** @description Tournaments a page lists at most. */
+                limit?: number;
+                /** @description Where the page starts: the `next_cursor` of the page before. */
+                cursor?: string | null;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                /** @example {} */
-                "application/json": components["schemas"]["CloseRequest"];
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Request fulfilled, document follows */
             200: {
@@ -2431,10 +2472,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Tournament"];
+                    "application/json": components["schemas"]["TournamentList"];
                 };
             };
-            /** @description The request cannot be read: bad JSON, a wrong type, an unknown field, a bad card or move text. `field` names the place. */
+            /** @description A `limit` outside 1..100, a `cursor` that is no `next_cursor`, or a query parameter it does not take. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2445,42 +2486,6 @@ export interface operations {
             };
             /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Another organizer's tournament (`not-your-tournament`). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such tournament (`unknown-tournament`). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The tournament is closed already (`closed`). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request body is over the size limit. */
-            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2582,6 +2587,115 @@ export interface operations {
             };
             /** @description A variant option it does not take (`unknown-option`), `max_entrants` over the service's ceiling (`too-many-entrants`), more `invites` than twice `max_entrants` (`too-many-invites`), `invites` for a public tournament (`invites-need-invite-entry`), `closes_at` not after `opens_at` (`bad-window`) or already past (`closes-in-past`). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed; nothing about the request is at fault. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id from POST /v1/tournaments. */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["CloseRequest"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /** @description The request cannot be read: bad JSON, a wrong type, an unknown field, a bad card or move text. `field` names the place. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another organizer's tournament (`not-your-tournament`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tournament (`unknown-tournament`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tournament is closed already (`closed`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is over the size limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

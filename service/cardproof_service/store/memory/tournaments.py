@@ -7,6 +7,7 @@ result goes into its standings in its last move's step (moves.py), through
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +16,7 @@ import msgspec
 
 from cardproof_service.store.memory.core import MemoryCore
 from cardproof_service.store.records import (
+    ORGANIZER_LISTED,
     DealRecord,
     Ending,
     EntryResult,
@@ -22,7 +24,9 @@ from cardproof_service.store.records import (
     NewEntrant,
     OpenTournament,
     Standing,
+    TournamentListing,
     TournamentRecord,
+    listing_member,
 )
 
 
@@ -47,6 +51,9 @@ class MemoryTournaments(MemoryCore):
         """Every result recorded, by (tournament, name, round)."""
         self._pars: dict[str, dict[int, bytes]] = {}
         """Each closed round's par, by tournament and round."""
+        self._listed: dict[str, list[tuple[str, str]]] = {}
+        """Per organizer: (listing member, tournament id), oldest first (at most
+        ``ORGANIZER_LISTED``); an expired tournament's line goes when a listing meets it."""
 
     def _sweep_tournaments(self) -> None:
         """Forget expired entry replays, and expired tournaments with all of theirs."""
@@ -90,8 +97,34 @@ class MemoryTournaments(MemoryCore):
         line[1] += 1
 
     async def create_tournament(self, record: TournamentRecord) -> None:
-        """Keep the tournament (records are immutable: no copy needed) until it expires."""
+        """Keep the tournament (records are immutable: no copy needed) until it expires.
+
+        Listed among its organizer's, newest last, the oldest line dropped past
+        ``ORGANIZER_LISTED``.
+        """
+        listed = self._listed.setdefault(record.organizer_id, [])
+        member = listing_member(record.tournament_id, time.time_ns() // 1000)
+        bisect.insort(listed, (member, record.tournament_id))
+        del listed[:-ORGANIZER_LISTED]
         self._tournaments[record.tournament_id] = record
+
+    async def organizer_tournaments(
+        self, organizer_id: str, limit: int, cursor: str | None = None
+    ) -> TournamentListing:
+        """Walk back from ``cursor``, dropping the lines of tournaments gone meanwhile."""
+        listed = self._listed.get(organizer_id, [])
+        end = len(listed) if cursor is None else bisect.bisect_left(listed, (cursor, ""))
+        records: list[TournamentRecord] = []
+        position, wall = end, time.time()
+        while position > 0 and len(records) < limit:
+            position -= 1
+            record = self._tournaments.get(listed[position][1])
+            if record is None or (record.expires_at is not None and record.expires_at <= wall):
+                del listed[position]  # gone: its own reads drop the rest of it
+            else:
+                records.append(record)
+        more = position > 0 and len(records) == limit
+        return TournamentListing(records, listed[position][0] if more else None)
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament, or ``None`` (also once it expired, when all of it is dropped)."""

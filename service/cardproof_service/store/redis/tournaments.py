@@ -8,21 +8,25 @@ deal's step: the deal carries its tournament's tag) and read here.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from typing import Final, cast
+from typing import Any, Final, cast
 
 import msgspec
 from redis.typing import EncodableT
 
 import cardproof_service.store.keys as layout
 from cardproof_service.store.records import (
+    ORGANIZER_LISTED,
     EntryOutcome,
     EntryResult,
     GameResult,
     NewEntrant,
     OrganizerRecord,
     Standing,
+    TournamentListing,
     TournamentRecord,
+    listing_member,
 )
 from cardproof_service.store.redis.core import RedisClient, RedisCore
 
@@ -96,6 +100,48 @@ return 1
 tournament."""
 
 
+_PRUNE_LISTED: Final = """
+local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 1000)
+for _, member in ipairs(gone) do
+  redis.call('ZREM', KEYS[1], member)
+  redis.call('ZREM', KEYS[2], member)
+end
+"""
+"""Drop the lines of an organizer's tournaments that have expired (at most 1,000 a step)."""
+
+_LIST_TOURNAMENT: Final = (
+    _PRUNE_LISTED
+    + """
+redis.call('ZADD', KEYS[1], 0, ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4])
+if over > 0 then
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, over - 1)) do
+    redis.call('ZREM', KEYS[1], member)
+    redis.call('ZREM', KEYS[2], member)
+  end
+end
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+for i = 1, 2 do
+  if last[2] == 'inf' then redis.call('PERSIST', KEYS[i])
+  else redis.call('EXPIREAT', KEYS[i], math.floor(tonumber(last[2]))) end
+end
+return 1
+"""
+)
+"""List a tournament among its organizer's (``ARGV[2]``, expiring at ``ARGV[3]``):
+expired lines dropped, the oldest past ``ARGV[4]`` lines dropped, and both keys
+expiring with the last of the organizer's tournaments to expire."""
+
+_LISTED: Final = (
+    _PRUNE_LISTED
+    + """
+return redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[2], '-', 'LIMIT', 0, tonumber(ARGV[3]))
+"""
+)
+"""A page of an organizer's listing, newest first, from ``ARGV[2]`` (``+`` or
+``(cursor``), expired lines dropped first."""
+
 _ADD_ORGANIZER: Final = """
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then
   if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then return 1 end
@@ -130,6 +176,8 @@ class RedisTournaments(RedisCore):
         self._enter = client.register_script(_ENTER)
         self._add_invites = client.register_script(_ADD_INVITES)
         self._close_tournament = client.register_script(_CLOSE_TOURNAMENT)
+        self._list_tournament = client.register_script(_LIST_TOURNAMENT)
+        self._listed = client.register_script(_LISTED)
         self._result_decoder = msgspec.json.Decoder(_StoredResult)
         self._organizer_decoder = msgspec.json.Decoder(OrganizerRecord)
         self._tournament_decoder = msgspec.json.Decoder(TournamentRecord)
@@ -150,10 +198,52 @@ class RedisTournaments(RedisCore):
         return None if found is None else self._organizer_decoder.decode(found)
 
     async def create_tournament(self, record: TournamentRecord) -> None:
-        """One key, expiring at ``record.expires_at`` (with every other key of it)."""
+        """One key, expiring at ``record.expires_at`` (with every other key of it).
+
+        Listed first, in the list script under the organizer's tag (another slot).
+        """
+        keys = [
+            layout.organizer_tournaments(record.organizer_id),
+            layout.organizer_tournaments_expiry(record.organizer_id),
+        ]
+        member = listing_member(record.tournament_id, time.time_ns() // 1000)
+        expires = "+inf" if record.expires_at is None else record.expires_at
+        args: list[EncodableT] = [int(time.time()), member, expires, ORGANIZER_LISTED]
+        await self._written(
+            keys[0], lambda c: self._list_tournament(keys=keys, args=args, client=c)
+        )
         key = layout.tournament(record.tournament_id)
         value = msgspec.json.encode(record)
         await self._written(key, lambda c: c.set(key, value, exat=record.expires_at))
+
+    async def organizer_tournaments(
+        self, organizer_id: str, limit: int, cursor: str | None = None
+    ) -> TournamentListing:
+        """The listed script, then the records, read in one round trip.
+
+        The script reads one line more than asked for (is there a page after?); on a
+        cluster the pipeline reads each record from its slot's node.
+        """
+        keys = [
+            layout.organizer_tournaments(organizer_id),
+            layout.organizer_tournaments_expiry(organizer_id),
+        ]
+        start = "+" if cursor is None else f"({cursor}"
+        args: list[EncodableT] = [int(time.time()), start, limit + 1]
+        found = cast(list[bytes], await self._call(lambda: self._listed(keys=keys, args=args)))
+        members = [member.decode() for member in found]
+        page = members[:limit]
+
+        async def read() -> list[Any]:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for member in page:
+                    pipe.get(layout.tournament(member.partition(":")[2]))
+                replies: list[Any] = await pipe.execute()
+                return replies
+
+        replies = await self._call(read) if page else []
+        records = [self._tournament_decoder.decode(value) for value in replies if value]
+        return TournamentListing(records, page[-1] if len(members) > limit else None)
 
     async def get_tournament(self, tournament_id: str) -> TournamentRecord | None:
         """The tournament's record, or ``None``."""
