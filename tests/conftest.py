@@ -1,10 +1,15 @@
-"""Shared fixtures: one app per test session, sync and async test clients."""
+"""Shared fixtures: one app per test session, sync and async test clients.
+
+And a check on the whole session (leftovers.py): every process a test starts is gone by
+the end, or the run fails naming each one left and the test after which it appeared.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -28,6 +33,47 @@ from cardproof_service import Settings, create_app
 from cardproof_service.keys import Keys
 from cardproof_service.organizers import new_organizer
 from cardproof_service.store import Store
+from leftovers import Leftovers
+
+LEFTOVERS = pytest.StashKey[Leftovers]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Note what runs before the session, to tell what the session starts."""
+    config.stash[LEFTOVERS] = Leftovers()
+    config.addinivalue_line(
+        "markers", "own_redis: on Redis, a private server even when REDIS_URL is set"
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """After each test (and the fixtures it ended), note the processes it left running."""
+    try:
+        return (yield)
+    finally:
+        item.config.stash[LEFTOVERS].note(item.nodeid)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Fail the run if a process it started outlives it (once every fixture is torn down)."""
+    leftovers = session.config.stash.get(LEFTOVERS, None)
+    left = [] if leftovers is None else leftovers.settle()
+    if leftovers is None or not left:
+        return
+    lines = [leftovers.describe(process) for process in left]
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_sep("!", f"{len(left)} processes left behind by the tests", red=True)
+        for line in lines:
+            reporter.write_line(line, red=True)
+    else:
+        print("processes left behind by the tests:", *lines, sep="\n", file=sys.stderr)
+    leftovers.end(left)  # the run fails, and leaves the machine as it found it
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
 
 TEST_KEYS = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
 """Fixed keys for in-process apps (no key file is written)."""
@@ -99,6 +145,20 @@ SERVER_KEYS = {
     "CARDPROOF_SIGNING_KEY": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
 }
 """The same fixed keys for server processes, through the environment."""
+
+
+def own_deployment() -> dict[str, str]:
+    """``SERVER_KEYS`` with a master key of its own: a served app that is a deployment of
+    its own.
+
+    A client's id is a keyed hash of its address under the master key (limits.py), so
+    such an app counts its clients (rate windows, games in flight, deals a day) apart
+    from every other app on a shared ``REDIS_URL`` and from earlier runs, as two real
+    deployments do; apps given the same keys share the counts, as replicas do.
+    """
+    return {**SERVER_KEYS, "CARDPROOF_MASTER_KEY": secrets.token_hex(32)}
+
+
 UNLIMITED_ENV = {
     "CARDPROOF_RATE_LIMIT": "0",
     "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0",
@@ -128,15 +188,26 @@ def served(*args: str, env: dict[str, str] | None = None, log: Path | None = Non
 
 @contextmanager
 def served_process(
-    *args: str, env: dict[str, str] | None = None, log: Path | None = None
+    *args: str,
+    env: dict[str, str] | None = None,
+    log: Path | None = None,
+    new_session: bool = False,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """:func:`served`, also yielding the process (a test may kill it)."""
+    """:func:`served`, also yielding the process (a test may kill it).
+
+    ``new_session``: the server leads a process group of its own (its pid), which every
+    process it starts joins: a test can find them all, even once the server is gone.
+    """
     port = free_port()
     command = [str(Path(sys.executable).parent / "cardproof"), "serve", "--port", str(port), *args]
     base_env = {**os.environ, "CARDPROOF_WARM_UP": "0", **SERVER_KEYS, **UNLIMITED_ENV}
     output = None if log is None else log.open("wb")
     server = subprocess.Popen(
-        command, env={**base_env, **(env or {})}, stdout=output, stderr=subprocess.STDOUT
+        command,
+        env={**base_env, **(env or {})},
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        start_new_session=new_session,
     )
     base_url = f"http://127.0.0.1:{port}"
     try:
@@ -153,15 +224,25 @@ def served_process(
     finally:
         if server.poll() is None:
             server.terminate()
-        server.wait(timeout=20)
-        if output is not None:
-            output.close()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # stuck: killed, not left behind (and the test fails)
+            server.kill()
+            server.wait()
+            raise
+        finally:
+            if output is not None:
+                output.close()
 
 
 @pytest.fixture(scope="module")
 def live_server() -> Iterator[str]:
-    """A real ``cardproof serve`` process (one worker) for the tests of one module."""
-    with served("--log-level", "warning") as base_url:
+    """A real ``cardproof serve`` process (one worker) for the tests of one module.
+
+    It serves as ``make run`` does, on the memory store, whatever ``REDIS_URL`` the tests
+    run with: the README's examples show its answers (tests on Redis ask for it).
+    """
+    with served("--log-level", "warning", env={"REDIS_URL": ""}) as base_url:
         yield base_url
 
 

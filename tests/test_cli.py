@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -56,7 +57,8 @@ def test_two_workers_share_redis(tmp_path: Path) -> None:
 
 
 def test_two_workers_without_redis_are_refused() -> None:
-    result = _cardproof("serve", "--workers", "2", "--port", "1")
+    # whatever Redis the tests run with: an empty REDIS_URL is none, to the CLI as to the app
+    result = _cardproof("serve", "--workers", "2", "--port", "1", env={"REDIS_URL": ""})
     assert result.returncode == 2
     assert "REDIS_URL" in result.stderr
 
@@ -262,3 +264,126 @@ def test_every_url_option_defaults_to_cardproof_url(monkeypatch: pytest.MonkeyPa
         ["tournament", "standings", "t1"],
     ):
         assert parser.parse_args(argv).url == "http://cardproof.example", argv
+
+
+PYTHON_WORDS = re.compile(r"\b(True|False|None)\b|[\[{(]'|'[\]})]")
+"""Python's words and reprs (``False``, ``None``, ``['a']``, ``{'k': 1}``): never printed."""
+QUOTED = re.compile(r"(?<!\w)'[^'\n]*'(?!\w)")
+"""A single-quoted text (not an apostrophe inside a word): a Python repr of a string."""
+SOLODREZ_COMMANDS = {"'a n b'", "'r a'", "'hint'", "'stop'"}
+"""The solodrez commands its prompt and help quote, as a person writes them: not reprs."""
+
+
+def _python_words(text: str) -> list[str]:
+    """What in ``text`` reads as Python rather than JSON words."""
+    found = [match.group(0) for match in PYTHON_WORDS.finditer(text)]
+    return found + [q for q in QUOTED.findall(text) if q not in SOLODREZ_COMMANDS]
+
+
+def test_verify_shows_the_options_as_json_words(tmp_path: Path) -> None:
+    jwks = tmp_path / "jwks.json"
+    jwks.write_bytes(msgspec.json.encode(TEST_KEYS.jwks()))
+    with TestClient(create_app(Settings(warm_up=False), keys=TEST_KEYS)) as client:
+        commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
+        deal = client.post(
+            "/v1/deals",
+            json={
+                "variant": "poker-squares",
+                "commitment_id": commitment,
+                "client_seed": "a seed of mine",
+                "options": {"scoring": "american", "diagonals": False},
+            },
+        ).json()
+        for i, cell in enumerate(f"{c}{r}" for r in "12345" for c in "abcde"):
+            client.post(f"/v1/deals/{deal['deal_id']}/moves", json={"index": i, "move": cell})
+        receipt = client.get(f"/v1/deals/{deal['deal_id']}/receipt").json()
+    assert receipt["payload"]["options"]["diagonals"] is False
+    path = tmp_path / "receipt.jws"
+    path.write_text(receipt["receipt"])
+    result = _cardproof("verify", str(path), "--jwks", str(jwks))
+    assert result.returncode == 0, result.stderr
+    assert "  options scoring american; diagonals false\n" in result.stdout
+    assert _python_words(result.stdout + result.stderr) == []
+
+
+def test_the_cli_prints_json_words_never_python_reprs(tmp_path: Path) -> None:
+    """A game played, its receipt verified, a bot run and refused, solodrez stopped:
+    every line the command prints is scanned for Python's ``True``, ``None`` and reprs."""
+    cells = "".join(f"{c}{r}\n" for r in "12345" for c in "abcde")
+    seed = "my lucky seed"
+    outputs = []
+
+    def run(*args: str, stdin: str | None = None, code: int = 0) -> str:
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "cardproof"), *args],
+            capture_output=True, text=True, input=stdin, timeout=120, cwd=tmp_path,
+            env={**{k: v for k, v in os.environ.items() if k != "CARDPROOF_URL"},
+                 "PYTHONPATH": str(tmp_path)},
+        )  # fmt: skip
+        assert done.returncode == code, done.stdout + done.stderr
+        outputs.append(done.stdout + done.stderr)
+        return done.stdout + done.stderr
+
+    played = run("play", "poker-squares", "--seed", seed, "--receipt-out", "r.jws", stdin=cells)
+    assert f'your seed "{seed}"' in played  # a JSON string, not Python's '...'
+    verified = run("verify", "r.jws", "--jwks", "r.keys.json")
+    assert "diagonals false" in verified
+    assert '"klondike"' in run("play", "klondike", code=2)
+    stopped = run("play", "solodrez", "--seed", seed, stdin="stop\nn\nstop\ny\n")
+    assert "Stop? [y/N]" in stopped
+    run("bots", "run", "cardproof.bots:RandomPlayer", "--games", "2", "--par-budget", "0")
+    (tmp_path / "wrong.py").write_text(
+        "from cardproof.bots import RandomPlayer\n"
+        "class Nothing(RandomPlayer):\n"
+        "    def place(self, turn):\n"
+        "        return None\n"
+        "class Fails(RandomPlayer):\n"
+        "    def start(self, setup):\n"
+        "        raise KeyError('no table')\n"
+    )
+    nothing = run("bots", "run", "wrong:Nothing", "--games", "1", "--par-budget", "0", code=1)
+    assert "move 0: the player chose null, not one of the empty cells" in nothing
+    fails = run("bots", "run", "wrong:Fails", "--games", "1", "--par-budget", "0", code=1)
+    assert "the player's start failed: KeyError: no table" in fails
+    for text in outputs:
+        assert _python_words(text) == [], text
+
+
+BLOCK_LITESTAR = """
+import importlib.abc
+import sys
+
+
+class NoLitestar(importlib.abc.MetaPathFinder):
+    '''litestar as an install without the service extra has it: not there.'''
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "litestar":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, NoLitestar())
+try:
+    import cardproof_service
+except ModuleNotFoundError as error:
+    print(f"{type(error).__name__}|{error.name}|{error}")
+else:
+    print("imported")
+import cardproof  # the SDK needs no litestar
+
+print(cardproof.Client.__name__)
+"""
+
+
+def test_the_service_without_its_extra_names_the_install_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCK_LITESTAR], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    refused, sdk = done.stdout.splitlines()
+    kind, name, message = refused.split("|")
+    assert (kind, name) == ("ModuleNotFoundError", "litestar")  # an ImportError, as before
+    assert "pip install 'cardproof[service]'" in message
+    assert "litestar is not installed" in message
+    assert sdk == "Client"

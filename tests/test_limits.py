@@ -18,11 +18,12 @@ from redis import Redis
 from cardproof import Client
 from cardproof.errors import RateLimitedError
 from cardproof_service import Settings, create_app, examples, limits
+from cardproof_service.keys import Keys
 from cardproof_service.limits import FIRST_PAUSE, address_id
 from cardproof_service.settings import SettingsError
 from cardproof_service.store import Hits, MemoryStore
 from cardproof_service.store.redis import RedisStore
-from conftest import TEST_KEYS, free_port, served
+from conftest import TEST_KEYS, free_port, own_deployment, served
 from redis_server import private_redis
 
 RATE_HEADERS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy")
@@ -30,10 +31,10 @@ CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
 
 
 @contextmanager
-def limited_app(**settings: Any) -> Iterator[TestClient[Litestar]]:
+def limited_app(keys: Keys = TEST_KEYS, **settings: Any) -> Iterator[TestClient[Litestar]]:
     """A test client on an app with the given limits (memory store unless ``store``)."""
     store = settings.pop("store", None)
-    app = create_app(Settings(warm_up=False, **settings), keys=TEST_KEYS, store=store)
+    app = create_app(Settings(warm_up=False, **settings), keys=keys, store=store)
     with TestClient(app) as client:
         yield client
 
@@ -110,7 +111,9 @@ def test_an_ipv6_client_is_its_slash_64() -> None:
 
 
 def test_one_ipv6_network_shares_one_limit_and_an_untrusted_proxy_is_ignored() -> None:
+    # each server a deployment of its own: on REDIS_URL, counts of no other server or run
     env = {
+        **own_deployment(),
         "CARDPROOF_RATE_LIMIT": "3",
         "CARDPROOF_RATE_WINDOW": "3600",
         "FORWARDED_ALLOW_IPS": "127.0.0.1",  # the test is the proxy
@@ -125,8 +128,8 @@ def test_one_ipv6_network_shares_one_limit_and_an_untrusted_proxy_is_ignored() -
         other = client.get("/v1/variants", headers={"x-forwarded-for": "2001:db8:7:8::1"})
         assert other.status_code == 200
     for untrusted in (
-        {**env, "FORWARDED_ALLOW_IPS": "192.0.2.1"},
-        {k: v for k, v in env.items() if k != "FORWARDED_ALLOW_IPS"},
+        {**env, **own_deployment(), "FORWARDED_ALLOW_IPS": "192.0.2.1"},
+        {**own_deployment(), **{k: v for k, v in env.items() if k != "FORWARDED_ALLOW_IPS"}},
     ):
         # a proxy that is not the test, and the default: no proxy is trusted, not even 127.0.0.1
         with served(env=untrusted) as base_url, httpx.Client(base_url=base_url) as client:
@@ -181,6 +184,7 @@ class CountingBrokenCounter(MemoryStore):
 def test_addresses_behind_a_trusted_proxy_are_separate_clients() -> None:
     """uvicorn takes the client from X-Forwarded-For of a trusted proxy (127.0.0.1)."""
     env = {
+        **own_deployment(),  # on REDIS_URL, counts of no other server or run
         "CARDPROOF_RATE_LIMIT": "2",
         "CARDPROOF_RATE_WINDOW": "3600",
         "FORWARDED_ALLOW_IPS": "127.0.0.1",  # the test is the proxy
@@ -211,6 +215,27 @@ def test_replicas_on_one_redis_share_each_clients_count(monkeypatch: pytest.Monk
             ]
             assert [a.status_code for a in answers] == [200, 200, 200, 200, 429]
             assert [a.headers["ratelimit-remaining"] for a in answers] == ["3", "2", "1", "0", "0"]
+
+
+def test_deployments_on_one_redis_count_their_clients_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client's id is keyed by the master key, which is each deployment's own: two
+    deployments on one Redis (one client calling both) keep two counts."""
+    monkeypatch.setattr(limits, "COUNT_TIMEOUT", 10.0)  # the count is tested, not its time
+    other = Keys(master=bytes(range(1, 33)), signing=TEST_KEYS.signing)
+    with private_redis() as redis:
+        settings: dict[str, Any] = {"rate_limit": 2, "rate_window": 3600}
+        with (
+            limited_app(store=RedisStore.from_url(redis.url), **settings) as first,
+            limited_app(other, store=RedisStore.from_url(redis.url), **settings) as second,
+        ):
+            assert [first.get("/v1/variants").status_code for _ in range(3)] == [200, 200, 429]
+            answers = [second.get("/v1/variants") for _ in range(3)]
+            assert [a.status_code for a in answers] == [200, 200, 429]  # its own two
+            assert [a.headers["ratelimit-remaining"] for a in answers] == ["1", "0", "0"]
+            with Redis.from_url(redis.url) as admin:
+                assert len(list(admin.scan_iter("cardproof:rate:*"))) == 2
 
 
 def test_the_limit_lets_requests_through_while_the_store_is_down() -> None:

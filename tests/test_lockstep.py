@@ -234,8 +234,10 @@ def test_a_card_not_placed_by_its_deadline_is_placed_for_its_player(
     assert start(client, tid, owner).status_code == 200
     assert move(client, ada, ada_deal, 0, "c3").status_code == 200
     assert status(client, tid)["placed"] == 1
-    moved_on = wait_for(lambda: status(client, tid)["call"] == 1, seconds=4)
-    assert moved_on
+    # at the deadline the keeper places Idle's card and calls the next one: nobody has
+    # placed that one yet
+    moved_on = wait_for(lambda: (now := status(client, tid))["call"] == 1 and now, seconds=4)
+    assert moved_on["placed"] == 0
     game = client.get(f"/v1/deals/{idle_deal}", headers=bearer(idle)).json()
     assert game["moves"] == "a1"  # poker-squares' first legal move: the first empty cell
     assert game["view"]["next"] is not None  # card 1 is called: it shows

@@ -101,7 +101,9 @@ def test_a_round_kept_meanwhile_is_not_solved_again(
         assert time.monotonic() < deadline
         time.sleep(0.1)
     assert len(asked) == 1  # round 2 only
-    assert [par["score"] for par in standings["pars"]] == [1, standings["pars"][1]["score"]]
+    kept, solved = standings["pars"]
+    assert (kept["round"], kept["score"], kept["upper_bound"]) == (1, 1, 999)  # the other's
+    assert (solved["round"], solved["by"], solved["method"]) == (2, "solver", "branch-and-bound")
 
 
 def test_a_game_above_the_solvers_grid_is_par_and_raises_the_bound(

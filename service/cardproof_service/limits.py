@@ -3,7 +3,10 @@
 A client is its address as the server sees it (an IPv6 client: its /64): uvicorn takes
 it from ``X-Forwarded-For`` only for the proxies ``FORWARDED_ALLOW_IPS`` trusts, so a
 header cannot make a new client. The store keeps a keyed hash of the address, never the
-address.
+address, keyed by the master key: replicas of one deployment share each client's counts
+(the rate window, games in flight, deals a day), and deployments that share one Redis,
+each with its master key of its own (as each must have: it also derives the seeds), count
+their clients apart.
 
 Every request for a route but the probes, ``/metrics`` and the schema counts in the
 client's fixed window (``CARDPROOF_RATE_LIMIT`` requests per ``CARDPROOF_RATE_WINDOW``

@@ -15,6 +15,12 @@ process starts), so it runs in the same pool under the same bounds.
 
 The serpent solver is exact and takes milliseconds once its path table is built (at
 start-up): it runs in a worker thread as before.
+
+The pool ends with the app (its lifespan calls :meth:`Solvers.close`): searches still
+running are stopped, not waited for, since nobody is left to read their answers. A solver
+process also watches its parent: if the server dies without closing the pool (SIGKILL, a
+crash), the process ends itself within ``PARENT_WATCH`` seconds of the search it is in
+letting go of the interpreter.
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ from __future__ import annotations
 import asyncio
 import math
 import multiprocessing
+import os
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from msgspec import UNSET
 
@@ -47,6 +55,11 @@ from cardproof_service.settings import Settings
 
 SOLVABLE = (SerpentPatience.id, SoloDrez.id, PokerSquares.id, PokerPatience.id)
 Solution = SerpentSolution | SoloDrezSolution | HindsightSolution
+PARENT_WATCH: Final = 0.5
+"""Seconds between a solver process's looks at whether its server is still its parent."""
+STOP_WAIT: Final = 5.0
+"""Seconds :meth:`Solvers.close` waits for the stopped processes to be gone before it
+kills what is left."""
 
 
 class SolverBusy(Exception):
@@ -165,6 +178,19 @@ def solve_deal(body: SolveRequest, max_states: int = solodrez.MAX_STATES) -> Sol
     return SerpentSolution(score=solution.score, optimal=True, layout=layout, moves=moves)
 
 
+def _watch_parent(parent: int) -> None:
+    """End this process once ``parent`` is no longer its parent (it died: we were adopted)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_WATCH)
+    os._exit(1)  # no clean-up to do: a search's answer has nobody to go to
+
+
+def start_solver_process(parent: int) -> None:
+    """A solver process's start: watch the server (``parent``), then warm the solvers."""
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch", daemon=True).start()
+    hindsight.warm()
+
+
 @dataclass
 class Solvers:
     """The app's solver pool and its bookkeeping (one per process)."""
@@ -181,7 +207,8 @@ class Solvers:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.settings.solver_workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=hindsight.warm,
+                initializer=start_solver_process,
+                initargs=(os.getpid(),),
             )
         return self._pool
 
@@ -219,10 +246,28 @@ class Solvers:
                 self._by_client[client] = left
 
     def close(self) -> None:
-        """Stop the pool's processes (searches still waiting are dropped)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the pool's processes now: searches waiting are dropped, running ones ended.
+
+        Waiting for a running search (up to its whole budget) would hold up a stopping
+        server, and a server that then exits on its signal (as uvicorn's does) would leave
+        the processes behind: so each is terminated, and killed if still there after
+        ``STOP_WAIT`` seconds. The next search starts a new pool.
+        """
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        workers = list((pool._processes or {}).values())
+        for worker in workers:
+            worker.terminate()
+        deadline = time.monotonic() + STOP_WAIT
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+            if worker.is_alive():
+                worker.kill()
+        # the pool sees its workers gone (broken: searches in flight fail) and its thread
+        # ends; waiting for it lets the pool's queues go now, not at an exit that a server
+        # ending on its signal never reaches
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 __all__ = [
@@ -232,4 +277,5 @@ __all__ = [
     "Solvers",
     "TooManySearches",
     "solve_deal",
+    "start_solver_process",
 ]

@@ -250,9 +250,14 @@ def test_a_tournament_reveal_or_round_not_as_committed_is_refused(
         return None
 
     with Proxy(server, lie_about_rounds).client() as client:
-        token = client.enter(tid, "Ada").token
+        ada = client.enter(tid, "Ada")
         with pytest.raises(CommitmentMismatchError):
             client.tournament(tid)
+    # what the lie was held to: the hashes the entry showed, which are the server's own
+    honest = server.get(f"/v1/tournaments/{tid}").json()["rounds"]
+    shown = [(entry.round, entry.server_seed_hash) for entry in ada.rounds]
+    assert shown == [(entry["round"], entry["server_seed_hash"]) for entry in honest]
+    assert all(hash_ != "ab" * 32 for _, hash_ in shown)
 
     def deal_round_two(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
         if request.url.path.endswith("/rounds/1/deal"):
@@ -271,7 +276,6 @@ def test_a_tournament_reveal_or_round_not_as_committed_is_refused(
         bea = client.enter(tid, "Bea").token
         with pytest.raises(CommitmentMismatchError):
             client.play_round(tid, 1, bea)
-    assert token
 
     def reveal_another_seed(request: httpx.Request, server: HttpClient) -> httpx.Response | None:
         if request.method == "GET" and request.url.path == f"/v1/tournaments/{tid}":
