@@ -808,3 +808,65 @@ def test_entry_directory_follows_xdg_and_is_made_private(
     assert made == loose / "entries"
     assert stat.S_IMODE(loose.stat().st_mode) == 0o700  # tightened: tokens live below
     assert stat.S_IMODE(made.stat().st_mode) == 0o700
+
+
+def test_entry_folders_made_under_any_umask_are_private_and_never_symlinks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team: umask 000 made XDG_STATE_HOME 0777; a symlinked folder sent tokens away."""
+    for umask in (0o000, 0o277):  # the second would leave folders their owner cannot write
+        fresh = tmp_path / f"fresh-{umask:o}"
+        monkeypatch.setenv("XDG_STATE_HOME", str(fresh / "state"))
+        old = os.umask(umask)
+        try:
+            made = private_entries_dir()
+        finally:
+            os.umask(old)
+        for folder in (made, made.parent, fresh / "state", fresh):
+            assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    elsewhere = tmp_path / "attacker"
+    elsewhere.mkdir()
+    elsewhere.chmod(0o777)
+    for linked in ("entries", "cardproof"):
+        state = tmp_path / linked
+        (state / "cardproof").mkdir(parents=True)
+        target = state / "cardproof" / "entries" if linked == "entries" else state / "cardproof"
+        if linked == "cardproof":
+            (state / "cardproof").rmdir()
+        target.symlink_to(elsewhere, target_is_directory=True)
+        monkeypatch.setenv("XDG_STATE_HOME", str(state))
+        with pytest.raises(ValueError, match="is a symlink"):
+            private_entries_dir()
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o777  # never chmod'ed through a link
+
+
+def test_play_refuses_an_entry_file_others_may_write(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    """Red team: a planted world-writable ./cardproof-entry-ID.json took someone's seat."""
+    url, _ = server
+    tid = lockstep_cup(server, "Planted Cup")
+    with Client(base_url=url) as player:
+        entry = player.enter(tid, "Mallory")
+    planted = tmp_path / f"cardproof-entry-{tid}.json"
+    planted.write_bytes(msgspec.json.encode(entry))
+    planted.chmod(0o666)
+    play = ("play", "--tournament", tid, "--round", "1", "--url", url)
+    refused = cardproof(*play, env={"XDG_STATE_HOME": str(tmp_path / "empty")}, cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "may be changed by others (mode 0666)" in refused.stderr
+    linked = tmp_path / "linked.json"
+    linked.symlink_to(planted)
+    planted.chmod(0o600)
+    through = cardproof(*play, "--entry-file", str(linked), cwd=tmp_path)
+    assert through.returncode == 2
+    assert "is a symlink" in through.stderr
+
+
+def test_names_the_server_sends_reach_the_terminal_without_their_controls() -> None:
+    """Red team: a tournament name with ESC retitled the window of whoever ran `show`."""
+    from cardproof.cli.common import printable
+
+    assert printable("\x1b]0;pwned\x07x") == "\\u001b]0;pwned\\u0007x"
+    assert printable("\u202ecba Cup") == "\\u202ecba Cup"
+    assert printable("Ünïcode Cup ♠") == "Ünïcode Cup ♠"

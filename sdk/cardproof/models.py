@@ -541,7 +541,7 @@ class TournamentCreated(Struct):
 
 MAX_TOURNAMENTS_PAGE: Final = 100
 """Tournaments a page of ``GET /v1/tournaments`` lists at most."""
-TOURNAMENT_CURSOR_PATTERN: Final = r"^[0-9]{16}:[A-Za-z0-9_-]{1,64}$"
+TOURNAMENT_CURSOR_PATTERN: Final = r"^[0-9]{16}:[A-Za-z0-9_-]{1,64}(?![\s\S])"
 """A ``next_cursor`` of ``GET /v1/tournaments``: where the page after starts."""
 
 

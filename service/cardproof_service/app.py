@@ -47,7 +47,7 @@ from cardproof_service.pages import StandingsPages
 from cardproof_service.pars import Pars
 from cardproof_service.problems import problem_details_plugin
 from cardproof_service.settings import Settings
-from cardproof_service.site import html_not_found
+from cardproof_service.site import html_not_found, safe_headers
 from cardproof_service.solving import Solvers
 from cardproof_service.standings import Scoreboard
 from cardproof_service.store import MemoryStore, Store
@@ -219,6 +219,6 @@ def create_app(
     # Around the router, not per route: unknown paths (404) and methods (405) are
     # counted and logged too; a 404 is a page for a browser (HEAD too: the GET's headers).
     app.asgi_handler = observe_requests(
-        reference_headers(answer_head(html_not_found(app.asgi_handler)))
+        safe_headers(reference_headers(answer_head(html_not_found(app.asgi_handler))))
     )
     return app

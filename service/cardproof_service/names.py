@@ -58,8 +58,11 @@ C0 control character. A name the pattern lets through may still be refused (422)
 normalized."""
 
 
-def display_name(text: str) -> str:
-    """``text`` as it is shown: NFKC, white space trimmed and collapsed (422 if unusable)."""
+def display_name(text: str, *, longest: int = MAX_NAME_LENGTH) -> str:
+    """``text`` as it is shown: NFKC, white space trimmed and collapsed (422 if unusable).
+
+    An entrant's name is at most 64 characters, a tournament's 100 (``longest``).
+    """
     for position, char in enumerate(text):
         if unicodedata.category(char) in _REFUSED_CATEGORIES or ord(char) in _INVISIBLE:
             raise RuleError(
@@ -71,10 +74,8 @@ def display_name(text: str) -> str:
     name = _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip()
     if not name:
         raise RuleError("empty-name", "name: a name needs a visible character", field="name")
-    if len(name) > MAX_NAME_LENGTH:
-        raise RuleError(
-            "name-too-long", f"name: at most {MAX_NAME_LENGTH} characters", field="name"
-        )
+    if len(name) > longest:
+        raise RuleError("name-too-long", f"name: at most {longest} characters", field="name")
     return name
 
 

@@ -11,10 +11,13 @@ an HTML page and an API client with problem details, chosen by the request's
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Sequence
 from html import escape
 from typing import Final
+from urllib.parse import quote
 
+from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -164,6 +167,10 @@ def _vary(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     return [*kept, (b"vary", b", ".join([*varies, b"Accept"]))]
 
 
+API_PATHS: Final = ("/v1/", "/.well-known/", "/healthz", "/readyz", "/metrics")
+"""Where the API answers: its 404s are problem details whatever the ``Accept``."""
+
+
 def html_not_found(app: ASGIApp) -> ASGIApp:
     """``app`` answering a 404 with the HTML page when the request's ``Accept`` prefers HTML.
 
@@ -178,7 +185,8 @@ def html_not_found(app: ASGIApp) -> ASGIApp:
             await app(scope, receive, send)
             return
         accept = b",".join(value for name, value in scope["headers"] if name.lower() == b"accept")
-        html = prefers_html(accept.decode("latin-1"))
+        # the API's own 404s keep their problem details (and code) for every client
+        html = prefers_html(accept.decode("latin-1")) and not scope["path"].startswith(API_PATHS)
         kept: list[tuple[bytes, bytes]] | None = None
         """A 404's headers, held while its body is read, to answer in the other form."""
         body = bytearray()
@@ -223,6 +231,37 @@ def html_not_found(app: ASGIApp) -> ASGIApp:
     return wrapped
 
 
+CREDENTIALS: Final = (b"authorization", b"x-invite-code")
+"""Request headers that open what others may not read: an answer to them is private."""
+
+
+def safe_headers(app: ASGIApp) -> ASGIApp:
+    """``app`` with ``nosniff`` on every answer, and ``no-store`` on private ones.
+
+    ``X-Content-Type-Options: nosniff`` goes on every answer; ``Cache-Control: no-store``
+    on an answer to a request that carried a credential (a key, a token or an invite
+    code) and set no caching of its own, so that no shared cache keeps it for others.
+    """
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await app(scope, receive, send)
+            return
+        private = any(name.lower() in CREDENTIALS for name, _ in scope["headers"])
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableScopeHeaders.from_message(message)
+                headers["X-Content-Type-Options"] = "nosniff"
+                if private and "cache-control" not in headers:
+                    headers["Cache-Control"] = "no-store"
+            await send(message)
+
+        await app(scope, receive, sending)
+
+    return wrapped
+
+
 def _words(body: bytes, path: str) -> str:
     """What the 404 page says: the problem's ``detail`` if it names what is missing."""
     try:
@@ -230,11 +269,32 @@ def _words(body: bytes, path: str) -> str:
     except ValueError:
         problem = None
     if isinstance(problem, dict) and "code" in problem and isinstance(problem.get("detail"), str):
-        return str(problem["detail"])
-    return f"There is no page at {path}."
+        return shown(str(problem["detail"]))
+    return f"There is no page at {quote(path, safe=_PATH_SAFE)}."
+
+
+_PATH_SAFE: Final = "/:@!$&'()*+,;=-._~"
+"""What a path shows as it is on the 404 page; anything else (controls, bidi overrides,
+spaces, any non-ASCII) shows percent-encoded, as a browser's address bar does."""
+_HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def shown(text: str) -> str:
+    """``text`` with every control, format (bidi) or unassigned character as an escape.
+
+    The escape is a backslash, ``u`` and four hex digits.
+
+    A page (or a terminal) that echoes what a client sent must not let it reorder or
+    hide the text around it.
+    """
+    return "".join(
+        f"\\u{ord(char):04x}" if unicodedata.category(char) in _HIDDEN else char for char in text
+    )
 
 
 __all__ = [
+    "API_PATHS",
+    "CREDENTIALS",
     "FAVICON_LINK",
     "FAVICON_PATH",
     "HEADER_STYLE",
@@ -244,5 +304,7 @@ __all__ = [
     "html_not_found",
     "not_found_page",
     "prefers_html",
+    "safe_headers",
+    "shown",
     "site_header",
 ]

@@ -21,7 +21,7 @@ import hmac
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import msgspec
 from litestar.plugins.problem_details import ProblemDetailsException
@@ -46,11 +46,18 @@ from cardproof_service.entrants import require_entrant
 from cardproof_service.invites import add_invites, invite_hash, invite_limit
 from cardproof_service.keys import Keys
 from cardproof_service.lockstep import Rounds, unknown_round
+from cardproof_service.names import display_name
 from cardproof_service.organizers import authenticate
 from cardproof_service.problems import conflict, not_found, problem
 from cardproof_service.settings import Settings
 from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
 from cardproof_service.times import now, rfc3339, rfc3339_ms, tournament_closed
+
+MAX_TOURNAMENT_NAME: Final = 100
+LONGEST_AHEAD: Final = 10 * 366 * 86_400
+"""How far ahead a tournament may open or close: ten years. Its record is kept a while
+after the close, and every time it holds must still be a date (the year 9999 is the
+last) when it is shown."""
 
 
 class Access(NamedTuple):
@@ -116,8 +123,17 @@ class Tournaments:
         """A new tournament of ``organizer``: checks the variant, options and times."""
         cls = variant(request.variant)
         options = cls.parse_options(request.options)  # 422 for an option it does not take
+        name = display_name(request.name, longest=MAX_TOURNAMENT_NAME)  # shown on every page
         opens_at, closes_at = int(request.opens_at.timestamp()), int(request.closes_at.timestamp())
         current = now()
+        for field, moment in (("opens_at", opens_at), ("closes_at", closes_at)):
+            if not 0 <= moment <= current + LONGEST_AHEAD:
+                raise RuleError(
+                    "bad-time",
+                    f"{field} must be after 1970 and at most {LONGEST_AHEAD // 86_400} days "
+                    f"from now (now is {rfc3339(current)})",
+                    field=field,
+                )
         if closes_at <= opens_at:
             raise RuleError("bad-window", "closes_at must be after opens_at", field="closes_at")
         if closes_at <= current:
@@ -163,7 +179,7 @@ class Tournaments:
         record = TournamentRecord(
             tournament_id="t_" + secrets.token_hex(10),
             organizer_id=organizer.organizer_id,
-            name=request.name,
+            name=name,
             variant=cls.id,
             options=msgspec.to_builtins(options),
             rounds=request.rounds,

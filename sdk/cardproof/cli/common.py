@@ -7,10 +7,13 @@ imports nothing but the standard library.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
+import stat
 import sys
+import unicodedata
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
@@ -22,6 +25,20 @@ so ``cardproof verify r.jws && accept`` never accepts an unreplayed receipt."""
 
 URL_ENV = "CARDPROOF_URL"
 """The server every command that takes ``--url`` uses when ``--url`` is not given."""
+
+
+_HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def printable(text: str) -> str:
+    """Server-given text for a terminal: controls, bidi and format characters as escapes.
+
+    A name made before the service refused such characters could otherwise move the
+    cursor, retitle the window or reorder the line it is printed on.
+    """
+    return "".join(
+        f"\\u{ord(char):04x}" if unicodedata.category(char) in _HIDDEN else char for char in text
+    )
 
 
 def url_from_env() -> str | None:
@@ -123,11 +140,46 @@ def entry_file_name(tournament_id: str) -> str:
 def private_entries_dir() -> Path:
     """:func:`entries_dir`, made if need be; it and its ``cardproof`` parent are mode 0700.
 
-    The files hold bearer tokens: nobody but their owner lists or reads them.
+    The files hold bearer tokens: nobody but their owner lists or reads them. A folder
+    made here is 0700 whatever the umask (the XDG spec asks it of a base directory too);
+    ``cardproof`` and ``entries`` must be real folders of this user, not symlinks, so
+    that nobody can point the tokens elsewhere or take them from a folder they own.
     """
     entries = entries_dir()
-    entries.mkdir(mode=0o700, parents=True, exist_ok=True)
+    missing = [folder for folder in (entries, *entries.parents) if not folder.exists()]
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(folder, 0o700)
+            os.chmod(folder, 0o700)  # a umask may have taken the owner's bits off too
     for folder in (entries.parent, entries):
+        _check_private(folder, directory=True)
         if folder.stat().st_mode & 0o077:
             folder.chmod(0o700)
     return entries
+
+
+def _check_private(path: Path, *, directory: bool) -> None:
+    """Refuse (``ValueError``) a symlink, another user's file, or one others may write."""
+    info = path.lstat()
+    kind = "folder" if directory else "file"
+    if stat.S_ISLNK(info.st_mode):
+        raise ValueError(f"{path} is a symlink: an entry {kind} must be a real one")
+    if (stat.S_ISDIR(info.st_mode) if directory else stat.S_ISREG(info.st_mode)) is False:
+        raise ValueError(f"{path} is not a {kind}")
+    if info.st_uid != os.getuid():
+        raise ValueError(f"{path} belongs to another user: an entry {kind} must be yours")
+    if not directory and info.st_mode & 0o022:
+        raise ValueError(
+            f"{path} may be changed by others (mode {stat.S_IMODE(info.st_mode):04o}): "
+            "an entry file must be writable by you alone (chmod 600)"
+        )
+
+
+def read_entry_file(path: Path) -> bytes:
+    """An entry file's bytes, if it is this user's own regular file that only they may write.
+
+    Another user could otherwise plant an entry (their token) for ``cardproof play`` to
+    take a seat with, in a shared working directory.
+    """
+    _check_private(path, directory=False)
+    return path.read_bytes()

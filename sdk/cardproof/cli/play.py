@@ -9,7 +9,13 @@ from pathlib import Path
 
 import msgspec
 
-from cardproof.cli.common import URL_ENV, entries_dir, entry_file_name, needs_service
+from cardproof.cli.common import (
+    URL_ENV,
+    entries_dir,
+    entry_file_name,
+    needs_service,
+    read_entry_file,
+)
 from cardproof.client import Client
 
 
@@ -73,7 +79,7 @@ def _play_round(args: argparse.Namespace, client_type: type[Client]) -> int:
         return 2
     path = _entry_path(args.entry_file, args.tournament)
     try:
-        entry = msgspec.json.decode(path.read_bytes())
+        entry = msgspec.json.decode(read_entry_file(path))
         token = entry["token"]
         if not isinstance(token, str) or entry.get("tournament_id") != args.tournament:
             raise ValueError("not an entry of this tournament")

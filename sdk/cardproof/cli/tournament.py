@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import msgspec
 
-from cardproof.cli.common import entry_file_name, private_entries_dir
+from cardproof.cli.common import entry_file_name, printable, private_entries_dir
 from cardproof.client import Client
 from cardproof.errors import APIError, TransportError
 from cardproof.models import RoundStatus, Standings, Tournament, TournamentSummary
@@ -37,8 +37,8 @@ def _print_tournament(tournament: Tournament) -> None:
     closed = f" (closed {t.closed_at})" if t.closed_at else ""
     limit = f", at most {plural(t.max_entrants, 'entrant')}" if t.max_entrants is not None else ""
     print(f"tournament  {t.tournament_id}")
-    print(f"name        {t.name}")
-    print(f"organizer   {t.organizer}")
+    print(f"name        {printable(t.name)}")
+    print(f"organizer   {printable(t.organizer)}")
     print(f"variant     {t.variant} {json.dumps(t.options, sort_keys=True)}")
     print(f"status      {t.status}")
     print(f"window      {t.opens_at} to {t.closes_at}{closed}")
@@ -151,7 +151,7 @@ def _print_entrants(standings: Standings) -> None:
     lines = sorted(standings.entrants, key=lambda line: (line.name.casefold(), line.name))
     print(f"entrants    {len(lines)}" + (", games finished of each:" if lines else ""))
     for line in lines[:SHOWN_ENTRANTS]:
-        print(f"  {line.games_finished:>3}/{standings.rounds:<3} {line.name}")
+        print(f"  {line.games_finished:>3}/{standings.rounds:<3} {printable(line.name)}")
     if len(lines) > SHOWN_ENTRANTS:
         print(
             f"  and {len(lines) - SHOWN_ENTRANTS} more: "
@@ -171,7 +171,7 @@ def _list(client: Client, args: argparse.Namespace) -> int:
     if not lines:
         print("no tournaments listed" + (" after this cursor" if args.cursor else ""))
     else:
-        width = min(32, max(4, *(len(line.name) for line in lines)))
+        width = min(32, max(4, *(len(printable(line.name)) for line in lines)))
         print(f"{'tournament':<22}  {'name':<{width}}  {'variant':<17} {'status':<9} window")
         for line in lines:
             print(_summary_line(line, width))
@@ -186,7 +186,8 @@ def _list(client: Client, args: argparse.Namespace) -> int:
 
 def _summary_line(line: TournamentSummary, width: int) -> str:
     """One tournament of the list; a name longer than the column is cut with an ellipsis."""
-    name = line.name if len(line.name) <= width else line.name[: width - 1] + "…"
+    name = printable(line.name)
+    name = name if len(name) <= width else name[: width - 1] + "…"
     return (
         f"{line.tournament_id:<22}  {name:<{width}}  {line.variant:<17} {line.status:<9} "
         f"{line.opens_at} to {line.closes_at}"
@@ -209,7 +210,7 @@ def _standings(client: Client, args: argparse.Namespace) -> int:
     print(f"{'rank':>4}  {'name':<24} {'total':>8}  games" + ("  % of par" if with_par else ""))
     for line in entrants:
         print(
-            f"{line.rank:>4}  {line.name:<24} {line.total:>8}  "
+            f"{line.rank:>4}  {printable(line.name):<24} {line.total:>8}  "
             f"{line.games_finished}/{standings.rounds}"
             + (f"  {_percent(line.percent_of_par):>8}" if with_par else "")
         )
