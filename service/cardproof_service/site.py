@@ -236,18 +236,37 @@ CREDENTIALS: Final = (b"authorization", b"x-invite-code")
 
 
 def safe_headers(app: ASGIApp) -> ASGIApp:
-    """``app`` with ``nosniff`` on every answer, and ``no-store`` on private ones.
+    """``app`` with ``nosniff`` on every answer, ``no-store`` on private ones, one credential.
 
     ``X-Content-Type-Options: nosniff`` goes on every answer; ``Cache-Control: no-store``
     on an answer to a request that carried a credential (a key, a token or an invite
-    code) and set no caching of its own, so that no shared cache keeps it for others.
+    code) and set no caching of its own, so that no shared cache keeps it for others. A
+    request naming a credential header twice is refused (400 ``duplicate-header``).
     """
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
             await app(scope, receive, send)
             return
-        private = any(name.lower() in CREDENTIALS for name, _ in scope["headers"])
+        named = [name.lower() for name, _ in scope["headers"] if name.lower() in CREDENTIALS]
+        twice = sorted({name.decode() for name in named if named.count(name) > 1})
+        if twice:  # a proxy reading the last copy and the service the first would disagree
+            content = problem_body(
+                400,
+                f"the {twice[0]} header is given more than once: send it once",
+                type_="/problems/parse-error",
+                code="duplicate-header",
+                field=twice[0],
+            )
+            headers = [
+                (b"content-type", b"application/problem+json"),
+                (b"content-length", str(len(content)).encode()),
+                (b"x-content-type-options", b"nosniff"),
+            ]
+            await send({"type": "http.response.start", "status": 400, "headers": headers})
+            await send({"type": "http.response.body", "body": content, "more_body": False})
+            return
+        private = bool(named)
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":

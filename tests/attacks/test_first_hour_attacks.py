@@ -7,12 +7,15 @@ the service is owed instead (the CLI's entry-file attacks are in test_tournament
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, cast
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
+from litestar.types import Message, Receive, Scope, Send
 
+from cardproof_service.site import safe_headers
 from conftest import organizer_key
 
 POST = "/v1/tournaments"
@@ -169,3 +172,39 @@ def test_a_cursor_with_a_trailing_newline_is_refused(
         "/v1/tournaments", params={"limit": 1, "cursor": cursor}, headers={"Authorization": key}
     )
     assert straight.json()["tournaments"][0]["name"] == "Cup 1"
+
+
+@pytest.mark.parametrize("header", [b"authorization", b"x-invite-code"])
+async def test_a_credential_header_given_twice_is_refused(header: bytes) -> None:
+    """Two Authorization headers (as uvicorn passes them): the first won here, where a proxy
+    in front may read the last."""
+    reached: list[Scope] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        reached.append(scope)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}", "more_body": False})
+
+    async def answer(headers: list[tuple[bytes, bytes]]) -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: Message) -> None:
+            sent.append(dict(message))
+
+        async def receive() -> Any:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        scope = {"type": "http", "method": "GET", "path": "/v1/tournaments", "headers": headers}
+        await safe_headers(app)(cast(Scope, scope), receive, send)
+        return sent
+
+    refused = await answer([(header, b"Bearer cpo_a"), (b"accept", b"*/*"), (header, b"Bearer b")])
+    assert not reached  # refused before the app saw it
+    assert refused[0]["status"] == 400
+    problem = json.loads(refused[1]["body"])
+    assert (problem["code"], problem["field"]) == ("duplicate-header", header.decode())
+    assert (b"x-content-type-options", b"nosniff") in refused[0]["headers"]
+    once = await answer([(header, b"Bearer cpo_a")])
+    assert once[0]["status"] == 200
+    assert len(reached) == 1
+    assert (b"cache-control", b"no-store") in once[0]["headers"]
