@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -297,3 +298,46 @@ def play_blind(
     jwks = client.get("/.well-known/jwks.json").json()
     assert verify_receipt(receipt["receipt"], jwks, allow=["casual"]).replayed  # no commitment
     return receipt, moves
+
+
+# --- headless Chromium, for the page tests ------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def chromium_or_skip() -> str:
+    """Debian's Chromium; skip without it, or fail where a browser is required."""
+    path = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
+    if path is not None:
+        return path
+    message = "Chromium is not installed (`make browser` installs Debian's chromium)"
+    required = (
+        bool(os.environ.get("CI"))
+        or bool(os.environ.get("REQUIRE_BROWSER"))
+        or os.environ.get("REQUIRE_REDIS") == "1"
+    )
+    if required:
+        pytest.fail(f"{message}, but a browser is required here (CI)", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium for a test module's pages."""
+    executable = chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def web_server() -> Iterator[str]:
+    """A real ``cardproof serve`` on the memory store, for a test module's pages."""
+    with served("--log-level", "warning", env={"REDIS_URL": ""}) as base_url:
+        yield base_url

@@ -29,7 +29,7 @@ def ids(client: TestClient[Litestar], owner: str) -> dict[str, str]:
         "variant": "poker-squares",
         "rounds": 1,
         "opens_at": "2020-01-01T00:00:00Z",
-        "closes_at": "2100-01-01T00:00:00Z",
+        "closes_at": "2035-01-01T00:00:00Z",
     }
     created = client.post("/v1/tournaments", json=tournament, headers={"Authorization": owner})
     tid = created.json()["tournament"]["tournament_id"]
@@ -102,7 +102,7 @@ def test_head_of_an_event_stream_ends_with_its_headers(
         "variant": "poker-squares",
         "rounds": 1,
         "opens_at": "2020-01-01T00:00:00Z",
-        "closes_at": "2100-01-01T00:00:00Z",
+        "closes_at": "2035-01-01T00:00:00Z",
     }
     created = client.post("/v1/tournaments", json=tournament, headers={"Authorization": owner})
     tid = created.json()["tournament"]["tournament_id"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -33,7 +32,7 @@ from cardproof_service.commitments import round_commitment_id
 from cardproof_service.deals import Deals
 from cardproof_service.pages import render
 from cardproof_service.store import GameResult
-from conftest import organizer_key, served
+from conftest import CHROMIUM_ARGS, chromium_or_skip, organizer_key, served
 from test_tournaments_api import (
     _READERS,
     CELLS,
@@ -46,8 +45,6 @@ from test_tournaments_api import (
 
 HttpClient = TestClient[Litestar]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 ROUND_ORDERS = {1: CELLS, 2: CELLS[::-1], 3: CELLS[5:] + CELLS[:5]}
 """The cells each round is played in: every entrant plays a round the same way."""
 ROUNDS_PLAYED = {"Ada": 1, "Bea": 3, "Cy": 2}
@@ -405,22 +402,6 @@ def test_a_variant_without_a_grid_shows_its_log(
 
 
 # --- in headless Chromium --------------------------------------------------------------------
-
-
-def chromium_or_skip() -> str:
-    """Debian's Chromium; skip without it, or fail where a browser is required."""
-    path = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
-    if path is not None:
-        return path
-    message = "Chromium is not installed (`make browser` installs Debian's chromium)"
-    required = (
-        bool(os.environ.get("CI"))
-        or bool(os.environ.get("REQUIRE_BROWSER"))
-        or os.environ.get("REQUIRE_REDIS") == "1"
-    )
-    if required:
-        pytest.fail(f"{message}, but a browser is required here (CI)", pytrace=False)
-    pytest.skip(message)
 
 
 @pytest.fixture

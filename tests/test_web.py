@@ -40,7 +40,6 @@ from cardproof.receipts import CommitmentMismatchError, Expected, ReceiptError, 
 from cardproof.tables import generate
 from cardproof_service.controllers.web import PAGE_POLICY, STATIC_DIR
 from conftest import served
-from test_standings_page import CHROMIUM_ARGS, chromium_or_skip
 
 HttpClient = TestClient[Litestar]
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,25 +170,6 @@ def test_the_built_assets_in_the_package_are_current(tmp_path: Path) -> None:
 
 
 # --- in headless Chromium ------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def web_server() -> Iterator[str]:
-    with served("--log-level", "warning", env={"REDIS_URL": ""}) as base_url:
-        yield base_url
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    executable = chromium_or_skip()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 class Recorder:

@@ -20,7 +20,6 @@ from typing import Any
 import httpx
 import pytest
 
-from test_standings_page import CHROMIUM_ARGS, chromium_or_skip
 from test_web import ROW_ORDER, SNAKE, serve_with_organizer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,19 +37,6 @@ def organized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, s
     """A ``cardproof serve`` on the memory store; its URL and an organizer's key."""
     with serve_with_organizer(tmp_path_factory.mktemp("organizers"), "Club") as organized:
         yield organized
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    executable = chromium_or_skip()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def lockstep_tournament(base_url: str, key: str) -> str:

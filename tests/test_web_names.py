@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from conftest import served
-from test_standings_page import CHROMIUM_ARGS, chromium_or_skip
 from test_web import by_move, solodrez_deal, solodrez_play, solodrez_said
 
 CONTROLS = "main button:visible, main [role=cell]:visible, main a[href]:visible"
@@ -28,25 +25,6 @@ CONTROLS = "main button:visible, main [role=cell]:visible, main a[href]:visible"
 WIRE = re.compile(r"\b\d>\d\b|\b\d:\d+>\d\b")
 """The API's 0-based move texts of reserve-poker (``2>4``) and solodrez (``3:2>5``)."""
 SNAPSHOT = re.compile(r'^(?P<role>[a-z]+)(?: (?P<name>"(?:[^"\\]|\\.)*"))?')
-
-
-@pytest.fixture(scope="module")
-def web_server() -> Iterator[str]:
-    with served("--log-level", "warning", env={"REDIS_URL": ""}) as base_url:
-        yield base_url
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    executable = chromium_or_skip()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def accessible(element: Any) -> tuple[str, str]:

@@ -239,7 +239,7 @@ def test_too_many_invites_at_creation_are_refused_before_anything_is_stored(
         "variant": "poker-squares",
         "rounds": 1,
         "opens_at": "2026-01-01T00:00:00Z",
-        "closes_at": "2099-01-01T00:00:00Z",
+        "closes_at": "2035-01-01T00:00:00Z",
         "entry": "invite",
         "max_entrants": 3,
         "invites": 7,

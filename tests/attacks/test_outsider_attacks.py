@@ -659,7 +659,7 @@ def test_the_verify_page_refuses_what_the_sdk_refuses(
     """
     from playwright.sync_api import expect, sync_playwright
 
-    from test_standings_page import CHROMIUM_ARGS, chromium_or_skip
+    from conftest import CHROMIUM_ARGS, chromium_or_skip
 
     url, _ = server
     honest = played_game(url, committed=True)
