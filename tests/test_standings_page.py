@@ -140,6 +140,7 @@ def test_an_open_tournament_shows_standings_and_totals_but_no_grids(
     assert answer.headers["content-type"].startswith("text/html")
     assert "default-src 'none'" in answer.headers["content-security-policy"]
     assert answer.headers["cache-control"] == "no-store"
+    assert answer.headers["referrer-policy"] == "no-referrer"  # its address names it
     page = answer.text
     rows = page_rows(page)
     assert rows == api_rows(client, tid)

@@ -43,5 +43,6 @@ class PagesController(Controller):
                 "Content-Security-Policy": CONTENT_SECURITY_POLICY,
                 "Cache-Control": "no-store",
                 "X-Content-Type-Options": "nosniff",
+                "Referrer-Policy": "no-referrer",  # its address names the tournament
             },
         )
