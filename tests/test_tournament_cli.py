@@ -865,7 +865,7 @@ def test_play_refuses_an_entry_file_others_may_write(
 
 def test_names_the_server_sends_reach_the_terminal_without_their_controls() -> None:
     """Red team: a tournament name with ESC retitled the window of whoever ran `show`."""
-    from cardproof.cli.common import printable
+    from cardproof.words import printable
 
     assert printable("\x1b]0;pwned\x07x") == "\\u001b]0;pwned\\u0007x"
     assert printable("\u202ecba Cup") == "\\u202ecba Cup"

@@ -25,10 +25,8 @@ from typing import Final
 from disarm import skeleton_key
 
 from cardproof.errors import RuleError
+from cardproof.words import HIDDEN_CATEGORIES
 
-_REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-"""Controls, format characters (zero-width, bidi), surrogates, private use, unassigned,
-line and paragraph separators."""
 _INVISIBLE: Final = frozenset(
     (
         *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180E, 0x180F),
@@ -64,7 +62,7 @@ def display_name(text: str, *, longest: int = MAX_NAME_LENGTH) -> str:
     An entrant's name is at most 64 characters, a tournament's 100 (``longest``).
     """
     for position, char in enumerate(text):
-        if unicodedata.category(char) in _REFUSED_CATEGORIES or ord(char) in _INVISIBLE:
+        if unicodedata.category(char) in HIDDEN_CATEGORIES or ord(char) in _INVISIBLE:
             raise RuleError(
                 "invisible-character",
                 f"name: character {position} (U+{ord(char):04X}) is invisible or a format "

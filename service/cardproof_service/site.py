@@ -11,7 +11,6 @@ an HTML page and an API client with problem details, chosen by the request's
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Sequence
 from html import escape
 from typing import Final
@@ -21,6 +20,7 @@ from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from cardproof.words import printable
 from cardproof_service.problems import problem_body
 
 PAGE_POLICY: Final = (
@@ -288,27 +288,13 @@ def _words(body: bytes, path: str) -> str:
     except ValueError:
         problem = None
     if isinstance(problem, dict) and "code" in problem and isinstance(problem.get("detail"), str):
-        return shown(str(problem["detail"]))
+        return printable(str(problem["detail"]))
     return f"There is no page at {quote(path, safe=_PATH_SAFE)}."
 
 
 _PATH_SAFE: Final = "/:@!$&'()*+,;=-._~"
 """What a path shows as it is on the 404 page; anything else (controls, bidi overrides,
 spaces, any non-ASCII) shows percent-encoded, as a browser's address bar does."""
-_HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-
-
-def shown(text: str) -> str:
-    """``text`` with every control, format (bidi) or unassigned character as an escape.
-
-    The escape is a backslash, ``u`` and four hex digits.
-
-    A page (or a terminal) that echoes what a client sent must not let it reorder or
-    hide the text around it.
-    """
-    return "".join(
-        f"\\u{ord(char):04x}" if unicodedata.category(char) in _HIDDEN else char for char in text
-    )
 
 
 __all__ = [
@@ -324,6 +310,5 @@ __all__ = [
     "not_found_page",
     "prefers_html",
     "safe_headers",
-    "shown",
     "site_header",
 ]

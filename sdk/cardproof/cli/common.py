@@ -13,7 +13,6 @@ import os
 import re
 import stat
 import sys
-import unicodedata
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
@@ -25,20 +24,6 @@ so ``cardproof verify r.jws && accept`` never accepts an unreplayed receipt."""
 
 URL_ENV = "CARDPROOF_URL"
 """The server every command that takes ``--url`` uses when ``--url`` is not given."""
-
-
-_HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-
-
-def printable(text: str) -> str:
-    """Server-given text for a terminal: controls, bidi and format characters as escapes.
-
-    A name made before the service refused such characters could otherwise move the
-    cursor, retitle the window or reorder the line it is printed on.
-    """
-    return "".join(
-        f"\\u{ord(char):04x}" if unicodedata.category(char) in _HIDDEN else char for char in text
-    )
 
 
 def url_from_env() -> str | None:

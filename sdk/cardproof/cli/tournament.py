@@ -14,11 +14,11 @@ from urllib.parse import quote
 
 import msgspec
 
-from cardproof.cli.common import entry_file_name, printable, private_entries_dir
+from cardproof.cli.common import entry_file_name, private_entries_dir
 from cardproof.client import Client
 from cardproof.errors import APIError, TransportError
 from cardproof.models import RoundStatus, Standings, Tournament, TournamentSummary
-from cardproof.words import plural
+from cardproof.words import plural, printable
 
 _ACTIONS: dict[str, Callable[[Client, argparse.Namespace], int]]
 """Each ``cardproof tournament`` subcommand's action, by name (filled in below)."""
