@@ -33,7 +33,7 @@ from cardproof.receipts import SigningKey, verify_receipt
 from cardproof_service import Settings, create_app
 from cardproof_service.keys import Keys
 from cardproof_service.organizers import new_organizer
-from cardproof_service.store import Store
+from cardproof_service.store import MemoryStore, Store
 from leftovers import Leftovers
 
 LEFTOVERS = pytest.StashKey[Leftovers]()
@@ -83,6 +83,8 @@ UNLIMITED: dict[str, Any] = {
     "max_games_in_flight": 0,
     "daily_deal_quota": 0,
     "listeners_per_client": 0,
+    "listeners_per_address": 0,
+    "entries_per_address": 0,
 }
 """Settings without the per-client limits: a test suite is one client making thousands of
 requests (tests/test_limits.py checks the limits)."""
@@ -118,13 +120,43 @@ class Clock:
         return self.ms
 
 
+def held_app_of() -> Litestar:
+    """An app on its own memory store, its lockstep keeper idle: only requests move a
+    round on (a test holds every deadline's moment)."""
+    app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS, store=MemoryStore())
+
+    async def idle() -> None:
+        return None
+
+    app.state.deals.rounds.keep = idle
+    return app
+
+
+@pytest.fixture
+def held_app() -> Litestar:
+    """:func:`held_app_of`, for one test."""
+    return held_app_of()
+
+
+@pytest.fixture
+def held(held_app: Litestar) -> Iterator[TestClient[Litestar]]:
+    """A client of :func:`held_app`."""
+    with TestClient(app=held_app) as client:
+        yield client
+
+
+def hold_store_clock(patch: pytest.MonkeyPatch) -> Clock:
+    """The memory store's clock held (moved only by the test), until ``patch`` is undone."""
+    held = Clock()
+    patch.setattr(memory_rounds, "now_ms", held)
+    patch.setattr(memory_moves, "now_ms", held)
+    return held
+
+
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """The memory store's clock, held: lockstep rules checked at their exact edges."""
-    held = Clock()
-    monkeypatch.setattr(memory_rounds, "now_ms", held)
-    monkeypatch.setattr(memory_moves, "now_ms", held)
-    return held
+    return hold_store_clock(monkeypatch)
 
 
 @pytest.fixture
@@ -165,6 +197,8 @@ UNLIMITED_ENV = {
     "CARDPROOF_MAX_GAMES_IN_FLIGHT": "0",
     "CARDPROOF_DAILY_DEAL_QUOTA": "0",
     "CARDPROOF_LISTENERS_PER_CLIENT": "0",
+    "CARDPROOF_LISTENERS_PER_ADDRESS": "0",
+    "CARDPROOF_ENTRIES_PER_ADDRESS": "0",
 }
 """``UNLIMITED`` for server processes (a test's own ``env`` may set limits again)."""
 

@@ -32,7 +32,7 @@ from cardproof.tournaments import round_deal
 from cardproof_service import Settings, create_app
 from cardproof_service.lockstep import Rounds
 from cardproof_service.organizers import new_organizer
-from cardproof_service.store import LatePlacement, MemoryStore, Store
+from cardproof_service.store import LatePlacement, MemoryStore, Store, StoreUnavailable
 from cardproof_service.store.redis import RedisStore
 from conftest import TEST_KEYS, UNLIMITED, Clock, organizer_key
 from redis_server import RedisServer, private_redis
@@ -452,3 +452,112 @@ def test_a_batch_its_taker_left_is_placed_once_its_lease_ends(redis: RedisServer
         ids = [deal_id for _, deal_id in seats.values()]
         for found in on_redis(redis.url, lambda store: store.get_deals(ids)):
             assert found.auto_placed == [0], found.player
+
+
+def redis_deck(app: Litestar, url: str, tid: str) -> tuple[Any, Any, list[Any]]:
+    """The round's variant, options and deck (the tournament read from the Redis at ``url``)."""
+    record = on_redis(url, lambda store: store.get_tournament(tid))
+    assert record is not None
+    seed = app.state.deals.commitments.server_seed(f"{tid}:round-1")
+    options, deck = round_deal(record.variant, record.options, seed, record.salt)
+    return variant(record.variant), options, list(deck)
+
+
+def deadline_on(client: HttpClient, tid: str, call: int) -> None:
+    """Wait out the current call's deadline (1 s a card), then have ``client``'s replica
+    place it: the round stands at ``call`` after."""
+    time.sleep(1.1)
+    found = status(client, tid)
+    assert (found["call"], found["placed"]) == (call, 0), found
+
+
+def placed_for_idle_seats(app: Litestar, url: str, tid: str, ids: list[str], calls: int) -> None:
+    """Every seat idle from the start holds the first legal move of each of ``calls`` calls,
+    and the round called the deck's cards in order."""
+    cls, options, deck = redis_deck(app, url, tid)
+    played = cls(deck, options)
+    for _ in range(calls):
+        played.play(played.legal_moves()[0])
+    expected = [played.move_text(move) for move in played.moves]
+    for found in on_redis(url, lambda store: store.get_deals(ids)):
+        assert (found.moves, found.auto_placed) == (expected, list(range(calls))), found.player
+    stored = on_redis(url, lambda store: store.round_calls(tid, 1))
+    cards = [str(card) for card in deck[: calls + 1]]
+    assert [(call.index, call.card) for call in stored] == list(enumerate(cards))
+
+
+def test_cards_decided_ahead_for_a_call_another_replica_placed_are_not_placed_at_the_next(
+    redis: RedisServer,
+) -> None:
+    """Replica A places call 0 and decides call 1 ahead; replica B places call 1 (it had
+    nothing decided); at call 2, A's cards for call 1 are not for it, though every seat
+    stands at index 2 and the store's index check would let them in."""
+    with ExitStack() as stack:
+        apps = [held_app(RedisStore.from_url(redis.url)) for _ in range(2)]
+        a, b = (stack.enter_context(TestClient(app=app)) for app in apps)
+        tid, owner, seats = redis_round(a, redis.url, 3)
+        start(a, tid, owner)
+        await_prepared(apps[0], tid, 0)
+        deadline_on(a, tid, 1)  # A places card 0 (decided at the start)...
+        await_prepared(apps[0], tid, 1)  # ...and decides card 1 ahead
+        deadline_on(b, tid, 2)  # B places card 1 itself
+        held = apps[0].state.deals.rounds.late.prepared[(tid, 1)]
+        assert (held[0], len(held[1])) == (1, 3)  # A still holds its cards for call 1
+        deadline_on(a, tid, 3)
+        ids = [deal_id for _, deal_id in seats.values()]
+        placed_for_idle_seats(apps[0], redis.url, tid, ids, 3)
+
+
+def test_a_kept_game_another_replica_moved_on_is_read_again(
+    redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replica A places call 0 and keeps the idle games at index 1; replica B places
+    call 1; at call 2, A's copies are a card behind: A reads the games again rather than
+    decide on its copies (whose move the store's index check would let in)."""
+    monkeypatch.setattr(late, "LATE_GAMES", 0)  # nothing decided ahead: the games are kept
+    with ExitStack() as stack:
+        apps = [held_app(RedisStore.from_url(redis.url)) for _ in range(2)]
+        a, b = (stack.enter_context(TestClient(app=app)) for app in apps)
+        tid, owner, seats = redis_round(a, redis.url, 3)
+        start(a, tid, owner)
+        deadline_on(a, tid, 1)  # A places card 0 and keeps the three games
+        kept: late.LateGames = apps[0].state.deals.rounds.late.kept
+        assert len(kept) == 3
+        deadline_on(b, tid, 2)  # B places card 1: A's copies stand at index 1
+        assert len(kept) == 3
+        deadline_on(a, tid, 3)
+        ids = [deal_id for _, deal_id in seats.values()]
+        placed_for_idle_seats(apps[0], redis.url, tid, ids, 3)
+
+
+def test_a_round_whose_batch_a_dead_replica_claimed_goes_on_within_seconds(
+    redis: RedisServer,
+) -> None:
+    """Replica A claims the round's batch at the deadline and dies before placing it
+    (its store fails under it, and it stops): replica B places the batch once A's lease
+    is over, within seconds, not minutes. Whatever the lease, the round waits no longer."""
+    with ExitStack() as stack:
+        dying, living = (held_app(RedisStore.from_url(redis.url)) for _ in range(2))
+        b = stack.enter_context(TestClient(app=living))
+        with TestClient(app=dying) as a:
+            tid, owner, seats = redis_round(a, redis.url, 3)
+            start(a, tid, owner)
+            forget_ahead(dying, tid)  # no card decided ahead: A takes the batch in the store
+            store: Store = dying.state.store
+
+            async def dies(deal_ids: list[str]) -> list[int]:
+                raise StoreUnavailable("replica A died with the batch in hand")
+
+            setattr(store, "move_counts", dies)  # noqa: B010  (a method of this store only)
+            time.sleep(1.1)
+            claimed = time.monotonic()
+            died = a.get(f"/v1/tournaments/{tid}/rounds/1")
+            assert died.status_code == 503, died.text
+        waiting = status(b, tid)  # A's claim holds for now
+        assert (waiting["call"], waiting["placed"]) == (0, 0)
+        while (found := status(b, tid))["call"] == 0:
+            assert time.monotonic() - claimed < 8.0, f"the round is stalled: {found}"
+            time.sleep(0.2)
+        assert (found["call"], found["placed"]) == (1, 0)
+        ids = [deal_id for _, deal_id in seats.values()]
+        placed_for_idle_seats(dying, redis.url, tid, ids, 1)

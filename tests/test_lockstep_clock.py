@@ -12,7 +12,6 @@ negative time is left.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,32 +20,12 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from cardproof_service import Settings, create_app
 from cardproof_service.lockstep import Rounds
-from cardproof_service.store import MemoryStore, RoundState
-from conftest import TEST_KEYS, UNLIMITED, Clock, organizer_key
+from cardproof_service.store import RoundState
+from conftest import Clock, organizer_key
 from test_tournaments_api import CELLS, bearer, enter, new_tournament
 
 HttpClient = TestClient[Litestar]
-
-
-@pytest.fixture
-def held_app() -> Litestar:
-    """An app on its own memory store, its keeper idle: only requests move a round on."""
-    app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS, store=MemoryStore())
-    rounds: Rounds = app.state.deals.rounds
-
-    async def idle() -> None:
-        return None
-
-    rounds.keep = idle  # type: ignore[method-assign]
-    return app
-
-
-@pytest.fixture
-def held(held_app: Litestar) -> Iterator[HttpClient]:
-    with TestClient(app=held_app) as client:
-        yield client
 
 
 def tournament(client: HttpClient, owner: str, **changes: Any) -> str:
@@ -208,3 +187,58 @@ def test_no_round_says_a_negative_time_is_left(held_app: Litestar, held: HttpCli
     late = msgspec.structs.replace(state, now=state.deadline + 5_000)
     described = asyncio.run(rounds.describe(record, 1, late))
     assert described.seconds_left == 0
+
+
+# --- entries close at round 1's start time, whether or not the round was started -----------
+
+
+def scheduled(held_app: Litestar, held: HttpClient, clock: Clock) -> tuple[str, int]:
+    """A lockstep tournament whose round 1 starts in five minutes, Ada seated: (id, start ms).
+
+    Nothing has started it when its time comes: the keeper rests (``held_app``), and
+    the test asks nothing that would start it before what it checks.
+    """
+    owner = organizer_key(held_app, "Start Time Club")
+    at = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=5)
+    tid = tournament(held, owner, rounds=1, round_starts=[at.isoformat()])
+    seat_all(held, tid, ["Ada"])
+    start_ms = int(at.timestamp()) * 1000
+    clock.ms = start_ms - 1
+    assert held.get(f"/v1/tournaments/{tid}").json()["entries_closed_at"] is None
+    assert enter(held, tid, "Bea").status_code == 201  # a millisecond before: still open
+    clock.ms = start_ms
+    state = asyncio.run(held_app.state.store.round_state(tid, 1))
+    assert state.started_at is None  # its time has come, and nobody has started it
+    return tid, start_ms
+
+
+def test_an_entry_after_round_ones_start_time_is_refused_while_the_keeper_rests(
+    held_app: Litestar, held: HttpClient, clock: Clock
+) -> None:
+    """The entry itself starts a round whose time has come, then is refused: a late
+    entrant is never seated in the standings of a round they could not play."""
+    tid, start_ms = scheduled(held_app, held, clock)
+    late = enter(held, tid, "Cy")
+    assert late.status_code == 409, late.text
+    assert late.json()["code"] == "entries-closed"
+    assert ms(late.json()["started_at"]) == start_ms
+    playing = status(held, tid)
+    assert (playing["status"], ms(playing["called_at"])) == ("playing", start_ms)
+    standings = held.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
+    assert sorted(line["name"] for line in standings) == ["Ada", "Bea"]
+
+
+def test_a_passed_start_time_shows_the_entries_closed_before_the_round_starts(
+    held_app: Litestar, held: HttpClient, clock: Clock
+) -> None:
+    """``entries_closed_at`` is round 1's start time once it has passed, even before any
+    replica has started the round (reading the tournament starts nothing)."""
+    tid, start_ms = scheduled(held_app, held, clock)
+    clock.ms = start_ms + 1500
+    shown = held.get(f"/v1/tournaments/{tid}").json()["entries_closed_at"]
+    assert shown is not None
+    assert ms(shown) == start_ms
+    assert asyncio.run(held_app.state.store.round_state(tid, 1)).started_at is None
+    late = enter(held, tid, "Cy")
+    assert late.status_code == 409, late.text
+    assert late.json()["code"] == "entries-closed"

@@ -7,6 +7,7 @@ then a private Redis Cluster of three masters (``CARDPROOF_REDIS_MODE=cluster``)
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -151,3 +152,30 @@ def test_a_commitment_claimed_on_one_replica_is_refused_on_the_other(replicas: R
         assert refused.status_code == 409, refused.text
         assert refused.headers["content-type"].startswith("application/problem+json")
         assert refused.json()["code"] == "commitment-used"
+
+
+def test_a_casual_deal_resent_to_the_other_replica_is_the_first_deal(replicas: Replicas) -> None:
+    """A casual deal's retry (the same ``Idempotency-Key``) on the other replica finds the
+    claim its first attempt wrote: the same deal, as it is now; another body is a 422."""
+    a, b = replicas
+    headers = {"Idempotency-Key": f"casual-{uuid.uuid4()}"}  # Redis may outlive a run
+    body = {"variant": "poker-squares"}
+    first = ok(a.post("/v1/deals", json=body, headers=headers), 201)
+    assert ok(b.post("/v1/deals", json=body, headers=headers), 201) == first
+    deal_id = first["deal_id"]
+    ok(
+        b.post(
+            f"/v1/deals/{deal_id}/moves",
+            json={"index": 0, "move": empty_cell(first["view"]["layout"])},
+        )
+    )
+    again = ok(a.post("/v1/deals", json=body, headers=headers), 201)
+    assert (again["deal_id"], again["next_index"]) == (deal_id, 1)
+    assert again == ok(b.get(f"/v1/deals/{deal_id}"))
+    refused = b.post("/v1/deals", json={**body, "client_seed": "x"}, headers=headers)
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["code"] == "idempotency-key-reused"
+    other = ok(
+        b.post("/v1/deals", json=body, headers={"Idempotency-Key": f"casual-{uuid.uuid4()}"}), 201
+    )
+    assert other["deal_id"] != deal_id

@@ -31,6 +31,7 @@ from cardproof_service import Settings, create_app
 from cardproof_service.store import Claim, DailyQuota, DealRecord, StoreUnavailable
 from cardproof_service.store import keys as layout
 from cardproof_service.store.redis import RedisStore
+from cardproof_service.store.redis.core import FollowingPool
 from conftest import TEST_KEYS, UNLIMITED, served
 from redis_server import RedisServer, private_redis, sentinel_group
 
@@ -204,7 +205,8 @@ def test_no_acknowledged_move_is_lost_in_two_failovers(tmp_path: Path) -> None:
 def test_a_resent_request_is_not_acknowledged_before_its_first_write_is_safe() -> None:
     """A request refused with 503 (its write landed, its replica did not confirm it) and
     then resent is answered from what the first attempt stored: that answer acknowledges
-    it, so it waits for the replica too (a move, and a deal under an ``Idempotency-Key``)."""
+    it, so it waits for the replica too (a move, and a deal under an ``Idempotency-Key``,
+    committed or casual: resends of a casual one find its first deal, none opens another)."""
     with (
         private_redis() as primary,
         private_redis("--replicaof", "127.0.0.1", str(primary.port)) as replica,
@@ -226,6 +228,7 @@ def test_a_resent_request_is_not_acknowledged_before_its_first_write_is_safe() -
                 time.sleep(0.1)
             deal_id = created.json()["deal_id"]
             move = {"index": 0, "move": "a1"}
+            deals_before = stored_deals(primary)
             replica.pause()
             try:
                 assert client.post(f"/v1/deals/{deal_id}/moves", json=move).status_code == 503
@@ -241,11 +244,30 @@ def test_a_resent_request_is_not_acknowledged_before_its_first_write_is_safe() -
                 assert client.post("/v1/deals", json=body, headers=key).status_code == 503
                 again = client.post("/v1/deals", json=body, headers=key)
                 assert again.status_code == 503, again.text
+                casual = {"Idempotency-Key": "0e5c8f4a-35b1-4e8e-9a52-6b1f0c7d2e19"}
+                for _ in range(2):  # stored, not yet safe
+                    refused = client.post(
+                        "/v1/deals", json={"variant": "poker-squares"}, headers=casual
+                    )
+                    assert refused.status_code == 503, refused.text
             finally:
                 replica.resume()
             caught_up(primary)
             assert client.post(f"/v1/deals/{deal_id}/moves", json=move).status_code == 200
             assert client.post("/v1/deals", json=body, headers=key).status_code == 201
+            retried = [
+                client.post("/v1/deals", json={"variant": "poker-squares"}, headers=casual)
+                for _ in range(2)
+            ]
+            assert [r.status_code for r in retried] == [201, 201], retried[0].text
+            assert retried[0].json() == retried[1].json()
+            assert stored_deals(primary) == deals_before + 2  # the committed one, the casual one
+
+
+def stored_deals(server: RedisServer) -> int:
+    """How many deals ``server`` holds."""
+    with redis.Redis(port=server.port, socket_timeout=5) as admin:
+        return sum(1 for _ in admin.scan_iter(match="cardproof:*:deal:*", count=1000))
 
 
 def synced_app(primary_url: str, **limits: int) -> TestClient[Litestar]:
@@ -422,5 +444,41 @@ def test_a_refused_deal_keeps_its_count_only_if_a_resend_can_find_it() -> None:
                 assert counted(casual) == (True, False, 1)
             finally:
                 await store.close()
+
+        asyncio.run(run())
+
+
+def test_a_connection_left_on_the_old_primary_is_closed_once_released() -> None:
+    """After a failover, a connection that was in use on the old primary (which Sentinel
+    leaves a writable master for seconds) is closed as it comes back to the pool, so no
+    read goes there while writes go to the new primary."""
+    with sentinel_group() as group:
+
+        async def run() -> None:
+            store = RedisStore.from_sentinels(group.url, timeout=2.0)
+            pool = getattr(store._redis, "connection_pool", None)
+            assert isinstance(pool, FollowingPool)
+            old = group.primary_port()
+            connection = await pool.get_connection()  # type: ignore[no-untyped-call]
+            assert connection.port == old
+            try:
+                new = await asyncio.to_thread(group.failover)
+                deadline = time.monotonic() + 20
+                while pool.master_address is None or pool.master_address[1] != new:
+                    assert time.monotonic() < deadline, "the sentinels never agreed"
+                    await pool.follow()  # each sentinel learns of the switch in turn
+                    await asyncio.sleep(0.1)
+                assert connection.is_connected  # in use: redis-py left it open
+            finally:
+                await pool.release(connection)
+            assert not connection.is_connected  # back in the pool: closed, never reused
+            again = await pool.get_connection()  # type: ignore[no-untyped-call]
+            try:
+                await again.send_command("PING")
+                await again.read_response()
+                assert again.port == new
+            finally:
+                await pool.release(again)
+            await store.close()
 
         asyncio.run(run())

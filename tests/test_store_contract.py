@@ -1173,3 +1173,21 @@ async def test_a_batch_of_seats_is_claimed_once_until_its_lease_ends(store: Stor
     assert claims.count(True) == 1
     await asyncio.sleep(0.3)
     assert await store.claim_seats(tournament, 1, 0, 0, 200)  # its taker is presumed gone
+
+
+async def test_a_lockstep_tournaments_entries_stay_closed_while_its_first_round_plays(
+    store: Store,
+) -> None:
+    """Entries close when round 1 starts, not when it finishes: with a seat in it, the
+    round is started and playing (not finished), and an entry is refused."""
+    tournament = new_id("t")
+    ada = await store.add_entrant(tournament, entrant("e1", "Ada"), None, until_first_round=True)
+    assert ada.outcome == "added"
+    assert await store.create_deal(seat_record(tournament, "e1"), TTL) is None
+    started = await store.start_round(tournament, 1, 25, 60_000, "AS")
+    assert started is not None
+    assert (started.seats, started.call, started.finished) == (1, 0, False)  # playing
+    late = await store.add_entrant(tournament, entrant("e2", "Bea"), None, until_first_round=True)
+    assert late.outcome == "entries-closed"
+    assert await store.entrant_of_key(tournament, "bea") is None
+    assert [line.player for line in await store.standings(tournament)] == ["Ada"]

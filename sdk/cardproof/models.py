@@ -605,7 +605,9 @@ class EntryRequest(Struct, forbid_unknown_fields=True):
             max_length=64,
             pattern="^[^\\x00-\\x1f\\x7f]+(?![\\s\\S])",
             description="1 to 64 printable characters, shown NFKC-normalized with white "
-            "space trimmed and collapsed; no invisible or format characters.",
+            "space trimmed and collapsed; at least one letter or digit, and no character "
+            "that may show as nothing (control, format or default-ignorable characters, "
+            "other symbols, a mark on no letter).",
         ),
     ]
     invite_code: Annotated[str, Meta(min_length=1, max_length=64)] | UnsetType = UNSET

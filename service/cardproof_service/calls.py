@@ -15,7 +15,7 @@ import weakref
 from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -32,6 +32,9 @@ from cardproof_service.store import (
 
 MAX_LISTENERS = 10_000
 """Listeners (event streams and long polls) a process serves at once."""
+SEAT_RESERVE = 0.1
+"""The part of :data:`MAX_LISTENERS` kept for seats' first listeners: any other listener
+is let in only while the process serves fewer than the rest (9,000 of 10,000)."""
 KEEPALIVE = 15.0
 """Seconds between comments on an idle event stream (proxies close silent ones)."""
 MAX_WAIT = 55
@@ -42,6 +45,22 @@ REFRESH = 1.0
 """Seconds after which a followed round is read again even without news."""
 RETRY_LISTENER = 5
 """The ``Retry-After`` of a listener refused for want of room."""
+
+
+class Listener(NamedTuple):
+    """Who a listener is, for the counts of :meth:`Calls.admit`."""
+
+    address: str
+    """Its client (:func:`~cardproof_service.limits.client_id`): every listener counts
+    against its address's cap, across rounds."""
+    entrant: str | None = None
+    """The entrant its token proves (``None``: no token): the share of a round is then
+    the entrant's, not the address's."""
+    seated: bool = False
+    """Whether that entrant is seated in the round: its first listener there may take
+    the room kept for seats, past its address's cap."""
+    per_address: int = 0
+    """The cap on its address's listeners in this process (0: none)."""
 
 
 @dataclass
@@ -67,10 +86,15 @@ class Watch:
 class Calls:
     """The calls of the rounds this process's listeners follow; one per app.
 
-    A process serves at most :data:`MAX_LISTENERS` listeners, and a client at most
-    ``share`` of one round's (0: no share): one client cannot take the room every
-    entrant needs. Past either, the answer is a problem with ``Retry-After`` before any
-    byte of a stream is sent.
+    A process serves at most :data:`MAX_LISTENERS` listeners; an entrant (by its token),
+    or a client without one, at most ``share`` of one round's (0: no share); an address
+    at most its cap across rounds (:attr:`Listener.per_address`), tokens or not. A
+    seat's first listener (an entrant's token, seated in the round, with no other
+    listener of it there) is let in while the process has any room, past its address's
+    cap; every other listener only while :data:`SEAT_RESERVE` of the room is left. So
+    one address with many entries cannot take the room a seated entrant needs. Past
+    any of these the answer is a problem with ``Retry-After``, before any byte of a
+    stream is sent.
     """
 
     store: Store
@@ -79,7 +103,9 @@ class Calls:
     _watches: dict[tuple[str, int], Watch] = field(default_factory=dict)
     _listeners: int = 0
     _held: dict[tuple[str, tuple[str, int]], int] = field(default_factory=dict)
-    """Listeners by client and round."""
+    """Listeners by holder (an entrant, or an address without a token) and round."""
+    _addresses: dict[str, int] = field(default_factory=dict)
+    """Listeners by address, across rounds."""
     _task: asyncio.Task[None] | None = None
     _stopping: bool = False
 
@@ -129,23 +155,47 @@ class Calls:
         ):
             watch.tell()
 
-    def admit(self, key: tuple[str, int], client: str) -> Callable[[], None]:
-        """Count one listener of ``client`` on round ``key``; what releases it (once).
+    def _holder(self, key: tuple[str, int], listener: Listener) -> tuple[str, tuple[str, int]]:
+        """Whose share of round ``key`` the listener takes: its entrant's, else its address's."""
+        holder = listener.address if listener.entrant is None else f"entrant:{listener.entrant}"
+        return holder, key
 
-        503 ``too-many-listeners`` past :data:`MAX_LISTENERS` in this process, 429
-        ``listener-share`` past the client's share of the round, both with
-        ``Retry-After``.
+    def needs_seat(self, key: tuple[str, int], listener: Listener) -> bool:
+        """Whether only a seat would let the listener in now (room short, or its address full).
+
+        Only an entrant's first listener of the round can be a seat's: the caller asks the
+        store whether it is seated only then.
         """
-        if self._listeners >= MAX_LISTENERS:
+        if listener.entrant is None or self._held.get(self._holder(key, listener), 0):
+            return False
+        reserved = self._listeners >= MAX_LISTENERS - int(MAX_LISTENERS * SEAT_RESERVE)
+        cap = listener.per_address
+        return reserved or bool(cap and self._addresses.get(listener.address, 0) >= cap)
+
+    def admit(self, key: tuple[str, int], client: str | Listener) -> Callable[[], None]:
+        """Count one listener on round ``key``; what releases it (once).
+
+        ``client``: a :class:`Listener`, or an address alone. 503 ``too-many-listeners``
+        once this process serves :data:`MAX_LISTENERS` listeners, or, for any but a
+        seat's first listener, all but the :data:`SEAT_RESERVE`; 429 ``listener-share``
+        past the entrant's (or tokenless address's) share of the round; 429
+        ``listeners-per-address`` past the address's cap, but for a seat's first
+        listener. All with ``Retry-After``.
+        """
+        listener = client if isinstance(client, Listener) else Listener(client)
+        mine = self._holder(key, listener)
+        held = self._held.get(mine, 0)
+        first = listener.seated and listener.entrant is not None and not held
+        reserve = 0 if first else int(MAX_LISTENERS * SEAT_RESERVE)
+        if self._listeners >= MAX_LISTENERS - reserve:
             raise come_back(
                 503,
-                f"this server serves {MAX_LISTENERS} listeners of rounds' calls at once: "
-                "try again after Retry-After seconds",
+                f"this server serves {MAX_LISTENERS} listeners of rounds' calls at once "
+                f"(the last {int(MAX_LISTENERS * SEAT_RESERVE)} only for seated entrants' "
+                "first streams of their round): try again after Retry-After seconds",
                 "too-many-listeners",
                 RETRY_LISTENER,
             )
-        mine = (client, key)
-        held = self._held.get(mine, 0)
         if self.share and held >= self.share:
             raise come_back(
                 429,
@@ -156,7 +206,22 @@ class Calls:
                 RETRY_LISTENER,
                 limited="listener-share",
             )
+        address = listener.address
+        on_address = self._addresses.get(address, 0)
+        if not first and listener.per_address and on_address >= listener.per_address:
+            raise come_back(
+                429,
+                f"this address holds {on_address} event streams or long polls of rounds' "
+                f"calls on this server, its cap (CARDPROOF_LISTENERS_PER_ADDRESS: "
+                f"{listener.per_address}); a seated entrant's first stream of its round, "
+                "with its token, still gets in: end one, or come back after Retry-After "
+                "seconds",
+                "listeners-per-address",
+                RETRY_LISTENER,
+                limited="listeners-per-address",
+            )
         self._held[mine] = held + 1
+        self._addresses[address] = on_address + 1
         self._listeners += 1
         released = False
 
@@ -166,11 +231,8 @@ class Calls:
                 return
             released = True
             self._listeners -= 1
-            left = self._held[mine] - 1
-            if left:
-                self._held[mine] = left
-            else:
-                del self._held[mine]
+            _give_back(self._held, mine)
+            _give_back(self._addresses, address)
 
         return release
 
@@ -228,12 +290,12 @@ class Calls:
         wait: float,
         gone: asyncio.Future[None] | None = None,
         *,
-        client: str,
+        client: str | Listener,
     ) -> RoundCalls:
         """The calls after ``after``, waiting up to ``wait`` seconds for one (or the end).
 
         ``gone`` (done once the client has gone away) ends the wait early. The poll
-        counts among ``client``'s listeners of the round while it waits.
+        counts among ``client``'s listeners (:meth:`admit`) while it waits.
         """
         key = (record.tournament_id, number)
         release = self.admit(key, client)
@@ -257,7 +319,7 @@ class Calls:
         )
 
     def stream(
-        self, record: TournamentRecord, number: int, after: int, *, client: str
+        self, record: TournamentRecord, number: int, after: int, *, client: str | Listener
     ) -> AsyncIterator[bytes]:
         """Server-sent events: a ``call`` per card after ``after``, then ``end``.
 
@@ -307,6 +369,15 @@ class Calls:
             release()
 
 
+def _give_back(counts: dict[Any, int], name: object) -> None:
+    """One listener fewer under ``name`` (its entry goes at 0)."""
+    left = counts[name] - 1
+    if left:
+        counts[name] = left
+    else:
+        del counts[name]
+
+
 def _last_index(watch: Watch) -> int:
     """The index of the last call a watch holds (-1: none yet)."""
     return watch.calls[-1].index if watch.calls else -1
@@ -318,4 +389,4 @@ def _event(name: bytes, data: bytes, event_id: int | None = None) -> bytes:
     return head + b"event: " + name + b"\r\ndata: " + data + b"\r\n\r\n"
 
 
-__all__ = ["Calls", "Watch"]
+__all__ = ["Calls", "Listener", "Watch"]

@@ -5,7 +5,9 @@ under the master key, and its server seed is HMAC-SHA256(master key,
 ``cardproof-server-seed`` 0x00 id), so any replica derives it and none stores it. An id
 has exactly one spelling (``c_`` and canonical base64url), so one commitment cannot open
 two deals under two spellings. A tournament round's commitment id is
-``<tournament id>:round-<n>`` (docs/protocol.md sections 3.1, 3.2 and 3.8).
+``<tournament id>:round-<n>`` (docs/protocol.md sections 3.1, 3.2 and 3.8). A casual
+deal asked for with an ``Idempotency-Key`` is claimed under an id derived from its
+client and key (:meth:`Commitments.replay_claim_id`, docs/protocol.md section 5.2).
 """
 
 from __future__ import annotations
@@ -49,6 +51,19 @@ class Commitments:
         """A fresh commitment id that expires at ``expires_at`` (seconds since the epoch)."""
         body = secrets.token_bytes(NONCE_BYTES) + expires_at.to_bytes(8, "big")
         return "c_" + b64url(body + self._tag(body))
+
+    def replay_claim_id(self, client: str, idempotency_key: str) -> str:
+        """Where a casual deal asked for with an ``Idempotency-Key`` is claimed.
+
+        Derived from the client and the key (``k_`` and base64url of an HMAC under the
+        master key), so that the request resent, on any replica, meets the claim its first
+        attempt wrote and gets that deal. It names a claim, never a commitment: the deal's
+        own commitment id is fresh as every casual deal's, so its server seed is new even
+        when a key comes back after the replay window. Another client's key is another
+        claim: a key seen in transit does not fetch someone else's deal id.
+        """
+        message = b"cardproof-casual-replay\0" + client.encode() + b"\0" + idempotency_key.encode()
+        return "k_" + b64url(hmac.digest(self.keys.master, message, "sha256")[:18])
 
     def server_seed(self, commitment_id: str) -> bytes:
         """The seed a commitment stands for: derived, never stored."""

@@ -2,9 +2,11 @@
 
 A committed deal claims its commitment once, in the same store step that writes the
 deal; a request resent with the same ``Idempotency-Key`` gets the deal the first one
-opened. A tournament round's game is dealt from the round's seed with the tournament's
-salt, once per entrant. A deal counts among its client's games in flight until it
-finishes, and among its deals of the day (UTC).
+opened. A casual deal asked for with a key claims a slot derived from its client and the
+key the same way, so that its resend is answered with the first deal too. A tournament
+round's game is dealt from the round's seed with the tournament's salt, once per entrant.
+A deal counts among its client's games in flight until it finishes, and among its deals
+of the day (UTC).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from cardproof.receipts import b64url
 from cardproof.tournaments import round_deal
 from cardproof_service.commitments import Commitments
 from cardproof_service.games import Games, seat_of
+from cardproof_service.gate import Gate
 from cardproof_service.idempotency import REPLAY_WINDOW
 from cardproof_service.metrics import GAMES_STARTED
 from cardproof_service.problems import conflict, not_found
@@ -59,6 +62,7 @@ class Dealing:
     settings: Settings
     commitments: Commitments
     games: Games
+    gate: Gate
 
     async def create(
         self, request: DealRequest, idempotency_key: str | None = None, client: str | None = None
@@ -66,9 +70,10 @@ class Dealing:
         """Open a deal on a commitment (claimed once) or, for casual play, without one.
 
         A request resent with the same ``Idempotency-Key`` gets the deal the first one
-        opened; any other second use of the commitment is a 409. The deal counts among
-        ``client``'s games in flight until it finishes or expires, and among its deals
-        of the day (UTC); over the cap (``max_games_in_flight``) or the quota
+        opened, committed or casual (the same key with another body is a 422); any other
+        second use of the commitment is a 409. The deal counts among ``client``'s games
+        in flight until it finishes or expires, and among its deals of the day (UTC), once
+        however often it is resent; over the cap (``max_games_in_flight``) or the quota
         (``daily_deal_quota``) nothing is stored and the answer is a 429.
         """
         cls = variant(request.variant)
@@ -101,6 +106,13 @@ class Dealing:
                 )
             mark = msgspec.msgpack.encode([deal_id, replay_key(idempotency_key, request)])
             claim = Claim(commitment_id, mark, max(REPLAY_WINDOW, expires_at - now()))
+        elif idempotency_key:  # casual, resent with its key: the first deal, not another
+            commitment_id = self.commitments.new_id(now())  # a fresh seed, as any casual deal
+            claim_id = self.commitments.replay_claim_id(client or "", idempotency_key)
+            deal_id = new_deal_id(id_tag(claim_id))  # written with its claim, in one step
+            mark = msgspec.msgpack.encode([deal_id, replay_key(idempotency_key, request)])
+            # kept no longer than the deal: a claim never names a deal that is gone
+            claim = Claim(claim_id, mark, min(REPLAY_WINDOW, self.settings.deal_ttl))
         else:
             commitment_id = self.commitments.new_id(now())
             deal_id = new_deal_id(id_tag(commitment_id))
@@ -112,7 +124,7 @@ class Dealing:
             options=msgspec.to_builtins(options),
             commitment_id=commitment_id,
             client_seed=client_seed,
-            committed=claim is not None,
+            committed=isinstance(request.commitment_id, str),
             created_at=now(),
             owner=client if self.settings.max_games_in_flight or self._quota(client) else None,
         )
@@ -128,7 +140,7 @@ class Dealing:
         GAMES_STARTED.labels(cls.id).inc()
         game = self.games.replay(record)
         self.games.cache.put(deal_id, game, owner=record.owner, record=record)
-        return self.games.state_after(record, game)
+        return self.gate.opened(record, game)
 
     def _quota(self, client: str | None) -> DailyQuota | None:
         """Today's quota of deals for ``client`` (``None``: no quota, or no client known)."""
@@ -190,10 +202,10 @@ class Dealing:
             first_deal, first_key = msgspec.msgpack.decode(first, type=tuple[str, str])
             if first_deal == deal_id or (idempotency_key and idempotency_key == first_key):
                 # a retry, or this request's own write resent after a lost reply
-                found = await self.store.get_deal(first_deal)
+                found = await self.gate.replayed(first_deal)
                 if found is not None:
                     await self.store.confirm_deal(first_deal)  # this answer acknowledges it
-                    return await self.games.current_state(found)
+                    return found
             raise conflict(
                 f"{player} has opened round {round_number} already (deal {first_deal}): "
                 "one game per round, no second try",
@@ -203,8 +215,7 @@ class Dealing:
         game = self.games.replay(record)
         seat = seat_of(record, tournament, self.settings.tournament_retention)
         self.games.cache.put(deal_id, game, seat, record=record)
-        called = -1 if record.lockstep else None  # seated: blind until the first call
-        return self.games.state_after(record, game, called)
+        return self.gate.opened(record, game)  # a lockstep seat: blind until the first call
 
     async def _repeat(
         self,
@@ -228,10 +239,10 @@ class Dealing:
                 field="Idempotency-Key",
             )
         if first_deal == deal_id or (idempotency_key and ours == first_key):
-            record = await self.store.get_deal(first_deal)
-            if record is not None:
+            found = await self.gate.replayed(first_deal)
+            if found is not None:
                 await self.store.confirm_deal(first_deal)  # this answer acknowledges it
-                return await self.games.current_state(record)
+                return found
         raise conflict("this commitment was used for a deal already", "commitment-used")
 
 

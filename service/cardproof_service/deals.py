@@ -26,6 +26,7 @@ from cardproof.models import (
 from cardproof_service.commitments import Commitments
 from cardproof_service.dealing import Dealing
 from cardproof_service.games import Games
+from cardproof_service.gate import Gate
 from cardproof_service.keys import Keys
 from cardproof_service.late import LatePlacements
 from cardproof_service.lockstep import Rounds
@@ -46,13 +47,14 @@ class Deals:
         self.settings = settings
         self.commitments = Commitments(keys, settings.commitment_ttl)
         self.games = Games(store, keys, self.commitments)
-        self.receipts = Receipts(store, keys, self.commitments, self.games)
-        self.dealing = Dealing(store, settings, self.commitments, self.games)
+        self.gate = Gate(store, keys, settings, self.games)
+        self.receipts = Receipts(store, keys, self.commitments, self.games, self.gate)
+        self.dealing = Dealing(store, settings, self.commitments, self.games, self.gate)
         late = LatePlacements(store, settings, self.games, self.receipts)
         self.rounds = Rounds(store, settings, self.commitments, self.games, self.receipts, late)
-        self.playing = Play(store, keys, settings, self.games, self.receipts, late=self.rounds)
+        self.playing = Play(store, settings, self.games, self.gate, self.receipts, late=self.rounds)
         self.verification = Verification(
-            store, keys, self.commitments, self.games, self.receipts, self.playing
+            store, keys, self.commitments, self.games, self.gate, self.receipts, self.playing
         )
 
     def server_seed(self, commitment_id: str) -> bytes:
@@ -71,7 +73,7 @@ class Deals:
 
     async def state(self, deal_id: str, authorization: str | None = None) -> DealState:
         """The deal as its player may see it now (``GET /v1/deals/{id}``)."""
-        return await self.games.state(deal_id, authorization)
+        return await self.gate.state(deal_id, authorization)
 
     async def play(
         self, deal_id: str, request: MoveRequest, authorization: str | None = None

@@ -74,7 +74,11 @@ class Entries:
         return token.entrant_id, name
 
     async def enter(
-        self, tournament_id: str, request: EntryRequest, idempotency_key: str | None = None
+        self,
+        tournament_id: str,
+        request: EntryRequest,
+        idempotency_key: str | None = None,
+        address: str | None = None,
     ) -> Entry:
         """Enter ``request.name``: while entry is open, once per name, within the limit.
 
@@ -83,7 +87,10 @@ class Entries:
         tournament takes a single-use code. A request resent with the same
         ``Idempotency-Key`` within 24 hours gets the same entry (and token). A lockstep
         tournament's entries close when its first round starts (``entries-closed``):
-        nobody holds a round they could never play.
+        nobody holds a round they could never play. A public tournament takes at most
+        ``CARDPROOF_ENTRIES_PER_ADDRESS`` entries from one ``address`` (the client's id,
+        :func:`~cardproof_service.limits.client_id`; 409 ``entries-per-address``): every
+        entry is a token, and a token a share of each round's listeners.
         """
         record = await self.tournaments.record(tournament_id)
         require_open(record)
@@ -112,8 +119,15 @@ class Entries:
             replay_ttl=REPLAY_WINDOW,
             expires_at=record.expires_at,
         )
+        public = record.entry == "public"
+        per_address = self.tournaments.settings.entries_per_address
         result = await self.store.add_entrant(
-            tournament_id, entrant, record.max_entrants, until_first_round=lockstep
+            tournament_id,
+            entrant,
+            record.max_entrants,
+            until_first_round=lockstep,
+            address=address if public else None,
+            per_address=per_address,
         )
         if result.outcome == "replayed":
             if name_key(result.name) != entrant.key:
@@ -143,6 +157,14 @@ class Entries:
             raise await self._entries_closed(record)
         if result.outcome == "full":
             raise conflict(f"the tournament is full ({record.max_entrants} entrants)", "full")
+        if result.outcome == "entries-per-address":
+            raise conflict(
+                f"this address has made {per_address} entries in this tournament, the most "
+                f"one address may make in a public tournament (CARDPROOF_ENTRIES_PER_ADDRESS: "
+                f"{per_address}): players behind one address beyond it need an invite-only "
+                "tournament",
+                "entries-per-address",
+            )
         return self._entry(record, entrant.entrant_id, name)
 
     def _entry(self, record: TournamentRecord, entrant_id: str, name: str) -> Entry:

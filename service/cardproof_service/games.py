@@ -3,8 +3,9 @@
 A game's state is always a replay of its stored log on the deck its seeds derive; no
 state is kept anywhere else. This module owns that replay (in at most
 :data:`REPLAY_THREADS` threads when a log is long, so no request holds the event loop),
-the deal's state and a move's answer as the player may see them (never a card a
-lockstep round has not called), and this process's cache of the games it played last.
+the deal's state and a move's answer as the game shows them, and this process's cache of
+the games it played last. What a seat may see of them is the gate's to decide
+(:mod:`cardproof_service.gate`).
 """
 
 from __future__ import annotations
@@ -15,15 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
-
 from cardproof.deal import seed_hash
 from cardproof.games import Game, replay_log, variant
 from cardproof.hands import Score
 from cardproof.models import DealState, MoveResult, View
-from cardproof_service import endings
 from cardproof_service.commitments import Commitments
-from cardproof_service.entrants import require_entrant
 from cardproof_service.keys import Keys
 from cardproof_service.problems import not_found
 from cardproof_service.store import DealRecord, Store, TournamentRecord
@@ -46,30 +43,12 @@ def next_card(game: Game[Any, Any]) -> str | None:
     return upcoming if isinstance(upcoming, str) else None
 
 
-def uncalled_hidden(view: Any, placed: int, called: int) -> Any:
-    """``view`` without a card the round has not called yet (a lockstep seat waits).
-
-    ``placed`` moves are made; the next card is card ``placed``, shown once ``called``
-    has reached it. Before the round starts (``called`` is -1) no card shows at all: a
-    reserve-poker seat's face-up reserve is face down until the first call too.
-    """
-    if called < 0 and getattr(view, "reserve", None) is not None:
-        face_down = tuple((None,) * len(column) for column in view.reserve)
-        view = msgspec.structs.replace(view, reserve=face_down)
-    if placed > called and getattr(view, "next", None) is not None:
-        return msgspec.structs.replace(view, next=None)
-    return view
-
-
-def move_result(game: Game[Any, Any], index: int, called: int | None = None) -> MoveResult:
-    """The answer to move ``index``; with ``called``, no card the round has not called."""
-    view = game.visible()
-    if called is not None:
-        view = uncalled_hidden(view, len(game.moves), called)
+def move_result(game: Game[Any, Any], index: int) -> MoveResult:
+    """The answer to move ``index`` as the game shows it (a seat sees it through the gate)."""
     return MoveResult(
         index=index,
         finished=game.is_over(),
-        view=view,  # type: ignore[arg-type]
+        view=game.visible(),  # type: ignore[arg-type]
         score=game.score() if game.is_complete() else None,
     )
 
@@ -175,22 +154,6 @@ class Games:
             raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
         return record
 
-    def check_reader(self, record: DealRecord, authorization: str | None) -> None:
-        """A tournament game is read (its view, its receipt) with its entrant's token only.
-
-        401/403 as :func:`require_entrant` says, before anything about the game is read;
-        the token may have expired (the tournament closed): reading stays the entrant's.
-        """
-        if record.tournament is not None:
-            require_entrant(
-                self.keys.master,
-                authorization,
-                record.tournament,
-                now(),
-                record.entrant,
-                allow_expired=True,
-            )
-
     def cards_of(self, record: DealRecord) -> tuple[Any, ...]:
         """The deal's cards in dealing order, derived from its seeds."""
         cls = variant(record.variant)
@@ -211,16 +174,6 @@ class Games:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.replays, self.replay, record, upto)
 
-    def state_after(
-        self, record: DealRecord, game: Game[Any, Any], called: int | None = None
-    ) -> DealState:
-        """The deal's state after ``game``; with ``called``, no card not called yet."""
-        score = game.score() if game.is_complete() else None
-        view = game.visible()
-        if called is not None:
-            view = uncalled_hidden(view, len(game.moves), called)
-        return self.shown(record, view, score)  # type: ignore[arg-type]
-
     def shown(self, record: DealRecord, view: View, score: Score | None) -> DealState:
         """The deal's state showing ``view`` and ``score``."""
         return DealState(
@@ -237,31 +190,6 @@ class Games:
             score=score,
         )
 
-    async def state(self, deal_id: str, authorization: str | None = None) -> DealState:
-        """The deal as its player may see it now (a tournament game: for its entrant only).
-
-        A finished game answers its stored final view and score, with no replay; a game
-        in progress is replayed, off the event loop when its log is long.
-        """
-        record = await self.record(deal_id)
-        self.check_reader(record, authorization)
-        return await self.current_state(record)
-
-    async def current_state(self, record: DealRecord) -> DealState:
-        """A stored deal as it stands: a finished one from its ending, else replayed."""
-        if record.ending is not None:
-            final = endings.last_answer(record.ending)
-            return self.shown(record, final.view, final.score)
-        called = await self.called(record)
-        return self.state_after(record, await self.replay_off_loop(record), called)
-
-    async def called(self, record: DealRecord) -> int | None:
-        """A lockstep seat's round's call index (-1 before its start); ``None`` for others."""
-        if not record.lockstep or record.tournament is None or record.round is None:
-            return None
-        state = await self.store.round_state(record.tournament, record.round)
-        return state.turns if state.finished else state.call
-
 
 __all__ = [
     "REPLAY_ON_LOOP",
@@ -274,5 +202,4 @@ __all__ = [
     "move_result",
     "next_card",
     "seat_of",
-    "uncalled_hidden",
 ]

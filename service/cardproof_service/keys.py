@@ -17,6 +17,10 @@ The receipts' issuer (``iss``) is ``CARDPROOF_ISSUER``, else ``CARDPROOF_PUBLIC_
 In development, missing keys are generated once into a local key file (with a
 warning); with ``CARDPROOF_ENV=production`` the service refuses to start without them,
 or without an issuer.
+
+Nor does it start with keys whose receipts its own key set would refuse
+(:func:`consistent`): a ``CARDPROOF_SIGNING_KEY_SINCE`` in the future, the signing key
+also listed as retired, or one key retired twice.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from cardproof.receipts import JWK, JWKS, SigningKey, b64url, b64url_decode, public_jwk
@@ -189,15 +193,72 @@ def load_keys(env: Mapping[str, str] | None = None, *, key_file: Path | None = N
                 "production needs CARDPROOF_PUBLIC_URL (the service's public base URL) or "
                 "CARDPROOF_ISSUER: receipts name their issuer"
             )
-        return replace(keys, issuer=issuer or DEVELOPMENT_ISSUER)
+        return consistent(replace(keys, issuer=issuer or DEVELOPMENT_ISSUER))
     path = key_file or Path(env.get("CARDPROOF_KEY_FILE", ".cardproof/dev-keys.json"))
     stored = _development_keys(path)
-    return Keys(
-        _master(master or stored["CARDPROOF_MASTER_KEY"]),
-        _signing(signing or stored["CARDPROOF_SIGNING_KEY"], since),
-        retired,
-        issuer or DEVELOPMENT_ISSUER,
+    return consistent(
+        Keys(
+            _master(master or stored["CARDPROOF_MASTER_KEY"]),
+            _signing(signing or stored["CARDPROOF_SIGNING_KEY"], since),
+            retired,
+            issuer or DEVELOPMENT_ISSUER,
+        )
     )
+
+
+def consistent(keys: Keys, now: float | None = None) -> Keys:
+    """``keys`` if every receipt they sign verifies against their JWKS; else KeyConfigError.
+
+    A receipt is dated when it is signed, and a verifier takes the first key of the set
+    with the receipt's ``kid`` and holds the date to its period (``key-not-valid``
+    outside it). So the signing key may not begin signing after ``now``
+    (``CARDPROOF_SIGNING_KEY_SINCE``: every receipt until then would be refused), may not
+    be listed as retired too (the set would hold it twice, the current entry first: the
+    retirement ignored), and a retired key is listed once (with overlapping periods, or
+    not: only its first entry would count).
+    """
+    current = keys.signing
+    now = time.time() if now is None else now
+    if current.since is not None and current.since > now:
+        raise KeyConfigError(
+            f"CARDPROOF_SIGNING_KEY_SINCE is {_when(current.since)}, in the future (now is "
+            f"{_when(now)}): every receipt signed before then would fail verification "
+            "(key-not-valid); give the time the key began signing"
+        )
+    seen: dict[str | None, JWK] = {}
+    for key in keys.retired:
+        if key.kid == current.kid:
+            raise KeyConfigError(
+                f"CARDPROOF_RETIRED_KEYS lists the signing key itself ({(key.x or '')[:8]}...): "
+                "a key set holds a key once, so its retirement would be ignored; list a key "
+                "there once another key signs"
+            )
+        first = seen.setdefault(key.kid, key)
+        if first is not key:
+            overlap = _starts(first) < (key.exp or 0) and _starts(key) < (first.exp or 0)
+            raise KeyConfigError(
+                f"CARDPROOF_RETIRED_KEYS lists {(key.x or '')[:8]}... twice, "
+                + ("with overlapping periods" if overlap else "for two periods")
+                + f" ({_period(first)} and {_period(key)}): a verifier reads a key's first "
+                "entry only; give each key one period"
+            )
+    return keys
+
+
+def _starts(key: JWK) -> float:
+    """When a retired key began signing (``-inf`` if its ``SINCE`` was left empty)."""
+    return float("-inf") if key.nbf is None else key.nbf
+
+
+def _when(seconds: float) -> str:
+    """``seconds`` since the epoch in RFC 3339, UTC, to the second."""
+    return datetime.fromtimestamp(int(seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _period(key: JWK) -> str:
+    """A retired key's period as ``CARDPROOF_RETIRED_KEYS`` writes it: ``SINCE/UNTIL``."""
+    since = "" if key.nbf is None else _when(key.nbf)
+    return f"{since}/{_when(key.exp or 0)}"
 
 
 def _development_keys(path: Path) -> dict[str, str]:

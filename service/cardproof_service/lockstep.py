@@ -56,6 +56,12 @@ DUE_BATCH = 50
 """Rounds a look takes at most."""
 RETRY_FAULTY = 5
 """Seconds a round whose keeping failed (not for want of Redis) is put off."""
+HELD_RETRY_MS = 250
+"""Milliseconds a round still past its deadline after the keeper advanced it is put off:
+its late cards are another replica's batch (placed within their lease), or a seat that
+cannot place holds it (a round from before whole logs were refused for lockstep seats,
+ended at the close). Never looked at every tick: a placement that calls the next card
+makes it due at its own deadline."""
 SHUTDOWN_WAIT = 2.0
 """Seconds a stopping app waits for its keeper task to end."""
 
@@ -346,6 +352,9 @@ class Rounds:
             await self.store.drop_due(tournament_id, number)
             return None
         if state.started_at is None:
+            return None
+        if state.now >= state.deadline:  # held past its deadline: not looked at every tick
+            await self.store.put_off_round(tournament_id, number, HELD_RETRY_MS)
             return None
         return (state.deadline - state.now) / 1000
 

@@ -4,9 +4,32 @@ A name is shown as it was given, once normalized (NFKC, white space trimmed and 
 it collapsed to one space); it is compared by its key: the name's confusable skeleton
 (Unicode TR39, by the ``disarm`` library), taken before and after case folding, so
 ``Alice``, ``ALICE``, ``аlice`` with a Cyrillic ``а``, ``ａｌｉｃｅ`` and ``Ζoe`` with a
-Greek capital ``Ζ`` are all the names ``alice`` and ``Zoe`` took. Invisible and
-format characters (zero-width spaces, bidi controls, soft hyphens, variation selectors,
-fillers) are refused rather than dropped: a name should look like what it is.
+Greek capital ``Ζ`` are all the names ``alice`` and ``Zoe`` took.
+
+What a name may hold is decided by Unicode's own data (the standard library's
+``unicodedata``, and the ``regex`` package for the one property it lacks), never by a
+list written here. A name shows every character it has, so a character that may show as
+nothing is refused (``422 invisible-character``, naming its place and code point) rather
+than dropped:
+
+* a control, format, surrogate, private-use or unassigned character, or a line or
+  paragraph separator (:data:`~cardproof.words.HIDDEN_CATEGORIES`);
+* any of Unicode's Default_Ignorable_Code_Point set (DerivedCoreProperties.txt):
+  zero-width characters, the soft hyphen, bidi controls, variation selectors (U+FE00 to
+  U+FE0F, U+E0100 to U+E01EF), the Hangul fillers (U+3164, U+FFA0...), the Mongolian
+  ones, the combining grapheme joiner, tags;
+* an other symbol (category So: pictographs and emoji, dingbats, musical and braille
+  symbols, the replacement characters). Some draw nothing at all (U+1D159 MUSICAL SYMBOL
+  NULL NOTEHEAD, U+2800 BRAILLE PATTERN BLANK) and many only with a font a reader may
+  lack. Names are written with letters, digits, marks, spaces and punctuation, and may
+  hold math, currency and modifier symbols (``+``, ``€``, ``´``), which common fonts draw;
+* a mark (category M: an accent, a vowel sign, a filler such as U+16FE4 KHITAN SMALL
+  SCRIPT FILLER) with no letter or digit before it to sit on, directly or under other
+  marks, in the name as written or at the start of the name as shown.
+
+And a name needs a letter or a digit (``422 empty-name``): a modifier letter (category
+Lm, such as ``ー``) does not count, since the key leaves it out. A mark the rules let in
+is left out of the key too, so ``Alice`` with a blank mark after its ``e`` is ``Alice``.
 
 >>> display_name("  Ada   Lovelace ")
 'Ada Lovelace'
@@ -22,22 +45,20 @@ import re
 import unicodedata
 from typing import Final
 
+import regex
 from disarm import skeleton_key
 
 from cardproof.errors import RuleError
 from cardproof.words import HIDDEN_CATEGORIES
 
-_INVISIBLE: Final = frozenset(
-    (
-        *(0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180E, 0x180F),
-        *(0x2800, 0x3164, 0xFFA0, 0xFFFC, 0xFFFD),
-        *range(0xFE00, 0xFE10),
-        *range(0xE0100, 0xE01F0),
-    )
-)
-"""Default-ignorable or blank characters outside those categories: the combining grapheme
-joiner, Hangul and Mongolian fillers, the braille blank, the object replacement and
-replacement characters, variation selectors."""
+DEFAULT_IGNORABLE: Final = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+"""Unicode's Default_Ignorable_Code_Point property, from the data the ``regex`` package
+ships (the standard library's ``unicodedata`` has no such property)."""
+_BASES: Final = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No"})
+"""What a mark sits on: a letter or a number."""
+_NAMING: Final = _BASES - {"Lm"}
+"""What a name needs one of: a letter, not a modifier letter (the key leaves those out),
+or a number."""
 _IGNORED: Final = frozenset(
     {"Mn", "Me", "Lm", "Sk", "Zs", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"}
 )
@@ -52,29 +73,61 @@ MAX_NAME_LENGTH: Final = 64
 NAME_PATTERN: Final = "^[^\\x00-\\x1f\\x7f]+(?![\\s\\S])"
 """What the spec says of a name (an entry's ``name``, the standings' ``player``): no
 C0 control character. A name the pattern lets through may still be refused (422) by
-:func:`display_name`: format characters, other controls, nothing visible, too long once
-normalized."""
+:func:`display_name`: a character that may show as nothing (format characters, other
+controls, default-ignorables, other symbols, a mark on nothing), no letter or digit, too
+long once normalized."""
 
 
 def display_name(text: str, *, longest: int = MAX_NAME_LENGTH) -> str:
-    """``text`` as it is shown: NFKC, white space trimmed and collapsed (422 if unusable).
+    r"""``text`` as it is shown: NFKC, white space trimmed and collapsed (422 if unusable).
 
-    An entrant's name is at most 64 characters, a tournament's 100 (``longest``).
+    An entrant's name is at most 64 characters, a tournament's 100 (``longest``). What a
+    name may hold is in the module's docstring.
+
+    >>> display_name("Zoe\u0301 O\u00b4Brien")
+    'Zoé O ́Brien'
+    >>> for refused in ("Alice\U0001d159", "\u0300", "\u3164", "\U000e0100Al", "!?"):
+    ...     try:
+    ...         display_name(refused)
+    ...     except RuleError as error:
+    ...         print(error.code, *re.findall(r"U\+[0-9A-F]+", error.message))
+    invisible-character U+1D159
+    invisible-character U+0300
+    invisible-character U+3164
+    invisible-character U+E0100
+    empty-name
     """
-    for position, char in enumerate(text):
-        if unicodedata.category(char) in HIDDEN_CATEGORIES or ord(char) in _INVISIBLE:
-            raise RuleError(
-                "invisible-character",
-                f"name: character {position} (U+{ord(char):04X}) is invisible or a format "
-                "character; a name shows every character it has",
-                field="name",
-            )
+    _refuse_unshown(text, "")
     name = _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip()
-    if not name:
-        raise RuleError("empty-name", "name: a name needs a visible character", field="name")
+    _refuse_unshown(name[:1], " once normalized")  # NFKC makes ``´`` a space and an accent
+    if not any(unicodedata.category(char) in _NAMING for char in name):
+        raise RuleError("empty-name", "name: a name needs a letter or a digit", field="name")
     if len(name) > longest:
         raise RuleError("name-too-long", f"name: at most {longest} characters", field="name")
     return name
+
+
+def _refuse_unshown(text: str, where: str) -> None:
+    """Raise ``invisible-character`` at the first character of ``text`` a name may not show."""
+    on_base = False  # whether a mark here has a letter or digit to sit on
+    for position, char in enumerate(text):
+        category = unicodedata.category(char)
+        if category in HIDDEN_CATEGORIES or DEFAULT_IGNORABLE.match(char):
+            why = "is invisible or a format character"
+        elif category == "So":
+            why = "is a symbol (category So), and some of those draw nothing"
+        elif category[0] == "M" and not on_base:
+            why = "is a mark with no letter or digit before it to sit on"
+        else:
+            on_base = category in _BASES or category[0] == "M"
+            continue
+        label = " ".join(filter(None, (f"U+{ord(char):04X}", unicodedata.name(char, ""))))
+        raise RuleError(
+            "invisible-character",
+            f"name: character {position}{where} ({label}) {why}; a name shows every "
+            "character it has, in letters, digits, marks on them, spaces and punctuation",
+            field="name",
+        )
 
 
 def name_key(name: str) -> str:
@@ -112,4 +165,4 @@ def name_key(name: str) -> str:
     return bare
 
 
-__all__ = ["MAX_NAME_LENGTH", "NAME_PATTERN", "display_name", "name_key"]
+__all__ = ["DEFAULT_IGNORABLE", "MAX_NAME_LENGTH", "NAME_PATTERN", "display_name", "name_key"]

@@ -2,11 +2,10 @@
 
 Server-rendered by plain string building (every value through :func:`html.escape`),
 with inline CSS, no script and no external asset but the site's icon; the site's header
-(:func:`~cardproof_service.site.site_header`) on top. While the tournament is not closed
-the page refreshes itself and shows totals only: every entrant is dealt the same
-cards, so a finished grid would show a round's deal to entrants who have not played
-it yet. Once the tournament has closed the page shows the revealed round seeds and
-each finished game drawn from its replayed move log.
+(:func:`~cardproof_service.site.site_header`) on top. Until the gate shows a tournament's
+logs (its close) the page refreshes itself with totals only: every entrant is dealt the
+same cards, so a finished grid would show a round's deal to those yet to play it. Then
+it shows the revealed round seeds and each finished game drawn from its move log.
 """
 
 from __future__ import annotations
@@ -39,6 +38,7 @@ from cardproof.models import (
     Tournament,
 )
 from cardproof.tournaments import percent_of_par, round_deal
+from cardproof_service.gate import Gate
 from cardproof_service.problems import not_found
 from cardproof_service.site import FAVICON_LINK, HEADER_STYLE, site_header
 from cardproof_service.standings import Scoreboard
@@ -435,8 +435,7 @@ class StandingsPages:
     def __init__(self) -> None:
         """No page kept yet."""
         self._kept: OrderedDict[tuple[str, int], Kept] = OrderedDict()
-        self._weight = 0
-        """The characters of the pages kept."""
+        self._weight = 0  # the characters of the pages kept
 
     async def page(
         self,
@@ -468,10 +467,12 @@ class StandingsPages:
         rounds = range(1, len(tournament.rounds) + 1)
         wanted = [(line.name, n) for line in lines for n in rounds]
         place = {line.name: index for index, line in enumerate(lines)}
+        shown = Gate.logs_shown(await tournaments.store.get_tournament(tournament_id))
         results = sorted(
             await tournaments.store.results(tournament_id, wanted) if wanted else [],
             key=lambda r: (place.get(r.player, len(place)), r.player, r.round),
         )
+        results = results if shown else [msgspec.structs.replace(r, moves="") for r in results]
         # a closed tournament's grids are drawn here: CPU work, kept off the event loop
         html = await asyncio.to_thread(
             render, tournament, listed, results, statuses, page=number, pages=pages

@@ -21,15 +21,14 @@ from cardproof.errors import IllegalMove
 from cardproof.games import Game, variant
 from cardproof.models import MoveObject, MoveRequest, MoveResult, check_move_text
 from cardproof_service import endings
-from cardproof_service.entrants import require_entrant
-from cardproof_service.games import Games, Seat, final_total, move_result, next_card, seat_of
-from cardproof_service.keys import Keys
+from cardproof_service.games import Games, Seat, final_total, move_result, next_card
+from cardproof_service.gate import Gate, after_move, answer, tournament_is_closed
 from cardproof_service.metrics import GAMES_FINISHED
 from cardproof_service.problems import conflict, not_found
 from cardproof_service.receipts import Receipts
 from cardproof_service.settings import Settings
 from cardproof_service.store import DealRecord, OpenTournament, Placement, Store
-from cardproof_service.times import now, tournament_closed
+from cardproof_service.times import now
 
 
 class LatePlacer(Protocol):
@@ -52,11 +51,6 @@ def seat_placement(seat: Seat | None, game: Game[Any, Any]) -> Placement | None:
     if seat is None or not seat.lockstep:
         return None
     return Placement(seat.tournament, seat.round, "player", (), next_card(game))
-
-
-def tournament_is_closed() -> ProblemDetailsException:
-    """409 ``closed``: a move of a tournament game after its tournament closed."""
-    return conflict("the tournament is closed: its games are over", "closed")
 
 
 def not_called(index: int, call: int) -> ProblemDetailsException:
@@ -95,9 +89,9 @@ class Play:
     """Moves on stored deals; one per app."""
 
     store: Store
-    keys: Keys
     settings: Settings
     games: Games
+    gate: Gate
     receipts: Receipts
     late: LatePlacer | None = None
     """The lockstep rounds: a late move has its round's late cards placed by them."""
@@ -119,13 +113,8 @@ class Play:
             game: Game[Any, Any] | None = cached.game
             seat = cached.seat
             ttl = self.keep_for(seat)
-            if seat is not None:
-                if now() >= seat.closes_at:
-                    game = None  # closed by time: the slow path says so
-                else:
-                    require_entrant(
-                        self.keys.master, authorization, seat.tournament, now(), seat.entrant
-                    )
+            if not self.gate.admits(seat, authorization):
+                game = None  # closed by time: the slow path says so
             if game is not None:
                 move = read_move(type(game), request)
                 try:
@@ -160,23 +149,9 @@ class Play:
                         GAMES_FINISHED.labels(game.id).inc()
                     else:
                         cache.put(deal_id, game, seat, cached.owner, record)
-                    return move_result(game, index, outcome.call if placement else None)
+                    return answer(game, index, after_move(seat, index + 1, outcome.call))
             cache.pop(deal_id)
         return await self._play_slowly(deal_id, request, authorization)
-
-    async def check_entrant(self, record: DealRecord, authorization: str | None) -> Seat | None:
-        """Who may move: for a tournament game, its entrant, while the tournament is open.
-
-        Returns a tournament game's :class:`Seat` (what its next moves check on a cached
-        copy); ``None`` for a plain deal.
-        """
-        if record.tournament is None:
-            return None
-        require_entrant(self.keys.master, authorization, record.tournament, now(), record.entrant)
-        tournament = await self.store.get_tournament(record.tournament)
-        if tournament is None or tournament_closed(tournament):
-            raise tournament_is_closed()
-        return seat_of(record, tournament, self.settings.tournament_retention)
 
     def _placed(self, seat: Seat | None, deal_id: str) -> None:
         """A lockstep seat's own move was stored: the rounds need not place its card."""
@@ -191,8 +166,7 @@ class Play:
         self, deal_id: str, request: MoveRequest, authorization: str | None
     ) -> MoveResult:
         """The move judged on the stored deal: resent, conflicting, late, or appended."""
-        record = await self.games.record(deal_id)
-        seat = await self.check_entrant(record, authorization)
+        record, seat = await self.gate.seat(deal_id, authorization)
         ttl = self.keep_for(seat)
         cls = variant(record.variant)
         index = request.index
@@ -236,7 +210,7 @@ class Play:
                     GAMES_FINISHED.labels(game.id).inc()
                 else:
                     self.games.cache.put(deal_id, game, seat, record.owner, record)
-                return move_result(game, index, outcome.call if placement else None)
+                return answer(game, index, after_move(seat, index + 1, outcome.call))
             if outcome.outcome == "missing":
                 raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
             if outcome.outcome == "closed":
@@ -245,7 +219,7 @@ class Play:
                 raise not_called(index, outcome.call)
             if outcome.outcome in {"late", "early"} and self.late is not None:
                 await self.late.place_late(record)
-                record = await self.games.record(deal_id)
+                record = await self.gate.again(deal_id)
                 if index < len(record.moves) and index in record.auto_placed:
                     raise placed_for_you(record, index)
                 raise conflict(
@@ -254,7 +228,7 @@ class Play:
                     "deadline-passed",
                     move_index=index,
                 )
-            record = await self.games.record(deal_id)
+            record = await self.gate.again(deal_id)
         raise conflict("the deal changed while this move was checked; send it again", "retry")
 
     async def _resent(self, record: DealRecord, index: int, text: str) -> MoveResult:
@@ -277,7 +251,7 @@ class Play:
         if index == len(record.moves) - 1 and record.ending is not None:
             return endings.last_answer(record.ending)  # the last: as it was
         game = await self.games.replay_off_loop(record, index + 1)
-        return move_result(game, index, await self.games.called(record))
+        return await self.gate.resent(record, game, index)
 
 
 __all__ = [
@@ -288,5 +262,4 @@ __all__ = [
     "placed_for_you",
     "read_move",
     "seat_placement",
-    "tournament_is_closed",
 ]

@@ -21,10 +21,11 @@ from cardproof.receipts import RECEIPT_VERSION, ReceiptKind, ReceiptPayload
 from cardproof_service import endings
 from cardproof_service.commitments import Commitments
 from cardproof_service.games import Games
+from cardproof_service.gate import Gate
 from cardproof_service.keys import Keys
 from cardproof_service.problems import conflict
 from cardproof_service.store import DealRecord, Ending, Store
-from cardproof_service.times import now, tournament_closed
+from cardproof_service.times import now
 
 
 def receipt_payload(
@@ -91,6 +92,7 @@ class Receipts:
     keys: Keys
     commitments: Commitments
     games: Games
+    gate: Gate
 
     def ending(
         self, record: DealRecord, game: Game[Any, Any], last: MoveResult, finished_at: int
@@ -122,20 +124,12 @@ class Receipts:
             revealed = msgspec.structs.replace(payload, server_seed=seed.hex())
         return endings.pack(self.keys.signing, last, payload, revealed)
 
-    async def _revealed(self, record: DealRecord) -> bool:
-        """Whether the deal's seed shows: always, but a tournament's only once it closed."""
-        if record.tournament is None:
-            return True
-        tournament = await self.store.get_tournament(record.tournament)
-        return tournament is None or tournament_closed(tournament)
-
     async def receipt(self, deal_id: str, authorization: str | None = None) -> ReceiptResponse:
         """The signed receipt of a finished deal (a tournament game's: for its entrant).
 
         It was signed when the game ended and is read as stored: no replay, no signing.
         """
-        record = await self.games.record(deal_id)
-        self.games.check_reader(record, authorization)
+        record = await self.gate.reader(deal_id, authorization)
         if record.finished_at is None:
             raise conflict(
                 f"the game is not over: the next move is {len(record.moves)}", "not-finished"
@@ -151,7 +145,7 @@ class Receipts:
         ending = record.ending
         if ending is None:
             return await self._signed_now(record)
-        stored = endings.receipt(ending, revealed=await self._revealed(record))
+        stored = endings.receipt(ending, revealed=await self.gate.reveals_seed(record))
         if stored is None:
             raise RuleError(
                 "incomplete", "the game ended at a dead end: it is not scored", field="moves"
@@ -173,7 +167,7 @@ class Receipts:
             committed=record.committed,
             issued_at=record.finished_at or now(),
             issuer=self.keys.issuer,
-            reveal=await self._revealed(record),
+            reveal=await self.gate.reveals_seed(record),
             player=record.player,
             tournament=record.tournament,
         )

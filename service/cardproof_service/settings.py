@@ -91,6 +91,13 @@ class Settings:
     listeners_per_client: int = 4
     """``CARDPROOF_LISTENERS_PER_CLIENT``: event streams and long polls a client may hold
     on one lockstep round in one process (0: no share, only the process's cap)."""
+    listeners_per_address: int = 32
+    """``CARDPROOF_LISTENERS_PER_ADDRESS``: event streams and long polls one address may
+    hold in one process across every round, entrants' tokens or not (0: no cap); a
+    seated entrant's first listener of its round is let in past it (calls.py)."""
+    entries_per_address: int = 4
+    """``CARDPROOF_ENTRIES_PER_ADDRESS``: entries one address may make in one public
+    tournament (0: no limit); invite-only tournaments are gated by their codes."""
     solver_workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     """``CARDPROOF_SOLVER_WORKERS``: processes that run solodrez searches (default: the
     CPU count)."""
@@ -149,6 +156,8 @@ class Settings:
             max_games_in_flight=number("CARDPROOF_MAX_GAMES_IN_FLIGHT", 100, zero=True),
             daily_deal_quota=number("CARDPROOF_DAILY_DEAL_QUOTA", 2000, zero=True),
             listeners_per_client=number("CARDPROOF_LISTENERS_PER_CLIENT", 4, zero=True),
+            listeners_per_address=number("CARDPROOF_LISTENERS_PER_ADDRESS", 32, zero=True),
+            entries_per_address=number("CARDPROOF_ENTRIES_PER_ADDRESS", 4, zero=True),
             solver_workers=number("CARDPROOF_SOLVER_WORKERS", os.cpu_count() or 1),
             solver_queue=number("CARDPROOF_SOLVER_QUEUE", 4, zero=True),
             solver_per_client=number("CARDPROOF_SOLVER_PER_CLIENT", 2),

@@ -233,6 +233,9 @@ def html_not_found(app: ASGIApp) -> ASGIApp:
 
 CREDENTIALS: Final = (b"authorization", b"x-invite-code")
 """Request headers that open what others may not read: an answer to them is private."""
+ONCE: Final = (*CREDENTIALS, b"idempotency-key")
+"""Request headers a request names once at most: of two copies a proxy may read the last
+and the service the first, and disagree on who asks or which request a retry repeats."""
 
 
 def safe_headers(app: ASGIApp) -> ASGIApp:
@@ -241,14 +244,15 @@ def safe_headers(app: ASGIApp) -> ASGIApp:
     ``X-Content-Type-Options: nosniff`` goes on every answer; ``Cache-Control: no-store``
     on an answer to a request that carried a credential (a key, a token or an invite
     code) and set no caching of its own, so that no shared cache keeps it for others. A
-    request naming a credential header twice is refused (400 ``duplicate-header``).
+    request naming a header of :data:`ONCE` (a credential, ``Idempotency-Key``) twice is
+    refused (400 ``duplicate-header``).
     """
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
             await app(scope, receive, send)
             return
-        named = [name.lower() for name, _ in scope["headers"] if name.lower() in CREDENTIALS]
+        named = [name.lower() for name, _ in scope["headers"] if name.lower() in ONCE]
         twice = sorted({name.decode() for name in named if named.count(name) > 1})
         if twice:  # a proxy reading the last copy and the service the first would disagree
             content = problem_body(
@@ -266,7 +270,7 @@ def safe_headers(app: ASGIApp) -> ASGIApp:
             await send({"type": "http.response.start", "status": 400, "headers": headers})
             await send({"type": "http.response.body", "body": content, "more_body": False})
             return
-        private = bool(named)
+        private = any(name in CREDENTIALS for name in named)
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -304,6 +308,7 @@ __all__ = [
     "FAVICON_PATH",
     "HEADER_STYLE",
     "NAVIGATION",
+    "ONCE",
     "PAGE_HEADERS",
     "PAGE_POLICY",
     "html_not_found",

@@ -40,13 +40,14 @@ from cardproof.tournaments import (
     worst_round,
 )
 from cardproof_service.commitments import Commitments, round_commitment_id
+from cardproof_service.gate import Gate
 from cardproof_service.keys import Keys
 from cardproof_service.names import display_name, name_key
 from cardproof_service.pars import Pars
 from cardproof_service.problems import conflict, not_found
 from cardproof_service.receipts import receipt_payload
 from cardproof_service.store import GameResult, Store, TournamentRecord
-from cardproof_service.times import now, rfc3339, tournament_closed
+from cardproof_service.times import now, rfc3339
 from cardproof_service.tournaments import Access, Tournaments, status_of
 
 EXPORT_BATCH = 200
@@ -84,7 +85,7 @@ class Scoreboard:
         record = await self.tournaments.readable(tournament_id, access)
         if player is None:
             return await self._kept_standings(record)
-        if not tournament_closed(record):  # refused before any reading
+        if not Gate.logs_shown(record):  # refused before any reading
             raise conflict(
                 "an entrant's games are listed once the tournament has closed (it closes at "
                 f"{rfc3339(record.closes_at)})",
@@ -199,7 +200,7 @@ class Scoreboard:
         check is made before the first chunk: a refusal is a problem answer.
         """
         record = await self.tournaments.readable(tournament_id, access)
-        if not tournament_closed(record):
+        if not Gate.logs_shown(record):
             raise conflict(
                 "the record is exported once the tournament has closed (its seeds are "
                 f"secret until then; it closes at {rfc3339(record.closes_at)})",

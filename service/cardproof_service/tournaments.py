@@ -39,7 +39,7 @@ from cardproof.models import (
     TournamentRequest,
     TournamentSummary,
 )
-from cardproof_service.calls import Calls
+from cardproof_service.calls import Calls, Listener
 from cardproof_service.commitments import Commitments, round_commitment_id
 from cardproof_service.entrants import PREFIX as ENTRANT_PREFIX
 from cardproof_service.entrants import require_entrant
@@ -150,9 +150,11 @@ class Tournaments:
                 f"max_entrants is at most {settings.max_entrants} on this service",
                 field="max_entrants",
             )
-        hidden = cls.information_of(options) == "hidden"
+        informations = cls.informations(options)
+        hidden = "hidden" in informations  # some deal of these options hides cards
+        blind = informations == {"hidden"}  # every deal does, whatever a die roll gives
         format_ = request.format if isinstance(request.format, str) else None
-        format_ = format_ or ("lockstep" if hidden else "async")
+        format_ = format_ or ("lockstep" if blind else "async")
         if format_ == "async" and hidden and request.entry != "invite":
             raise RuleError(
                 "async-needs-invite",
@@ -161,7 +163,16 @@ class Tournaments:
                 "tournament calls each card to all at once",
                 field="format",
             )
-        if format_ == "lockstep" and (not hidden or cls.turns(options) is None):
+        if format_ == "lockstep" and hidden and not blind:
+            raise RuleError(
+                "lockstep-needs-hidden",
+                f"{cls.id} with these options may deal an open game (a die roll on the "
+                "round's seed may give a version that shows every card): a lockstep round "
+                "must be blind whatever the roll, so name the options exactly (a version, "
+                'say), or play "async"',
+                field="options",
+            )
+        if format_ == "lockstep" and (not blind or cls.turns(options) is None):
             raise RuleError(
                 "lockstep-needs-hidden",
                 f"{cls.id} with these options shows every card from the start: there is "
@@ -417,7 +428,7 @@ class Tournaments:
         """The calls after ``after`` (a long poll: waits up to ``wait`` seconds for one)."""
         record = await self._lockstep(tournament_id, round_number, access)
         await self.rounds.advance(record, round_number)  # a closed tournament's round ends
-        listener = self.listener(record, access, client)
+        listener = await self.listener(record, round_number, access, client)
         return await self.calls.long_poll(record, round_number, after, wait, gone, client=listener)
 
     async def round_stream(
@@ -429,23 +440,34 @@ class Tournaments:
         """
         record = await self._lockstep(tournament_id, round_number, access)
         await self.rounds.advance(record, round_number)  # a closed tournament's round ends
-        listener = self.listener(record, access, client)
+        listener = await self.listener(record, round_number, access, client)
         return self.calls.stream(record, round_number, after, client=listener)
 
-    def listener(self, record: TournamentRecord, access: Access, client: str) -> str:
-        """Whose share of the round's listeners a listener takes.
+    async def listener(
+        self, record: TournamentRecord, round_number: int, access: Access, client: str
+    ) -> Listener:
+        """Who a listener of the round is, for its counts (:meth:`Calls.admit`).
 
-        Its entrant's, when it shows the entrant's token (entrants behind one address
-        each follow their round), else its client's (its address).
+        Its address (``client``) always, under ``CARDPROOF_LISTENERS_PER_ADDRESS``; and
+        the entrant its token proves, whose share of the round it then takes (entrants
+        behind one address each follow their round). Whether that entrant is seated in
+        the round is asked of the store only when the room is short (a seat's first
+        listener is let in then): its claim on the round, which is written with its seat.
         """
+        per_address = self.settings.listeners_per_address
         authorization = access.authorization or ""
         if not authorization.partition(" ")[2].strip().startswith(ENTRANT_PREFIX):
-            return client
+            return Listener(client, per_address=per_address)
         try:
             token = require_entrant(self.keys.master, authorization, record.tournament_id, now())
         except ProblemDetailsException:
-            return client
-        return f"entrant:{token.entrant_id}"
+            return Listener(client, per_address=per_address)
+        listener = Listener(client, token.entrant_id, per_address=per_address)
+        if not self.calls.needs_seat((record.tournament_id, round_number), listener):
+            return listener
+        # the claim id Dealing.create_round_game writes in the step that seats the game
+        claim = f"{record.tournament_id}:{token.entrant_id}:round-{round_number}"
+        return listener._replace(seated=await self.store.get_claim(claim) is not None)
 
     async def readable(self, tournament_id: str, access: Access) -> TournamentRecord:
         """The record, if the caller may read the tournament (as :meth:`read` decides)."""

@@ -29,9 +29,10 @@ from cardproof.models import (
 from cardproof.receipts import ReceiptPayload
 from cardproof_service.commitments import Commitments
 from cardproof_service.games import Games, final_total, move_result
+from cardproof_service.gate import Gate, called_one_by_one, tournament_is_closed
 from cardproof_service.keys import Keys
 from cardproof_service.metrics import GAMES_FINISHED
-from cardproof_service.play import Play, open_of, tournament_is_closed
+from cardproof_service.play import Play, open_of
 from cardproof_service.problems import conflict, not_found
 from cardproof_service.receipts import Receipts, receipt_payload
 from cardproof_service.store import Appended, DealRecord, Store
@@ -88,6 +89,7 @@ class Verification:
     keys: Keys
     commitments: Commitments
     games: Games
+    gate: Gate
     receipts: Receipts
     play: Play
 
@@ -143,12 +145,13 @@ class Verification:
         """A whole log on a stored deal: the caller first, then never a card oracle.
 
         A tournament game takes its entrant's token before anything else is looked at.
-        A hidden deal (and any deal already played) accepts only the log it was played
+        The gate decides what the log does (:func:`cardproof_service.gate.whole_log`): a
+        lockstep seat takes none while its game is played (409 ``lockstep-seat``); a
+        hidden deal (and any deal already played) accepts only the log it was played
         with, once finished: any other log is a 409, refused without replaying it, so no
         log can probe the deck. An unplayed open deal takes a whole log as its game.
         """
-        record = await self.games.record(deal_id)
-        self.games.check_reader(record, authorization)
+        record = await self.gate.reader(deal_id, authorization)
         cls = variant(record.variant)
         if cls.id != request.variant:
             raise RuleError(
@@ -159,9 +162,9 @@ class Verification:
             raise RuleError(
                 "options-mismatch", "the options differ from the deal's", field="options"
             )
-        if cls.information_of(options) == "hidden" or record.moves:
+        use, seat = await self.gate.log_use(record, cls.information_of(options), authorization)
+        if use == "played":
             return await self._played_log(record, cls, moves)
-        seat = await self.play.check_entrant(record, authorization)  # a whole log plays it
         ttl = self.play.keep_for(seat)
         game = await asyncio.get_running_loop().run_in_executor(
             self.games.replays, replay_log, cls.id, self.games.cards_of(record), options, moves
@@ -187,9 +190,11 @@ class Verification:
             raise not_found(f"no deal {deal_id!r} (it may have expired)", "unknown-deal")
         if outcome.outcome == "closed":
             raise tournament_is_closed()
+        if outcome.outcome == "lockstep":  # a seat the gate could not have let in
+            raise called_one_by_one(await self.gate.standing(record))
         if outcome.outcome == "appended":
             GAMES_FINISHED.labels(cls.id).inc()
-        record = await self.games.record(deal_id)
+        record = await self.gate.again(deal_id)
         if record.moves != texts:
             raise conflict("this deal was played with another log meanwhile", "not-the-played-log")
         if outcome.outcome != "appended":  # stored by another attempt: confirmed first

@@ -8,15 +8,29 @@ invite code enters one person once.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import secrets
 import time
+from collections import Counter
 from typing import Any
 
+import httpx
+import msgspec
 import pytest
 from litestar import Litestar
+from litestar.testing import TestClient
 
 import cardproof_service.entries as entries_module
+import cardproof_service.store.keys as layout
 from attack_kit import HttpClient, bearer, enter, open_tournament, organizer_key, reader
-from test_tournaments_api import _CODES, _READERS
+from cardproof_service import Settings, create_app
+from cardproof_service.organizers import new_organizer
+from cardproof_service.store import MemoryStore, NewEntrant, Store
+from cardproof_service.store.redis import RedisStore
+from conftest import TEST_KEYS, UNLIMITED, served
+from redis_server import redis_url_or_skip
+from test_tournaments_api import _CODES, _READERS, add_organizer_to, new_tournament
 
 WEAK_KEYS: list[str | bytes] = [
     "1",
@@ -251,3 +265,140 @@ def test_too_many_invites_at_creation_are_refused_before_anything_is_stored(
     )
     assert allowed.status_code == 201
     assert len(allowed.json()["invite_codes"]) == 6
+
+
+# --- entries per address (issue 37) -------------------------------------------------------
+# Found by attack: one address made 250 entries in a public tournament, each a token with a
+# share of every round's listeners, and took a replica's listener room with them
+# (test_listener_room.py). A public tournament now takes a few entries per address.
+
+ENTRIES = Settings().entries_per_address
+
+
+def test_the_default_is_a_few_entries_per_address() -> None:
+    assert 2 <= ENTRIES <= 8  # a household or a table behind one NAT; a crowd needs invites
+    assert Settings.from_env({}).entries_per_address == ENTRIES
+    assert Settings.from_env({"CARDPROOF_ENTRIES_PER_ADDRESS": "0"}).entries_per_address == 0
+
+
+def test_one_address_enters_a_public_tournament_a_few_times_only() -> None:
+    """In process: the client is the connection's address; a header names no new one."""
+    limits = {**UNLIMITED, "entries_per_address": ENTRIES}
+    app = create_app(Settings(warm_up=False, **limits), keys=TEST_KEYS)
+    owner = organizer_key(app, "Few Entries Club")
+    with TestClient(app=app) as client:
+        tid = open_tournament(client, owner, format="lockstep", entry="public")["tournament"]
+        tid = tid["tournament_id"]
+        url = f"/v1/tournaments/{tid}/entries"
+        key = {"Idempotency-Key": "f0e1d2c3-0000-4000-8000-00000000a001"}
+        first = client.post(url, json={"name": "Sock 0"}, headers=key)
+        assert first.status_code == 201, first.text
+        for n in range(1, ENTRIES):
+            assert enter(client, tid, f"Sock {n}").status_code == 201
+        forwarded = {"X-Forwarded-For": "203.0.113.99"}  # no trusted proxy: ignored
+        past = client.post(url, json={"name": "One Too Many"}, headers=forwarded)
+        refused_past_the_limit(past)
+        again = client.post(url, json={"name": "Sock 0"}, headers=key)  # a resend: no more
+        assert (again.status_code, again.json()["token"]) == (201, first.json()["token"])
+        names = {line["name"] for line in standings(client, tid)}
+        assert names == {f"Sock {n}" for n in range(ENTRIES)}
+
+        other = open_tournament(client, owner, format="lockstep", entry="public")["tournament"]
+        assert enter(client, other["tournament_id"], "Sock 0").status_code == 201  # per tournament
+        invited = open_tournament(client, owner, entry="invite", invites=ENTRIES + 3)
+        invited_id = invited["tournament"]["tournament_id"]
+        for n in range(ENTRIES + 1):  # an invite-only tournament is gated by its codes
+            assert enter(client, invited_id, f"Guest {n}").status_code == 201
+
+
+def refused_past_the_limit(answer: httpx.Response) -> None:
+    assert answer.status_code == 409, answer.text
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    problem = answer.json()
+    assert problem["code"] == "entries-per-address"
+    assert "CARDPROOF_ENTRIES_PER_ADDRESS" in problem["detail"]
+    assert f"{ENTRIES} entries" in problem["detail"]
+    assert "token" not in answer.text
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_entries_per_address_behind_a_trusted_proxy(
+    store: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A real server behind a proxy it trusts: each address (an IPv6 /64) has its own count."""
+    with contextlib.ExitStack() as stack:
+        redis_url = stack.enter_context(redis_url_or_skip()) if store == "redis" else ""
+        organizers = tmp_path_factory.mktemp("organizers") / "organizers.json"
+        env = {
+            "CARDPROOF_ORGANIZERS_FILE": str(organizers),
+            "REDIS_URL": redis_url,
+            "CARDPROOF_ENTRIES_PER_ADDRESS": str(ENTRIES),
+            "FORWARDED_ALLOW_IPS": "127.0.0.1",  # the test is the proxy
+        }
+        key, record = new_organizer(f"Proxy Entries Club {time.time_ns()}")
+        if redis_url:
+            assert asyncio.run(add_organizer_to(redis_url, record))
+        else:
+            organizers.write_bytes(msgspec.json.encode([record]))  # as the CLI keeps them
+        base_url = stack.enter_context(served("--log-level", "warning", env=env))
+        client = stack.enter_context(httpx.Client(base_url=base_url, timeout=10))
+        body = new_tournament(format="lockstep", entry="public")
+        created = client.post(
+            "/v1/tournaments", json=body, headers={"Authorization": f"Bearer {key}"}
+        )
+        assert created.status_code == 201, created.text
+        url = f"/v1/tournaments/{created.json()['tournament']['tournament_id']}/entries"
+
+        def entered(name: str, address: str) -> httpx.Response:
+            return client.post(url, json={"name": name}, headers={"X-Forwarded-For": address})
+
+        for n in range(ENTRIES):
+            assert entered(f"Sock {n}", "203.0.113.7").status_code == 201
+        refused_past_the_limit(entered("Sock again", "203.0.113.7"))
+        assert entered("A neighbour", "203.0.113.8").status_code == 201  # another address
+        for n in range(ENTRIES):  # one /64 is one client, whichever of its addresses
+            assert entered(f"Six {n}", f"2001:db8:6:6::{n + 1:x}").status_code == 201
+        refused_past_the_limit(entered("Six again", "2001:db8:6:6:ffff::1"))
+        assert entered("Next network", "2001:db8:6:7::1").status_code == 201
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_entries_per_address_are_counted_in_one_store_step(store: str) -> None:
+    """Twenty entries of one address at once: exactly the limit enter, on either store."""
+
+    async def race(target: Store) -> list[str]:
+        tid = "t_" + secrets.token_hex(10)
+        expires_at = int(time.time()) + 3600
+
+        def entrant(n: int) -> NewEntrant:
+            name = f"Racer {n}"
+            return NewEntrant(secrets.token_hex(8), name, name.lower(), expires_at=expires_at)
+
+        results = await asyncio.gather(
+            *(
+                target.add_entrant(tid, entrant(n), None, address="a", per_address=ENTRIES)
+                for n in range(20)
+            )
+        )
+        other = await target.add_entrant(tid, entrant(99), None, address="b", per_address=ENTRIES)
+        unlimited = await target.add_entrant(tid, entrant(98), None, address="a")
+        if isinstance(target, RedisStore):
+            ttl = await target._redis.ttl(f"{layout.tournament(tid)}:address-entries")
+            assert 3500 < ttl <= 3600  # the count goes with the tournament
+        return [result.outcome for result in (*results, other, unlimited)]
+
+    if store == "memory":
+        outcomes = asyncio.run(race(MemoryStore()))
+    else:
+        with redis_url_or_skip() as url:
+
+            async def on_redis() -> list[str]:
+                target = RedisStore.from_url(url)
+                try:
+                    return await race(target)
+                finally:
+                    await target.close()
+
+            outcomes = asyncio.run(on_redis())
+    assert Counter(outcomes[:20]) == {"added": ENTRIES, "entries-per-address": 20 - ENTRIES}
+    assert outcomes[20:] == ["added", "added"]  # another address; no limit asked

@@ -736,3 +736,29 @@ def test_a_committed_deal_needs_the_players_client_seed() -> None:
         mine = http.post("/v1/deals", json={**body, "client_seed": "mine"})
         assert mine.status_code == 201, mine.text  # the commitment was not spent by the 422
         assert mine.json()["committed_before_client_seed"] is True
+
+
+def test_a_retried_casual_deal_is_the_same_deal() -> None:
+    """``POST /v1/deals`` resent with its ``Idempotency-Key``, without a commitment.
+
+    The README: "within 24 hours the same key gets the same answer, so a retried request
+    never opens a second deal". A casual deal resent with the same key and body opened a
+    second deal (another id, another deck), each counted against the client's games in
+    flight and daily quota.
+    """
+    app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS)
+    body = {"variant": "poker-squares"}  # the server makes the client seed: still one deal
+    headers = {"Idempotency-Key": "retry-0123456789abcdef"}
+    with TestClient(app) as http:
+        first = http.post("/v1/deals", json=body, headers=headers)
+        again = http.post("/v1/deals", json=body, headers=headers)
+        other = http.post("/v1/deals", json={**body, "client_seed": "x"}, headers=headers)
+        fresh = http.post("/v1/deals", json=body, headers={"Idempotency-Key": "another-0123456789"})
+        plain = [http.post("/v1/deals", json=body).json()["deal_id"] for _ in range(2)]
+    assert first.status_code == 201, first.text
+    assert again.status_code == 201, again.text
+    assert again.json() == first.json()  # the same deal, seeds and view
+    assert not first.json()["committed_before_client_seed"]  # still casual
+    assert (other.status_code, other.json()["code"]) == (422, "idempotency-key-reused")
+    assert fresh.json()["deal_id"] != first.json()["deal_id"]
+    assert plain[0] != plain[1]  # without a key, each request is its own deal

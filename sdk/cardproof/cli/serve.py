@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging.config
 import os
 import shutil
 import sys
@@ -41,6 +42,10 @@ def run(args: argparse.Namespace) -> int:
         # the spec's server (production sets CARDPROOF_PUBLIC_URL, or refuses to start)
         shown = "127.0.0.1" if host in {"0.0.0.0", "::", ""} else host
         os.environ.setdefault("CARDPROOF_PUBLIC_URL", f"http://{shown}:{port}")
+    refusal = configuration_error(args.log_level)
+    if refusal:
+        print(f"cardproof serve: {refusal}", file=sys.stderr)
+        return 2
     metrics_dir = None
     if workers > 1 and not os.environ.get(MULTIPROCESS_DIR):
         # every worker writes its metrics here and /metrics sums them (metrics.py)
@@ -67,6 +72,27 @@ def run(args: argparse.Namespace) -> int:
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
+
+
+def configuration_error(log_level: str) -> str | None:
+    """Why the service would not start with this environment's settings and keys, if so.
+
+    The app factory reads the same settings and keys (every worker refuses them alike);
+    read here first, a refusal is one line on stderr rather than a worker's traceback.
+    Logging is set up first, so that a development key file made here says so as the
+    server's own log lines do.
+    """
+    from cardproof_service.keys import KeyConfigError, load_keys
+    from cardproof_service.observability import logging_config
+    from cardproof_service.settings import Settings, SettingsError
+
+    logging.config.dictConfig(logging_config(log_level))
+    try:
+        Settings.from_env()
+        load_keys()
+    except (SettingsError, KeyConfigError) as error:
+        return " ".join(str(error).split())  # one line, whatever the message holds
+    return None
 
 
 def serve_options(args: argparse.Namespace) -> tuple[str, int, int]:

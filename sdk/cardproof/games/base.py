@@ -111,6 +111,16 @@ class Game(ABC, Generic[M, O]):
         return cls.information
 
     @classmethod
+    def informations(cls, options: O) -> frozenset[Information]:
+        """Every information a deal with these options can have once its seeds are known.
+
+        One for most options; more where a die roll on the seeds decides (reserve-poker's
+        ``"random"`` version may roll the open version 5). A lockstep round needs
+        ``{"hidden"}``: it must be blind whatever the roll.
+        """
+        return frozenset({cls.information_of(options)})
+
+    @classmethod
     def information_by_option(cls) -> dict[str, dict[str, Information]]:
         """Where an option's value makes a deal other than :attr:`information`.
 

@@ -200,6 +200,19 @@ class ReservePoker(GridGame[ReserveMove, ReserveOptions]):
         return "open" if options.version == 5 else "hidden"
 
     @classmethod
+    def informations(cls, options: ReserveOptions) -> frozenset[Information]:
+        """A ``"random"`` version may roll any of 1..6, so be hidden or open (version 5).
+
+        >>> sorted(ReservePoker.informations(ReserveOptions(version="random")))
+        ['hidden', 'open']
+        >>> sorted(ReservePoker.informations(ReserveOptions(version=3)))
+        ['hidden']
+        """
+        if options.version == "random":
+            return frozenset(cls.information_of(ReserveOptions(version=v)) for v in range(1, 7))
+        return frozenset({cls.information_of(options)})
+
+    @classmethod
     def information_by_option(cls) -> dict[str, dict[str, Information]]:
         """Version 5 is open (and so is a ``"random"`` version that rolls a 5)."""
         return {"version": {"5": "open"}}

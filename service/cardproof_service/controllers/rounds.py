@@ -182,11 +182,15 @@ class RoundsController(Controller):
                 503,
                 e404="No such tournament (`unknown-tournament`) or round (`unknown-round`).",
                 e409="The tournament is async: nothing is called (`not-lockstep`).",
-                e429="This client holds its share of the round's event streams and long polls "
-                "in this server (`listener-share`, `CARDPROOF_LISTENERS_PER_CLIENT`): end one, "
-                "or try again after `Retry-After`.",
+                e429="This client (or entrant, by its token) holds its share of the round's "
+                "event streams and long polls in this server (`listener-share`, "
+                "`CARDPROOF_LISTENERS_PER_CLIENT`), or this address its cap across rounds "
+                "(`listeners-per-address`, `CARDPROOF_LISTENERS_PER_ADDRESS`; a seated "
+                "entrant's first stream of its round is let in past it): end one, or try "
+                "again after `Retry-After`.",
                 e503="The store is unavailable, or this server follows as many rounds as it "
-                "may (`too-many-listeners`): try again after `Retry-After`.",
+                "may (`too-many-listeners`; the last tenth of its room is kept for seated "
+                "entrants' first streams): try again after `Retry-After`.",
                 **{k: v for k, v in READ_ERRORS.items() if k != "e404"},
             ),
         },

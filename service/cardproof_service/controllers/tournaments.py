@@ -33,6 +33,7 @@ from cardproof_service import examples
 from cardproof_service.bodies import read_body
 from cardproof_service.entries import Entries
 from cardproof_service.idempotency import IdempotencyKey
+from cardproof_service.limits import client_id
 from cardproof_service.names import NAME_PATTERN
 from cardproof_service.openapi import ORGANIZER_ONLY, TOURNAMENT_READERS
 from cardproof_service.organizers import authenticate, organizer_offered
@@ -98,7 +99,11 @@ class TournamentsController(Controller):
             "service's ceiling (`too-many-entrants`), more `invites` than twice `max_entrants` "
             "(`too-many-invites`), `invites` for a public tournament "
             "(`invites-need-invite-entry`), `closes_at` not after "
-            "`opens_at` (`bad-window`) or already past (`closes-in-past`).",
+            "`opens_at` (`bad-window`) or already past (`closes-in-past`), a time more than "
+            "ten years ahead (`bad-time`), a name with a character that may show as nothing "
+            "(`invisible-character`) or no letter or digit (`empty-name`), `lockstep` with "
+            "options that show every card or may deal an open game (`lockstep-needs-hidden`), "
+            "a hidden variant `async` and public (`async-needs-invite`).",
         ),
         opt={"body": TournamentRequest, "example": examples.TOURNAMENT},
     )
@@ -210,10 +215,14 @@ class TournamentsController(Controller):
             e404="No such tournament (`unknown-tournament`).",
             e409="The name, or one that looks like it, has entered already (`name-taken`, "
             "with `taken_by`), the tournament is full (`full`), not open yet (`not-open`) or "
-            "closed (`closed`), or a lockstep tournament's first round has started "
-            "(`entries-closed`, with `started_at`).",
-            e422="A name with an invisible or format character (`invisible-character`), or "
-            "none visible (`empty-name`); an `Idempotency-Key` used for another entry "
+            "closed (`closed`), a lockstep tournament's first round has started "
+            "(`entries-closed`, with `started_at`), or this address has made its limit of "
+            "entries in this public tournament (`entries-per-address`, "
+            "`CARDPROOF_ENTRIES_PER_ADDRESS`).",
+            e422="A name with a character that may show as nothing (a control, format or "
+            "default-ignorable character, an other symbol, a mark on no letter: "
+            "`invisible-character`), or no letter or digit (`empty-name`); an "
+            "`Idempotency-Key` used for another entry "
             "(`idempotency-key-reused`).",
         ),
         opt={"body": EntryRequest, "example": {"name": "Ada"}},
@@ -231,7 +240,8 @@ class TournamentsController(Controller):
         hours gets the same entry (and token).
         """
         body = await read_body(request, EntryRequest)
-        return await entries_of(request).enter(tournament_id, body, idempotency_key)
+        address = client_id(request.scope, request.app.state.keyring.master)
+        return await entries_of(request).enter(tournament_id, body, idempotency_key, address)
 
     @post(
         "/{tournament_id:str}/invites",
@@ -279,8 +289,9 @@ class TournamentsController(Controller):
             503,
             e400="A tournament id over 64 characters, or a `player` that is no name (empty, "
             "over 64 characters, a control character U+0000 to U+001F or U+007F).",
-            e422="A `player` that no entrant could be named: an invisible or format character "
-            "(`invisible-character`), nothing visible (`empty-name`), over 64 characters "
+            e422="A `player` that no entrant could be named: a character that may show as "
+            "nothing (`invisible-character`), no letter or digit (`empty-name`), over 64 "
+            "characters "
             "once normalized (`name-too-long`).",
             e404="No such tournament (`unknown-tournament`), or no entrant of it named "
             "`player` (`unknown-entrant`).",

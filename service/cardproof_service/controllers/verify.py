@@ -42,7 +42,8 @@ class VerifyController(Controller):
             e403="A whole log for another entrant's tournament game (`other-entrant`).",
             e404="No such deal, or it expired (`unknown-deal`).",
             e409="The deal was played, or is being played, with another log (`deal-played`); "
-            "its tournament has closed (`closed`).",
+            "its tournament has closed (`closed`); a lockstep round's seat, played one called "
+            "card at a time, whose game is not over (`lockstep-seat`).",
             e422="An illegal move, named by `move_index` with a `code` (`cell-taken`, "
             "`off-board`, `not-adjacent`, `outside-square`, `first-not-origin`, "
             "`wrong-move-shape`, `game-over`); a log too short or a dead end (`incomplete`); a "

@@ -137,7 +137,8 @@ class MoveStore(Protocol):
         """Store a whole finished log only if the deal has no move yet.
 
         Its ending and its result are stored as :meth:`append_move` stores them, and a
-        tournament game's only while its tournament is open (``closed`` otherwise).
+        tournament game's only while its tournament is open (``closed`` otherwise); a
+        lockstep seat never takes one (``lockstep``: it is played one call at a time).
         """
 
 
@@ -180,6 +181,8 @@ class TournamentStore(Protocol):
         max_entrants: int | None,
         *,
         until_first_round: bool = False,
+        address: str | None = None,
+        per_address: int = 0,
     ) -> EntryResult:
         """Enter ``entrant`` (0 total, 0 games) in one atomic step, unless refused.
 
@@ -187,8 +190,10 @@ class TournamentStore(Protocol):
         again (a resent write) is ``added``; with ``until_first_round`` (a lockstep
         tournament), entries have closed once round 1 has started (``entries-closed``);
         a given invite code must exist and be unused (or used by this very entrant); the
-        name's key must be free; the field must have room. Entering marks the invite
-        used by this entrant.
+        name's key must be free; the field must have room; with ``address`` and
+        ``per_address`` (a client's id, and its limit), that client must have made fewer
+        than ``per_address`` entries in the tournament (``entries-per-address``). Entering
+        marks the invite used by this entrant and counts it among ``address``'s.
         """
 
     async def add_invites(

@@ -175,10 +175,13 @@ class Appended(msgspec.Struct, frozen=True):
     called this index yet), ``late`` (a player's move after its call's deadline) and
     ``early`` (a placement for the player before it); ``call`` is then the round's call
     index after the step (-1 before the round starts, or outside lockstep). ``closed``: a
-    player's move of a tournament game whose tournament has closed.
+    player's move of a tournament game whose tournament has closed. ``lockstep``: a whole
+    log for a lockstep seat, which is played one call at a time.
     """
 
-    outcome: Literal["appended", "wrong-index", "missing", "not-called", "late", "early", "closed"]
+    outcome: Literal[
+        "appended", "wrong-index", "missing", "not-called", "late", "early", "closed", "lockstep"
+    ]
     count: int = 0
     call: int = -1
 
@@ -285,7 +288,14 @@ class GameResult(msgspec.Struct, frozen=True):
 
 
 EntryOutcome = Literal[
-    "added", "replayed", "name-taken", "full", "bad-invite", "invite-used", "entries-closed"
+    "added",
+    "replayed",
+    "name-taken",
+    "full",
+    "bad-invite",
+    "invite-used",
+    "entries-closed",
+    "entries-per-address",
 ]
 
 
@@ -314,7 +324,8 @@ class EntryResult(msgspec.Struct, frozen=True):
     ``added`` (this ``entrant_id`` entered, or had entered by this very write);
     ``replayed`` (the replay key named an earlier entry: ``entrant_id`` and ``name`` are
     that entry's); ``name-taken`` (``name`` is the entrant whose key clashes); ``full``;
-    ``bad-invite`` (no such code); ``invite-used`` (the code entered someone else).
+    ``bad-invite`` (no such code); ``invite-used`` (the code entered someone else);
+    ``entries-closed``; ``entries-per-address`` (its client made its limit of entries).
     """
 
     outcome: EntryOutcome

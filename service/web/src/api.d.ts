@@ -722,7 +722,7 @@ export interface components {
          *     that looks like an entrant's is taken. Invisible and format characters are refused.
          */
         EntryRequest: {
-            /** @description 1 to 64 printable characters, shown NFKC-normalized with white space trimmed and collapsed; no invisible or format characters. */
+            /** @description 1 to 64 printable characters, shown NFKC-normalized with white space trimmed and collapsed; at least one letter or digit, and no character that may show as nothing (control, format or default-ignorable characters, other symbols, a mark on no letter). */
             name: string;
             invite_code?: string;
         };
@@ -1789,7 +1789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The deal was played, or is being played, with another log (`deal-played`); its tournament has closed (`closed`). */
+            /** @description The deal was played, or is being played, with another log (`deal-played`); its tournament has closed (`closed`); a lockstep round's seat, played one called card at a time, whose game is not over (`lockstep-seat`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2585,7 +2585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A variant option it does not take (`unknown-option`), `max_entrants` over the service's ceiling (`too-many-entrants`), more `invites` than twice `max_entrants` (`too-many-invites`), `invites` for a public tournament (`invites-need-invite-entry`), `closes_at` not after `opens_at` (`bad-window`) or already past (`closes-in-past`). */
+            /** @description A variant option it does not take (`unknown-option`), `max_entrants` over the service's ceiling (`too-many-entrants`), more `invites` than twice `max_entrants` (`too-many-invites`), `invites` for a public tournament (`invites-need-invite-entry`), `closes_at` not after `opens_at` (`bad-window`) or already past (`closes-in-past`), a time more than ten years ahead (`bad-time`), a name with a character that may show as nothing (`invisible-character`) or no letter or digit (`empty-name`), `lockstep` with options that show every card or may deal an open game (`lockstep-needs-hidden`), a hidden variant `async` and public (`async-needs-invite`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2792,7 +2792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The name, or one that looks like it, has entered already (`name-taken`, with `taken_by`), the tournament is full (`full`), not open yet (`not-open`) or closed (`closed`), or a lockstep tournament's first round has started (`entries-closed`, with `started_at`). */
+            /** @description The name, or one that looks like it, has entered already (`name-taken`, with `taken_by`), the tournament is full (`full`), not open yet (`not-open`) or closed (`closed`), a lockstep tournament's first round has started (`entries-closed`, with `started_at`), or this address has made its limit of entries in this public tournament (`entries-per-address`, `CARDPROOF_ENTRIES_PER_ADDRESS`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2810,7 +2810,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A name with an invisible or format character (`invisible-character`), or none visible (`empty-name`); an `Idempotency-Key` used for another entry (`idempotency-key-reused`). */
+            /** @description A name with a character that may show as nothing (a control, format or default-ignorable character, an other symbol, a mark on no letter: `invisible-character`), or no letter or digit (`empty-name`); an `Idempotency-Key` used for another entry (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3304,7 +3304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A `player` that no entrant could be named: an invisible or format character (`invisible-character`), nothing visible (`empty-name`), over 64 characters once normalized (`name-too-long`). */
+            /** @description A `player` that no entrant could be named: a character that may show as nothing (`invisible-character`), no letter or digit (`empty-name`), over 64 characters once normalized (`name-too-long`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3532,7 +3532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This client holds its share of the round's event streams and long polls in this server (`listener-share`, `CARDPROOF_LISTENERS_PER_CLIENT`): end one, or try again after `Retry-After`. */
+            /** @description This client (or entrant, by its token) holds its share of the round's event streams and long polls in this server (`listener-share`, `CARDPROOF_LISTENERS_PER_CLIENT`), or this address its cap across rounds (`listeners-per-address`, `CARDPROOF_LISTENERS_PER_ADDRESS`; a seated entrant's first stream of its round is let in past it): end one, or try again after `Retry-After`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3550,7 +3550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The store is unavailable, or this server follows as many rounds as it may (`too-many-listeners`): try again after `Retry-After`. */
+            /** @description The store is unavailable, or this server follows as many rounds as it may (`too-many-listeners`; the last tenth of its room is kept for seated entrants' first streams): try again after `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -115,7 +115,7 @@ class MemoryMoves(MemoryDeals):
         owner: str | None = None,
         tournament: str | None = None,
     ) -> Appended:
-        """Store a whole log if the deal has none."""
+        """Store a whole log if the deal has none (and is no lockstep seat)."""
         record = self._live(deal_id)
         if record is None:
             return Appended("missing")
@@ -123,6 +123,8 @@ class MemoryMoves(MemoryDeals):
             return Appended("closed", len(record.moves))
         if record.moves or record.finished_at is not None:
             return Appended("wrong-index", len(record.moves))
+        if record.lockstep:  # played one call at a time, never by a whole log
+            return Appended("lockstep", len(record.moves))
         record.moves = list(moves)
         record.finished_at = finished_at
         record.blind = blind

@@ -45,6 +45,8 @@ class MemoryTournaments(MemoryCore):
         """Per tournament: invite code hash to the entrant who used it ('' unused)."""
         self._replays: dict[tuple[str, str], tuple[float, str]] = {}
         """(tournament, replay key hash) to (expiry, entrant id): resent entries."""
+        self._address_entries: dict[str, dict[str, int]] = {}
+        """Per tournament: a client's id to the entries it made."""
         self._totals: dict[str, dict[str, list[int]]] = {}
         """Per tournament: name to [total, finished games]."""
         self._results: dict[tuple[str, str, int], GameResult] = {}
@@ -144,6 +146,7 @@ class MemoryTournaments(MemoryCore):
         self._pars.pop(tournament_id, None)
         for table in (self._entrants, self._entrant_keys, self._invites, self._totals):
             table.pop(tournament_id, None)
+        self._address_entries.pop(tournament_id, None)
         for key in [key for key in self._results if key[0] == tournament_id]:
             del self._results[key]
 
@@ -158,6 +161,8 @@ class MemoryTournaments(MemoryCore):
         max_entrants: int | None,
         *,
         until_first_round: bool = False,
+        address: str | None = None,
+        per_address: int = 0,
     ) -> EntryResult:
         """Enter ``entrant``: the checks of the protocol, in its order, then the entry."""
         now = time.monotonic()
@@ -185,6 +190,11 @@ class MemoryTournaments(MemoryCore):
             return EntryResult("name-taken", known, entrants.get(known, ""))
         if max_entrants is not None and len(entrants) >= max_entrants:
             return EntryResult("full")
+        by_address = self._address_entries.setdefault(tournament_id, {})
+        if address is not None and per_address and by_address.get(address, 0) >= per_address:
+            return EntryResult("entries-per-address")
+        if address is not None:
+            by_address[address] = by_address.get(address, 0) + 1
         entrants[entrant.entrant_id] = entrant.name
         keys[entrant.key] = entrant.entrant_id
         totals[entrant.name] = [0, 0]

@@ -198,9 +198,10 @@ class RedisDeals(RedisLimits):
                 keys[0], lambda c: self._create(keys=keys, args=args, client=c)
             )
         except BaseException:
-            # refused (503). A committed deal written all the same (only its WAIT fell
-            # short) keeps its count: the resent request finds it by its claim. A casual
-            # one is given back: nobody was told its id, so nobody can play it
+            # refused (503). A claimed deal (committed, or casual under an Idempotency-Key)
+            # written all the same (only its WAIT fell short) keeps its count: the resent
+            # request finds it by its claim. One without a claim is given back: nobody was
+            # told its id, so nobody can play it
             if client is not None and (
                 commitment is None or not await self._deal_exists(record.deal_id)
             ):

@@ -215,6 +215,7 @@ if ARGV[11] ~= '' and (redis.call('EXISTS', KEYS[2]) == 1
   return {'closed', n}
 end
 if n ~= 0 or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then return {'wrong-index', n} end
+if redis.call('HEXISTS', KEYS[1], 'ls') == 1 then return {'lockstep', n} end
 redis.call('HSET', KEYS[1], 'moves', ARGV[1], 'n', ARGV[2], 'fin', ARGV[3], 'blind', ARGV[4])
 end_game(KEYS[1], ARGV[9])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
@@ -223,7 +224,8 @@ return {'appended', tonumber(ARGV[2])}
 """
 )
 """A whole finished log onto a deal with no move yet (and its ending and result), while
-its tournament is open (``KEYS[2]``, its closed mark; ``ARGV[11]``, its closing time)."""
+its tournament is open (``KEYS[2]``, its closed mark; ``ARGV[11]``, its closing time);
+never onto a lockstep seat (``ls``), which is played one call at a time."""
 
 
 class RedisMoves(RedisLimits):

@@ -72,6 +72,11 @@ if known then return {'name-taken', known, redis.call('HGET', KEYS[2], known) or
 if ARGV[4] ~= '' and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then
   return {'full', '', ''}
 end
+if ARGV[9] ~= '' and ARGV[10] ~= ''
+    and tonumber(redis.call('HGET', KEYS[8], ARGV[9]) or '0') >= tonumber(ARGV[10]) then
+  return {'entries-per-address', '', ''}
+end
+if ARGV[9] ~= '' then redis.call('HINCRBY', KEYS[8], ARGV[9], 1) end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[3], 0, ARGV[3])
@@ -79,7 +84,7 @@ redis.call('HSET', KEYS[4], ARGV[3], 0)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[5], ARGV[5], ARGV[2]) end
 if ARGV[6] ~= '' then redis.call('SET', KEYS[6], ARGV[2], 'EX', ARGV[6]) end
 if ARGV[7] ~= '' then
-  for i = 1, 5 do
+  for _, i in ipairs({1, 2, 3, 4, 5, 8}) do
     if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('EXPIREAT', KEYS[i], ARGV[7]) end
   end
 end
@@ -88,7 +93,8 @@ return {'added', ARGV[2], ARGV[3]}
 """Enter once (name keys to ids, ids to names, a 0 total, 0 games) in the protocol's order:
 a replay key answers its first entry, the same entrant again is the same entry; a
 lockstep tournament's entries close once its round 1 (KEYS[7]) has started; an invite
-code must be issued and unused; the name's key free; room in the field."""
+code must be issued and unused; the name's key free; room in the field; the client
+(ARGV[9], counted in KEYS[8]) under its limit of entries (ARGV[10])."""
 
 _ADD_INVITES: Final = """
 if redis.call('HLEN', KEYS[1]) + #ARGV - 2 > tonumber(ARGV[1]) then return 0 end
@@ -258,6 +264,8 @@ class RedisTournaments(RedisCore):
         max_entrants: int | None,
         *,
         until_first_round: bool = False,
+        address: str | None = None,
+        per_address: int = 0,
     ) -> EntryResult:
         """The enter script: every check and the entry in one step."""
         base = layout.tournament(tournament_id)
@@ -270,6 +278,7 @@ class RedisTournaments(RedisCore):
             f"{base}:invites",
             replay,
             layout.round_(tournament_id, 1),
+            f"{base}:address-entries",
         ]
         args: list[EncodableT] = [
             entrant.key,
@@ -280,6 +289,8 @@ class RedisTournaments(RedisCore):
             entrant.replay_ttl if entrant.replay else "",
             "" if entrant.expires_at is None else entrant.expires_at,
             "1" if until_first_round else "",
+            address or "",
+            per_address if address and per_address else "",
         ]
         reply = await self._written(keys[0], lambda c: self._enter(keys=keys, args=args, client=c))
         outcome, entrant_id, name = (
