@@ -38,12 +38,33 @@ def when(offset: float) -> str:
     return datetime.fromtimestamp(int(time.time() + offset), UTC).isoformat()
 
 
+class Ahead(str):
+    """A time ``offset`` seconds ahead of when the test reads it, not of when it was
+    collected (a full run reaches a test many minutes after collecting it)."""
+
+    offset: float
+    epoch: bool
+
+    def __new__(cls, offset: float, *, epoch: bool = False) -> Ahead:
+        made = super().__new__(cls, f"now+{offset:g}s")
+        made.offset, made.epoch = offset, epoch
+        return made
+
+    def value(self) -> str:
+        return str(int(time.time() + self.offset)) if self.epoch else when(self.offset)
+
+
+def resolved(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with each :class:`Ahead` read now."""
+    return {k: v.value() if isinstance(v, Ahead) else v for k, v in env.items()}
+
+
 REFUSED = [
     pytest.param(
-        {"CARDPROOF_SIGNING_KEY_SINCE": when(3600)}, "in the future", id="since-an-hour-ahead"
+        {"CARDPROOF_SIGNING_KEY_SINCE": Ahead(3600)}, "in the future", id="since-an-hour-ahead"
     ),
     pytest.param(
-        {"CARDPROOF_SIGNING_KEY_SINCE": str(int(time.time()) + 120)},
+        {"CARDPROOF_SIGNING_KEY_SINCE": Ahead(120, epoch=True)},
         "in the future",
         id="since-in-epoch-seconds",
     ),
@@ -84,7 +105,7 @@ def test_load_keys_refuses_keys_whose_receipts_would_not_verify(
     env: dict[str, str], reason: str
 ) -> None:
     with pytest.raises(KeyConfigError, match=reason):
-        load_keys({**SERVER_KEYS, **env})
+        load_keys({**SERVER_KEYS, **resolved(env)})
 
 
 @pytest.mark.parametrize(("env", "reason"), REFUSED)
@@ -95,7 +116,7 @@ def test_development_keys_are_held_to_the_same_rules(
     key_file.write_text(json.dumps(SERVER_KEYS))  # as if generated: the same signing key
     assert load_keys({}, key_file=key_file).signing.kid == SIGNING.kid
     with pytest.raises(KeyConfigError, match=reason):
-        load_keys(env, key_file=key_file)
+        load_keys(resolved(env), key_file=key_file)
 
 
 def test_the_signing_key_may_begin_signing_up_to_now() -> None:
@@ -132,7 +153,7 @@ def test_the_app_factory_refuses_them_too(
     for name in ("CARDPROOF_SIGNING_KEY_SINCE", "CARDPROOF_RETIRED_KEYS", "CARDPROOF_ENV"):
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(f"{name}_FILE", raising=False)
-    for name, value in {**SERVER_KEYS, **env}.items():
+    for name, value in {**SERVER_KEYS, **resolved(env)}.items():
         monkeypatch.setenv(name, value)
     with pytest.raises(KeyConfigError, match=reason):
         create_app(Settings(warm_up=False))
@@ -147,7 +168,7 @@ def _serve(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(("env", "reason"), REFUSED)
 def test_cardproof_serve_refuses_to_start_in_one_line(env: dict[str, str], reason: str) -> None:
-    result = _serve(env)
+    result = _serve(resolved(env))
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.splitlines()  # one line: no traceback, no log
     assert line.startswith("cardproof serve: CARDPROOF_"), line

@@ -36,6 +36,15 @@ def round_commitment_id(tournament_id: str, round_number: int) -> str:
     return f"{tournament_id}:round-{round_number}"
 
 
+def seat_claim_id(tournament_id: str, entrant_id: str, round_number: int) -> str:
+    """The claim an entrant's seat in a round is written with (one game per round).
+
+    >>> seat_claim_id("t_0123", "e_1", 2)
+    't_0123:e_1:round-2'
+    """
+    return f"{tournament_id}:{entrant_id}:round-{round_number}"
+
+
 @dataclass(frozen=True)
 class Commitments:
     """Commitment ids and server seeds under one master key; ``ttl`` seconds to use one."""
@@ -97,4 +106,4 @@ class Commitments:
         return int.from_bytes(body[NONCE_BYTES:], "big")
 
 
-__all__ = ["Commitments", "round_commitment_id"]
+__all__ = ["Commitments", "round_commitment_id", "seat_claim_id"]

@@ -23,7 +23,7 @@ from cardproof.games import variant
 from cardproof.models import DealRequest, DealState
 from cardproof.receipts import b64url
 from cardproof.tournaments import round_deal
-from cardproof_service.commitments import Commitments
+from cardproof_service.commitments import Commitments, seat_claim_id
 from cardproof_service.games import Games, seat_of
 from cardproof_service.gate import Gate
 from cardproof_service.idempotency import REPLAY_WINDOW
@@ -186,7 +186,7 @@ class Dealing:
             lockstep=tournament.format == "lockstep",
         )
         ttl = tournament_ttl(tournament, self.settings.tournament_retention)
-        claim_id = f"{tournament.tournament_id}:{entrant_id}:round-{round_number}"
+        claim_id = seat_claim_id(tournament.tournament_id, entrant_id, round_number)
         mark = msgspec.msgpack.encode([deal_id, idempotency_key or ""])
         try:
             first = await self.store.create_deal(record, ttl, Claim(claim_id, mark, ttl))

@@ -374,7 +374,7 @@ def render(
             '<p class="note" id="grids-hidden">Finished grids are shown once the tournament '
             "closes: every entrant is dealt the same cards, so a finished grid would show a "
             "round's deal to entrants who have not played it yet. Totals only until then; "
-            f"this page refreshes every {REFRESH_SECONDS} seconds.</p>"
+            f"this page refreshes every {every} seconds.</p>"
         )
     closed_line = f" &middot; closed {escape(tournament.closed_at)}" if tournament.closed_at else ""
     play_words = (

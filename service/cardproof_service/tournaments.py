@@ -40,7 +40,7 @@ from cardproof.models import (
     TournamentSummary,
 )
 from cardproof_service.calls import Calls, Listener
-from cardproof_service.commitments import Commitments, round_commitment_id
+from cardproof_service.commitments import Commitments, round_commitment_id, seat_claim_id
 from cardproof_service.entrants import PREFIX as ENTRANT_PREFIX
 from cardproof_service.entrants import require_entrant
 from cardproof_service.invites import add_invites, invite_hash, invite_limit
@@ -465,9 +465,24 @@ class Tournaments:
         listener = Listener(client, token.entrant_id, per_address=per_address)
         if not self.calls.needs_seat((record.tournament_id, round_number), listener):
             return listener
-        # the claim id Dealing.create_round_game writes in the step that seats the game
-        claim = f"{record.tournament_id}:{token.entrant_id}:round-{round_number}"
-        return listener._replace(seated=await self.store.get_claim(claim) is not None)
+        claim = seat_claim_id(record.tournament_id, token.entrant_id, round_number)
+        seated = await self.store.get_claim(claim) is not None
+        return listener._replace(seated=seated and await self._current(record, round_number))
+
+    async def _current(self, record: TournamentRecord, number: int) -> bool:
+        """Whether round ``number`` is the one a seat follows now: playing, or next to start.
+
+        Only such a round's seats keep their room past the address's cap: an address
+        seated in every round of many tournaments ahead holds no more than its seats of
+        the rounds under way (rounds start in order).
+        """
+        state = await self.store.round_state(record.tournament_id, number)
+        if state.finished:
+            return False
+        if state.started_at is not None or number == 1:
+            return True
+        before = await self.store.round_state(record.tournament_id, number - 1)
+        return before.started_at is not None
 
     async def readable(self, tournament_id: str, access: Access) -> TournamentRecord:
         """The record, if the caller may read the tournament (as :meth:`read` decides)."""

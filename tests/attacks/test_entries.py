@@ -402,3 +402,23 @@ def test_entries_per_address_are_counted_in_one_store_step(store: str) -> None:
             outcomes = asyncio.run(on_redis())
     assert Counter(outcomes[:20]) == {"added": ENTRIES, "entries-per-address": 20 - ENTRIES}
     assert outcomes[20:] == ["added", "added"]  # another address; no limit asked
+
+
+def test_an_entrys_answer_is_never_kept_by_a_cache(client: HttpClient, owner: str) -> None:
+    """The entry's answer carries the entrant's token: no-store, though a public entry
+    sends no credential (found by the red team: only credentialed requests had it)."""
+    made = open_tournament(client, owner, format="lockstep", entry="public")
+    tid = made["tournament"]["tournament_id"]
+    entry = client.post(
+        f"/v1/tournaments/{tid}/entries",
+        json={"name": "Cached"},
+        headers={"Idempotency-Key": "k" * 20},
+    )
+    assert entry.status_code == 201, entry.text
+    assert entry.headers["cache-control"] == "no-store"
+    again = client.post(
+        f"/v1/tournaments/{tid}/entries",
+        json={"name": "Cached"},
+        headers={"Idempotency-Key": "k" * 20},
+    )
+    assert (again.status_code, again.headers["cache-control"]) == (201, "no-store")

@@ -145,7 +145,10 @@ def let_go(client: HttpClient, *held: list[Any]) -> None:
 def test_one_address_with_many_entries_cannot_starve_a_seated_entrant(
     store: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The attack, scaled to a replica of 400 places: 25 entries x 4 rounds x 5 streams."""
+    """The attack, scaled to a replica of 400 places: 25 entries x 4 rounds x 5 streams.
+
+    Seats in rounds ahead of the next to start keep no room past the address's cap.
+    """
     monkeypatch.setattr(calls_module, "MAX_LISTENERS", 400)  # 40 kept for seats
     entries, rounds = 25, range(1, 5)
     with app_on(store) as (client, owner):
@@ -165,14 +168,23 @@ def test_one_address_with_many_entries_cannot_starve_a_seated_entrant(
         let_in = refused.pop(None)
         assert (429, "listeners-per-address") in refused, refused
         assert set(refused) <= {(429, "listeners-per-address"), (429, "listener-share")}
-        seats = entries * len(rounds)
-        assert seats <= let_in <= seats + PER_ADDRESS  # each seat's first, and the cap
+        # each seat's first stream of round 1 (the next to start), and the cap: seats in
+        # rounds further ahead keep no room past the cap (found by the red team: seated
+        # in 50 rounds, four entries held 200 streams past it)
+        assert entries <= let_in <= entries + PER_ADDRESS
         over = listen(client, tid, [(1, MALLORY, None), (2, MALLORY, tokens[-1])])
         assert [why(answer) for answer in over] == [(429, "listeners-per-address")] * 2
+        started = client.post(
+            f"/v1/tournaments/{tid}/rounds/1/start", json={}, headers={"Authorization": owner}
+        )
+        assert started.status_code == 200, started.text
+        # round 1 under way: round 2 is next, its seats' first streams get in again
+        ahead = listen(client, tid, [(2, MALLORY, tokens[-1]), (3, MALLORY, tokens[-1])])
+        assert [why(answer) for answer in ahead] == [None, (429, "listeners-per-address")]
 
         others = listen(client, tid, [(1, ADA, ada), (1, MALLORY, fay), (1, CLIFF, None)])
         assert [why(answer) for answer in others] == [None, None, None]  # Ada, Fay, Cliff
-        let_go(client, mallory, over, others)
+        let_go(client, mallory, over, ahead, others)
 
 
 @pytest.mark.parametrize("store", ["memory", "redis"])

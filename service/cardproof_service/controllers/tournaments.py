@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, HttpMethod, Request, Response, get, post, route
+from litestar.datastructures import CacheControlHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter, QueryParameter
 from litestar.response import Stream
@@ -199,6 +200,7 @@ class TournamentsController(Controller):
         "/{tournament_id:str}/entries",
         operation_id="enterTournament",
         status_code=201,
+        cache_control=CacheControlHeader(no_store=True),  # it carries the entrant's token
         summary="Enter a tournament",
         responses=problem_responses(
             400,

@@ -2759,6 +2759,7 @@ export interface operations {
             /** @description Document created, URL follows */
             201: {
                 headers: {
+                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
