@@ -20,7 +20,7 @@ import redis.asyncio as redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import parse_url
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.exceptions import (
     AskError,
@@ -56,29 +56,6 @@ blocking pool for them: past this a call fails as unavailable)."""
 _REFUSING: Final = (OutOfMemoryError, ReadOnlyError, MasterDownError)
 """Error replies of a Redis that is up but cannot take writes (full, a replica, no
 master; also ``MISCONF``: cannot persist): the store is unavailable (503), not a bug."""
-
-
-class FollowingPool(SentinelConnectionPool):
-    """A Sentinel pool that leaves a server the sentinels no longer name as the primary.
-
-    redis-py closes only idle connections when the primary changes; one in use goes back
-    into the pool still on the old server, which Sentinel leaves a writable master for
-    a few seconds after a failover. Reads there and writes on the new primary would
-    disagree, so a connection released while on a server that is not the named primary
-    is closed, and a write whose replica check falls short asks the sentinels again.
-    """
-
-    async def release(self, connection: Any) -> None:
-        """Back into the pool; closed if the sentinels name another primary now."""
-        await super().release(connection)
-        master = self.master_address
-        if master is not None and (connection.host, connection.port) != tuple(master):
-            await connection.disconnect()
-
-    async def follow(self) -> None:
-        """Ask the sentinels for the primary again (idle connections to another close)."""
-        with contextlib.suppress(RedisConnectionError):
-            await self.get_master_address()  # type: ignore[no-untyped-call]
 
 
 class RedisCore:
@@ -153,7 +130,6 @@ class RedisCore:
         )
         client = sentinels.master_for(
             service,
-            connection_pool_class=FollowingPool,
             db=db,
             password=password,
             socket_timeout=timeout,
@@ -238,9 +214,6 @@ class RedisCore:
                     self._cluster_ready = False
                 raise
             if int(confirmed) < self._min_replicas:
-                pool = getattr(self._redis, "connection_pool", None)
-                if isinstance(pool, FollowingPool):
-                    await pool.follow()  # a failover may have left us on the old primary
                 raise StoreUnavailable(
                     f"redis: the write reached {confirmed} of {self._min_replicas} replicas in time"
                 )
