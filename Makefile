@@ -81,7 +81,7 @@ $(OUTSIDERS_PIP_STAMP): tests/outsiders/requirements.txt | python-version
 	touch $@
 
 ## web: rebuild the browser client and the API reference's assets into the package
-## (service/cardproof_service/static); `make run` serves what is committed there, no Node
+## (service/cardproof_service/front/static); `make run` serves what is committed there, no Node
 web: $(NPM_STAMP)
 	cd service/web && npx tsc --noEmit -p . && node build.mjs
 

@@ -36,8 +36,8 @@ def long_line(tournament: dict[str, Any]) -> str:
     derives it, from the fixed master key)."""
     from cardproof.games import variant
     from cardproof.tournaments import round_deal
-    from cardproof_service.commitments import Commitments, round_commitment_id
-    from cardproof_service.keys import load_keys
+    from cardproof_service.deals import Commitments, round_commitment_id
+    from cardproof_service.plumbing import load_keys
 
     commitments = Commitments(load_keys(SERVER_KEYS), ttl=0)
     seed = commitments.server_seed(round_commitment_id(tournament["tournament_id"], 1))

@@ -2,7 +2,7 @@
 
 A round of poker-squares with ``seats`` seats, ``idle`` of which never place a card, so
 that every one of its 25 calls ends at its deadline and the server places the idle
-seats' cards (in batches, see ``service/cardproof_service/late.py``). The other seats
+seats' cards (in batches, see ``service/cardproof_service/lockstep/late.py``). The other seats
 place each called card within the first second of its call (the driver learns each
 call from one seat's event stream and sends the active seats' moves in ten slices over
 that second, on a few raw keep-alive connections).

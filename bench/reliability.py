@@ -309,9 +309,9 @@ def cell_text(cell: int) -> str:
 
 def fixtures() -> tuple[dict[str, Any], int, dict[str, Any], int]:
     """The score and verify bodies, and the totals they must get (computed offline)."""
+    import cardproof_service.front.examples as examples
     from cardproof.cards import parse_cards
     from cardproof.games import PokerSquares, replay_log
-    from cardproof_service import examples
 
     score_body = examples.SCORE
     cards = [card for row in score_body["layout"] for card in parse_cards(row)]

@@ -24,7 +24,7 @@ error is an error. Scenarios, on each store:
 
 - ``GET /healthz``, in interleaved rounds with the next two (order reversed every
   other round), so that load from other work on the machine hits all three alike;
-- ``POST /v1/score`` with ``cardproof_service.examples.SCORE``;
+- ``POST /v1/score`` with ``cardproof_service.front.examples.SCORE``;
 - ``POST /v1/verify``: a complete poker-squares log on a revealed seed pair (the answer
   carries a signed receipt);
 - blind poker-squares games: ``POST /v1/commitments``, ``POST /v1/deals``, 25 x
@@ -654,8 +654,7 @@ def in_process_costs(
     """
     from cardproof.receipts import SigningKey
     from cardproof_service.app import create_app
-    from cardproof_service.keys import Keys
-    from cardproof_service.settings import Settings
+    from cardproof_service.plumbing import Keys, Settings
 
     keys = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
     limit = 10**9 if rate_limited else 0
@@ -1115,7 +1114,7 @@ def run_store(
         base.update(watch=watch, client=args.client)
         return Spec(**{**base, "concurrency": args.concurrency, **kwargs})
 
-    from cardproof_service.examples import SCORE
+    from cardproof_service.front.examples import SCORE
 
     n = args.concurrency
     seconds = args.duration / args.rounds

@@ -31,9 +31,9 @@ import cardproof_service.store.memory.rounds as memory_rounds
 from cardproof.games import variant
 from cardproof.receipts import SigningKey, verify_receipt
 from cardproof_service import Settings, create_app
-from cardproof_service.keys import Keys
-from cardproof_service.organizers import new_organizer
+from cardproof_service.plumbing.keys import Keys
 from cardproof_service.store import MemoryStore, Store
+from cardproof_service.tournaments.organizers import new_organizer
 from leftovers import Leftovers
 
 LEFTOVERS = pytest.StashKey[Leftovers]()
@@ -128,7 +128,7 @@ def held_app_of() -> Litestar:
     async def idle() -> None:
         return None
 
-    app.state.deals.rounds.keep = idle
+    app.state.rounds.keep = idle
     return app
 
 

@@ -14,8 +14,8 @@ from litestar.testing import TestClient
 from cardproof.cards import STANDARD_DECK
 from cardproof.deal import standard_deck
 from cardproof.games import PokerSquares, SerpentPatience
-from cardproof_service import examples
-from cardproof_service.settings import DEFAULT_MAX_BODY_BYTES
+from cardproof_service.front import examples
+from cardproof_service.plumbing.settings import DEFAULT_MAX_BODY_BYTES
 
 Client = TestClient[Litestar]
 

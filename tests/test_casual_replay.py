@@ -24,8 +24,8 @@ from litestar.testing import TestClient
 
 from cardproof.models import DealRequest
 from cardproof_service import Settings, create_app
-from cardproof_service.deals import Deals
-from cardproof_service.keys import Keys
+from cardproof_service.deals.service import Deals
+from cardproof_service.plumbing.keys import Keys
 from cardproof_service.store.redis import RedisStore
 from conftest import TEST_KEYS, UNLIMITED
 from redis_server import redis_url_or_skip

@@ -21,7 +21,7 @@ from litestar.testing import TestClient
 from cardproof.cli import build_parser
 from cardproof.cli.serve import serve_options
 from cardproof_service import Settings, create_app
-from cardproof_service.keys import load_keys
+from cardproof_service.plumbing.keys import load_keys
 from conftest import TEST_KEYS, answering_pids, free_port, served
 from redis_server import redis_url_or_skip
 

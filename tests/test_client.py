@@ -23,7 +23,7 @@ from cardproof import (
 from cardproof.client import AsyncClient, Client, retry_after_seconds
 from cardproof.core import RequestCore
 from cardproof.games import Cell
-from cardproof_service import examples
+from cardproof_service.front import examples
 
 
 @pytest.fixture

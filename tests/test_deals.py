@@ -17,13 +17,7 @@ from cardproof.deal import seed_hash
 from cardproof.games import GridView, variant
 from cardproof.receipts import ReceiptError, verify_receipt
 from cardproof_service import Settings, create_app
-from cardproof_service.store import (
-    Claim,
-    DailyQuota,
-    DealRecord,
-    MemoryStore,
-    StoreUnavailable,
-)
+from cardproof_service.store import Claim, DailyQuota, DealRecord, MemoryStore, StoreUnavailable
 from conftest import TEST_KEYS, UNLIMITED
 
 HttpClient = TestClient[Litestar]

@@ -21,10 +21,10 @@ import pytest
 import yaml
 
 import cardproof.cli
-import cardproof_service.keys
-import cardproof_service.settings
+import cardproof_service.plumbing.keys
+import cardproof_service.plumbing.settings
 from cardproof.cli import build_parser
-from cardproof_service.settings import Settings
+from cardproof_service.plumbing.settings import Settings
 from cardproof_service.store.redis import parse_sentinel_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,12 +41,12 @@ ENV_NAME = re.compile(r"\b(?:CARDPROOF_[A-Z_]*[A-Z]|REDIS_URL)\b")
 def _env_names_read() -> set[str]:
     """Every environment variable the service's settings, keys and CLI name in their source."""
     names: set[str] = set()
-    for module in (cardproof_service.settings, cardproof_service.keys):
+    for module in (cardproof_service.plumbing.settings, cardproof_service.plumbing.keys):
         names |= set(ENV_NAME.findall(inspect.getsource(module)))
     for path in Path(cardproof.cli.__file__).parent.glob("*.py"):  # each subcommand's module
         names |= set(ENV_NAME.findall(path.read_text()))
     # keys.py reads each secret from NAME or from the file named by its NAME_FILE twin.
-    keys_source = inspect.getsource(cardproof_service.keys._read)
+    keys_source = inspect.getsource(cardproof_service.plumbing.keys._read)
     assert '_FILE"' in keys_source
     secrets = {"CARDPROOF_MASTER_KEY", "CARDPROOF_SIGNING_KEY", "CARDPROOF_RETIRED_KEYS"}
     assert secrets <= names
@@ -385,8 +385,10 @@ def test_deployment_env_is_what_the_service_reads() -> None:
 def test_secret_placeholders_are_not_usable_keys() -> None:
     # applied unedited, the service must refuse to start rather than run on known keys
     secret = _one("Secret")
-    with pytest.raises(cardproof_service.keys.KeyConfigError):
-        cardproof_service.keys.load_keys({**secret["stringData"], "CARDPROOF_ENV": "production"})
+    with pytest.raises(cardproof_service.plumbing.keys.KeyConfigError):
+        cardproof_service.plumbing.keys.load_keys(
+            {**secret["stringData"], "CARDPROOF_ENV": "production"}
+        )
 
 
 def test_hpa_scales_the_deployment() -> None:

@@ -15,14 +15,14 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.standings as standings_module
+import cardproof_service.tournaments.standings as standings_module
 from cardproof.games import SoloDrez
 from cardproof.models import TournamentExport
 from cardproof.receipts import verify_receipt
 from cardproof.tournaments import verify_export
 from cardproof_service import Settings, create_app
-from cardproof_service.deals import Deals
-from cardproof_service.games import REPLAY_ON_LOOP, Games
+from cardproof_service.deals.games import REPLAY_ON_LOOP, Games
+from cardproof_service.deals.service import Deals
 from conftest import TEST_KEYS, UNLIMITED, organizer_key
 from test_tournaments_api import CELLS, bearer, enter, open_tournament, reader
 

@@ -26,8 +26,8 @@ from litestar.testing import TestClient
 from cardproof.games import VARIANTS, replay_log, variant
 from cardproof.tournaments import round_deal
 from cardproof_service import Settings, create_app
-from cardproof_service.deals import Deals
-from cardproof_service.lockstep import Rounds
+from cardproof_service.deals.service import Deals
+from cardproof_service.lockstep.rounds import Rounds
 from cardproof_service.store import DealRecord, MemoryStore, Store
 from conftest import TEST_KEYS, UNLIMITED, Clock, organizer_key
 from redis_server import redis_url_or_skip
@@ -265,7 +265,7 @@ def test_a_round_a_finished_seat_held_is_not_looked_at_every_tick() -> None:
     """A round frozen by the old hole (a seat finished by a whole log, never placing) is
     put off, not looked at every keeper tick; the close ends it."""
     app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS, store=MemoryStore())
-    rounds: Rounds = app.state.deals.rounds  # its keeper runs
+    rounds: Rounds = app.state.rounds  # its keeper runs
     looks = []
     advance = rounds.advance
 

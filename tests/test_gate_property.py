@@ -34,7 +34,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from cardproof.games import VARIANTS, Game, replay_log, variant
-from cardproof_service.deals import Deals
+from cardproof_service.deals.service import Deals
 from conftest import Clock, held_app_of, hold_store_clock, organizer_key
 from test_tournaments_api import bearer, enter, keep_codes, new_tournament
 

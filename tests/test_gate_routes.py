@@ -4,7 +4,7 @@ A deal's record (``get_deal``, ``get_deals``) and a finished game's stored resul
 (``results``, with its log) are what can show a card. Each route of the app is called
 here with real requests (a casual and a committed deal, an async and a lockstep
 tournament mid-round, a closed one), and every such read during a request must happen
-inside the gate (:class:`cardproof_service.gate.Gate`), after the gate said the logs
+inside the gate (:class:`cardproof_service.deals.gate.Gate`), after the gate said the logs
 show (``Gate.logs_shown``), or inside the round's own mechanics (the cards placed for
 idle seats, a closed round's games completed), which answer nobody. A route the walk
 does not know fails it: adding a path means saying here how to call it, and then the
@@ -24,8 +24,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from cardproof_service.gate import Gate
-from cardproof_service.lockstep import Rounds
+from cardproof_service.deals.gate import Gate
+from cardproof_service.lockstep.rounds import Rounds
 from conftest import held_app_of, organizer_key
 from test_tournaments_api import bearer, enter, new_tournament, open_tournament
 
@@ -78,7 +78,7 @@ def traced() -> Iterator[tuple[Litestar, HttpClient]]:
     """An app whose sensitive reads, gate and mechanics are traced (keeper idle)."""
     app = held_app_of()
     deals = app.state.deals
-    rounds: Rounds = deals.rounds
+    rounds: Rounds = app.state.rounds
     gate: Gate = deals.gate
     for name in dir(Gate):
         member = getattr(gate, name)

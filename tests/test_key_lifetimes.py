@@ -19,9 +19,9 @@ from litestar.testing import TestClient
 from redis import Redis
 
 from cardproof_service import Settings, create_app
-from cardproof_service.organizers import new_organizer
 from cardproof_service.store import keys as layout
 from cardproof_service.store.redis import RedisStore
+from cardproof_service.tournaments.organizers import new_organizer
 from conftest import TEST_KEYS
 from redis_server import private_redis
 from test_tournaments_api import add_organizer_to

@@ -24,7 +24,7 @@ import pytest
 
 from cardproof.receipts import SigningKey, b64url, b64url_decode
 from cardproof_service import Settings, create_app
-from cardproof_service.keys import KeyConfigError, consistent, load_keys
+from cardproof_service.plumbing.keys import KeyConfigError, consistent, load_keys
 from conftest import SERVER_KEYS, free_port, served
 
 SIGNING = SigningKey.from_seed(b64url_decode(SERVER_KEYS["CARDPROOF_SIGNING_KEY"]))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cardproof.receipts import SigningKey, b64url
-from cardproof_service.keys import KeyConfigError, generate, load_keys
+from cardproof_service.plumbing.keys import KeyConfigError, generate, load_keys
 
 
 def test_keys_from_the_environment_and_from_files(tmp_path: Path) -> None:

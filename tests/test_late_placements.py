@@ -1,6 +1,6 @@
 """Late placements in batches: many idle seats, one store step a batch, none on the loop.
 
-At a call's deadline the idle seats' cards are placed :data:`~cardproof_service.late.
+At a call's deadline the idle seats' cards are placed :data:`~cardproof_service.lockstep.late.
 SEAT_BATCH` at a time (made small here so that a few seats make several batches): each
 batch in one ``place_late`` step, its moves decided in the replay threads, its games
 replayed only the first time (this process keeps them at their next index), a player's
@@ -24,16 +24,16 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.late as late
+import cardproof_service.lockstep.late as late
 from cardproof.games import variant
 from cardproof.models import MoveRequest
 from cardproof.receipts import verify_receipt
 from cardproof.tournaments import round_deal
 from cardproof_service import Settings, create_app
-from cardproof_service.lockstep import Rounds
-from cardproof_service.organizers import new_organizer
+from cardproof_service.lockstep.rounds import Rounds
 from cardproof_service.store import LatePlacement, MemoryStore, Store, StoreUnavailable
 from cardproof_service.store.redis import RedisStore
+from cardproof_service.tournaments.organizers import new_organizer
 from conftest import TEST_KEYS, UNLIMITED, Clock, organizer_key
 from redis_server import RedisServer, private_redis
 from test_lockstep_clock import (
@@ -59,7 +59,7 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
 def held_app(store: Store) -> Litestar:
     """An app whose keeper is idle: only requests move its rounds on."""
     app = create_app(Settings(warm_up=False, **UNLIMITED), keys=TEST_KEYS, store=store)
-    rounds: Rounds = app.state.deals.rounds
+    rounds: Rounds = app.state.rounds
 
     async def idle() -> None:
         return None
@@ -102,7 +102,7 @@ def memory_app() -> Litestar:
 
 def await_prepared(app: Litestar, tid: str, call: int) -> None:
     """Wait (a moment at most) for the round's placements of ``call`` to be decided ahead."""
-    placements: late.LatePlacements = app.state.deals.rounds.late
+    placements: late.LatePlacements = app.state.rounds.late
     for _ in range(200):
         ready = placements.prepared.get((tid, 1))
         if ready is not None and ready[0] == call:
@@ -114,7 +114,7 @@ def await_prepared(app: Litestar, tid: str, call: int) -> None:
 def forget_ahead(app: Litestar, tid: str) -> None:
     """Drop the cards decided ahead at the round's start (once decided)."""
     await_prepared(app, tid, 0)
-    app.state.deals.rounds.late.prepared.clear()
+    app.state.rounds.late.prepared.clear()
 
 
 def move(client: HttpClient, seat: tuple[str, str], index: int, text: str) -> None:
@@ -210,7 +210,7 @@ def test_an_idle_round_plays_to_its_end_with_receipts_and_standings(
         tid = tournament(client, owner)
         seats = seat_all(client, tid, NAMES[:6])
         start(client, tid, owner)
-        placements: late.LatePlacements = memory_app.state.deals.rounds.late
+        placements: late.LatePlacements = memory_app.state.rounds.late
         for call in range(25):
             if 0 < call < 24:
                 await_prepared(memory_app, tid, call)
@@ -373,7 +373,7 @@ def test_a_closed_round_keeps_nothing_decided_ahead(memory_app: Litestar, clock:
             f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner}
         )
         assert closed.status_code == 200, closed.text
-        assert (tid, 1) not in memory_app.state.deals.rounds.late.prepared
+        assert (tid, 1) not in memory_app.state.rounds.late.prepared
         assert status(client, tid)["status"] == "finished"
 
 
@@ -501,7 +501,7 @@ def test_cards_decided_ahead_for_a_call_another_replica_placed_are_not_placed_at
         deadline_on(a, tid, 1)  # A places card 0 (decided at the start)...
         await_prepared(apps[0], tid, 1)  # ...and decides card 1 ahead
         deadline_on(b, tid, 2)  # B places card 1 itself
-        held = apps[0].state.deals.rounds.late.prepared[(tid, 1)]
+        held = apps[0].state.rounds.late.prepared[(tid, 1)]
         assert (held[0], len(held[1])) == (1, 3)  # A still holds its cards for call 1
         deadline_on(a, tid, 3)
         ids = [deal_id for _, deal_id in seats.values()]
@@ -521,7 +521,7 @@ def test_a_kept_game_another_replica_moved_on_is_read_again(
         tid, owner, seats = redis_round(a, redis.url, 3)
         start(a, tid, owner)
         deadline_on(a, tid, 1)  # A places card 0 and keeps the three games
-        kept: late.LateGames = apps[0].state.deals.rounds.late.kept
+        kept: late.LateGames = apps[0].state.rounds.late.kept
         assert len(kept) == 3
         deadline_on(b, tid, 2)  # B places card 1: A's copies stand at index 1
         assert len(kept) == 3

@@ -17,10 +17,12 @@ from redis import Redis
 
 from cardproof import Client
 from cardproof.errors import RateLimitedError
-from cardproof_service import Settings, create_app, examples, limits
-from cardproof_service.keys import Keys
-from cardproof_service.limits import FIRST_PAUSE, address_id
-from cardproof_service.settings import SettingsError
+from cardproof_service import Settings, create_app
+from cardproof_service.front import examples
+from cardproof_service.plumbing import limits
+from cardproof_service.plumbing.keys import Keys
+from cardproof_service.plumbing.limits import FIRST_PAUSE, address_id
+from cardproof_service.plumbing.settings import SettingsError
 from cardproof_service.store import Hits, MemoryStore
 from cardproof_service.store.redis import RedisStore
 from conftest import TEST_KEYS, free_port, own_deployment, served

@@ -17,8 +17,8 @@ from cardproof.cards import Card
 from cardproof.games import replay_log
 from cardproof.receipts import verify_receipt
 from cardproof.tournaments import round_deal
-from cardproof_service.commitments import round_commitment_id
-from cardproof_service.deals import Deals
+from cardproof_service.deals.commitments import round_commitment_id
+from cardproof_service.deals.service import Deals
 from test_tournaments_api import CELLS, bearer, enter, new_tournament, open_tournament, reader
 
 HttpClient = TestClient[Litestar]
@@ -259,7 +259,7 @@ def test_a_move_that_comes_after_its_deadline_is_refused_and_the_card_placed(
 ) -> None:
     tid = lockstep(client, owner, card_seconds=1)
     seats = seated(client, tid, ["Ada", "Bea"])
-    rounds = app.state.deals.rounds
+    rounds = app.state.rounds
     rounds_keep = rounds.keep
 
     async def idle() -> None:  # no keeper: the late move itself finds the deadline past

@@ -20,7 +20,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from cardproof_service.lockstep import Rounds
+from cardproof_service.lockstep.rounds import Rounds
 from cardproof_service.store import RoundState
 from conftest import Clock, organizer_key
 from test_tournaments_api import CELLS, bearer, enter, new_tournament
@@ -179,7 +179,7 @@ def test_no_round_says_a_negative_time_is_left(held_app: Litestar, held: HttpCli
     tid = tournament(held, owner)
     seat_all(held, tid, ["Ada"])
     start(held, tid, owner)
-    rounds: Rounds = held_app.state.deals.rounds
+    rounds: Rounds = held_app.state.rounds
     store = held_app.state.store
     record = asyncio.run(store.get_tournament(tid))
     state: RoundState = asyncio.run(store.round_state(tid, 1))

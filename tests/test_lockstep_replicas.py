@@ -21,7 +21,7 @@ import pytest
 
 from cardproof.receipts import verify_receipt
 from cardproof.tournaments import round_deal
-from cardproof_service.organizers import new_organizer
+from cardproof_service.tournaments.organizers import new_organizer
 from conftest import served_process
 from redis_server import RedisServer, private_redis
 from test_tournaments_api import CELLS, add_organizer_to

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from cardproof.errors import RuleError
 from cardproof.words import HIDDEN_CATEGORIES
-from cardproof_service.names import MAX_NAME_LENGTH, display_name, name_key
+from cardproof_service.tournaments.names import MAX_NAME_LENGTH, display_name, name_key
 from test_tournaments_api import HttpClient, enter, open_tournament, reader
 
 CAPITALS = [

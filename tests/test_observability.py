@@ -18,13 +18,13 @@ from litestar.testing import TestClient
 
 from cardproof.cards import STANDARD_DECK
 from cardproof_service.app import create_app
-from cardproof_service.observability import (
+from cardproof_service.plumbing.observability import (
     AccessRecord,
     JsonFormatter,
     JsonLinesHandler,
     logging_config,
 )
-from cardproof_service.settings import Settings
+from cardproof_service.plumbing.settings import Settings
 from conftest import SERVER_KEYS, TEST_KEYS, free_port
 
 HttpClient = TestClient[Litestar]

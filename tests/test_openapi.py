@@ -27,8 +27,8 @@ from litestar.testing import TestClient
 from cardproof.games import VARIANTS
 from cardproof.models import Options
 from cardproof_service import Settings, create_app
-from cardproof_service.problems import conflict, problem, problem_body
-from cardproof_service.settings import SettingsError
+from cardproof_service.plumbing.problems import conflict, problem, problem_body
+from cardproof_service.plumbing.settings import SettingsError
 from conftest import TEST_KEYS
 
 ROOT = Path(__file__).parent.parent

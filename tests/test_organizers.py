@@ -13,10 +13,10 @@ import pytest
 import redis
 from litestar.plugins.problem_details import ProblemDetailsException
 
-from cardproof_service.organizers import authenticate, key_hash, new_organizer
 from cardproof_service.store import MemoryStore
 from cardproof_service.store import keys as layout
 from cardproof_service.store.redis import RedisStore
+from cardproof_service.tournaments.organizers import authenticate, key_hash, new_organizer
 from redis_server import redis_url_or_skip
 
 

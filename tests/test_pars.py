@@ -18,9 +18,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.standings as standings_module
+import cardproof_service.tournaments.standings as standings_module
 from cardproof.models import HindsightSolution, RoundPar
-from cardproof_service.pars import PAR_CLIENT
+from cardproof_service.tournaments.pars import PAR_CLIENT
 from test_tournaments_api import (
     CELLS,
     enter,

@@ -23,7 +23,7 @@ from typing import TypeVar
 import httpx
 import pytest
 
-from cardproof_service.solving import PARENT_WATCH
+from cardproof_service.deals.solving import PARENT_WATCH
 from conftest import served_process
 from leftovers import Process, alive, all_processes, read_process
 from redis_server import redis_url_or_skip

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from redis.crc import key_slot
 
-from cardproof_service.commitments import Commitments
+from cardproof_service.deals.commitments import Commitments
 from cardproof_service.store import keys as layout
 from cardproof_service.store import redis as redis_store
 from cardproof_service.store.redis import RedisStore

@@ -19,7 +19,7 @@ import pytest
 
 from cardproof.games import PokerSquares, replay_log
 from cardproof.receipts import verify_receipt
-from cardproof_service import examples
+from cardproof_service.front import examples
 from conftest import served
 from redis_server import RedisServer, private_redis
 

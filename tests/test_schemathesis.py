@@ -25,7 +25,7 @@ import schemathesis
 from schemathesis.config import SchemathesisConfig
 
 from cardproof_service import Settings, create_app
-from cardproof_service.organizers import new_organizer
+from cardproof_service.tournaments.organizers import new_organizer
 from conftest import TEST_KEYS, UNLIMITED
 
 CONFIG = SchemathesisConfig.from_dict(

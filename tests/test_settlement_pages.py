@@ -17,7 +17,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.standings as standings_module
+import cardproof_service.tournaments.standings as standings_module
 from cardproof import Client
 from cardproof.tournaments import payments, settle
 from cardproof_service import Settings, create_app

@@ -19,8 +19,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from cardproof.games import VARIANTS
-from cardproof_service.controllers.web import STATIC_DIR
-from cardproof_service.site import (
+from cardproof_service.front.controllers.web import STATIC_DIR
+from cardproof_service.front.site import (
     FAVICON_LINK,
     NAVIGATION,
     PAGE_POLICY,

@@ -24,13 +24,13 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.pages as pages_module
-import cardproof_service.standings as standings_module
+import cardproof_service.front.pages as pages_module
+import cardproof_service.tournaments.standings as standings_module
 from cardproof.games import variant
 from cardproof.models import StandingLine, Standings, Tournament
-from cardproof_service.commitments import round_commitment_id
-from cardproof_service.deals import Deals
-from cardproof_service.pages import render
+from cardproof_service.deals.commitments import round_commitment_id
+from cardproof_service.deals.service import Deals
+from cardproof_service.front.pages import render
 from cardproof_service.store import GameResult
 from conftest import CHROMIUM_ARGS, chromium_or_skip, organizer_key, served
 from test_tournaments_api import (

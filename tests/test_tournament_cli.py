@@ -490,7 +490,7 @@ def test_standings_print_each_entrants_share_of_par_and_a_players_games(
     from cardproof.bots import RandomPlayer, play_game
     from cardproof.cli import tournament
     from cardproof.play import embedded_client
-    from cardproof_service import standings as standings_module
+    from cardproof_service.tournaments import standings as standings_module
 
     monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)
     with embedded_client(organizer="CLI Club", par_budget=0.2) as client:

@@ -10,7 +10,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient, TestClient
 
-import cardproof_service.standings as standings_module
+import cardproof_service.tournaments.standings as standings_module
 from cardproof import (
     CommitmentMismatchError,
     ConflictError,
@@ -24,8 +24,8 @@ from cardproof.client import AsyncClient, Client
 from cardproof.core import RequestCore
 from cardproof.games.grid import GridView
 from cardproof.tournaments import settle, verify_export
-from cardproof_service.organizers import new_organizer
 from cardproof_service.store import Store
+from cardproof_service.tournaments.organizers import new_organizer
 
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
 """Every poker-squares cell, row by row: a whole game in 25 moves."""

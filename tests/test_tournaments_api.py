@@ -18,16 +18,16 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.standings as standings_module
+import cardproof_service.tournaments.standings as standings_module
 from cardproof.deal import standard_deck
 from cardproof.receipts import ReceiptError, verify_receipt
 from cardproof.tournaments import ExportError, verify_export
 from cardproof_service import Settings, create_app
-from cardproof_service.commitments import round_commitment_id
-from cardproof_service.deals import Deals
-from cardproof_service.organizers import new_organizer
+from cardproof_service.deals.commitments import round_commitment_id
+from cardproof_service.deals.service import Deals
 from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
 from cardproof_service.store.redis import RedisStore
+from cardproof_service.tournaments.organizers import new_organizer
 from conftest import TEST_KEYS, organizer_key
 from redis_server import redis_url_or_skip
 

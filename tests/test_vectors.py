@@ -23,8 +23,8 @@ from litestar.plugins.problem_details import ProblemDetailsException
 from cardproof.deal import standard_deck
 from cardproof.games.reserve_poker import ReservePoker
 from cardproof.receipts import SigningKey, decode_receipt, verify_receipt
-from cardproof_service.commitments import Commitments, round_commitment_id
-from cardproof_service.keys import Keys
+from cardproof_service.deals.commitments import Commitments, round_commitment_id
+from cardproof_service.plumbing.keys import Keys
 
 VECTORS_DIR = Path(__file__).parent / "vectors"
 VECTORS: dict[str, Any] = json.loads(

@@ -33,7 +33,7 @@ import pytest
 from cardproof.client import Client
 from cardproof.games import PokerSquares, variant
 from cardproof.receipts import JWKS, ReceiptPayload, decode_receipt
-from cardproof_service.receipts import receipt_payload
+from cardproof_service.deals.receipts import receipt_payload
 from conftest import TEST_KEYS, served
 from test_tournament_cli import cardproof
 

@@ -38,7 +38,7 @@ from cardproof import verify_receipt
 from cardproof.cards import Card
 from cardproof.receipts import CommitmentMismatchError, Expected, ReceiptError, decode_receipt
 from cardproof.tables import generate
-from cardproof_service.controllers.web import PAGE_POLICY, STATIC_DIR
+from cardproof_service.front.controllers.web import PAGE_POLICY, STATIC_DIR
 from conftest import served
 
 HttpClient = TestClient[Litestar]
@@ -91,7 +91,8 @@ def test_the_api_reference_loads_nothing_from_outside(client: HttpClient) -> Non
 
 
 def test_static_files_stay_inside_their_folder(client: HttpClient) -> None:
-    for path in ("/static/../deals.py", "/static/web/../../app.py", "/static/%2e%2e/app.py"):
+    beside = ("/static/../site.py", "/static/web/../../site.py", "/static/%2e%2e/site.py")
+    for path in (*beside, "/static/web/../../../app.py"):  # front/site.py, the package's app.py
         assert client.get(path).status_code == 404, path
     missing = client.get("/static/web/nothing.js")
     assert missing.status_code == 404
@@ -670,8 +671,10 @@ def test_a_won_solodrez_game_by_clicks(chromium: Any, web_server: str) -> None:
     page.wait_for_selector("body[data-ready]")
     for _ in range(10):  # about 94% of deals can be won: deal until the solver wins one
         _, columns = solodrez_deal(page, web_server)
-        solved = httpx.post(
-            f"{web_server}/v1/solve", json={"variant": "solodrez", "columns": columns}
+        solved = httpx.post(  # a 2 s search, after the solver pool's start on a busy machine
+            f"{web_server}/v1/solve",
+            json={"variant": "solodrez", "columns": columns},
+            timeout=30,
         ).json()
         if solved["result"] == "won":
             break

@@ -1054,9 +1054,8 @@ def embedded_client(
 
     from cardproof.receipts import SigningKey
     from cardproof_service.app import create_app
-    from cardproof_service.keys import Keys
-    from cardproof_service.organizers import new_organizer
-    from cardproof_service.settings import Settings
+    from cardproof_service.plumbing import Keys, Settings
+    from cardproof_service.tournaments import new_organizer
 
     keys = Keys(master=secrets.token_bytes(32), signing=SigningKey.generate())
     settings = Settings(warm_up=False)

@@ -6,7 +6,7 @@ the package says so, with the command that installs it.
 
 try:
     from cardproof_service.app import create_app
-    from cardproof_service.settings import Settings
+    from cardproof_service.plumbing import Settings
 except ModuleNotFoundError as missing:
     if missing.name is None or missing.name.partition(".")[0] in ("cardproof", "cardproof_service"):
         raise  # a module of this distribution: a broken install, not a missing extra

@@ -18,40 +18,28 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
 from cardproof.solvers import serpent
-from cardproof_service.calls import Calls
-from cardproof_service.controllers import (
-    CommitmentsController,
-    DealsController,
-    HealthController,
-    KeysController,
-    MetricsController,
-    PagesController,
-    RoundsController,
-    ScoringController,
-    SolveController,
-    TournamentsController,
-    VariantsController,
-    VerifyController,
-    WebController,
-    static_router,
+from cardproof_service.deals import DealParts, Deals, Solvers
+from cardproof_service.front import (
+    StandingsPages,
+    html_not_found,
+    install_exact_schemas,
+    openapi_config,
+    problem_details_plugin,
+    reference_headers,
+    route_handlers,
+    safe_headers,
 )
-from cardproof_service.controllers.web import reference_headers
-from cardproof_service.deals import Deals
-from cardproof_service.entries import Entries
-from cardproof_service.keys import Keys, load_keys
-from cardproof_service.limits import RateLimiter
-from cardproof_service.metrics import metered
-from cardproof_service.observability import observe_requests
-from cardproof_service.openapi import install_exact_schemas, openapi_config
-from cardproof_service.pages import StandingsPages
-from cardproof_service.pars import Pars
-from cardproof_service.problems import problem_details_plugin
-from cardproof_service.settings import Settings
-from cardproof_service.site import html_not_found, safe_headers
-from cardproof_service.solving import Solvers
-from cardproof_service.standings import Scoreboard
-from cardproof_service.store import MemoryStore, Store
-from cardproof_service.tournaments import Tournaments
+from cardproof_service.lockstep import Calls, Rounds
+from cardproof_service.plumbing import (
+    Keys,
+    RateLimiter,
+    Settings,
+    load_keys,
+    metered,
+    observe_requests,
+)
+from cardproof_service.store import MemoryStore, RedisStore, Store
+from cardproof_service.tournaments import Entries, Pars, Scoreboard, Tournaments
 
 
 def _warm_up() -> None:
@@ -122,8 +110,6 @@ def answer_head(app: ASGIApp) -> ASGIApp:
 def make_store(settings: Settings) -> Store:
     """The Redis store when ``REDIS_URL`` is set, else the embedded memory store."""
     if settings.redis_url:
-        from cardproof_service.store.redis import RedisStore
-
         if settings.redis_mode == "cluster":
             return RedisStore.from_cluster(
                 settings.redis_url,
@@ -154,8 +140,9 @@ def create_app(
 
     solvers = Solvers(settings)
 
-    deals = Deals(store, keys, settings)
-    rounds = deals.rounds
+    parts = DealParts.wire(store, keys, settings)
+    rounds = Rounds.over(store, settings, parts)
+    deals = Deals(store, keys, settings, parts, late=rounds)
     calls = Calls(store, rounds, settings.listeners_per_client)
     pars = Pars(store, deals.commitments, solvers, settings.par_budget)
     tournaments = Tournaments(store, keys, settings, deals.commitments, rounds, calls)
@@ -175,29 +162,14 @@ def create_app(
             await store.close()
 
     app = Litestar(
-        route_handlers=[
-            VariantsController,
-            ScoringController,
-            VerifyController,
-            SolveController,
-            CommitmentsController,
-            DealsController,
-            TournamentsController,
-            RoundsController,
-            KeysController,
-            HealthController,
-            MetricsController,
-            PagesController,
-            WebController,
-            static_router(),
-        ],
+        route_handlers=route_handlers(),
         plugins=[problem_details_plugin()],
         middleware=[RateLimiter(store, settings, keys.master)] if settings.rate_limit else [],
         openapi_config=openapi_config(settings.public_url),
         request_max_body_size=settings.max_body_bytes,
         # logging is the process's (`cardproof serve`'s JSON lines); Litestar's default
         # config would re-run dictConfig at start-up, closing those handlers and adding its
-        # own on the root logger; cardproof logs unhandled errors itself (problems.py)
+        # own on the root logger; cardproof logs unhandled errors itself (front/errors.py)
         logging_config=None,
         on_startup=[_warm_up] if settings.warm_up else [],
         lifespan=[lifespan],
@@ -207,6 +179,7 @@ def create_app(
                 "keyring": keys,
                 "store": store,
                 "deals": deals,
+                "rounds": rounds,
                 "tournaments": tournaments,
                 "entries": entries,
                 "scoreboard": scoreboard,

@@ -1,4 +1,4 @@
-// Builds the browser client into the Python package (service/cardproof_service/static/web)
+// Builds the browser client into the Python package (service/cardproof_service/front/static/web)
 // and the offline API reference's assets (static/swagger), so that `make run` needs no Node.
 //   node build.mjs                 the assets, into the package
 //   node build.mjs --out DIR       the same into DIR (make checks it equals the package's)
@@ -25,7 +25,7 @@ if (args.includes("--tests")) {
   });
 } else {
   const at = args.indexOf("--out");
-  const root = at >= 0 ? args[at + 1] : join(here, "..", "cardproof_service", "static");
+  const root = at >= 0 ? args[at + 1] : join(here, "..", "cardproof_service", "front", "static");
   const web = join(root, "web");
   const swagger = join(root, "swagger");
   rmSync(web, { recursive: true, force: true });

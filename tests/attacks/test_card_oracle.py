@@ -19,7 +19,7 @@ from litestar import Litestar
 from attack_kit import HttpClient, bearer, card_words, enter, leaks, open_tournament
 from cardproof.cards import JOKER, STANDARD_DECK, Card
 from cardproof.games import VARIANTS, Game, variant
-from cardproof_service.deals import Deals
+from cardproof_service.deals.service import Deals
 
 HIDDEN_DEALS: list[tuple[str, dict[str, Any]]] = [
     ("poker-squares", {}),

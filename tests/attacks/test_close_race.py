@@ -22,9 +22,9 @@ from litestar.testing import TestClient
 
 from attack_kit import CELLS, HttpClient, bearer, enter, open_tournament, reader
 from cardproof_service import Settings, create_app
-from cardproof_service.organizers import new_organizer
 from cardproof_service.store import MemoryStore
 from cardproof_service.store.redis import RedisStore
+from cardproof_service.tournaments.organizers import new_organizer
 from conftest import TEST_KEYS, UNLIMITED
 from redis_server import redis_url_or_skip
 

@@ -15,8 +15,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from cardproof_service import Settings, create_app
-from cardproof_service.calls import Calls
-from cardproof_service.limits import address_id
+from cardproof_service.lockstep.calls import Calls
+from cardproof_service.plumbing.limits import address_id
 from conftest import TEST_KEYS, UNLIMITED, organizer_key
 from test_tournaments_api import CELLS, bearer, enter, new_tournament
 

@@ -21,13 +21,13 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.entries as entries_module
 import cardproof_service.store.keys as layout
+import cardproof_service.tournaments.entries as entries_module
 from attack_kit import HttpClient, bearer, enter, open_tournament, organizer_key, reader
 from cardproof_service import Settings, create_app
-from cardproof_service.organizers import new_organizer
 from cardproof_service.store import MemoryStore, NewEntrant, Store
 from cardproof_service.store.redis import RedisStore
+from cardproof_service.tournaments.organizers import new_organizer
 from conftest import TEST_KEYS, UNLIMITED, served
 from redis_server import redis_url_or_skip
 from test_tournaments_api import _CODES, _READERS, add_organizer_to, new_tournament

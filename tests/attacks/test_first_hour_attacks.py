@@ -15,7 +15,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from litestar.types import Message, Receive, Scope, Send
 
-from cardproof_service.site import safe_headers
+from cardproof_service.front.site import safe_headers
 from conftest import organizer_key
 
 POST = "/v1/tournaments"

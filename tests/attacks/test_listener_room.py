@@ -5,7 +5,7 @@ entries in a public tournament x 10 rounds x the share of 4 per token (the share
 counted per token and round, and every entry mints a token). A real entrant then got
 ``503 too-many-listeners``. Now every listener also counts against its address, across
 rounds (``CARDPROOF_LISTENERS_PER_ADDRESS``, 429 ``listeners-per-address`` past it), and
-the last :data:`~cardproof_service.calls.SEAT_RESERVE` of a process's room is kept for
+the last :data:`~cardproof_service.lockstep.calls.SEAT_RESERVE` of a process's room is kept for
 seats' first listeners: a seated entrant's first stream of its round gets in while the
 process has any room, past its address's cap too (its neighbours behind one NAT may hold
 the cap).
@@ -31,13 +31,13 @@ from litestar import Litestar
 from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.testing import TestClient
 
-import cardproof_service.calls as calls_module
+import cardproof_service.lockstep.calls as calls_module
 from cardproof_service import Settings, create_app
-from cardproof_service.calls import Calls
-from cardproof_service.limits import address_id
-from cardproof_service.organizers import new_organizer
+from cardproof_service.lockstep.calls import Calls
+from cardproof_service.plumbing.limits import address_id
 from cardproof_service.store.redis import RedisStore
-from cardproof_service.tournaments import Access
+from cardproof_service.tournaments.organizers import new_organizer
+from cardproof_service.tournaments.tournaments import Access
 from conftest import TEST_KEYS, UNLIMITED, organizer_key
 from redis_server import redis_url_or_skip
 from test_tournaments_api import add_organizer_to, bearer, enter, new_tournament

@@ -22,11 +22,11 @@ from litestar import Litestar
 from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.testing import TestClient
 
-import cardproof_service.calls as calls_module
+import cardproof_service.lockstep.calls as calls_module
 from cardproof_service import Settings, create_app
-from cardproof_service.calls import Calls
-from cardproof_service.limits import address_id
-from cardproof_service.tournaments import Access
+from cardproof_service.lockstep.calls import Calls
+from cardproof_service.plumbing.limits import address_id
+from cardproof_service.tournaments.tournaments import Access
 from conftest import TEST_KEYS, UNLIMITED, organizer_key, served
 from test_tournaments_api import bearer, enter, new_tournament
 

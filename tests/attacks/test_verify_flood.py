@@ -18,7 +18,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-import cardproof_service.verification as verification_module
+import cardproof_service.deals.verification as verification_module
 from cardproof.games import SoloDrez, replay_log
 from conftest import served
 

@@ -14,7 +14,7 @@ each vector gives what docs/protocol.md sections 3.1, 3.2, 3.6 and 3.8 derive:
   ``version``, deck type ``joker-53``, ``1 + below(6)``).
 
 ``tests/test_vectors.py`` checks the file against an independent
-implementation and against ``cardproof_service.commitments`` and the SDK.
+implementation and against ``cardproof_service.deals.commitments`` and the SDK.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from typing import Any
 from cardproof.deal import seed_hash
 from cardproof.games.reserve_poker import ReservePoker
 from cardproof.receipts import SigningKey, b64url
-from cardproof_service.commitments import Commitments, round_commitment_id
-from cardproof_service.keys import Keys
+from cardproof_service.deals.commitments import Commitments, round_commitment_id
+from cardproof_service.plumbing.keys import Keys
 
 OUTPUT = Path(__file__).with_name("commitments-v1.json")
 MASTER = bytes(range(32))

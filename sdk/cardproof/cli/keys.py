@@ -9,7 +9,7 @@ import sys
 
 def generate(args: argparse.Namespace) -> int:
     from cardproof.receipts import SigningKey, b64url_decode
-    from cardproof_service.keys import generate
+    from cardproof_service.plumbing import generate
 
     keys = generate()
     public = SigningKey.from_seed(b64url_decode(keys["CARDPROOF_SIGNING_KEY"]))
@@ -26,9 +26,9 @@ def create_organizer(args: argparse.Namespace) -> int:
 
     try:
         from cardproof_service.app import make_store
-        from cardproof_service.organizers import new_organizer
-        from cardproof_service.settings import Settings, SettingsError
+        from cardproof_service.plumbing import Settings, SettingsError
         from cardproof_service.store import StoreUnavailable
+        from cardproof_service.tournaments import new_organizer
     except ImportError:  # pragma: no cover - depends on the install
         print("this needs the service extra: pip install 'cardproof[service]'", file=sys.stderr)
         return 2

@@ -34,8 +34,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from cardproof_service.metrics import MULTIPROCESS_DIR
-    from cardproof_service.observability import logging_config
+    from cardproof_service.plumbing import MULTIPROCESS_DIR, logging_config
 
     if os.environ.get("CARDPROOF_ENV", "development") != "production":
         # a development server names itself where it listens: the receipts' issuer and
@@ -82,9 +81,13 @@ def configuration_error(log_level: str) -> str | None:
     Logging is set up first, so that a development key file made here says so as the
     server's own log lines do.
     """
-    from cardproof_service.keys import KeyConfigError, load_keys
-    from cardproof_service.observability import logging_config
-    from cardproof_service.settings import Settings, SettingsError
+    from cardproof_service.plumbing import (
+        KeyConfigError,
+        Settings,
+        SettingsError,
+        load_keys,
+        logging_config,
+    )
 
     logging.config.dictConfig(logging_config(log_level))
     try:
@@ -124,8 +127,7 @@ def openapi_document() -> dict[str, object]:
     """The OpenAPI document the service serves at ``/schema/openapi.json``."""
     from cardproof.receipts import SigningKey
     from cardproof_service.app import create_app
-    from cardproof_service.keys import Keys
-    from cardproof_service.settings import Settings
+    from cardproof_service.plumbing import Keys, Settings
 
     throwaway = Keys(master=bytes(32), signing=SigningKey.generate())  # the spec needs none
     return create_app(Settings(warm_up=False), keys=throwaway).openapi_schema.to_schema()

@@ -16,9 +16,8 @@ def migrate(args: argparse.Namespace) -> int:
 
     try:
         from cardproof_service.app import make_store
-        from cardproof_service.settings import Settings, SettingsError
-        from cardproof_service.store import StoreUnavailable
-        from cardproof_service.store.redis import RedisStore
+        from cardproof_service.plumbing import Settings, SettingsError
+        from cardproof_service.store import RedisStore, StoreUnavailable
     except ImportError:  # pragma: no cover - depends on the install
         print("this needs the service extra: pip install 'cardproof[service]'", file=sys.stderr)
         return 2

@@ -6,7 +6,9 @@ live here. Both backends pass one
 contract test suite.
 
 records.py holds the records; base.py the protocols, one per kind of record, and
-``Store``, all of them; memory/ and redis/ the backends, each made of one part per kind.
+``Store``, all of them; memory/ and redis/ the backends, each made of one part per kind;
+keys.py the layout of the keys in Redis and the store's ids. Every other domain imports
+from this package, never from its modules.
 """
 
 from cardproof_service.store.base import (
@@ -17,6 +19,7 @@ from cardproof_service.store.base import (
     Store,
     TournamentStore,
 )
+from cardproof_service.store.keys import id_tag, new_deal_id
 from cardproof_service.store.memory import MemoryStore
 from cardproof_service.store.records import (
     ORGANIZER_LISTED,
@@ -45,6 +48,7 @@ from cardproof_service.store.records import (
     TournamentRecord,
     listing_member,
 )
+from cardproof_service.store.redis import RedisStore
 
 __all__ = [
     "ORGANIZER_LISTED",
@@ -68,6 +72,7 @@ __all__ = [
     "OrganizerRecord",
     "OverDailyQuota",
     "Placement",
+    "RedisStore",
     "RoundStarted",
     "RoundState",
     "RoundStore",
@@ -78,5 +83,7 @@ __all__ = [
     "TournamentListing",
     "TournamentRecord",
     "TournamentStore",
+    "id_tag",
     "listing_member",
+    "new_deal_id",
 ]

@@ -302,7 +302,7 @@ EntryOutcome = Literal[
 class NewEntrant(msgspec.Struct, frozen=True):
     """An entry to make: who, under which name, with which invite and replay key.
 
-    ``key`` is what names are compared by (:func:`cardproof_service.names.name_key`):
+    ``key`` is what names are compared by (:func:`cardproof_service.tournaments.names.name_key`):
     one entrant per key. ``invite`` is the hash of a single-use invite code (invite-only
     tournaments); ``replay`` the hash of the request's ``Idempotency-Key``, remembered for
     ``replay_ttl`` seconds so that a resent entry gets the same entrant.

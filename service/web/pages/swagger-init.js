@@ -1,7 +1,7 @@
 // The API reference at /schema: Swagger UI on this server's own spec. A file, not an
 // inline script, so the page runs under script-src 'self'. No top bar: it loads no
 // other spec, from anywhere. Above it, the site's header, as every page has it
-// (cardproof_service/site.py writes it for the others), with its own small stylesheet.
+// (cardproof_service/front/site.py writes it for the others), with its own small stylesheet.
 const SITE = [["/play", "Play"], ["/verify", "Verify"], ["/schema", "API reference"]];
 
 function siteHeader() {

@@ -1,0 +1,499 @@
+"""The standings page: one self-contained HTML document per tournament.
+
+Server-rendered by plain string building (every value through :func:`html.escape`),
+with inline CSS, no script and no external asset but the site's icon; the site's header
+(:func:`~cardproof_service.front.site.site_header`) on top. Until the gate shows a tournament's
+logs (its close) the page refreshes itself with totals only: every entrant is dealt the
+same cards, so a finished grid would show a round's deal to those yet to play it. Then
+it shows the revealed round seeds and each finished game drawn from its move log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any, Final
+from urllib.parse import quote
+
+import msgspec
+
+from cardproof.cards import Card
+from cardproof.games import (
+    PokerPatience,
+    PokerSquares,
+    ReservePoker,
+    ReserveView,
+    SerpentPatience,
+    replay_log,
+)
+from cardproof.models import (
+    RoundCommitment,
+    RoundPar,
+    RoundStatus,
+    StandingLine,
+    Standings,
+    Tournament,
+)
+from cardproof.tournaments import percent_of_par, round_deal
+from cardproof_service.deals import Gate
+from cardproof_service.front.site import FAVICON_LINK, HEADER_STYLE, site_header
+from cardproof_service.plumbing import not_found
+from cardproof_service.store import GameResult
+from cardproof_service.tournaments import Access, Scoreboard, Tournaments
+
+GRID_VARIANTS: Final = frozenset(
+    cls.id for cls in (PokerSquares, PokerPatience, SerpentPatience, ReservePoker)
+)
+"""The variants whose finished games the page draws as grids (the others show their log)."""
+LOG_SHOWN: Final = 60
+"""Moves of a log variant's game a page shows (the export has every log whole)."""
+PAGE_SIZE: Final = 100
+"""Entrants a page lists, with their games: a large field is paged."""
+KEPT_BYTES: Final = 64 * 1024 * 1024
+"""What the pages of settled tournaments a process keeps may weigh in all (least recently
+read go first; a page heavier than that is drawn each time)."""
+REFRESH_SECONDS: Final = 15
+"""How often an open (or scheduled) tournament's page reloads itself."""
+LIVE_REFRESH_SECONDS: Final = 2
+"""How often it reloads while a lockstep round is being played (its calls are live)."""
+
+CONTENT_SECURITY_POLICY: Final = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
+"""The page needs nothing but its inline style and the site's icon: no script, font, frame."""
+
+_SUITS: Final = {
+    "C": ("\u2663", "black"),
+    "D": ("\u2666", "red"),
+    "H": ("\u2665", "red"),
+    "S": ("\u2660", "black"),
+}
+"""Each suit letter's symbol and colour."""
+
+_STYLE: Final = """
+body { font: 15px/1.45 system-ui, "DejaVu Sans", sans-serif; margin: 0; background: #f4f1ea;
+  color: #1d1d1b; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px; }
+h1 { margin: 0 0 4px; font-size: 26px; }
+h2 { margin: 28px 0 10px; font-size: 19px; border-bottom: 2px solid #d8d2c4; }
+.meta { color: #5b5a55; margin: 0 0 6px; }
+.status { display: inline-block; padding: 1px 9px; border-radius: 10px; font-weight: 600;
+  font-size: 13px; text-transform: uppercase; letter-spacing: .04em; }
+.status-open { background: #d5f0d8; color: #14621f; }
+.status-scheduled { background: #fbefc6; color: #735c00; }
+.status-closed { background: #e2e0f5; color: #3a3380; }
+.note { background: #fffbe9; border-left: 4px solid #e0b400; padding: 8px 12px; }
+table { border-collapse: collapse; background: #fff; }
+th, td { padding: 5px 12px; text-align: left; border-bottom: 1px solid #e5e1d6; }
+th { background: #ebe6da; font-size: 13px; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+code { font: 12px/1.3 ui-monospace, "DejaVu Sans Mono", monospace; word-break: break-all; }
+.games { display: flex; flex-wrap: wrap; gap: 18px; }
+.game { background: #fff; border: 1px solid #d8d2c4; border-radius: 8px; padding: 10px; }
+.game h3 { margin: 0 0 8px; font-size: 15px; }
+.grid { display: grid; grid-template-columns: repeat(5, 38px); gap: 4px; }
+.card { width: 38px; height: 52px; border-radius: 5px; border: 1px solid #a9a397;
+  background: #fff; display: flex; flex-direction: column; align-items: center;
+  justify-content: center; font-weight: 700; font-size: 15px; line-height: 1.05;
+  box-shadow: 0 1px 1px rgba(0, 0, 0, .12); }
+.card .suit { font-size: 17px; }
+.card.red { color: #c1121f; }
+.card.black { color: #1d1d1b; }
+.card.joker { color: #6a2c91; font-size: 12px; }
+.card.empty { background: #efece4; border-style: dashed; box-shadow: none; }
+.log { max-width: 260px; }
+footer { margin-top: 32px; color: #77746c; font-size: 13px; }
+"""
+
+
+def card_html(text: str | None) -> str:
+    """One card as an HTML element (an empty cell for ``None``).
+
+    >>> card_html("TH")
+    '<span class="card red" data-card="TH">10<span class="suit">♥</span></span>'
+    >>> card_html(None)
+    '<span class="card empty" data-card=""></span>'
+    """
+    if text is None:
+        return '<span class="card empty" data-card=""></span>'
+    card = Card.parse(text)
+    if card.is_joker:
+        return f'<span class="card joker" data-card="{escape(card.text)}">JOKER</span>'
+    rank, suit = card.text[0], card.text[1]
+    symbol, colour = _SUITS[suit]
+    label = "10" if rank == "T" else rank
+    return (
+        f'<span class="card {colour}" data-card="{escape(card.text)}">'
+        f'{escape(label)}<span class="suit">{symbol}</span></span>'
+    )
+
+
+def grid_html(rows: Sequence[Sequence[str | None]]) -> str:
+    """A grid of cards, rows top to bottom, five to a row."""
+    cells = "".join(card_html(cell) for row in rows for cell in row)
+    return f'<div class="grid">{cells}</div>'
+
+
+def _finished_view(tournament: Tournament, result: GameResult) -> Any:
+    """The final view of a finished game, replayed from the revealed seed of its round."""
+    commitment = tournament.rounds[result.round - 1]
+    if commitment.server_seed is None:  # only after the close, which reveals every seed
+        raise ValueError("a game is drawn only once its round's seed is revealed")
+    seed = bytes.fromhex(commitment.server_seed)
+    options, cards = round_deal(tournament.variant, tournament.options, seed, tournament.salt)
+    return replay_log(tournament.variant, cards, options, result.moves).visible()
+
+
+def _game_html(tournament: Tournament, result: GameResult, pars: dict[int, RoundPar]) -> str:
+    """One finished game: its cards (a grid variant) or its log, its total, its share of par.
+
+    Only a grid is replayed (25 moves at most, on a deck dealt once per round); a log
+    variant's game (up to 10,000 solodrez moves) is shown as its log, never replayed.
+    """
+    if tournament.variant in GRID_VARIANTS:
+        view = _finished_view(tournament, result)
+        body = grid_html(view.grid if isinstance(view, ReserveView) else view.layout)
+    else:
+        body = _log_html(tournament, result.moves)
+    percent = percent_of_par(result.total, pars.get(result.round))
+    share = f" ({_percent(percent)} of par)" if percent is not None else ""
+    return (
+        f'<section class="game" data-player="{escape(result.player)}" '
+        f'data-round="{result.round}" data-total="{result.total}">'
+        f"<h3>{escape(result.player)}, round {result.round}: {result.total}{share}</h3>"
+        f"{body}</section>"
+    )
+
+
+def _log_html(tournament: Tournament, moves: str) -> str:
+    """A log variant's game: its first :data:`LOG_SHOWN` moves, and where the rest is.
+
+    A log may hold 10,000 moves: shown whole, a page of 100 entrants of a long
+    tournament would weigh hundreds of megabytes.
+    """
+    tokens = moves.split()
+    shown = " ".join(tokens[:LOG_SHOWN])
+    rest = ""
+    if len(tokens) > LOG_SHOWN:
+        export = f"/v1/tournaments/{quote(tournament.tournament_id)}/export"
+        rest = (
+            f' <span class="more">&hellip; and {len(tokens) - LOG_SHOWN:,} moves more '
+            f"({len(tokens):,} in all: every log is in <code>{escape(export)}</code>)</span>"
+        )
+    return f'<p class="log" data-moves="{len(tokens)}"><code>{escape(shown)}</code>{rest}</p>'
+
+
+def _percent(value: float | None) -> str:
+    return "&ndash;" if value is None else f"{value:.1f}%"
+
+
+def _standings_html(lines: Sequence[StandingLine]) -> str:
+    with_par = any(line.percent_of_par is not None for line in lines)
+    rows = [
+        f'<tr class="entrant" data-rank="{line.rank}" data-name="{escape(line.name)}" '
+        f'data-total="{line.total}" data-games="{line.games_finished}"'
+        + (f' data-percent="{line.percent_of_par}"' if line.percent_of_par is not None else "")
+        + f'><td class="num">{line.rank}</td><td>{escape(line.name)}</td>'
+        f'<td class="num">{line.total}</td><td class="num">{line.games_finished}</td>'
+        + (f'<td class="num">{_percent(line.percent_of_par)}</td>' if with_par else "")
+        + "</tr>"
+        for line in lines
+    ]
+    if not rows:
+        rows = ['<tr><td colspan="4">No finished games yet.</td></tr>']
+    par_head = '<th class="num">% of par</th>' if with_par else ""
+    return (
+        '<table id="standings"><thead><tr><th class="num">Rank</th><th>Entrant</th>'
+        f'<th class="num">Total</th><th class="num">Games finished</th>{par_head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _paging_html(tournament: Tournament, page: int, pages: int) -> str:
+    """Links to the pages before and after this one, when the field takes more than one."""
+    if pages == 1:
+        return ""
+    path = f"/tournaments/{quote(tournament.tournament_id)}"
+    links = [f"Page {page} of {pages}"]
+    if page > 1:
+        links.insert(0, f'<a rel="prev" href="{path}?page={page - 1}">Previous</a>')
+    if page < pages:
+        links.append(f'<a rel="next" href="{path}?page={page + 1}">Next</a>')
+    return f'<nav class="pages" id="pages">{" &middot; ".join(links)}</nav>'
+
+
+def _pars_html(standings: Standings) -> str:
+    """Each closed round's par: the best score known, its bound, and whose game it is."""
+    if not standings.pars and not standings.pars_pending:
+        return ""
+    rows = "".join(
+        f'<tr class="par" data-round="{par.round}" data-score="{par.score}" '
+        f'data-bound="{par.upper_bound}" data-optimal="{str(par.optimal).lower()}">'
+        f'<td class="num">{par.round}</td><td class="num">{par.score}</td>'
+        f'<td class="num">{par.upper_bound}</td>'
+        f"<td>{'proven best' if par.optimal else 'best found'}"
+        f"{' (earlier solver)' if par.method == 'earlier-solver' else ''}</td>"
+        f"<td>{'the solver' if par.by == 'solver' else 'an entrant'}</td></tr>"
+        for par in standings.pars
+    )
+    pending = (
+        f'<p class="note" id="pars-pending">{standings.pars_pending} round'
+        f"{'s are' if standings.pars_pending != 1 else ' is'} still being solved; this page "
+        "shows them once they are.</p>"
+        if standings.pars_pending
+        else ""
+    )
+    return (
+        "<h2>Par</h2><p>Each round's par is the best score known for its deal (the solver's "
+        "or an entrant's game), with the solver's proven upper bound; a game's share of par "
+        "is its total over its round's par.</p>"
+        f"{pending}"
+        '<table id="pars"><thead><tr><th class="num">Round</th><th class="num">Par</th>'
+        '<th class="num">Upper bound</th><th>Par is</th><th>Reached by</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
+def _rounds_html(rounds: Iterable[RoundCommitment]) -> str:
+    rows = []
+    for commitment in rounds:
+        seed = (
+            f'<code class="seed">{escape(commitment.server_seed)}</code>'
+            if commitment.server_seed is not None
+            else "<em>revealed when the tournament closes</em>"
+        )
+        rows.append(
+            f'<tr class="round" data-round="{commitment.round}">'
+            f'<td class="num">{commitment.round}</td>'
+            f"<td><code>{escape(commitment.server_seed_hash)}</code></td><td>{seed}</td></tr>"
+        )
+    return (
+        '<table id="rounds"><thead><tr><th class="num">Round</th>'
+        "<th>Server seed hash (committed at creation)</th><th>Server seed</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _calls_html(rounds: Sequence[RoundStatus]) -> str:
+    """Each lockstep round: waiting, playing (the call, its deadline, who placed it), finished.
+
+    A called card is public, as when the dealer names it aloud.
+    """
+    rows = []
+    for status in rounds:
+        if status.status == "playing" and status.call is not None:
+            card = card_html(status.card) if status.card else ""
+            left = f"{status.seconds_left:.0f}" if status.seconds_left is not None else "?"
+            where = (
+                f'card <span class="call">{status.call + 1}</span> of {status.calls} called '
+                f'{card} &middot; <span class="placed">{status.placed}</span> of '
+                f"{status.seats} placed it &middot; deadline {escape(status.deadline or '')} "
+                f'(<span class="left">{left}</span> s left)'
+            )
+        elif status.status == "waiting":
+            starts = f", starts by itself at {escape(status.starts_at)}" if status.starts_at else ""
+            where = f"waiting for its start &middot; {status.seats} seated{starts}"
+        else:
+            where = f"finished &middot; {status.seats} seated, {status.calls} cards called"
+        rows.append(
+            f'<tr class="lockstep" data-round="{status.round}" data-status="{status.status}">'
+            f'<td class="num">{status.round}</td><td>{where}</td></tr>'
+        )
+    return (
+        '<table id="calls"><thead><tr><th class="num">Round</th><th>Where it stands</th>'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _results_table(results: Sequence[GameResult]) -> str:
+    rows = "".join(
+        f'<tr class="result" data-player="{escape(r.player)}" data-round="{r.round}">'
+        f'<td>{escape(r.player)}</td><td class="num">{r.round}</td>'
+        f'<td class="num">{r.total}</td></tr>'
+        for r in results
+    )
+    return (
+        '<table id="results"><thead><tr><th>Entrant</th><th class="num">Round</th>'
+        f'<th class="num">Total</th></tr></thead><tbody>{rows}</tbody></table>'
+    )
+
+
+def render(
+    tournament: Tournament,
+    standings: Standings,
+    results: Sequence[GameResult],
+    rounds: Sequence[RoundStatus] = (),
+    *,
+    page: int = 1,
+    pages: int = 1,
+) -> str:
+    """A page of ``tournament``: ``standings`` lists its entrants, ``results`` their games.
+
+    ``rounds``: a lockstep tournament's rounds as they stand; while one is being played
+    the page reloads every :data:`LIVE_REFRESH_SECONDS`, to follow its calls. ``page``
+    of ``pages``: links to the pages before and after it.
+    """
+    closed = tournament.status == "closed"
+    live = any(status.status == "playing" for status in rounds)
+    every = LIVE_REFRESH_SECONDS if live else REFRESH_SECONDS
+    settled = closed and not standings.pars_pending  # pars still solving: reload to show them
+    refresh = "" if settled else f'<meta http-equiv="refresh" content="{every}">'
+    calls = ""
+    if rounds:  # live only while a round is played: never once the tournament is closed
+        heading = "Rounds, live" if live and not closed else "Rounds"
+        was, had = ("was", "had") if closed else ("is", "have")
+        calls = (
+            f"<h2>{heading}</h2><p>Lockstep: each card {was} called to every seat at once, when "
+            f"all {had} placed the one before or its {tournament.card_seconds} s deadline "
+            "passed.</p>" + _calls_html(rounds)
+        )
+    options = ", ".join(
+        f"{k}: {msgspec.json.encode(v).decode()}" for k, v in sorted(tournament.options.items())
+    )
+    pars = {par.round: par for par in standings.pars}
+    if closed:
+        games = (
+            '<div class="games" id="games">'
+            + "".join(_game_html(tournament, r, pars) for r in results)
+            + "</div>"
+            if results
+            else "<p>No game was finished.</p>"
+        )
+        games_note = (
+            "<p>Each game is replayed from its move log on the deck of its round, dealt "
+            "from the revealed seed and the salt.</p>"
+        )
+    else:
+        games = _results_table(results) if results else "<p>No finished games yet.</p>"
+        games_note = (
+            '<p class="note" id="grids-hidden">Finished grids are shown once the tournament '
+            "closes: every entrant is dealt the same cards, so a finished grid would show a "
+            "round's deal to entrants who have not played it yet. Totals only until then; "
+            f"this page refreshes every {every} seconds.</p>"
+        )
+    closed_line = f" &middot; closed {escape(tournament.closed_at)}" if tournament.closed_at else ""
+    play_words = (
+        "Every grid, round by round, in your browser"
+        if tournament.status == "closed"
+        else "Enter, or play your rounds, in your browser"
+    )
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"{refresh}<title>{escape(tournament.name)}: standings · cardproof</title>"
+        f"{FAVICON_LINK}<style>{_STYLE}{HEADER_STYLE}</style></head><body>{site_header()}<main>"
+        f'<h1 id="name">{escape(tournament.name)}</h1>'
+        f'<p class="meta"><span class="status status-{escape(tournament.status)}" '
+        f'id="status">{escape(tournament.status)}</span> &middot; '
+        f"{escape(tournament.variant)} ({escape(options)}) &middot; "
+        f"{len(tournament.rounds)} round{'s' if len(tournament.rounds) != 1 else ''} &middot; "
+        f"organized by {escape(tournament.organizer)}</p>"
+        f'<p class="meta">Opens {escape(tournament.opens_at)} &middot; closes '
+        f"{escape(tournament.closes_at)}{closed_line} &middot; salt "
+        f"<code>{escape(tournament.salt)}</code> &middot; {escape(tournament.algorithm)}</p>"
+        f'<p class="meta"><a id="play" href="/play?tournament={quote(tournament.tournament_id)}">'
+        f"{play_words}</a></p>"
+        f"<h2>Standings</h2>{_standings_html(standings.entrants)}"
+        f"{_paging_html(tournament, page, pages)}{_pars_html(standings)}{calls}"
+        f"<h2>Games</h2>{games_note}{games}"
+        f"<h2>Round commitments</h2>{_rounds_html(tournament.rounds)}"
+        f"<footer>Tournament <code>{escape(tournament.tournament_id)}</code>: the same data "
+        f"as <code>/v1/tournaments/{escape(tournament.tournament_id)}</code> and its "
+        "<code>/standings</code>.</footer>"
+        "</main></body></html>\n"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A rendered page, with the state it was rendered from (its fingerprint)."""
+
+    html: str
+    fingerprint: bytes
+    settled: bool
+    """Rendered once the tournament was settled: it can no longer change."""
+
+
+class StandingsPages:
+    """The standings pages of this process; one per app.
+
+    A page lists :data:`PAGE_SIZE` entrants and their games (``?page=N``). Each page is
+    kept with the state it was drawn from (the tournament, the page's standings lines
+    and the rounds as they stood): a view whose state is the same is answered with it,
+    no rendering and no replay. Once a tournament is settled (closed, every par known)
+    its pages cannot change: a view reads no more than the tournament and its standings.
+    Pages weigh :data:`KEPT_BYTES` in all at most (least recently read go first). Who
+    may read is checked on every view all the same.
+    """
+
+    def __init__(self) -> None:
+        """No page kept yet."""
+        self._kept: OrderedDict[tuple[str, int], Kept] = OrderedDict()
+        self._weight = 0  # the characters of the pages kept
+
+    async def page(
+        self,
+        tournaments: Tournaments,
+        scoreboard: Scoreboard,
+        tournament_id: str,
+        access: Access,
+        number: int = 1,
+    ) -> str:
+        """Page ``number`` of a tournament the caller may read (404 past the last)."""
+        tournament = await tournaments.read(tournament_id, access)
+        standings = await scoreboard.standings(tournament_id, access)
+        settled = tournament.status == "closed" and not standings.pars_pending
+        key = (tournament_id, number)
+        kept = self._kept.get(key)
+        if kept is not None and settled and kept.settled:
+            self._kept.move_to_end(key)
+            return kept.html
+        pages = max(1, -(-len(standings.entrants) // PAGE_SIZE))
+        if not 1 <= number <= pages:
+            raise not_found(f"page: this tournament's standings have {pages} page(s)", "no-page")
+        lines = standings.entrants[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
+        listed = msgspec.structs.replace(standings, entrants=lines)
+        statuses = await tournaments.round_statuses(tournament_id, access)
+        fingerprint = _ENCODER.encode((tournament, listed, statuses, pages))
+        if kept is not None and kept.fingerprint == fingerprint:
+            self._kept.move_to_end(key)
+            return kept.html
+        rounds = range(1, len(tournament.rounds) + 1)
+        wanted = [(line.name, n) for line in lines for n in rounds]
+        place = {line.name: index for index, line in enumerate(lines)}
+        shown = Gate.logs_shown(await tournaments.store.get_tournament(tournament_id))
+        results = sorted(
+            await tournaments.store.results(tournament_id, wanted) if wanted else [],
+            key=lambda r: (place.get(r.player, len(place)), r.player, r.round),
+        )
+        results = results if shown else [msgspec.structs.replace(r, moves="") for r in results]
+        # a closed tournament's grids are drawn here: CPU work, kept off the event loop
+        html = await asyncio.to_thread(
+            render, tournament, listed, results, statuses, page=number, pages=pages
+        )
+        self._keep(key, Kept(html, fingerprint, settled))
+        return html
+
+    def _keep(self, key: tuple[str, int], kept: Kept) -> None:
+        """Keep a page (in place of the one it renews), within :data:`KEPT_BYTES`."""
+        if len(kept.html) > KEPT_BYTES:
+            return
+        old = self._kept.pop(key, None)
+        if old is not None:
+            self._weight -= len(old.html)
+        self._kept[key] = kept
+        self._weight += len(kept.html)
+        while self._weight > KEPT_BYTES:
+            self._weight -= len(self._kept.popitem(last=False)[1].html)
+
+
+_ENCODER: Final = msgspec.msgpack.Encoder()
+"""Encodes a page's state into its fingerprint."""
+
+
+__all__ = ["CONTENT_SECURITY_POLICY", "Kept", "StandingsPages", "card_html", "grid_html", "render"]

@@ -1,0 +1,78 @@
+"""Plumbing: what every domain stands on: settings, keys, problems, limits, time, metrics, logs.
+
+Nothing here knows a card or a tournament. The settings are read once from the
+environment (:mod:`.settings`), the secrets from their variables or files (:mod:`.keys`);
+every error is a problem-details exception made here (:mod:`.problems`); a client's
+rate window and address (:mod:`.limits`), the one clock (:mod:`.times`), the
+``Idempotency-Key`` header (:mod:`.idempotency`), the metrics (:mod:`.metrics`) and the
+request logs (:mod:`.observability`) are here too. The domains above import these names
+from this package, never from its modules.
+"""
+
+from cardproof_service.plumbing.idempotency import KEY_RULE, REPLAY_WINDOW, IdempotencyKey
+from cardproof_service.plumbing.keys import KeyConfigError, Keys, generate, load_keys
+from cardproof_service.plumbing.limits import RateLimiter, client_id
+from cardproof_service.plumbing.metrics import (
+    GAMES_FINISHED,
+    GAMES_STARTED,
+    METRICS_CONTENT_TYPE,
+    MULTIPROCESS_DIR,
+    VERIFY_FAILURES,
+    exposition,
+    metered,
+)
+from cardproof_service.plumbing.observability import logging_config, observe_requests
+from cardproof_service.plumbing.problems import (
+    PROBLEM_MEDIA_TYPE,
+    come_back,
+    conflict,
+    not_found,
+    problem,
+    problem_body,
+    unauthorized,
+)
+from cardproof_service.plumbing.settings import Settings, SettingsError
+from cardproof_service.plumbing.times import (
+    DAY,
+    now,
+    rfc3339,
+    rfc3339_ms,
+    tournament_closed,
+    tournament_ttl,
+)
+
+__all__ = [
+    "DAY",
+    "GAMES_FINISHED",
+    "GAMES_STARTED",
+    "KEY_RULE",
+    "METRICS_CONTENT_TYPE",
+    "MULTIPROCESS_DIR",
+    "PROBLEM_MEDIA_TYPE",
+    "REPLAY_WINDOW",
+    "VERIFY_FAILURES",
+    "IdempotencyKey",
+    "KeyConfigError",
+    "Keys",
+    "RateLimiter",
+    "Settings",
+    "SettingsError",
+    "client_id",
+    "come_back",
+    "conflict",
+    "exposition",
+    "generate",
+    "load_keys",
+    "logging_config",
+    "metered",
+    "not_found",
+    "now",
+    "observe_requests",
+    "problem",
+    "problem_body",
+    "rfc3339",
+    "rfc3339_ms",
+    "tournament_closed",
+    "tournament_ttl",
+    "unauthorized",
+]
