@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
+import json
 import random
 from collections.abc import Callable, Sequence
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from cardproof.tlog.entries import EntryError, encode_entry, parse_entry
 from cardproof.tlog.note import (
     COSIGNATURE_V1,
     Checkpoint,
@@ -382,7 +388,7 @@ def test_a_cosignature_signs_its_time_and_the_checkpoint() -> None:
     moved = note.replace(line, f"\u2014 witness.example/w1 {base64.b64encode(raw).decode()}\n")
     with pytest.raises(NoteError, match="does not verify"):
         open_note(moved, [witness.verifier])
-    assert base64.b64decode(witness.verifier.vkey.split("+")[2])[0] == 0x04
+    assert base64.b64decode(witness.verifier.vkey.split("+", 2)[2])[0] == 0x04
     with pytest.raises(NoteError, match="needs a time"):
         witness.signature_line(text)
 
@@ -444,3 +450,119 @@ def test_a_checkpoint_reads_back_with_its_extensions() -> None:
 def test_a_verifier_key_must_be_what_its_id_says(vkey: str) -> None:
     with pytest.raises(NoteError):
         Verifier.parse(vkey)
+
+
+# --- the vectors of docs/protocol.md section 6.5 -----------------------------------------
+
+LOG_VECTORS = Path(__file__).parent / "vectors" / "log-v1.json"
+
+
+@pytest.fixture(scope="module")
+def log_vectors() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(LOG_VECTORS.read_text())
+    return loaded
+
+
+def test_the_log_vectors_are_current(log_vectors: dict[str, Any]) -> None:
+    spec = importlib.util.spec_from_file_location("make_log", LOG_VECTORS.with_name("make_log.py"))
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.build() == log_vectors, "run .venv/bin/python tests/vectors/make_log.py"
+
+
+def test_the_log_vectors_entries_have_one_spelling(log_vectors: dict[str, Any]) -> None:
+    kinds = []
+    for vector in log_vectors["entries"]:
+        data = vector["entry"].encode()
+        assert hashlib.sha256(b"\x00" + data).hexdigest() == vector["leaf_hash"]
+        entry = parse_entry(data)
+        assert encode_entry(entry) == data
+        kinds.append(json.loads(data)["type"])
+        spaced = json.dumps(json.loads(data)).encode()  # the same object, other spacing
+        with pytest.raises(EntryError, match="one spelling"):
+            parse_entry(spaced)
+    assert kinds == ["receipt", "receipt", "round-commitment", "round-reveal", "settlement"]
+
+
+def test_the_log_vectors_tree_and_proofs(log_vectors: dict[str, Any]) -> None:
+    tree = log_vectors["tree"]
+    entries = [e.encode() for e in tree["entries"]]
+    mth, path, subproof = reference(entries)
+
+    def decoded(hashes: list[str]) -> list[bytes]:
+        return [base64.b64decode(h) for h in hashes]
+
+    assert base64.b64decode(tree["root"]) == mth(0, tree["size"])
+    assert [base64.b64decode(r) for r in tree["roots"]] == [mth(0, n) for n in range(9)]
+    for index, proof in enumerate(tree["inclusion"]):
+        assert decoded(proof) == path(index, 0, tree["size"])
+    for old, proof in enumerate(tree["consistency"]):
+        expected = [] if old == 0 else subproof(old, 0, tree["size"], True)
+        assert decoded(proof) == expected
+    tiles = {p: base64.b64decode(d) for p, d in log_vectors["tiles"].items()}
+    assert sorted(tiles) == ["tile/0/000.p/8", "tile/entries/000.p/8"]
+    assert tiles["tile/0/000.p/8"] == b"".join(mth(i, i + 1) for i in range(8))
+    assert list(unpack_bundle(tiles["tile/entries/000.p/8"])) == entries
+
+
+def test_the_log_vectors_checkpoint_and_cosignature(log_vectors: dict[str, Any]) -> None:
+    note = log_vectors["checkpoint"]
+    text, _, signatures = note.partition("\n\n")
+    text += "\n"
+    lines = signatures.splitlines()
+    log_name, log_id, log_key = log_vectors["log_vkey"].split("+", 2)
+    witness_name, witness_id, witness_key = log_vectors["witness_vkey"].split("+", 2)
+    raw_log = base64.b64decode(log_key)
+    raw_witness = base64.b64decode(witness_key)
+    assert (raw_log[0], raw_witness[0]) == (1, 4)
+    assert hashlib.sha256(log_name.encode() + b"\n" + raw_log).digest()[:4].hex() == log_id
+    assert (
+        hashlib.sha256(witness_name.encode() + b"\n" + raw_witness).digest()[:4].hex() == witness_id
+    )
+    assert text == f"{log_name}\n8\n{log_vectors['tree']['root']}\n"
+    log_sig = base64.b64decode(lines[0].split(" ")[2])
+    assert lines[0].startswith(f"\u2014 {log_name} ")
+    assert log_sig[:4].hex() == log_id
+    Ed25519PublicKey.from_public_bytes(raw_log[1:]).verify(log_sig[4:], text.encode())
+    cosig = base64.b64decode(lines[1].split(" ")[2])
+    assert cosig[:4].hex() == witness_id
+    assert int.from_bytes(cosig[4:12], "big") == log_vectors["cosigned_at"]
+    signed = f"cosignature/v1\ntime {log_vectors['cosigned_at']}\n{text}".encode()
+    Ed25519PublicKey.from_public_bytes(raw_witness[1:]).verify(cosig[12:], signed)
+    verifiers = [
+        Verifier.parse(log_vectors["log_vkey"]),
+        Verifier.parse(log_vectors["witness_vkey"]),
+    ]
+    opened = open_note(note, verifiers, required=2)
+    assert [s.timestamp for s in opened.signatures] == [None, log_vectors["cosigned_at"]]
+
+
+ZEROS = b"0" * 64
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (b'{"type":"verdict","tournament":"t_1"}', "not a log entry"),
+        (b'{"tournament":"t_1","digest":"' + b"0" * 64 + b'","type":"settlement"}', "one spelling"),
+        (b'{"type":"settlement","tournament":"t_1","digest":"' + b"A" * 64 + b'"}', "not a log"),
+        (
+            b'{"type":"round-reveal","tournament":"t_1","round":0,"server_seed":"'
+            + b"0" * 64
+            + b'"}',
+            "not a log",
+        ),
+        (
+            b'{"type":"settlement","tournament":"t\\u005f1","digest":"' + b"0" * 64 + b'"}',
+            "one spelling",
+        ),
+        (b"[1]", "not a log entry"),
+        (b"{", "JSON object"),
+        (b" " * 4097, "at most 4096"),
+    ],
+)
+def test_a_malformed_entry_is_refused(data: bytes, error: str) -> None:
+    with pytest.raises(EntryError, match=error):
+        parse_entry(data)

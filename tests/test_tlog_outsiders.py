@@ -192,3 +192,23 @@ def test_go_refuses_a_forked_history(tlogcheck: Path, log_1000: Log) -> None:
     answer = check(tlogcheck, job)
     assert answer.returncode == 1
     assert answer.stdout.startswith("consistency with 500")
+
+
+def test_go_checks_the_log_vectors(tlogcheck: Path) -> None:
+    vectors = json.loads((SOURCE.parents[1] / "vectors" / "log-v1.json").read_text())
+    tree = vectors["tree"]
+    job = {
+        "vkey": vectors["log_vkey"],
+        "checkpoint": vectors["checkpoint"],  # the witness's line is a key Go does not know
+        "tiles": vectors["tiles"],
+        "inclusion": [
+            {"index": i, "leaf": b64(leaf_hash(e.encode())), "proof": tree["inclusion"][i]}
+            for i, e in enumerate(tree["entries"])
+        ],
+        "consistency": [
+            {"old": n, "old_root": tree["roots"][n], "proof": tree["consistency"][n]}
+            for n in range(1, tree["size"] + 1)
+        ],
+    }
+    answer = check(tlogcheck, job)
+    assert (answer.returncode, answer.stdout) == (0, "ok\n"), answer.stderr

@@ -1,0 +1,130 @@
+"""cardproof's log entries: one small canonical JSON document per fact the log keeps.
+
+Each entry is a JSON object with no white space, its members in the order defined here,
+``type`` first, absent optional members left out. One fact has exactly one spelling, so
+the leaf hash of an entry names the fact: :func:`parse_entry` refuses any other
+spelling (reordered members, spaces, an unknown member, a number as a string).
+
+- ``receipt``: a receipt the service signed, named by the SHA-256 of its compact JWS
+  (lower-case hex), with what a monitor checks without it: the deal, the receipt's kind,
+  the variant, the score's total, ``iat`` and the signing key's ``kid``; a tournament
+  game's tournament too.
+- ``round-commitment``: a tournament round's server seed hash, when the round is made.
+- ``round-reveal``: the round's server seed, when the tournament closes.
+- ``settlement``: the SHA-256 of a closed tournament's settlement document.
+
+>>> entry = RoundCommitment("t_1", 1, "ab" * 32)
+>>> encode_entry(entry)[:60]
+b'{"type":"round-commitment","tournament":"t_1","round":1,"ser'
+>>> parse_entry(encode_entry(entry)) == entry
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Annotated, Final
+
+import msgspec
+
+HEX64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+"""A SHA-256 (or a 32-byte seed) as lower-case hex."""
+ID = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern="^[!-~]+$")]
+MAX_ENTRY_BYTES: Final = 4096
+"""The longest entry cardproof writes or reads (a bundle could carry 65,535 bytes)."""
+
+
+class ReceiptEntry(
+    msgspec.Struct, tag="receipt", tag_field="type", forbid_unknown_fields=True, frozen=True,
+    omit_defaults=True,
+):  # fmt: skip
+    """A signed receipt, by the hash of its compact JWS."""
+
+    receipt: HEX64
+    deal: ID
+    kind: ID
+    variant: ID
+    score: int
+    iat: int
+    kid: ID
+    tournament: ID | None = None
+
+
+class RoundCommitment(
+    msgspec.Struct, tag="round-commitment", tag_field="type", forbid_unknown_fields=True,
+    frozen=True,
+):  # fmt: skip
+    """A tournament round's committed server seed, by its hash."""
+
+    tournament: ID
+    round: Annotated[int, msgspec.Meta(ge=1)]
+    server_seed_hash: HEX64
+
+
+class RoundReveal(
+    msgspec.Struct, tag="round-reveal", tag_field="type", forbid_unknown_fields=True,
+    frozen=True,
+):  # fmt: skip
+    """A tournament round's server seed, revealed at the close."""
+
+    tournament: ID
+    round: Annotated[int, msgspec.Meta(ge=1)]
+    server_seed: HEX64
+
+
+class Settlement(
+    msgspec.Struct, tag="settlement", tag_field="type", forbid_unknown_fields=True,
+    frozen=True,
+):  # fmt: skip
+    """A closed tournament's settlement, by the SHA-256 of its document."""
+
+    tournament: ID
+    digest: HEX64
+
+
+Entry = ReceiptEntry | RoundCommitment | RoundReveal | Settlement
+
+_DECODER: Final = msgspec.json.Decoder(Entry)
+
+
+class EntryError(ValueError):
+    """Bytes that are not an entry in its one spelling."""
+
+
+def encode_entry(entry: Entry) -> bytes:
+    """The entry's one spelling."""
+    return msgspec.json.encode(entry)
+
+
+def parse_entry(data: bytes) -> Entry:
+    """The entry these bytes spell (:class:`EntryError` for any other bytes)."""
+    if len(data) > MAX_ENTRY_BYTES:
+        raise EntryError(f"an entry is at most {MAX_ENTRY_BYTES} bytes")
+    try:
+        entry: Entry = _DECODER.decode(data)
+    except msgspec.ValidationError as error:
+        raise EntryError(f"not a log entry: {error}") from None
+    except msgspec.DecodeError:
+        raise EntryError("a log entry is a JSON object") from None
+    if encode_entry(entry) != data:
+        raise EntryError("not the entry's one spelling (member order, spaces, escapes)")
+    return entry
+
+
+def receipt_digest(receipt: str) -> str:
+    """How an entry names a receipt: the SHA-256 of its compact JWS, lower-case hex."""
+    return hashlib.sha256(receipt.encode("ascii")).hexdigest()
+
+
+__all__ = [
+    "MAX_ENTRY_BYTES",
+    "Entry",
+    "EntryError",
+    "ReceiptEntry",
+    "RoundCommitment",
+    "RoundReveal",
+    "Settlement",
+    "encode_entry",
+    "parse_entry",
+    "receipt_digest",
+]
