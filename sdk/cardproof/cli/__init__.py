@@ -200,6 +200,52 @@ def _add_tournament_parser(commands: Any) -> None:
     tournament.set_defaults(run=_command("tournament"))
 
 
+def _add_witness_parser(commands: Any) -> None:
+    """``cardproof witness keygen|serve``: a transparency log's witness (C2SP tlog-witness)."""
+    witness = commands.add_parser(
+        "witness",
+        help="witness a transparency log: cosign only checkpoints that extend the last",
+    )
+    sub = witness.add_subparsers(dest="witness_command", required=True)
+    keygen = sub.add_parser(
+        "keygen",
+        help="print a new witness key: the signer key, then the verifier key",
+        description="Print a new Ed25519 witness key (cosignature/v1): the signer key "
+        "(PRIVATE+KEY+NAME+ID+KEY, secret: keep it in a file only you read), then its "
+        "verifier key (NAME+ID+KEY), which logs and verifiers are given. Exit status: 0 "
+        "done; 2 a bad name.",
+    )
+    keygen.add_argument("name", help="the witness's name, a schema-less URL (witness.example/w1)")
+    keygen.set_defaults(run=_command("witness", "keygen"))
+    serve = sub.add_parser(
+        "serve",
+        help="run a witness: POST /add-checkpoint",
+        description="Run a witness over HTTP (C2SP tlog-witness): POST /add-checkpoint "
+        "with the old size, a consistency proof and a log's checkpoint is answered with a "
+        "timestamped cosignature if the checkpoint is signed by the log and extends the "
+        "last one cosigned; 409 names the size it holds; a fork or a rollback is refused. "
+        "What it cosigned is kept in --state, synced before each answer. Exit status: 0 "
+        "stopped; 2 a bad key, log key or address.",
+    )
+    serve.add_argument("--key", required=True, metavar="FILE", help="the signer key's file")
+    serve.add_argument(
+        "--log",
+        required=True,
+        action="append",
+        metavar="VKEY",
+        help="a log's verifier key (its name is the log's origin); repeat for more logs",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="the address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8800, help="the port (default 8800)")
+    serve.add_argument(
+        "--state",
+        metavar="FILE",
+        help="where the last cosigned size and root of each log are kept (default "
+        "$XDG_STATE_HOME/cardproof/witness.json, else ~/.local/state/cardproof/witness.json)",
+    )
+    serve.set_defaults(run=_command("witness", "serve"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="cardproof", description=_DESCRIPTION)
@@ -334,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     create.add_argument("name", help="the organizer's name (1 to 64 printable characters)")
     create.set_defaults(run=_command("keys", "create_organizer"))
+    _add_witness_parser(commands)
     store = commands.add_parser("store", help="look after the store")
     store_commands = store.add_subparsers(dest="store_command", required=True)
     migrate = store_commands.add_parser(
