@@ -122,6 +122,10 @@ def test_what_it_cosigned_survives_a_restart(tmp_path: Path) -> None:
     assert again.seen[LOG.name] == (7, log.tree.root())
     assert again.add_checkpoint(log.body(0, 3)).status == 409
     assert not list(tmp_path.glob(".witness-*"))  # no temporary file left behind
+    for broken in ("{", "[]", '{"logs": {"a": {"size": "x"}}}'):
+        state.write_text(broken)
+        with pytest.raises(ValueError, match="not a witness's state file"):
+            Witness(WITNESS, [LOG.verifier], state)
 
 
 def free_port() -> int:

@@ -72,9 +72,12 @@ class Witness:
         self.lock = threading.Lock()
         self.seen: dict[str, tuple[int, bytes]] = {}
         if state.exists():
-            kept = json.loads(state.read_text())
-            for origin, head in kept["logs"].items():
-                self.seen[origin] = (int(head["size"]), base64.b64decode(head["root"]))
+            try:
+                kept = json.loads(state.read_text())
+                for origin, head in kept["logs"].items():
+                    self.seen[origin] = (int(head["size"]), base64.b64decode(head["root"]))
+            except (ValueError, KeyError, TypeError, AttributeError) as error:
+                raise ValueError(f"{state} is not a witness's state file: {error!r}") from None
 
     def _save(self) -> None:
         """Write the record to a new file, sync it, and put it in place of the old one."""
