@@ -104,6 +104,7 @@ from redis_server import (
 SERVER_KEYS: dict[str, str] = {
     "CARDPROOF_MASTER_KEY": bytes(range(32)).hex(),
     "CARDPROOF_SIGNING_KEY": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "CARDPROOF_LOG_KEY": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE",
 }
 """Fixed keys (the same as ``tests/conftest.py``)."""
 SERVER_ENV: dict[str, str] = {

@@ -98,6 +98,7 @@ from cardproof.progress import bar
 SERVER_KEYS: dict[str, str] = {
     "CARDPROOF_MASTER_KEY": bytes(range(32)).hex(),
     "CARDPROOF_SIGNING_KEY": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "CARDPROOF_LOG_KEY": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE",
 }
 """Fixed keys (the same as ``tests/conftest.py``), so receipts are reproducible."""
 

@@ -76,7 +76,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-TEST_KEYS = Keys(master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)))
+TEST_KEYS = Keys(
+    master=bytes(range(32)), signing=SigningKey.from_seed(bytes(32)), log=bytes([1]) * 32
+)
 """Fixed keys for in-process apps (no key file is written)."""
 UNLIMITED: dict[str, Any] = {
     "rate_limit": 0,
@@ -176,6 +178,7 @@ async def async_client(app: Litestar) -> AsyncIterator[AsyncTestClient[Litestar]
 SERVER_KEYS = {
     "CARDPROOF_MASTER_KEY": bytes(range(32)).hex(),
     "CARDPROOF_SIGNING_KEY": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "CARDPROOF_LOG_KEY": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE",
 }
 """The same fixed keys for server processes, through the environment."""
 

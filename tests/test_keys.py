@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from cardproof.receipts import SigningKey, b64url
+from cardproof.receipts import SigningKey, b64url, b64url_decode
 from cardproof_service.plumbing.keys import KeyConfigError, generate, load_keys
 
 
@@ -16,14 +18,44 @@ def test_keys_from_the_environment_and_from_files(tmp_path: Path) -> None:
     assert keys.master == bytes.fromhex(made["CARDPROOF_MASTER_KEY"])
     (tmp_path / "master").write_text(made["CARDPROOF_MASTER_KEY"] + "\n")
     (tmp_path / "signing").write_text(made["CARDPROOF_SIGNING_KEY"])
+    (tmp_path / "log").write_text(made["CARDPROOF_LOG_KEY"])
     from_files = load_keys(
         {
             "CARDPROOF_MASTER_KEY_FILE": str(tmp_path / "master"),
             "CARDPROOF_SIGNING_KEY_FILE": str(tmp_path / "signing"),
-        }
+            "CARDPROOF_LOG_KEY_FILE": str(tmp_path / "log"),
+        },
+        key_file=tmp_path / "never.json",
     )
     assert from_files.master == keys.master
     assert from_files.signing.kid == keys.signing.kid
+    assert from_files.log_seed == keys.log_seed == b64url_decode(made["CARDPROOF_LOG_KEY"])
+    assert not (tmp_path / "never.json").exists()  # every key given: no development file
+
+
+def test_production_needs_the_log_key(tmp_path: Path) -> None:
+    made = {**generate(), "CARDPROOF_PUBLIC_URL": "https://cards.example"}
+    del made["CARDPROOF_LOG_KEY"]
+    with pytest.raises(KeyConfigError, match="production needs CARDPROOF_LOG_KEY"):
+        load_keys({**made, "CARDPROOF_ENV": "production"}, key_file=tmp_path / "k.json")
+    with pytest.raises(KeyConfigError, match="CARDPROOF_LOG_KEY must be a 32-byte"):
+        load_keys({**made, "CARDPROOF_LOG_KEY": "AAAA"}, key_file=tmp_path / "k.json")
+
+
+def test_a_development_key_file_made_before_the_log_gets_a_log_key_once(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "keys.json"
+    old = generate()
+    del old["CARDPROOF_LOG_KEY"]
+    path.write_text(json.dumps(old))
+    with ThreadPoolExecutor(8) as pool:  # workers starting at once: one key among them
+        loaded = list(pool.map(lambda _: load_keys({}, key_file=path), range(8)))
+    assert len({keys.log_seed for keys in loaded}) == 1
+    assert {keys.master for keys in loaded} == {bytes.fromhex(old["CARDPROOF_MASTER_KEY"])}
+    kept = json.loads(path.read_text())
+    assert b64url_decode(kept["CARDPROOF_LOG_KEY"]) == loaded[0].log_seed
+    assert kept["CARDPROOF_SIGNING_KEY"] == old["CARDPROOF_SIGNING_KEY"]
 
 
 def test_retired_keys_stay_in_the_jwks_with_their_period() -> None:

@@ -1082,8 +1082,12 @@ async def test_a_round_keeps_its_first_par(store: Store) -> None:
     assert await store.round_pars(f"{tournament}x") == {}
 
 
+@OWN_REDIS
 async def test_late_placements_place_many_seats_in_one_step(store: Store) -> None:
-    """``place_late``: past the deadline, each seat still at the call, counted once."""
+    """``place_late``: past the deadline, each seat still at the call, counted once.
+
+    A finishing seat's receipt entries are pooled for the log in the same step.
+    """
     tournament = new_id("t")
     seats = [seat_record(tournament, name) for name in ("Ada", "Bea", "Cy", "Dee")]
     for record in seats:
@@ -1116,14 +1120,21 @@ async def test_late_placements_place_many_seats_in_one_step(store: Store) -> Non
         (1, "KD"),
     ]
     await asyncio.sleep(0.01)
-    ending = Ending(b"\x00\xc4packed\xff", "receipt of Ada")  # bytes, as the service packs
+    ending = Ending(b"\x00\xc4packed\xff", "receipt of Ada", b'{"ada":1}\n{"ada":2}')
     last = [
         LatePlacement(ada, "a2", FINISHED_AT, 37, ending),
         LatePlacement(bea, "b2", FINISHED_AT, 12),
         LatePlacement(cy, "c2", FINISHED_AT, None),  # a dead end: no total, no result
-        LatePlacement(dee, "d2", FINISHED_AT, 5),
+        LatePlacement(dee, "d2", FINISHED_AT, 5, Ending(b"dee", None, b'{"dee":1}')),
     ]
+    assert await store.pooled(100) == []
     assert await store.place_late(tournament, 1, 1, TTL, None, last) == [ada, bea, cy, dee]
+    pooled = await store.pooled(100)
+    assert [entry for batch in pooled for entry in batch.entries] == [
+        b'{"ada":1}',
+        b'{"ada":2}',
+        b'{"dee":1}',
+    ]
     assert (await store.round_state(tournament, 1)).finished
     assert len(await store.round_calls(tournament, 1)) == 2
     assert await store.move_counts([ada, bea]) == [-1, -1]

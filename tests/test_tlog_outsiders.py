@@ -11,20 +11,38 @@ the very proofs tlog makes. A changed tile, bundle, proof, root or signature is 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
 import random
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
 
+from attack_kit import committed_receipt
+from cardproof.tlog.entries import RoundCommitment, encode_entry
 from cardproof.tlog.note import Checkpoint, Signer, sign_note
-from cardproof.tlog.tiles import ENTRIES, Tile, pack_bundle, tile_hashes, tile_path, tiles_of
-from cardproof.tlog.tree import MemoryTree, leaf_hash
+from cardproof.tlog.tiles import (
+    ENTRIES,
+    Tile,
+    TileReader,
+    pack_bundle,
+    tile_hashes,
+    tile_path,
+    tiles_of,
+)
+from cardproof.tlog.tree import MemoryTree, consistency_proof, leaf_hash
+from cardproof_service.app import create_app
+from cardproof_service.plumbing import Settings
+from cardproof_service.store import MemoryStore
+from conftest import TEST_KEYS, UNLIMITED
 
 SOURCE = Path(__file__).resolve().parent / "outsiders" / "tlog"
 GOPATH = Path("/usr/share/gocode")
@@ -212,3 +230,72 @@ def test_go_checks_the_log_vectors(tlogcheck: Path) -> None:
     }
     answer = check(tlogcheck, job)
     assert (answer.returncode, answer.stdout) == (0, "ok\n"), answer.stderr
+
+
+def test_go_checks_the_service_s_own_log(tlogcheck: Path) -> None:
+    """The log a running service serves: its tiles, a receipt's proof, two checkpoints."""
+    app = create_app(
+        Settings(warm_up=False, log_interval=0.02, **UNLIMITED), keys=TEST_KEYS, store=MemoryStore()
+    )
+    with TestClient(app=app) as client:
+        store = app.state.store
+        first = [encode_entry(RoundCommitment(f"t_{n:020x}", 1, f"{n:064x}")) for n in range(300)]
+        asyncio.run(store.pool_entries("Ab", first))  # as other games' receipts would be
+        old = wait_for_size(client, 300)
+        receipt = client.get(
+            f"/v1/deals/{committed_deal(client)}/receipt"
+        ).json()  # the 301st entry, once folded
+        more = [encode_entry(RoundCommitment(f"t_{n:020x}", 2, f"{n:064x}")) for n in range(260)]
+        asyncio.run(store.pool_entries("Cd", more))
+        wait_for_size(client, 561)
+        logged = client.get(f"/v1/deals/{receipt['payload']['deal_id']}/receipt").json()["log"]
+        checkpoint = client.get("/log/checkpoint").text
+        size = Checkpoint.parse(checkpoint.split("\n\n")[0] + "\n").size
+        tiles = {}
+        for tile in tiles_of(size):
+            for level in (tile.level, ENTRIES) if tile.level == 0 else (tile.level,):
+                path = tile_path(Tile(level, tile.index, tile.width))
+                tiles[path] = client.get(f"/log/{path}").content
+        reader = TileReader(size, lambda t: tiles[tile_path(t)])
+        job = {
+            "vkey": client.get("/log/key").text.strip(),
+            "checkpoint": checkpoint,
+            "tiles": {path: b64(data) for path, data in tiles.items()},
+            "inclusion": [
+                {
+                    "index": logged["index"],
+                    "leaf": b64(leaf_hash(base64.b64decode(logged["entry"]))),
+                    "proof": logged["proof"],
+                }
+            ],
+            "consistency": [
+                {
+                    "old": old.size,
+                    "old_root": b64(old.root),
+                    "proof": [b64(h) for h in consistency_proof(old.size, size, reader.subtree)],
+                }
+            ],
+        }
+    assert logged["checkpoint"] == checkpoint
+    answer = check(tlogcheck, job)
+    assert (answer.returncode, answer.stdout) == (0, "ok\n"), answer.stderr
+
+
+def wait_for_size(client: TestClient[Litestar], size: int) -> Checkpoint:
+    """The service's checkpoint once its log holds ``size`` entries (5 s at most)."""
+    deadline = time.monotonic() + 5
+    while True:
+        note = client.get("/log/checkpoint").text
+        checkpoint = Checkpoint.parse(note.split("\n\n")[0] + "\n")
+        if checkpoint.size >= size:
+            return checkpoint
+        assert time.monotonic() < deadline, f"the log holds {checkpoint.size} entries, not {size}"
+        time.sleep(0.02)
+
+
+def committed_deal(client: TestClient[Litestar]) -> str:
+    """A committed poker-squares deal played to its end, logged; its id."""
+    token = committed_receipt(client)
+    deal_id = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))["deal_id"]
+    wait_for_size(client, 301)
+    return str(deal_id)

@@ -30,6 +30,7 @@ from cardproof.hands import CustomTable, Score, TableName
 from cardproof.pokerdrez import ANY_CARD_PATTERN, POKERDREZ_CARD_PATTERN
 from cardproof.receipts import JWKS, ReceiptPayload
 from cardproof.tables import GeneratedName
+from cardproof.tlog.inclusion import LogProof
 
 CardText = Annotated[
     str,
@@ -408,10 +409,15 @@ class MoveResult(Struct):
 
 
 class ReceiptResponse(Struct):
-    """A finished deal's receipt (compact JWS) and its decoded payload."""
+    """A finished deal's receipt (compact JWS), its decoded payload and its place in the log.
+
+    ``log`` is ``null`` until the transparency log has sequenced the receipt's entry
+    (within about a second), and for receipts signed before the log was kept.
+    """
 
     receipt: str
     payload: ReceiptPayload
+    log: LogProof | None = None
 
 
 class VariantInfo(Struct):

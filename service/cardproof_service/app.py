@@ -1,6 +1,7 @@
 """The app factory: state, controllers, middleware, problem details, the OpenAPI document.
 
-State is the store (metered) and keys. Around the router: request ids, logs and
+State is the store (metered), keys and the transparency log (its sequencer runs in the
+app's lifespan, beside the lockstep rounds' keeper). Around the router: request ids, logs and
 metrics; around each route: the rate limit.
 """
 
@@ -30,6 +31,7 @@ from cardproof_service.front import (
     safe_headers,
 )
 from cardproof_service.lockstep import Calls, Rounds
+from cardproof_service.log import Log
 from cardproof_service.plumbing import (
     Keys,
     RateLimiter,
@@ -140,7 +142,8 @@ def create_app(
 
     solvers = Solvers(settings)
 
-    parts = DealParts.wire(store, keys, settings)
+    log = Log(store, keys, settings)
+    parts = DealParts.wire(store, keys, settings, log)
     rounds = Rounds.over(store, settings, parts)
     deals = Deals(store, keys, settings, parts, late=rounds)
     calls = Calls(store, rounds, settings.listeners_per_client)
@@ -153,10 +156,11 @@ def create_app(
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         rounds.begin()
         calls.begin()
+        log.begin()
         try:
             yield
         finally:
-            await asyncio.gather(rounds.end(), calls.end())
+            await asyncio.gather(rounds.end(), calls.end(), log.end())
             pars.close()
             solvers.close()
             await store.close()
@@ -180,6 +184,7 @@ def create_app(
                 "store": store,
                 "deals": deals,
                 "rounds": rounds,
+                "log": log,
                 "tournaments": tournaments,
                 "entries": entries,
                 "scoreboard": scoreboard,

@@ -1,4 +1,4 @@
-"""``cardproof keys``: a fresh master and signing key, and organizers' API keys."""
+"""``cardproof keys``: a fresh master key, receipt signing key and log key; organizers' keys."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def generate(args: argparse.Namespace) -> int:
     for name, value in keys.items():
         print(f"{name}={value}")
     print(f"# signing key id (kid): {public.kid}", file=sys.stderr)
-    print("# keep these secret; every replica needs the same two values", file=sys.stderr)
+    print("# keep these secret; every replica needs the same three values", file=sys.stderr)
     return 0
 
 

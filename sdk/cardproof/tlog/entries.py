@@ -27,6 +27,8 @@ from typing import Annotated, Final
 
 import msgspec
 
+from cardproof.receipts import decode_receipt
+
 HEX64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 """A SHA-256 (or a 32-byte seed) as lower-case hex."""
 ID = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern="^[!-~]+$")]
@@ -116,6 +118,27 @@ def receipt_digest(receipt: str) -> str:
     return hashlib.sha256(receipt.encode("ascii")).hexdigest()
 
 
+def receipt_entry(receipt: str) -> ReceiptEntry:
+    """The entry a receipt (a compact JWS) is logged as: what its header and payload say.
+
+    The signer writes it from the receipt it signed, a verifier compares the logged one
+    with it: one mapping for both.
+    """
+    header, payload = decode_receipt(receipt)
+    if payload.deal_id is None or payload.kind is None:
+        raise EntryError("a receipt of no deal (practice, or older than kinds) is not logged")
+    return ReceiptEntry(
+        receipt=receipt_digest(receipt.strip()),
+        deal=payload.deal_id,
+        kind=payload.kind,
+        variant=payload.variant,
+        score=payload.score.total,
+        iat=payload.issued,
+        kid=str(header.get("kid") or ""),
+        tournament=payload.tournament,
+    )
+
+
 __all__ = [
     "MAX_ENTRY_BYTES",
     "Entry",
@@ -127,4 +150,5 @@ __all__ = [
     "encode_entry",
     "parse_entry",
     "receipt_digest",
+    "receipt_entry",
 ]

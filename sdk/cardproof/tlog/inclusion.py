@@ -25,8 +25,14 @@ from dataclasses import dataclass
 
 import msgspec
 
-from cardproof.receipts import JWKS, decode_receipt
-from cardproof.tlog.entries import EntryError, ReceiptEntry, parse_entry, receipt_digest
+from cardproof.receipts import JWKS
+from cardproof.tlog.entries import (
+    EntryError,
+    ReceiptEntry,
+    parse_entry,
+    receipt_digest,
+    receipt_entry,
+)
 from cardproof.tlog.note import COSIGNATURE_V1, Checkpoint, NoteError, Verifier, open_note
 from cardproof.tlog.tree import ProofError, check_inclusion, leaf_hash
 
@@ -136,17 +142,12 @@ def _check_entry(receipt: str, entry: ReceiptEntry) -> None:
     """The entry names this receipt and says what it says."""
     if entry.receipt != receipt_digest(receipt.strip()):
         raise LogProofError("entry", "the entry names another receipt")
-    header, payload = decode_receipt(receipt)
-    stated = {
-        "deal": payload.deal_id,
-        "kind": payload.kind,
-        "variant": payload.variant,
-        "score": payload.score.total,
-        "iat": payload.issued,
-        "kid": header.get("kid"),
-        "tournament": payload.tournament,
-    }
-    for member, value in stated.items():
+    try:
+        stated = receipt_entry(receipt)
+    except EntryError as error:
+        raise LogProofError("entry", str(error)) from None
+    for member in ReceiptEntry.__struct_fields__:
+        value = getattr(stated, member)
         if getattr(entry, member) != value:
             raise LogProofError(
                 "entry",

@@ -16,6 +16,7 @@ import msgspec
 
 from cardproof.models import MoveResult, ReceiptResponse
 from cardproof.receipts import ReceiptPayload, SigningKey, b64url, b64url_decode
+from cardproof.tlog.entries import encode_entry, receipt_entry
 from cardproof_service.store import Ending
 
 
@@ -53,18 +54,24 @@ def pack(
     """Sign ``payload`` (and ``revealed``, a tournament game's with its seed) and pack them.
 
     ``payload`` is ``None`` for a game that ended unscored (a dead end): no receipt.
+    Each receipt signed gets its transparency log entry, which the store pools in the
+    step that stores the ending.
     """
     packed = _Packed(final=msgspec.json.encode(last))
     result_receipt = None
+    signed = []
     if payload is not None:
         token = signing.sign(payload)
         packed.header, packed.payload, packed.signature = _parts(token)
         result_receipt = token
+        signed.append(token)
         if revealed is not None:
             token = signing.sign(revealed)
             _, packed.revealed_payload, packed.revealed_signature = _parts(token)
             result_receipt = token
-    return Ending(zlib.compress(_ENCODER.encode(packed), 6), result_receipt)
+            signed.append(token)
+    log = b"\n".join(encode_entry(receipt_entry(token)) for token in signed)
+    return Ending(zlib.compress(_ENCODER.encode(packed), 6), result_receipt, log)
 
 
 def _unpack(ending: Ending) -> _Packed:

@@ -22,6 +22,7 @@ from cardproof_service.deals import endings
 from cardproof_service.deals.commitments import Commitments
 from cardproof_service.deals.games import Games
 from cardproof_service.deals.gate import Gate
+from cardproof_service.log import Log
 from cardproof_service.plumbing import Keys, conflict, now
 from cardproof_service.store import DealRecord, Ending, Store
 
@@ -91,6 +92,7 @@ class Receipts:
     commitments: Commitments
     games: Games
     gate: Gate
+    log: Log
 
     def ending(
         self, record: DealRecord, game: Game[Any, Any], last: MoveResult, finished_at: int
@@ -126,13 +128,16 @@ class Receipts:
         """The signed receipt of a finished deal (a tournament game's: for its entrant).
 
         It was signed when the game ended and is read as stored: no replay, no signing.
+        Its ``log`` is its place in the transparency log, once sequenced.
         """
         record = await self.gate.reader(deal_id, authorization)
         if record.finished_at is None:
             raise conflict(
                 f"the game is not over: the next move is {len(record.moves)}", "not-finished"
             )
-        return await self.stored(record)
+        stored = await self.stored(record)
+        proof = await self.log.proof(stored.receipt)
+        return stored if proof is None else msgspec.structs.replace(stored, log=proof)
 
     async def stored(self, record: DealRecord) -> ReceiptResponse:
         """A finished game's receipt as stored: no replay, no signing.
@@ -151,7 +156,10 @@ class Receipts:
         return stored
 
     async def _signed_now(self, record: DealRecord) -> ReceiptResponse:
-        """The receipt of a game stored before receipts were kept: replayed and signed."""
+        """The receipt of a game stored before receipts were kept: replayed and signed.
+
+        Such a game ended before the transparency log was kept: its receipt is not logged.
+        """
         game = await self.games.replay_off_loop(record)
         if not game.is_complete():
             raise RuleError("incomplete", game.incomplete_reason(), field="moves")

@@ -32,6 +32,7 @@ from cardproof_service.deals.gate import Gate
 from cardproof_service.deals.play import LatePlacer, Play
 from cardproof_service.deals.receipts import Receipts
 from cardproof_service.deals.verification import Verification
+from cardproof_service.log import Log
 from cardproof_service.plumbing import Keys, Settings
 from cardproof_service.store import Store
 
@@ -46,12 +47,16 @@ class DealParts:
     receipts: Receipts
 
     @classmethod
-    def wire(cls, store: Store, keys: Keys, settings: Settings) -> DealParts:
-        """Each part over the lower ones it uses, none over a higher one."""
+    def wire(cls, store: Store, keys: Keys, settings: Settings, log: Log) -> DealParts:
+        """Each part over the lower ones it uses, none over a higher one.
+
+        ``log`` proves a receipt's place in the transparency log.
+        """
         commitments = Commitments(keys, settings.commitment_ttl)
         games = Games(store, keys, commitments)
         gate = Gate(store, keys, settings, games)
-        return cls(commitments, games, gate, Receipts(store, keys, commitments, games, gate))
+        receipts = Receipts(store, keys, commitments, games, gate, log)
+        return cls(commitments, games, gate, receipts)
 
 
 class Deals:

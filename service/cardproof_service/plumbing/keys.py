@@ -1,9 +1,11 @@
-"""Secrets: the master key (server seeds, commitment tags) and the receipt signing keys.
+"""Secrets: the master key (server seeds, commitment tags), the receipt and log signing keys.
 
 Each comes from an environment variable or a file named by its ``_FILE`` twin:
 
 * ``CARDPROOF_MASTER_KEY``: hex, at least 32 bytes.
 * ``CARDPROOF_SIGNING_KEY``: the Ed25519 private seed, 32 bytes as base64url.
+* ``CARDPROOF_LOG_KEY``: the transparency log's Ed25519 seed (32 bytes, base64url), apart
+  from the receipts' key: it signs the log's checkpoints.
 * ``CARDPROOF_SIGNING_KEY_SINCE`` (optional): when the signing key began signing
   (RFC 3339 or seconds since the epoch); the JWKS gives it as the key's ``nbf``.
 * ``CARDPROOF_RETIRED_KEYS``: keys rotated out, comma-separated, each
@@ -25,6 +27,9 @@ also listed as retired, or one key retired twice.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import hmac
 import json
 import logging
 import os
@@ -58,6 +63,19 @@ class Keys:
     retired: tuple[JWK, ...] = ()
     issuer: str = DEVELOPMENT_ISSUER
     """The receipts' ``iss``: the public base URL whose JWKS holds these keys."""
+    log: bytes = b""
+    """The transparency log's Ed25519 seed (:attr:`log_seed` when not given)."""
+
+    @property
+    def log_seed(self) -> bytes:
+        """The log key's seed: ``log``, else one derived from the master key.
+
+        Only keys made in code (as tests make them) have none: :func:`load_keys` always
+        gives one.
+        """
+        if self.log:
+            return self.log
+        return hmac.new(self.master, b"cardproof transparency log key", hashlib.sha256).digest()
 
     def jwks(self) -> JWKS:
         """The public key set: the signing key first, then retired keys."""
@@ -87,14 +105,19 @@ def _master(text: str) -> bytes:
     return key
 
 
-def _signing(text: str, since: int | None = None) -> SigningKey:
+def _seed(name: str, text: str) -> bytes:
+    """An Ed25519 seed setting: 32 bytes as base64url."""
     try:
         seed = b64url_decode(text)
     except ValueError:
-        raise KeyConfigError("CARDPROOF_SIGNING_KEY must be base64url") from None
+        raise KeyConfigError(f"{name} must be base64url") from None
     if len(seed) != 32:
-        raise KeyConfigError("CARDPROOF_SIGNING_KEY must be a 32-byte Ed25519 seed")
-    return SigningKey.from_seed(seed, since=since)
+        raise KeyConfigError(f"{name} must be a 32-byte Ed25519 seed")
+    return seed
+
+
+def _signing(text: str, since: int | None = None) -> SigningKey:
+    return SigningKey.from_seed(_seed("CARDPROOF_SIGNING_KEY", text), since=since)
 
 
 def moment(name: str, text: str) -> int:
@@ -162,10 +185,10 @@ def _issuer(env: Mapping[str, str]) -> str | None:
 
 def generate() -> dict[str, str]:
     """Fresh keys as environment values (what ``cardproof keys generate`` prints)."""
-    seed = secrets.token_bytes(32)
     return {
         "CARDPROOF_MASTER_KEY": secrets.token_hex(MASTER_KEY_BYTES),
-        "CARDPROOF_SIGNING_KEY": b64url(seed),
+        "CARDPROOF_SIGNING_KEY": b64url(secrets.token_bytes(32)),
+        "CARDPROOF_LOG_KEY": b64url(secrets.token_bytes(32)),
     }
 
 
@@ -174,20 +197,28 @@ def load_keys(env: Mapping[str, str] | None = None, *, key_file: Path | None = N
     env = os.environ if env is None else env
     master = _read(env, "CARDPROOF_MASTER_KEY")
     signing = _read(env, "CARDPROOF_SIGNING_KEY")
+    log_key = _read(env, "CARDPROOF_LOG_KEY")
     retired = _retired(_read(env, "CARDPROOF_RETIRED_KEYS"))
     since_text = env.get("CARDPROOF_SIGNING_KEY_SINCE")
     since = moment("CARDPROOF_SIGNING_KEY_SINCE", since_text) if since_text else None
     issuer = _issuer(env)
     if env.get("CARDPROOF_ENV", "development") == "production":
-        missing = [n for n, v in (("MASTER", master), ("SIGNING", signing)) if not v]
+        missing = [
+            n for n, v in (("MASTER", master), ("SIGNING", signing), ("LOG", log_key)) if not v
+        ]
         if missing:
             raise KeyConfigError(
                 "production needs "
                 + " and ".join(f"CARDPROOF_{m}_KEY" for m in missing)
                 + " (or their _FILE forms); `cardproof keys generate` makes them"
             )
-    if master and signing:
-        keys = Keys(_master(master), _signing(signing, since), retired)
+    if master and signing and log_key:
+        keys = Keys(
+            _master(master),
+            _signing(signing, since),
+            retired,
+            log=_seed("CARDPROOF_LOG_KEY", log_key),
+        )
         if issuer is None and env.get("CARDPROOF_ENV", "development") == "production":
             raise KeyConfigError(
                 "production needs CARDPROOF_PUBLIC_URL (the service's public base URL) or "
@@ -202,6 +233,7 @@ def load_keys(env: Mapping[str, str] | None = None, *, key_file: Path | None = N
             _signing(signing or stored["CARDPROOF_SIGNING_KEY"], since),
             retired,
             issuer or DEVELOPMENT_ISSUER,
+            _seed("CARDPROOF_LOG_KEY", log_key or stored["CARDPROOF_LOG_KEY"]),
         )
     )
 
@@ -262,31 +294,37 @@ def _period(key: JWK) -> str:
 
 
 def _development_keys(path: Path) -> dict[str, str]:
-    """Keys from the local development key file, made once if it does not exist."""
-    try:
-        stored: dict[str, str] = json.loads(path.read_text())
-        return stored
-    except FileNotFoundError:
-        pass
-    except (OSError, ValueError) as error:
-        raise KeyConfigError(f"cannot read the development key file {path}: {error}") from None
-    keys = generate()
+    """Keys from the local development key file, made once if it does not exist.
+
+    Workers starting at once share it: each takes the file's lock to read it, the first
+    makes it, and a file made before the log had a key gets one added, once.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another worker made it first: use its keys
-        for _ in range(50):
-            text = path.read_text()
-            if text:
-                made: dict[str, str] = json.loads(text)
-                return made
-            time.sleep(0.05)
-        raise KeyConfigError(f"the development key file {path} stays empty") from None
-    with os.fdopen(descriptor, "w") as file:
-        json.dump(keys, file)
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise KeyConfigError(f"cannot open the development key file {path}: {error}") from None
+    with os.fdopen(descriptor, "r+") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        text = file.read()
+        try:
+            stored: dict[str, str] = json.loads(text) if text.strip() else {}
+        except ValueError as error:
+            raise KeyConfigError(f"cannot read the development key file {path}: {error}") from None
+        made = generate()
+        added = {name: value for name, value in made.items() if name not in stored}
+        if not added:
+            return stored
+        stored.update(added)
+        file.seek(0)
+        file.truncate()
+        json.dump(stored, file)
+        file.flush()
+        os.fsync(file.fileno())
     log.warning(
-        "no CARDPROOF_MASTER_KEY / CARDPROOF_SIGNING_KEY: generated development keys into %s "
-        "(never use them in production; set CARDPROOF_ENV=production to require real keys)",
+        "no %s: generated development keys into %s (never use them in production; set "
+        "CARDPROOF_ENV=production to require real keys)",
+        " / ".join(added),
         path,
     )
-    return keys
+    return stored

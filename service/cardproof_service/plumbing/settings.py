@@ -54,6 +54,24 @@ def public_url(text: str) -> str | None:
     return text.rstrip("/")
 
 
+def log_origin(text: str) -> str | None:
+    """``CARDPROOF_LOG_ORIGIN``, checked: a signed note's key name (no space, no ``+``).
+
+    >>> log_origin("cards.example.org/log")
+    'cards.example.org/log'
+    >>> log_origin("") is None
+    True
+    """
+    if not text:
+        return None
+    if any(c.isspace() or c == "+" or not c.isprintable() for c in text):
+        raise SettingsError(
+            f"CARDPROOF_LOG_ORIGIN must be a name without spaces or '+' (such as "
+            f"cards.example.org/log), not {text!r}"
+        )
+    return text
+
+
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """What an operator can set; every field has a ``CARDPROOF_*`` environment variable."""
@@ -120,6 +138,26 @@ class Settings:
     public_url: str | None = None
     """``CARDPROOF_PUBLIC_URL``: the base URL clients reach the service at (``https://HOST``,
     no trailing slash), the spec's ``servers``; unset, ``/`` (wherever the spec was read)."""
+    log_origin: str | None = None
+    """``CARDPROOF_LOG_ORIGIN``: the transparency log's name, on its checkpoints and its key;
+    unset, the public URL's host and path plus ``/log`` (``127.0.0.1:8000/log`` when no
+    public URL is set)."""
+    log_interval: float = 1.0
+    """``CARDPROOF_LOG_INTERVAL``: seconds between two folds of the log's pooled entries."""
+
+    @property
+    def origin(self) -> str:
+        """The log's origin: :attr:`log_origin`, else the public URL's host and path + ``/log``.
+
+        >>> Settings(public_url="https://cards.example.org/api").origin
+        'cards.example.org/api/log'
+        >>> Settings().origin
+        '127.0.0.1:8000/log'
+        """
+        if self.log_origin:
+            return self.log_origin
+        parts = urlsplit(self.public_url or "http://127.0.0.1:8000")
+        return f"{parts.netloc}{parts.path.rstrip('/')}/log"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
@@ -167,4 +205,6 @@ class Settings:
             max_entrants=number("CARDPROOF_MAX_ENTRANTS", 100_000),
             organizers_file=Path(env.get("CARDPROOF_ORGANIZERS_FILE") or DEFAULT_ORGANIZERS_FILE),
             public_url=public_url(env.get("CARDPROOF_PUBLIC_URL") or ""),
+            log_origin=log_origin(env.get("CARDPROOF_LOG_ORIGIN") or ""),
+            log_interval=min(60.0, number("CARDPROOF_LOG_INTERVAL", 1.0, float)),
         )

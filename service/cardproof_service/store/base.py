@@ -2,8 +2,8 @@
 
 The service holds one store; each protocol here names what one kind of record needs
 (deals, a deal's moves, tournaments and their entrants, lockstep rounds, limits), so that
-each backend keeps each kind in a part of its own (memory/, redis/). The records are in
-records.py.
+each backend keeps each kind in a part of its own (memory/, redis/), and the
+transparency log's pool, tiles and checkpoint. The records are in records.py.
 """
 
 from __future__ import annotations
@@ -22,12 +22,15 @@ from cardproof_service.store.records import (
     GameResult,
     Hits,
     LatePlacement,
+    LogState,
     NewEntrant,
     OpenTournament,
     OrganizerRecord,
     Placement,
+    Pooled,
     RoundState,
     Standing,
+    TileKey,
     TournamentListing,
     TournamentRecord,
 )
@@ -342,7 +345,62 @@ class LimitStore(Protocol):
         """Count one request of ``client`` in the current ``window``-second window."""
 
 
-class Store(DealStore, MoveStore, TournamentStore, RoundStore, LimitStore, Protocol):
+class LogStore(Protocol):
+    """The transparency log: its pool of entries, its sequencer's lease, tiles, checkpoint.
+
+    A receipt's entry is pooled in the step that stores the receipt (an ending's
+    ``log``); other entries with :meth:`pool_entries`. One sequencer at a time (the
+    lease's holder) takes pooled entries, folds them into the tree and commits the new
+    tiles and checkpoint in one step, then drops what it took: a sequencer that dies
+    anywhere leaves the entries pooled, and the next one folds them (those already in
+    the tree are known by their leaf hash and only dropped).
+    """
+
+    async def pool_entries(self, pool: str, entries: Sequence[bytes]) -> None:
+        """Pool ``entries`` (under the tag ``pool``: a Redis Cluster spreads pools)."""
+
+    async def pooled(self, limit: int, *, sweep: bool = False) -> list[Pooled]:
+        """Pooled entries, about ``limit`` at most, the oldest of each pool first.
+
+        Pools are found by their marks; ``sweep`` also looks into every pool there can be
+        (a writer that died between its step and its mark left a pool unmarked).
+        """
+
+    async def drop_pooled(self, taken: Sequence[Pooled]) -> None:
+        """Drop what :meth:`pooled` returned (and its pools' marks, once empty)."""
+
+    async def take_lease(self, holder: str, ms: int) -> bool:
+        """Hold (or keep) the sequencer's lease for ``ms`` ms; ``False``: another holds it."""
+
+    async def log_state(self) -> LogState:
+        """The log's size and checkpoint (size 0 and no checkpoint before the first fold)."""
+
+    async def commit_fold(
+        self,
+        holder: str,
+        old_size: int,
+        state: LogState,
+        tiles: dict[TileKey, bytes],
+        leaves: dict[bytes, int],
+    ) -> None:
+        """Write a fold in one step: its tiles, its leaves' indexes, then ``state``.
+
+        Only while ``holder`` holds the lease and the log is still of ``old_size``, and only
+        if every tile extends what it held: else :class:`LogConflict`, nothing written.
+        ``leaves`` maps each new entry's leaf hash (its first 16 bytes) to its index.
+        """
+
+    async def read_tiles(self, keys: Sequence[TileKey]) -> list[bytes | None]:
+        """Each tile's widest form as stored (``None``: none yet)."""
+
+    async def leaf_indexes(self, leaves: Sequence[bytes]) -> list[int | None]:
+        """Each entry's index in the log, by its leaf hash (``None``: not in the log)."""
+
+    async def add_cosigned(self, size: int, cosigned: str) -> bool:
+        """Keep ``cosigned`` (the checkpoint, cosigned) if the log is still of ``size``."""
+
+
+class Store(DealStore, MoveStore, TournamentStore, RoundStore, LimitStore, LogStore, Protocol):
     """What the service needs from its state, each step atomic: one object, every kind."""
 
     name: str
@@ -354,4 +412,12 @@ class Store(DealStore, MoveStore, TournamentStore, RoundStore, LimitStore, Proto
         """Release connections."""
 
 
-__all__ = ["DealStore", "LimitStore", "MoveStore", "RoundStore", "Store", "TournamentStore"]
+__all__ = [
+    "DealStore",
+    "LimitStore",
+    "LogStore",
+    "MoveStore",
+    "RoundStore",
+    "Store",
+    "TournamentStore",
+]

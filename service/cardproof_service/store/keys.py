@@ -28,6 +28,18 @@ record written in one step (organizers are few, and read once a request)."""
 ORGANIZER_NAMES: Final = f"{ORGANIZERS}:names"
 DUE_TAGS: Final = f"{PREFIX}lockstep-due-tags"
 """The tags whose due rounds the keeper reads (a sorted set: tag by when last touched)."""
+LOG: Final = f"{PREFIX}{{log}}"
+"""The transparency log's keys share one tag: a fold writes its tiles, its leaves'
+indexes and the checkpoint in one step, under the sequencer's lease."""
+LOG_LEASE: Final = f"{LOG}:lease"
+LOG_STATE: Final = f"{LOG}:state"
+"""A hash: the log's ``size``, its ``checkpoint`` and the ``cosigned`` one."""
+LOG_TILES: Final = f"{LOG}:tiles"
+"""A hash: each tile's widest form, by ``LEVEL/INDEX`` (``e/INDEX``: an entry bundle)."""
+LOG_LEAVES: Final = f"{LOG}:leaves"
+"""A hash: each entry's index, by its leaf hash's first 16 bytes."""
+LOG_POOLS: Final = f"{LOG}:pools"
+"""The tags whose pools hold entries (a set, marked after each pooling step)."""
 NEWS: Final = f"{PREFIX}round-news"
 """The channel a round's key is published on when it calls a card or finishes (Redis
 Cluster carries classic pub/sub to every node)."""
@@ -149,6 +161,25 @@ def organizer_tournaments(organizer_id: str) -> str:
 def organizer_tournaments_expiry(organizer_id: str) -> str:
     """The same members by when their tournaments expire (seconds; ``+inf``: kept)."""
     return f"{organizer_tournaments(organizer_id)}:expiry"
+
+
+def log_pool(tag: str) -> str:
+    """A tag's pool of log entries (a list), written in the steps that sign receipts."""
+    return f"{tagged(tag)}:log-pool"
+
+
+def log_pool_dropped(tag: str) -> str:
+    """How many items the sequencer dropped from the tag's pool so far (a counter)."""
+    return f"{tagged(tag)}:log-pool-dropped"
+
+
+def log_tile_field(level: int, index: int) -> str:
+    """A tile's field in :data:`LOG_TILES`.
+
+    >>> log_tile_field(0, 12), log_tile_field(-1, 12)
+    ('0/12', 'e/12')
+    """
+    return f"{'e' if level < 0 else level}/{index}"
 
 
 def rate(client: str, window: int) -> str:

@@ -94,6 +94,47 @@ class Ending(msgspec.Struct, frozen=True):
 
     stored: bytes
     result_receipt: str | None = None
+    log: bytes = b""
+    """The log entries of its receipts, one a line: pooled in the step that stores it,
+    so that a receipt the service signed is never missing from the transparency log."""
+
+
+class LogConflict(Exception):
+    """A fold the log refused, having written nothing.
+
+    Another sequencer holds the lease, the tree grew meanwhile, or a tile would change
+    what it held.
+    """
+
+
+class LogState(msgspec.Struct, frozen=True):
+    """The transparency log as stored: its size and its latest checkpoint (a signed note).
+
+    ``cosigned`` is the same checkpoint with the witnesses' cosignatures added (``None``
+    until one cosigns it).
+    """
+
+    size: int = 0
+    checkpoint: str | None = None
+    cosigned: str | None = None
+
+
+class Pooled(msgspec.Struct, frozen=True):
+    """Entries waiting to be sequenced, from one pool (a Redis hash tag; ``""`` in memory).
+
+    ``taken`` pool items hold them: :meth:`~cardproof_service.store.base.LogStore.drop_pooled`
+    drops that many, once the entries are in the log, only if the pool's first item is
+    still the one read then (``dropped``: how many items the pool had dropped before).
+    """
+
+    pool: str
+    taken: int
+    entries: list[bytes]
+    dropped: int = 0
+
+
+TileKey = tuple[int, int]
+"""A tile by its level (-1: an entry bundle) and index; the store keeps its widest form."""
 
 
 class OrganizerRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

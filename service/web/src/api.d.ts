@@ -510,6 +510,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/log/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The log's latest checkpoint (a signed note)
+         * @description The origin, the size and the root hash, signed by the log key (C2SP tlog-checkpoint).
+         *
+         *     Witnesses' cosignatures follow the log's signature once they have cosigned it.
+         */
+        get: operations["getLogCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/log/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The log's note verifier key
+         * @description ``origin+keyid+base64``, as Go's ``note`` package reads a verifier key; a line.
+         */
+        get: operations["getLogKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/log/tile/{tile}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tile of hashes, or an entry bundle
+         * @description A hash tile or an entry bundle, as C2SP tlog-tiles names them.
+         *
+         *     A full hash tile is 256 hashes of 32 bytes; a bundle holds each entry as a
+         *     big-endian 2-byte length and its bytes.
+         */
+        get: operations["getLogTile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -859,6 +924,16 @@ export interface components {
             keys: components["schemas"]["JWK"][];
         };
         /**
+         * LogProof
+         * @description A receipt's place in the log, as the service answers it.
+         */
+        LogProof: {
+            index: number;
+            entry: string;
+            checkpoint: string;
+            proof: string[];
+        };
+        /**
          * MoveObject
          * @description One move as an object, in the shape its variant takes.
          *
@@ -1011,11 +1086,16 @@ export interface components {
         };
         /**
          * ReceiptResponse
-         * @description A finished deal's receipt (compact JWS) and its decoded payload.
+         * @description A finished deal's receipt (compact JWS), its decoded payload and its place in the log.
+         *
+         *     ``log`` is ``null`` until the transparency log has sequenced the receipt's entry
+         *     (within about a second), and for receipts signed before the log was kept.
          */
         ReceiptResponse: {
             receipt: string;
             payload: components["schemas"]["ReceiptPayload"];
+            /** @default null */
+            log?: components["schemas"]["LogProof"] | null;
         };
         /** @enum {integer} */
         RepeatLevels: 1 | 5;
@@ -3799,6 +3879,159 @@ export interface operations {
             };
             /** @description The server failed; nothing about the request is at fault. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLogCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed; nothing about the request is at fault. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLogKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed; nothing about the request is at fault. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLogTile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the tile's path: `<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`, `N` in groups of three digits (`x001/234`). */
+                tile: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The request cannot be read: bad JSON, a wrong type, an unknown field, a bad card or move text. `field` names the place. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tile in the latest checkpoint's tree, or not in its one spelling (`unknown-tile`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed; nothing about the request is at fault. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,6 +3,7 @@
 from cardproof_service.front.controllers.deals import CommitmentsController, DealsController
 from cardproof_service.front.controllers.health import HealthController
 from cardproof_service.front.controllers.keys import KeysController
+from cardproof_service.front.controllers.log import LogController
 from cardproof_service.front.controllers.metrics import MetricsController
 from cardproof_service.front.controllers.pages import PagesController
 from cardproof_service.front.controllers.rounds import RoundsController
@@ -18,6 +19,7 @@ __all__ = [
     "DealsController",
     "HealthController",
     "KeysController",
+    "LogController",
     "MetricsController",
     "PagesController",
     "RoundsController",

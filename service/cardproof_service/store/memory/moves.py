@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from cardproof_service.store.memory.core import now_ms
 from cardproof_service.store.memory.deals import MemoryDeals
+from cardproof_service.store.memory.log import MemoryLog
 from cardproof_service.store.memory.rounds import Round
 from cardproof_service.store.records import (
     Appended,
@@ -22,8 +23,11 @@ from cardproof_service.store.records import (
 )
 
 
-class MemoryMoves(MemoryDeals):
-    """Appends and whole logs (on deals, and through them every other part)."""
+class MemoryMoves(MemoryDeals, MemoryLog):
+    """Appends and whole logs, on deals (and through them every other part) and the log.
+
+    A finishing step pools the game's receipt entries in the log's pool.
+    """
 
     async def append_move(
         self,
@@ -64,6 +68,7 @@ class MemoryMoves(MemoryDeals):
         record.finished_at = finished_at
         if finished_at is not None:
             record.ending = ending
+            self._pool_ending(b"" if ending is None else ending.log)
         expires = time.monotonic() + ttl
         self._deals[deal_id] = (expires, record)
         self._touch(record, expires)
@@ -129,6 +134,7 @@ class MemoryMoves(MemoryDeals):
         record.finished_at = finished_at
         record.blind = blind
         record.ending = ending
+        self._pool_ending(b"" if ending is None else ending.log)
         expires = time.monotonic() + ttl
         self._deals[deal_id] = (expires, record)
         self._touch(record, expires)

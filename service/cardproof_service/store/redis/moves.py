@@ -26,6 +26,7 @@ from cardproof_service.store.records import (
 )
 from cardproof_service.store.redis.core import RedisClient
 from cardproof_service.store.redis.limits import RedisLimits
+from cardproof_service.store.redis.log import RedisLog
 
 _RECORD_RESULT: Final = """
 local function record_result(deal, results, totals, finished, tid, total, deal_id, at, receipt)
@@ -58,11 +59,13 @@ round, ``te`` when the tournament expires); the standings' keys (``results``, ``
 the log: they outlive the deal, and expire with their tournament."""
 
 _END_GAME: Final = """
-local function end_game(deal, stored)
+local function end_game(deal, stored, pool, entries)
   if stored ~= '' then redis.call('HSET', deal, 'end', stored) end
+  if entries ~= '' then redis.call('RPUSH', pool, entries) end
 end
 """
-"""A finished game's packed ending (``end``)."""
+"""A finished game's packed ending (``end``), and its receipts' log entries (one a line)
+pooled in the tag's pool of the transparency log (``pool``), in the same step."""
 
 _COUNT_PLACED: Final = """
 local function count_placed(round, calls, due, r, call, now, placed, card, member, news)
@@ -132,7 +135,7 @@ if ARGV[11] ~= '' then
 end
 if ARGV[3] ~= '' then
   redis.call('HSET', KEYS[1], 'fin', ARGV[3])
-  end_game(KEYS[1], ARGV[8])
+  end_game(KEYS[1], ARGV[8], KEYS[9], ARGV[17])
 end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 if ARGV[3] ~= '' then
@@ -151,7 +154,8 @@ the player after it, by Redis's clock; the append that completes a call calls th
 card (``KEYS[3]``, the calls; ``KEYS[4]``, when the tag's rounds are due) and tells every
 replica (``PUBLISH``). A player's move of a tournament game is refused once its
 tournament's closed mark (``KEYS[5]``) is set or its closing time (``ARGV[16]``) has
-passed; a finishing one records its result (``KEYS[6..8]``: results, totals, finished).
+passed; a finishing one records its result (``KEYS[6..8]``: results, totals, finished)
+and pools its log entries (``KEYS[9]``, ``ARGV[17]``).
 Every key is under the deal's tag: a tournament game's deal carries its tournament's."""
 
 _PLACE_LATE: Final = (
@@ -169,8 +173,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if now < tonumber(r[3]) + tonumber(r[5]) then return {} end
 local placed = {}
 local seats = cmsgpack.unpack(ARGV[7])
-for i = 7, #KEYS do
-  local seat = seats[i - 6]
+for i = 8, #KEYS do
+  local seat = seats[i - 7]
   local d = redis.call('HMGET', KEYS[i], 'n', 'fin', 'ls', 'moves', 'auto')
   if d[1] and tonumber(d[1]) == index and not d[2] and d[3] then
     local moves = seat[1]
@@ -180,7 +184,7 @@ for i = 7, #KEYS do
     redis.call('HSET', KEYS[i], 'moves', moves, 'n', index + seat[2], 'auto', auto)
     if seat[3] ~= '' then
       redis.call('HSET', KEYS[i], 'fin', seat[3])
-      if seat[6] > 0 then end_game(KEYS[i], ARGV[seat[6]]) end
+      if seat[6] > 0 then end_game(KEYS[i], ARGV[seat[6]], KEYS[7], seat[8]) end
     end
     redis.call('EXPIRE', KEYS[i], ARGV[2])
     if seat[3] ~= '' then
@@ -195,12 +199,12 @@ end
 return placed
 """
 )
-"""Place call ``ARGV[1]`` for many seats of a round (``KEYS[7..]``, their deals) at once:
+"""Place call ``ARGV[1]`` for many seats of a round (``KEYS[8..]``, their deals) at once:
 only past the call's deadline by Redis's clock, and only on a seat still at that index
 and unfinished. Each is an ``auto`` append as :data:`_APPEND` makes it (``ARGV[7]``, the
 seats packed in one MessagePack array, each: move, moves in it, finish time, total,
-deal id, where its packed ending is among the arguments (0: none), receipt; one
-argument, not thousands to encode); the placed are counted
+deal id, where its packed ending is among the arguments (0: none), receipt, log entries
+(pooled in ``KEYS[7]``); one argument, not thousands to encode); the placed are counted
 once, which may call the next card (``ARGV[4]``). Returns the deal ids
 placed. Every key is under the tournament's tag."""
 
@@ -217,19 +221,24 @@ end
 if n ~= 0 or redis.call('HEXISTS', KEYS[1], 'fin') == 1 then return {'wrong-index', n} end
 if redis.call('HEXISTS', KEYS[1], 'ls') == 1 then return {'lockstep', n} end
 redis.call('HSET', KEYS[1], 'moves', ARGV[1], 'n', ARGV[2], 'fin', ARGV[3], 'blind', ARGV[4])
-end_game(KEYS[1], ARGV[9])
+end_game(KEYS[1], ARGV[9], KEYS[6], ARGV[12])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 record_result(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[7], ARGV[6], ARGV[8], ARGV[3], ARGV[10])
 return {'appended', tonumber(ARGV[2])}
 """
 )
 """A whole finished log onto a deal with no move yet (and its ending and result), while
-its tournament is open (``KEYS[2]``, its closed mark; ``ARGV[11]``, its closing time);
+its tournament is open (``KEYS[2]``, its closed mark; ``ARGV[11]``, its closing time),
+its log entries pooled (``KEYS[6]``, ``ARGV[12]``);
 never onto a lockstep seat (``ls``), which is played one call at a time."""
 
 
-class RedisMoves(RedisLimits):
-    """Appends and whole logs (on limits: a moved deal stays in flight, a finished leaves)."""
+class RedisMoves(RedisLimits, RedisLog):
+    """Appends and whole logs, on limits and the log.
+
+    A moved deal stays in flight, a finished one leaves; a finished game's receipt
+    entries are pooled in its step.
+    """
 
     def __init__(self, client: RedisClient, *, timeout: float = 2.0, min_replicas: int = 0) -> None:
         """Limits, and the append and submit scripts."""
@@ -292,6 +301,7 @@ class RedisMoves(RedisLimits):
         closed_key, closes_at = _open_args(open_tournament, tag)
         keys = [layout.deal(deal_id), round_key, f"{round_key}:calls", due_key, closed_key]
         keys += self._result_keys(deal_id, tournament)
+        keys.append(layout.log_pool(tag))
         args: list[EncodableT] = [index, move, "" if finished_at is None else finished_at, ttl]
         args += self._result_args(deal_id, total, tournament)
         args += self._ending_args(ending if finished_at is not None else None)
@@ -306,16 +316,21 @@ class RedisMoves(RedisLimits):
                 layout.due_member(placement.tournament, placement.round),
                 layout.NEWS,
             ]
-        args.append(closes_at)
+        entries = b"" if finished_at is None or ending is None else ending.log
+        args += [closes_at, entries]
         append = self._written(keys[0], lambda c: self._append(keys=keys, args=args, client=c))
-        if owner is None:
-            return self._appended(await append)
-        if finished_at is None:
-            reply, _ = await asyncio.gather(append, self._extend_deal(deal_id, owner, ttl))
-            return self._appended(reply)
-        appended = self._appended(await append)
-        if appended.outcome == "appended":
-            await self._release_deal(deal_id, owner)
+        if owner is None or finished_at is None:
+            if owner is None:
+                appended = self._appended(await append)
+            else:
+                reply, _ = await asyncio.gather(append, self._extend_deal(deal_id, owner, ttl))
+                appended = self._appended(reply)
+        else:
+            appended = self._appended(await append)
+            if appended.outcome == "appended":
+                await self._release_deal(deal_id, owner)
+        if entries and appended.outcome == "appended":
+            await self._mark_pool(tag)
         return appended
 
     async def submit_log(
@@ -335,16 +350,21 @@ class RedisMoves(RedisLimits):
 
         The deal then leaves ``owner``'s games in flight.
         """
-        closed_key, closes_at = _open_args(open_tournament, layout.id_tag(deal_id))
+        tag = layout.id_tag(deal_id)
+        closed_key, closes_at = _open_args(open_tournament, tag)
         keys = [layout.deal(deal_id), closed_key, *self._result_keys(deal_id, tournament)]
+        keys.append(layout.log_pool(tag))
         args: list[EncodableT] = [" ".join(moves), len(moves), finished_at, int(blind), ttl]
         args += self._result_args(deal_id, total, tournament)
         args += self._ending_args(ending)
-        args.append(closes_at)
+        entries = b"" if ending is None else ending.log
+        args += [closes_at, entries]
         reply = await self._written(keys[0], lambda c: self._submit(keys=keys, args=args, client=c))
         appended = self._appended(reply)
         if owner is not None and appended.outcome == "appended":
             await self._release_deal(deal_id, owner)
+        if entries and appended.outcome == "appended":
+            await self._mark_pool(tag)
         return appended
 
     @staticmethod
@@ -354,7 +374,7 @@ class RedisMoves(RedisLimits):
         A finishing seat's packed ending (bytes, which the script's MessagePack cannot
         read) goes to ``endings``, the arguments after the seats; the seat names its place.
         """
-        fields: list[object] = [seat.move, len(seat.move.split()), "", "", seat.deal_id, 0, ""]
+        fields: list[object] = [seat.move, len(seat.move.split()), "", "", seat.deal_id, 0, "", ""]
         if seat.finished_at is not None:
             fields[2] = str(seat.finished_at)
             fields[3] = "" if seat.total is None else str(seat.total)
@@ -362,6 +382,7 @@ class RedisMoves(RedisLimits):
                 endings.append(seat.ending.stored)
                 fields[5] = 7 + len(endings)
                 fields[6] = seat.ending.result_receipt or ""
+                fields[7] = seat.ending.log.decode()
         return fields
 
     async def place_late(
@@ -379,6 +400,8 @@ class RedisMoves(RedisLimits):
         round_key = layout.round_(tournament_id, round_number)
         keys = [round_key, f"{round_key}:calls", layout.due(layout.id_tag(tournament_id))]
         keys += self._result_keys(seats[0].deal_id, tournament_id)
+        pool = layout.id_tag(tournament_id)
+        keys.append(layout.log_pool(pool))
         keys += [layout.deal(seat.deal_id) for seat in seats]
         member = layout.due_member(tournament_id, round_number)
         endings: list[EncodableT] = []
@@ -388,7 +411,10 @@ class RedisMoves(RedisLimits):
         reply = await self._written(
             round_key, lambda c: self._place_late(keys=keys, args=args, client=c)
         )
-        return [item.decode() if isinstance(item, bytes) else str(item) for item in reply]
+        placed = [item.decode() if isinstance(item, bytes) else str(item) for item in reply]
+        if placed and any(seat.ending is not None and seat.ending.log for seat in seats):
+            await self._mark_pool(pool)
+        return placed
 
 
 _PACKER: Final = msgspec.msgpack.Encoder()

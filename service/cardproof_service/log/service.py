@@ -1,0 +1,91 @@
+"""The transparency log as the rest of the service sees it: read, proved, sequenced.
+
+``Log`` answers ``/log/checkpoint``, ``/log/tile/...`` and ``/log/key``, gives a receipt
+its place in the log (an inclusion proof against the latest checkpoint), and runs this
+replica's sequencer. The checkpoint is signed with the log key (``CARDPROOF_LOG_KEY``),
+named by the log's origin (``CARDPROOF_LOG_ORIGIN``); docs/protocol.md section 7 has
+the formats.
+"""
+
+from __future__ import annotations
+
+import base64
+
+from cardproof.tlog.entries import encode_entry, receipt_entry
+from cardproof.tlog.inclusion import LogProof
+from cardproof.tlog.note import Signer
+from cardproof.tlog.tiles import parse_tile_path, width_at
+from cardproof.tlog.tree import leaf_hash
+from cardproof_service.log.sequencer import Sequencer, empty_checkpoint
+from cardproof_service.log.tiles import TileCache, prefix
+from cardproof_service.plumbing import Keys, Settings
+from cardproof_service.store import Store
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+class Log:
+    """The log as this replica reads it, and this replica's sequencer."""
+
+    def __init__(self, store: Store, keys: Keys, settings: Settings) -> None:
+        """The log of ``store``, signed with the keys' log key under the settings' origin."""
+        self.store = store
+        self.signer = Signer(settings.origin, keys.log_seed)
+        self.tiles = TileCache(store)
+        self.sequencer = Sequencer(store, self.signer, self.tiles, settings.log_interval)
+
+    def begin(self) -> None:
+        """Start this replica's sequencer (one replica folds at a time)."""
+        self.sequencer.begin()
+
+    async def end(self) -> None:
+        """Stop the sequencer."""
+        await self.sequencer.end()
+
+    @property
+    def key(self) -> str:
+        """The log's note verifier key: ``origin+keyid+base64``."""
+        return self.signer.verifier.vkey
+
+    async def checkpoint(self) -> str:
+        """The latest checkpoint, with the witnesses' cosignatures once it has them."""
+        state = await self.store.log_state()
+        return state.cosigned or state.checkpoint or empty_checkpoint(self.signer)
+
+    async def tile(self, path: str) -> bytes | None:
+        """The tile or entry bundle at ``path`` (``tile/...``), or ``None``: no such tile.
+
+        Only tiles of the latest checkpoint's tree, each in its one spelling, and each
+        partial tile as it was (a prefix of the tile as it is now).
+        """
+        try:
+            tile = parse_tile_path(path)
+        except ValueError:
+            return None
+        state = await self.store.log_state()
+        if width_at(max(tile.level, 0), tile.index, state.size) < tile.width:
+            return None
+        [data] = await self.store.read_tiles([(tile.level, tile.index)])
+        return None if data is None else prefix(tile, data)
+
+    async def proof(self, receipt: str) -> LogProof | None:
+        """Where the log holds ``receipt``, with its audit path; ``None`` until it does."""
+        entry = encode_entry(receipt_entry(receipt))
+        [index] = await self.store.leaf_indexes([leaf_hash(entry)])
+        if index is None:
+            return None
+        state = await self.store.log_state()
+        if state.checkpoint is None or index >= state.size:
+            return None
+        path = await self.tiles.inclusion(index, state.size)
+        return LogProof(
+            index=index,
+            entry=_b64(entry),
+            checkpoint=state.cosigned or state.checkpoint,
+            proof=[_b64(node) for node in path],
+        )
+
+
+__all__ = ["Log"]
