@@ -5,7 +5,8 @@ verify, requests counted by the rate limit, the games-in-flight cap and the dail
 an invite-only tournament with entries (with and without replay keys), round games
 finished and abandoned, the close. Then every key is looked at: each must have a time to
 live, except an organizer's record and the organizer names, which are accounts and stay
-until an operator removes them. A tournament's keys expire together, at its closing time
+until an operator removes them, and the transparency log, kept for good (its pools hold
+entries until they are sequenced). A tournament's keys expire together, at its closing time
 plus the retention.
 """
 
@@ -27,15 +28,24 @@ from redis_server import private_redis
 from test_tournaments_api import add_organizer_to
 
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
-KEPT = (layout.ORGANIZERS, layout.DUE_TAGS)
+KEPT = (
+    layout.ORGANIZERS,
+    layout.DUE_TAGS,
+    layout.LOG_STATE,
+    layout.LOG_TILES,
+    layout.LOG_LEAVES,
+    layout.LOG_POOLS,
+)
 """Keys without a time to live: organizers are accounts, removed by an operator; the
 tags whose rounds are due, and each tag's due rounds (at most 256 tags), hold a round
 until it finishes or its tournament is gone."""
 
 
 def kept(name: str) -> bool:
-    """Whether ``name`` is one of the keys :data:`KEPT` names, or a tag's due rounds."""
-    return name.startswith(KEPT) or name.endswith(":lockstep-due")
+    """Whether ``name`` is one of the keys :data:`KEPT` names, a tag's due rounds, or the
+    transparency log's (kept for good: that is a log) and its pools (until sequenced,
+    about a second; an emptied list is gone)."""
+    return name.startswith(KEPT) or name.endswith((":lockstep-due", ":log-pool"))
 
 
 def kind_of(name: str) -> str:

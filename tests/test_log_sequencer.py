@@ -10,6 +10,7 @@ twice, and no tile ever held other bytes than it holds at the end.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import signal
 import threading
@@ -25,6 +26,7 @@ from cardproof.tlog.note import Checkpoint, Verifier, open_note
 from cardproof.tlog.tiles import ENTRIES, Tile, tile_hashes, tile_path, tiles_of, unpack_bundle
 from cardproof.tlog.tree import MemoryTree, leaf_hash
 from cardproof_service.log import Log
+from cardproof_service.log.sequencer import ForeignLog
 from cardproof_service.plumbing import Settings
 from cardproof_service.store import RedisStore, Store
 from cardproof_service.store import keys as layout
@@ -222,3 +224,26 @@ class Reader:
                 width = len(data) // 32
                 assert data == tile_hashes(Tile(level, index, width), tree.subtree)
         return found
+
+
+@pytest.mark.parametrize("other", ["key", "origin"])
+async def test_a_replica_with_another_key_or_origin_leaves_the_log_alone(
+    redis_store: Store, other: str
+) -> None:
+    log = new_log(redis_store)
+    await redis_store.pool_entries("Ab", [entry(1)])
+    await log.sequencer.step()
+    keys = dataclasses.replace(TEST_KEYS, log=bytes([2]) * 32) if other == "key" else TEST_KEYS
+    origin = "elsewhere.example/log" if other == "origin" else None
+    stranger = Log(redis_store, keys, Settings(warm_up=False, log_origin=origin))
+    await redis_store.pool_entries("Ab", [entry(2)])
+    await redis_store.take_lease(log.sequencer.holder, 1)  # the first's lease runs out
+    await asyncio.sleep(0.01)
+    with pytest.raises(ForeignLog, match="CARDPROOF_LOG_KEY"):
+        await stranger.sequencer.step()
+    assert (await redis_store.log_state()).size == 1
+    await redis_store.take_lease(stranger.sequencer.holder, 1)
+    await asyncio.sleep(0.01)
+    await log.sequencer.step()  # the log's own replicas go on
+    _, found = await logged_entries(log)
+    assert found == [entry(1), entry(2)]

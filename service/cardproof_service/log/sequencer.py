@@ -20,7 +20,6 @@ is only ever extended.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -46,6 +45,8 @@ BATCH: Final = 20_000
 LEASE_INTERVALS: Final = 5
 """The lease lasts this many fold intervals (at least 2 s): a dead sequencer's lease
 runs out within that, and another replica's next try takes it."""
+SHUTDOWN_WAIT: Final = 2.0
+"""Seconds a stopping app waits for its sequencer's fold to end."""
 SWEEP_EVERY: Final = 60.0
 """Seconds between two sweeps of every pool (a writer that died before marking its)."""
 
@@ -75,17 +76,22 @@ class Sequencer:
         """Set after each fold this replica commits (tests and benches wait on it)."""
 
     def begin(self) -> None:
-        """Start folding in the background."""
-        if self._task is None:
+        """Start folding in the background (unless this app's sequencer runs already)."""
+        if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="cardproof-log-sequencer")
 
     async def end(self) -> None:
-        """Stop (a fold under way is cancelled: what it pooled stays pooled)."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        """Stop (a fold under way is cancelled: what it took stays pooled).
+
+        Only the lifespan that started the task stops it: an app run twice at once (a
+        test's second client) leaves the first run's sequencer to the first.
+        """
+        task = self._task
+        if task is None or task.get_loop() is not asyncio.get_running_loop():
+            return
+        self._task = None
+        task.cancel()
+        await asyncio.wait([task], timeout=SHUTDOWN_WAIT)
 
     async def _run(self) -> None:
         while True:

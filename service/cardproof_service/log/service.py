@@ -14,7 +14,7 @@ import base64
 from cardproof.tlog.entries import encode_entry, receipt_entry
 from cardproof.tlog.inclusion import LogProof
 from cardproof.tlog.note import Signer
-from cardproof.tlog.tiles import parse_tile_path, width_at
+from cardproof.tlog.tiles import parse_tile_path
 from cardproof.tlog.tree import leaf_hash
 from cardproof_service.log.sequencer import Sequencer, empty_checkpoint
 from cardproof_service.log.tiles import TileCache, prefix
@@ -57,15 +57,13 @@ class Log:
     async def tile(self, path: str) -> bytes | None:
         """The tile or entry bundle at ``path`` (``tile/...``), or ``None``: no such tile.
 
-        Only tiles of the latest checkpoint's tree, each in its one spelling, and each
-        partial tile as it was (a prefix of the tile as it is now).
+        Each in its one spelling; a partial tile as it was (a prefix of the tile as it is
+        now). The store writes a fold's tiles and its checkpoint in one step, so a tile
+        as wide as asked is one of a checkpoint's trees.
         """
         try:
             tile = parse_tile_path(path)
         except ValueError:
-            return None
-        state = await self.store.log_state()
-        if width_at(max(tile.level, 0), tile.index, state.size) < tile.width:
             return None
         [data] = await self.store.read_tiles([(tile.level, tile.index)])
         return None if data is None else prefix(tile, data)

@@ -4003,7 +4003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such tile in the latest checkpoint's tree, or not in its one spelling (`unknown-tile`). */
+            /** @description No such tile in the log's tree, or not in its one spelling (`unknown-tile`). */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -78,8 +78,7 @@ class LogController(Controller):
             400,
             404,
             503,
-            e404="No such tile in the latest checkpoint's tree, or not in its one spelling "
-            "(`unknown-tile`).",
+            e404="No such tile in the log's tree, or not in its one spelling (`unknown-tile`).",
         ),
     )
     async def tile(
@@ -103,8 +102,8 @@ class LogController(Controller):
         data = await log_of(request).tile(path)
         if data is None:
             raise not_found(
-                f"the log holds no tile {path!r} (a tile of its latest checkpoint's tree, "
-                "its index in groups of three digits)",
+                f"the log holds no tile {path!r} (a tile of its tree, its index in groups "
+                "of three digits)",
                 "unknown-tile",
             )
         return Response(data, media_type=TILE, headers={"Cache-Control": TILE_CACHE})

@@ -46,9 +46,12 @@ _DROP_POOL: Final = """
 if tonumber(redis.call('GET', KEYS[2]) or '0') ~= tonumber(ARGV[1]) then return 0 end
 redis.call('LTRIM', KEYS[1], tonumber(ARGV[2]), -1)
 redis.call('INCRBY', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[2], 86400)
 return 1
 """
-"""Drop a pool's first ``ARGV[2]`` items, unless some were dropped since it was read."""
+"""Drop a pool's first ``ARGV[2]`` items, unless some were dropped since it was read. The
+counter lives a day past its last drop: one that expired reads 0, so a drop by a
+sequencer that read the pool before then is refused, never misapplied."""
 
 _COMMIT: Final = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'the sequencer lease is another holder' end
