@@ -297,6 +297,9 @@ def _calls(w: World) -> dict[tuple[str, str], list[Call]]:
             ("POST", f"{lock}/rounds/1/start", {"json": {}, "headers": org})
         ],
         ("GET", "/.well-known/jwks.json"): [("GET", "/.well-known/jwks.json", {})],
+        ("GET", "/log/checkpoint"): [("GET", "/log/checkpoint", {})],
+        ("GET", "/log/key"): [("GET", "/log/key", {})],
+        ("GET", "/log/tile/{tile:path}"): [("GET", "/log/tile/entries/000.p/1", {})],
         ("GET", "/healthz"): [("GET", "/healthz", {})],
         ("GET", "/readyz"): [("GET", "/readyz", {})],
         ("GET", "/metrics"): [("GET", "/metrics", {})],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,11 @@ def ids(client: TestClient[Litestar], owner: str) -> dict[str, str]:
     tid = created.json()["tournament"]["tournament_id"]
     closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     assert closed.status_code == 200, closed.text
-    return {"deal_id": deal, "tournament_id": tid, "round_number": "1"}
+    deadline = time.monotonic() + 5  # the deal's receipt in the log: a tile to read
+    while client.get("/log/checkpoint").text.split("\n")[1] == "0":
+        assert time.monotonic() < deadline, "the log sequenced nothing in 5 s"
+        time.sleep(0.05)
+    return {"deal_id": deal, "tournament_id": tid, "round_number": "1", "tile": "0/000.p/1"}
 
 
 def assert_head_alike(client: TestClient[Litestar], template: str, path: str, owner: str) -> None:
