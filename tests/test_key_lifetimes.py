@@ -35,10 +35,12 @@ KEPT = (
     layout.LOG_TILES,
     layout.LOG_LEAVES,
     layout.LOG_POOLS,
+    layout.LOG_DUE,
 )
 """Keys without a time to live: organizers are accounts, removed by an operator; the
 tags whose rounds are due, and each tag's due rounds (at most 256 tags), hold a round
-until it finishes or its tournament is gone."""
+until it finishes or its tournament is gone; the log's due tournaments, one each until
+its close is logged."""
 
 
 def kept(name: str) -> bool:

@@ -25,10 +25,10 @@ from cardproof.tlog.entries import RoundCommitment, encode_entry
 from cardproof.tlog.note import Checkpoint, Verifier, open_note
 from cardproof.tlog.tiles import ENTRIES, Tile, tile_hashes, tile_path, tiles_of, unpack_bundle
 from cardproof.tlog.tree import MemoryTree, leaf_hash
-from cardproof_service.log import Log
-from cardproof_service.log.sequencer import ForeignLog
+from cardproof_service.log import Due, Log
+from cardproof_service.log.sequencer import RETRY_DUTY_MS, ForeignLog
 from cardproof_service.plumbing import Settings
-from cardproof_service.store import RedisStore, Store
+from cardproof_service.store import MemoryStore, RedisStore, Store
 from cardproof_service.store import keys as layout
 from conftest import TEST_KEYS, served_process
 from redis_server import private_redis
@@ -247,3 +247,33 @@ async def test_a_replica_with_another_key_or_origin_leaves_the_log_alone(
     await log.sequencer.step()  # the log's own replicas go on
     _, found = await logged_entries(log)
     assert found == [entry(1), entry(2)]
+
+
+async def test_a_due_key_is_pooled_once_and_a_failing_one_put_off() -> None:
+    """Each due key is asked for once; one that fails waits a minute, the others go on."""
+    store = MemoryStore()
+    log = new_log(store)
+    asked: list[str] = []
+
+    async def duty(key: str) -> Due:
+        asked.append(key)
+        if key == "t_bad":
+            raise RuntimeError("a bug in one tournament")
+        if key == "t_later":
+            return Due(later_ms=int(time.time() * 1000) + 3_600_000)
+        return Due("Ab", [entry(7)])
+
+    log.on_due(duty)
+    for key in ("t_bad", "t_good", "t_later"):
+        await log.due(key, 1_000)
+    await log.due("t_future", int(time.time() * 1000) + 60_000)
+    await log.sequencer.step()  # the duties pool...
+    await log.sequencer.step()  # ...and the next fold sequences
+    assert sorted(asked) == ["t_bad", "t_good", "t_later"]
+    _, found = await logged_entries(log)
+    assert found == [entry(7)]
+    later = dict(await store.logs_due(int(time.time() * 1000) + 3_700_000, 10))
+    assert set(later) == {"t_bad", "t_later", "t_future"}
+    assert later["t_bad"] >= int(time.time() * 1000) + RETRY_DUTY_MS - 5_000
+    await log.sequencer.step()
+    assert len(asked) == 3  # nothing asked again before its time

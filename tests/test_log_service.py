@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,15 +21,26 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from attack_kit import CELLS, committed_receipt, enter, open_tournament, organizer_key, play_round
-from cardproof.tlog.entries import ReceiptEntry, parse_entry, receipt_digest
+from cardproof.tlog.entries import (
+    Entry,
+    ReceiptEntry,
+    RoundCommitment,
+    RoundReveal,
+    Settlement,
+    parse_entry,
+    receipt_digest,
+    settlement_entry,
+)
 from cardproof.tlog.inclusion import LogProof, LogProofError, check_in_log
 from cardproof.tlog.note import Checkpoint, Verifier, open_note
 from cardproof.tlog.tiles import ENTRIES, Tile, tile_path, unpack_bundle
 from cardproof.tlog.tree import MemoryTree, leaf_hash
 from cardproof_service.app import create_app
-from cardproof_service.plumbing import Settings
+from cardproof_service.plumbing import Settings, rfc3339
 from cardproof_service.store import MemoryStore
+from cardproof_service.tournaments import standings as standings_module
 from conftest import TEST_KEYS, UNLIMITED
+from test_tournaments_api import reader
 
 INTERVAL = 0.05
 
@@ -219,3 +231,80 @@ def test_no_answer_but_the_receipt_s_shows_the_log_key_s_secret(
     for path in ("/log/key", "/log/checkpoint", "/.well-known/jwks.json"):
         assert secret not in logged.get(path).text
     assert committed_receipt(logged)
+
+
+def logged_of(
+    client: TestClient[Litestar], tournament_id: str, count: int
+) -> list[RoundCommitment | RoundReveal | Settlement]:
+    """The tournament's round and settlement entries, once the log holds ``count`` (5 s)."""
+    deadline = time.monotonic() + 5
+    while True:
+        entries: list[Entry] = [parse_entry(entry) for entry in tiles_of_log(client)[1]]
+        mine = [
+            entry
+            for entry in entries
+            if isinstance(entry, (RoundCommitment, RoundReveal, Settlement))
+            and entry.tournament == tournament_id
+        ]
+        if len(mine) >= count or time.monotonic() > deadline:
+            return mine
+        time.sleep(INTERVAL)
+
+
+def test_a_tournament_s_commitments_reveals_and_settlement_are_logged(
+    logged: TestClient[Litestar], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its rounds' seed hashes from its creation; once it closed, its seeds and totals."""
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)  # results settle at once
+    owner = organizer_key(logged.app, f"Log Club {uuid.uuid4().hex[:6]}")
+    tid = open_tournament(logged, owner, rounds=2)["tournament"]["tournament_id"]
+    shown = logged.get(f"/v1/tournaments/{tid}", headers=reader(tid)).json()
+    commitments = logged_of(logged, tid, 2)
+    assert commitments == [
+        RoundCommitment(tid, r["round"], r["server_seed_hash"]) for r in shown["rounds"]
+    ]
+    for name in ("Ann Logged", "Bob Logged"):
+        token = enter(logged, tid, name).json()["token"]
+        play_round(logged, tid, token, 1, CELLS)
+    time.sleep(4 * INTERVAL)
+    assert logged_of(logged, tid, 2) == commitments  # nothing more before the close
+    closed = logged.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200, closed.text
+    facts = logged_of(logged, tid, 5)
+    revealed = closed.json()["rounds"]
+    assert facts[2:4] == [RoundReveal(tid, r["round"], r["server_seed"]) for r in revealed]
+    settlement = logged.get(f"/v1/tournaments/{tid}/settlement", headers=reader(tid)).json()
+    totals = {line["name"]: line["total"] for line in settlement["standings"]}
+    assert sorted(totals) == ["Ann Logged", "Bob Logged"]
+    assert facts[4:] == [settlement_entry(tid, totals)]
+    assert facts[4] != settlement_entry(tid, {**totals, "Ann Logged": -1})  # totals pinned
+    time.sleep(4 * INTERVAL)
+    assert len(logged_of(logged, tid, 6)) == 5  # each once
+
+
+def test_a_tournament_closed_by_its_clock_is_logged_too(
+    logged: TestClient[Litestar], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody closes it, nobody reads it: its reveals and settlement are logged all the same."""
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)
+    owner = organizer_key(logged.app, f"Log Club {uuid.uuid4().hex[:6]}")
+    closes = int(time.time()) + 2
+    created = open_tournament(logged, owner, rounds=1, closes_at=rfc3339(closes))
+    tid = created["tournament"]["tournament_id"]
+    assert len(logged_of(logged, tid, 1)) == 1  # its commitment
+    time.sleep(max(0.0, closes - time.time()))
+    facts = logged_of(logged, tid, 3)
+    assert [type(fact) for fact in facts] == [RoundCommitment, RoundReveal, Settlement]
+    assert facts[2] == settlement_entry(tid, {})
+
+
+def test_a_tournament_s_settlement_waits_for_its_results_to_settle(
+    logged: TestClient[Litestar],
+) -> None:
+    """A move checked just before the close may still be landing: not logged before."""
+    owner = organizer_key(logged.app, f"Log Club {uuid.uuid4().hex[:6]}")
+    tid = open_tournament(logged, owner, rounds=1)["tournament"]["tournament_id"]
+    closed = logged.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200
+    time.sleep(10 * INTERVAL)
+    assert [type(fact) for fact in logged_of(logged, tid, 1)] == [RoundCommitment]

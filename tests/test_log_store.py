@@ -143,3 +143,30 @@ async def test_cosignatures_are_kept_for_the_checkpoint_they_sign(store: Store) 
     assert not await store.add_cosigned(0, "old+w")  # the log grew past it
     await store.commit_fold("seq", 1, LogState(2, "cp2"), {}, {})
     assert await store.log_state() == LogState(2, "cp2")  # a new checkpoint: none yet
+
+
+async def test_what_is_due_is_read_by_its_time_and_forgotten_once_done(store: Store) -> None:
+    await store.log_due("t_b", 2_000)
+    await store.log_due("t_a", 1_000)
+    await store.log_due("t_c", 9_000)
+    assert await store.logs_due(500, 10) == []
+    assert await store.logs_due(2_000, 10) == [("t_a", 1_000), ("t_b", 2_000)]
+    assert await store.logs_due(2_000, 1) == [("t_a", 1_000)]  # the earliest first
+    await store.log_due("t_c", 1_500)  # asked again earlier: the earlier time
+    await store.log_due("t_a", 5_000)  # asked again later: never postponed
+    assert await store.logs_due(2_000, 10) == [("t_a", 1_000), ("t_c", 1_500), ("t_b", 2_000)]
+    await store.log_done("t_a", 1_000)
+    await store.log_done("t_b", 2_000, later_ms=8_000)  # not yet: put off
+    assert await store.logs_due(2_000, 10) == [("t_c", 1_500)]
+    assert await store.logs_due(8_000, 10) == [("t_c", 1_500), ("t_b", 8_000)]
+
+
+async def test_a_due_key_asked_again_meanwhile_is_not_forgotten(store: Store) -> None:
+    await store.log_due("t_x", 4_000)
+    [(key, at)] = await store.logs_due(4_000, 10)
+    await store.log_due("t_x", 3_000)  # closed early while the sequencer worked
+    await store.log_done(key, at)  # done as due at 4,000: the 3,000 stays
+    assert await store.logs_due(4_000, 10) == [("t_x", 3_000)]
+    await store.log_done("t_x", 3_000, later_ms=3_500)
+    await store.log_done("t_x", 3_000)  # a second sequencer's stale answer: no effect
+    assert await store.logs_due(4_000, 10) == [("t_x", 3_500)]

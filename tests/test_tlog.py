@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from cardproof.tlog.entries import EntryError, encode_entry, parse_entry
+from cardproof.tlog.entries import EntryError, encode_entry, parse_entry, settlement_document
 from cardproof.tlog.note import (
     COSIGNATURE_V1,
     Checkpoint,
@@ -484,6 +484,24 @@ def test_the_log_vectors_entries_have_one_spelling(log_vectors: dict[str, Any]) 
         with pytest.raises(EntryError, match="one spelling"):
             parse_entry(spaced)
     assert kinds == ["receipt", "receipt", "round-commitment", "round-reveal", "settlement"]
+
+
+def test_the_log_vectors_settlement_document(log_vectors: dict[str, Any]) -> None:
+    """Written here with the standard library: names in code point order, UTF-8, no spaces."""
+    vector = log_vectors["settlement"]
+    totals = vector["totals"]
+    document = json.dumps(
+        {"tournament": vector["tournament"], "totals": [[n, totals[n]] for n in sorted(totals)]},
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    assert vector["document"] == document
+    assert sorted(totals) == ["Ann", "Zoë", "bob", "Émile"]  # code points, not letters
+    settlement = json.loads(log_vectors["entries"][4]["entry"])
+    assert settlement["digest"] == hashlib.sha256(document.encode()).hexdigest()
+    assert settlement_document(vector["tournament"], totals) == document.encode()
+    reordered = dict(reversed(list(totals.items())))
+    assert settlement_document(vector["tournament"], reordered) == document.encode()
 
 
 def test_the_log_vectors_tree_and_proofs(log_vectors: dict[str, Any]) -> None:

@@ -148,9 +148,10 @@ def create_app(
     deals = Deals(store, keys, settings, parts, late=rounds)
     calls = Calls(store, rounds, settings.listeners_per_client)
     pars = Pars(store, deals.commitments, solvers, settings.par_budget)
-    tournaments = Tournaments(store, keys, settings, deals.commitments, rounds, calls)
+    tournaments = Tournaments(store, keys, settings, deals.commitments, rounds, calls, log)
     entries = Entries(store, keys, tournaments, deals.dealing, rounds)
     scoreboard = Scoreboard(store, keys, deals.commitments, tournaments, pars)
+    log.on_due(scoreboard.closing)  # a closed tournament's reveals and settlement
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:

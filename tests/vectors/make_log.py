@@ -8,6 +8,8 @@ Under fixed test keys (never a deployment's), the file gives what docs/protocol.
 sections 7.1 to 7.3 define:
 
 - ``entries``: one entry of each type, its bytes (as text) and its leaf hash;
+- ``settlement``: the settlement document of some totals (the settlement entry's
+  ``digest`` is its SHA-256);
 - ``tree``: the tree of those entries and three more, its size and root, the
   inclusion proof of each entry and the consistency proof from each smaller size;
 - ``tiles``: the tree's tiles and entry bundles by their paths (base64);
@@ -31,9 +33,10 @@ from cardproof.tlog.entries import (
     ReceiptEntry,
     RoundCommitment,
     RoundReveal,
-    Settlement,
     encode_entry,
     receipt_digest,
+    settlement_document,
+    settlement_entry,
 )
 from cardproof.tlog.note import COSIGNATURE_V1, Checkpoint, Signer, sign_note
 from cardproof.tlog.tiles import ENTRIES, Tile, pack_bundle, tile_hashes, tile_path, tiles_of
@@ -44,6 +47,8 @@ ORIGIN = "cardproof.example/log"
 LOG_SEED = hashlib.sha256(b"cardproof test log key").digest()
 WITNESS_SEED = hashlib.sha256(b"cardproof test witness key").digest()
 COSIGNED_AT = 1_795_723_495
+TOTALS = {"Zoë": 41, "Ann": 112, "Émile": -3, "bob": 41}
+"""A settlement's totals: names out of code point order, one not ASCII, a tie."""
 
 
 def build() -> dict[str, Any]:
@@ -73,7 +78,7 @@ def build() -> dict[str, Any]:
             "t_0123456789abcdef0123", 1, hashlib.sha256(bytes.fromhex(seed)).hexdigest()
         ),
         RoundReveal("t_0123456789abcdef0123", 1, seed),
-        Settlement("t_0123456789abcdef0123", hashlib.sha256(b"settlement").hexdigest()),
+        settlement_entry("t_0123456789abcdef0123", TOTALS),
     ]
     documents = [encode_entry(entry) for entry in entries]
     documents += [encode_entry(entries[0]).replace(b"112", str(n).encode()) for n in (7, 8, 9)]
@@ -94,6 +99,11 @@ def build() -> dict[str, Any]:
 
     return {
         "entries": [{"entry": d.decode(), "leaf_hash": leaf_hash(d).hex()} for d in documents[:5]],
+        "settlement": {
+            "tournament": "t_0123456789abcdef0123",
+            "totals": TOTALS,
+            "document": settlement_document("t_0123456789abcdef0123", TOTALS).decode(),
+        },
         "tree": {
             "entries": [d.decode() for d in documents],
             "size": size,

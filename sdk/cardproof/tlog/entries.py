@@ -11,7 +11,9 @@ spelling (reordered members, spaces, an unknown member, a number as a string).
   game's tournament too.
 - ``round-commitment``: a tournament round's server seed hash, when the round is made.
 - ``round-reveal``: the round's server seed, when the tournament closes.
-- ``settlement``: the SHA-256 of a closed tournament's settlement document.
+- ``settlement``: the SHA-256 of a closed tournament's settlement document
+  (:func:`settlement_document`: its final totals, from which the nets and payments
+  follow).
 
 >>> entry = RoundCommitment("t_1", 1, "ab" * 32)
 >>> encode_entry(entry)[:60]
@@ -23,6 +25,7 @@ True
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Annotated, Final
 
 import msgspec
@@ -113,6 +116,26 @@ def parse_entry(data: bytes) -> Entry:
     return entry
 
 
+def settlement_document(tournament: str, totals: Mapping[str, int]) -> bytes:
+    """A closed tournament's settlement document: every entrant's final total.
+
+    JSON with no white space: ``{"tournament": ID, "totals": [[name, total], ...]}``, the
+    names in code point order. The nets and the pairwise payments follow from the totals
+    (:func:`cardproof.tournaments.settle`), so this is what a settlement entry pins.
+
+    >>> settlement_document("t_1", {"bo": 5, "al": 9})
+    b'{"tournament":"t_1","totals":[["al",9],["bo",5]]}'
+    """
+    ordered = [[name, totals[name]] for name in sorted(totals)]
+    return msgspec.json.encode({"tournament": tournament, "totals": ordered})
+
+
+def settlement_entry(tournament: str, totals: Mapping[str, int]) -> Settlement:
+    """The entry a closed tournament's settlement is logged as (its document's SHA-256)."""
+    digest = hashlib.sha256(settlement_document(tournament, totals)).hexdigest()
+    return Settlement(tournament, digest)
+
+
 def receipt_digest(receipt: str) -> str:
     """How an entry names a receipt: the SHA-256 of its compact JWS, lower-case hex."""
     return hashlib.sha256(receipt.encode("ascii")).hexdigest()
@@ -151,4 +174,6 @@ __all__ = [
     "parse_entry",
     "receipt_digest",
     "receipt_entry",
+    "settlement_document",
+    "settlement_entry",
 ]

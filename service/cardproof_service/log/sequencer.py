@@ -15,6 +15,10 @@ of its death). A fold, as the Sunlight logs make theirs:
 
 So an entry pooled is in the log after one fold, or still pooled for the next; a tile
 is only ever extended.
+
+After its fold, the sequencer does what is due (:class:`Duty`): a tournament's reveals
+and settlement once it closed, which the store keeps until they are pooled, so that they
+are logged whoever reads the tournament, and whichever replica dies.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from cardproof.tlog.entries import MAX_ENTRY_BYTES
@@ -49,6 +55,24 @@ SHUTDOWN_WAIT: Final = 2.0
 """Seconds a stopping app waits for its sequencer's fold to end."""
 SWEEP_EVERY: Final = 60.0
 """Seconds between two sweeps of every pool (a writer that died before marking its)."""
+DUTIES_A_FOLD: Final = 20
+"""Due keys one fold does at most (a tournament's standings are read for each)."""
+RETRY_DUTY_MS: Final = 60_000
+"""A duty that failed is tried again this much later."""
+
+
+@dataclass(frozen=True)
+class Due:
+    """What a duty gives for a due key: entries to pool under ``pool``, or a later time."""
+
+    pool: str = ""
+    entries: Sequence[bytes] = ()
+    later_ms: int | None = None
+    """Not yet (a tournament whose last results are still landing): ask again then."""
+
+
+Duty = Callable[[str], Awaitable[Due]]
+"""What the sequencer calls for a due key (set by the part of the service that names it)."""
 
 
 def empty_checkpoint(signer: Signer) -> str:
@@ -74,6 +98,8 @@ class Sequencer:
         self._task: asyncio.Task[None] | None = None
         self.folded = asyncio.Event()
         """Set after each fold this replica commits (tests and benches wait on it)."""
+        self.duty: Duty | None = None
+        """What due keys are logged as (none: they wait)."""
 
     def begin(self) -> None:
         """Start folding in the background (unless this app's sequencer runs already)."""
@@ -126,13 +152,32 @@ class Sequencer:
             state = await self.store.log_state()
         self._check_own(state)
         taken = await self.store.pooled(BATCH, sweep=sweep)
-        if not taken:
-            return 0
-        added = await self._fold(state, taken)
-        await self.store.drop_pooled(taken)
-        self.folded.set()
-        self.folded = asyncio.Event()
+        added = 0
+        if taken:
+            added = await self._fold(state, taken)
+            await self.store.drop_pooled(taken)
+            self.folded.set()
+            self.folded = asyncio.Event()
+        await self._duties()
         return added
+
+    async def _duties(self) -> None:
+        """Pool what is due (the next fold sequences it), then forget it or put it off."""
+        if self.duty is None:
+            return
+        current = int(time.time() * 1000)
+        for key, at_ms in await self.store.logs_due(current, DUTIES_A_FOLD):
+            try:
+                due = await self.duty(key)
+            except StoreUnavailable:
+                raise
+            except Exception:  # one bad key must not stop the others, nor the log
+                log.exception("log duty %s failed; tried again in a minute", key)
+                await self.store.log_done(key, at_ms, current + RETRY_DUTY_MS)
+                continue
+            if due.entries:
+                await self.store.pool_entries(due.pool, due.entries)
+            await self.store.log_done(key, at_ms, due.later_ms)
 
     def _check_own(self, state: LogState) -> None:
         """Fold only onto a log this key signs, under this origin (:class:`ForeignLog`).
@@ -197,4 +242,4 @@ class Sequencer:
         return len(new)
 
 
-__all__ = ["ForeignLog", "Sequencer", "empty_checkpoint"]
+__all__ = ["Due", "Duty", "ForeignLog", "Sequencer", "empty_checkpoint"]

@@ -10,13 +10,14 @@ the formats.
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 
-from cardproof.tlog.entries import encode_entry, receipt_entry
+from cardproof.tlog.entries import Entry, encode_entry, receipt_entry
 from cardproof.tlog.inclusion import LogProof
 from cardproof.tlog.note import Signer
 from cardproof.tlog.tiles import parse_tile_path
 from cardproof.tlog.tree import leaf_hash
-from cardproof_service.log.sequencer import Sequencer, empty_checkpoint
+from cardproof_service.log.sequencer import Duty, Sequencer, empty_checkpoint
 from cardproof_service.log.tiles import TileCache, prefix
 from cardproof_service.plumbing import Keys, Settings
 from cardproof_service.store import Store
@@ -43,6 +44,18 @@ class Log:
     async def end(self) -> None:
         """Stop the sequencer."""
         await self.sequencer.end()
+
+    def on_due(self, duty: Duty) -> None:
+        """What the sequencer pools for a due key (:meth:`due`); one duty for the log."""
+        self.sequencer.duty = duty
+
+    async def pool(self, pool: str, entries: Sequence[Entry]) -> None:
+        """Pool ``entries`` for the next fold (under the tag ``pool``)."""
+        await self.store.pool_entries(pool, [encode_entry(entry) for entry in entries])
+
+    async def due(self, key: str, at_ms: int) -> None:
+        """Have the sequencer's duty run for ``key`` from ``at_ms`` on (never later)."""
+        await self.store.log_due(key, at_ms)
 
     @property
     def key(self) -> str:

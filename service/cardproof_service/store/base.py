@@ -399,6 +399,21 @@ class LogStore(Protocol):
     async def add_cosigned(self, size: int, cosigned: str) -> bool:
         """Keep ``cosigned`` (the checkpoint, cosigned) if the log is still of ``size``."""
 
+    async def log_due(self, key: str, at_ms: int) -> None:
+        """Have the sequencer log what ``key`` names at ``at_ms`` (a tournament's close).
+
+        A time held already that is earlier stays: asking again never postpones.
+        """
+
+    async def logs_due(self, at_ms: int, limit: int) -> list[tuple[str, int]]:
+        """Up to ``limit`` keys due by ``at_ms``, each with its time, the earliest first."""
+
+    async def log_done(self, key: str, at_ms: int, later_ms: int | None = None) -> None:
+        """``key`` was logged as due at ``at_ms``: forget it, or move it to ``later_ms``.
+
+        Only if it is still due at ``at_ms`` (a key asked for earlier meanwhile stays).
+        """
+
 
 class Store(DealStore, MoveStore, TournamentStore, RoundStore, LimitStore, LogStore, Protocol):
     """What the service needs from its state, each step atomic: one object, every kind."""

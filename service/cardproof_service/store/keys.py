@@ -40,6 +40,9 @@ LOG_LEAVES: Final = f"{LOG}:leaves"
 """A hash: each entry's index, by its leaf hash's first 16 bytes."""
 LOG_POOLS: Final = f"{LOG}:pools"
 """The tags whose pools hold entries (a set, marked after each pooling step)."""
+LOG_DUE: Final = f"{LOG}:due"
+"""What the sequencer logs when it is due (a sorted set: a tournament's id by the time
+of its close, when its reveals and settlement are logged)."""
 NEWS: Final = f"{PREFIX}round-news"
 """The channel a round's key is published on when it calls a card or finishes (Redis
 Cluster carries classic pub/sub to every node)."""

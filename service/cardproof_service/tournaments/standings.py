@@ -6,6 +6,10 @@ store step as its last move. An unfinished game counts its variant's worst round
 (:mod:`~cardproof_service.tournaments.pars`) and each entrant's share of it join the standings;
 a closed tournament's standings never change once its pars are known, so a process
 keeps them. The export streams the whole record a batch at a time.
+
+Once a tournament has closed and its results have settled, the log's sequencer asks
+:meth:`Scoreboard.closing` for its reveals and its settlement's entry (the final totals,
+:func:`cardproof.tlog.entries.settlement_document`).
 """
 
 from __future__ import annotations
@@ -24,9 +28,11 @@ from cardproof.models import (
     ExportedGame,
     PlayerGame,
     RoundPar,
+    StandingLine,
     Standings,
     TournamentExport,
 )
+from cardproof.tlog.entries import Entry, RoundReveal, encode_entry, settlement_entry
 from cardproof.tournaments import (
     MAX_PAGE,
     Payment,
@@ -40,8 +46,9 @@ from cardproof.tournaments import (
     worst_round,
 )
 from cardproof_service.deals import Commitments, Gate, receipt_payload, round_commitment_id
-from cardproof_service.plumbing import Keys, conflict, not_found, now, rfc3339
-from cardproof_service.store import GameResult, Store, TournamentRecord
+from cardproof_service.log import Due
+from cardproof_service.plumbing import Keys, conflict, not_found, now, rfc3339, tournament_closed
+from cardproof_service.store import GameResult, Store, TournamentRecord, id_tag
 from cardproof_service.tournaments.names import display_name, name_key
 from cardproof_service.tournaments.pars import Pars
 from cardproof_service.tournaments.tournaments import Access, Tournaments, status_of
@@ -132,15 +139,42 @@ class Scoreboard:
                 self._closed.popitem(last=False)
         return standings
 
-    async def _standings(self, record: TournamentRecord) -> Standings:
-        """Totals ranked; after the close, each round's par and each entrant's share of it."""
-        tournament_id = record.tournament_id
-        lines = await self.store.standings(tournament_id)
+    async def _ranked(self, record: TournamentRecord) -> list[StandingLine]:
+        """Every entrant's total (an unfinished round counts the worst), best first."""
+        lines = await self.store.standings(record.tournament_id)
         worst = worst_round(record.variant, record.options)
-        ranked = rank(
+        return rank(
             (line.player, line.total + (record.rounds - line.finished) * worst, line.finished)
             for line in lines
         )
+
+    async def closing(self, tournament_id: str) -> Due:
+        """What the log keeps of a closed tournament: its rounds' seeds, its settlement.
+
+        Asked by the log's sequencer from the close on; not yet (a later time) until the
+        results have settled; nothing for a tournament no longer kept.
+        """
+        record = await self.store.get_tournament(tournament_id)
+        if record is None:
+            return Due()
+        if not tournament_closed(record):  # asked early (a clock behind): at its close
+            return Due(later_ms=record.closes_at * 1000)
+        closed_at = record.closed_at if record.closed_at is not None else record.closes_at
+        settled = closed_at + SETTLED_AFTER + 1
+        if now() < settled:
+            return Due(later_ms=settled * 1000)
+        totals = {line.name: line.total for line in await self._ranked(record)}
+        entries: list[Entry] = [
+            RoundReveal(tournament_id, number, seed.hex())
+            for number, seed in self.tournaments.round_seeds(record)
+        ]
+        entries.append(settlement_entry(tournament_id, totals))
+        return Due(id_tag(tournament_id), [encode_entry(entry) for entry in entries])
+
+    async def _standings(self, record: TournamentRecord) -> Standings:
+        """Totals ranked; after the close, each round's par and each entrant's share of it."""
+        tournament_id = record.tournament_id
+        ranked = await self._ranked(record)
         pars, pending = await self.pars.known(record, SETTLED_AFTER)
         if pars and not pending:
             ranked = with_par(ranked, pars, record.rounds)

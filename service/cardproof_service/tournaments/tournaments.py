@@ -39,6 +39,7 @@ from cardproof.models import (
     TournamentRequest,
     TournamentSummary,
 )
+from cardproof.tlog.entries import RoundCommitment as LoggedCommitment
 from cardproof_service.deals import (
     ENTRANT_PREFIX,
     Commitments,
@@ -47,6 +48,7 @@ from cardproof_service.deals import (
     seat_claim_id,
 )
 from cardproof_service.lockstep import Calls, Listener, Rounds, unknown_round
+from cardproof_service.log import Log
 from cardproof_service.plumbing import (
     Keys,
     Settings,
@@ -58,7 +60,7 @@ from cardproof_service.plumbing import (
     rfc3339_ms,
     tournament_closed,
 )
-from cardproof_service.store import OrganizerRecord, Store, TournamentRecord
+from cardproof_service.store import OrganizerRecord, Store, TournamentRecord, id_tag
 from cardproof_service.tournaments.formats import format_of, round_starts
 from cardproof_service.tournaments.invites import add_invites, invite_hash, invite_limit
 from cardproof_service.tournaments.names import display_name
@@ -127,6 +129,7 @@ class Tournaments:
     commitments: Commitments
     rounds: Rounds
     calls: Calls
+    log: Log
 
     async def create(
         self, organizer: OrganizerRecord, request: TournamentRequest
@@ -196,6 +199,16 @@ class Tournaments:
                 f"invites: at most {invite_limit(record)} codes (twice max_entrants)",
                 field="invites",
             )
+        # logged before anyone can see the tournament (a create that fails after leaves a
+        # commitment to a tournament nobody saw); its reveals and settlement from its close
+        await self.log.pool(
+            id_tag(record.tournament_id),
+            [
+                LoggedCommitment(record.tournament_id, number, seed_hash(seed))
+                for number, seed in self.round_seeds(record)
+            ],
+        )
+        await self.log.due(record.tournament_id, record.closes_at * 1000)
         await self.store.create_tournament(record)
         for number, start in enumerate(starts or (), start=1):
             await self.store.schedule_round(record.tournament_id, number, start * 1000)
@@ -288,14 +301,24 @@ class Tournaments:
             )
         return organizer
 
+    def round_seeds(self, record: TournamentRecord) -> list[tuple[int, bytes]]:
+        """Each round's number and server seed (secret until the close)."""
+        return [
+            (
+                number,
+                self.commitments.server_seed(round_commitment_id(record.tournament_id, number)),
+            )
+            for number in range(1, record.rounds + 1)
+        ]
+
     def view(self, record: TournamentRecord, organizer: OrganizerRecord | None) -> Tournament:
         """What the tournament shows: seeds only once it has closed."""
         closed = tournament_closed(record)
         status = status_of(record)
-        rounds = []
-        for number in range(1, record.rounds + 1):
-            seed = self.commitments.server_seed(round_commitment_id(record.tournament_id, number))
-            rounds.append(RoundCommitment(number, seed_hash(seed), seed.hex() if closed else None))
+        rounds = [
+            RoundCommitment(number, seed_hash(seed), seed.hex() if closed else None)
+            for number, seed in self.round_seeds(record)
+        ]
         return Tournament(
             tournament_id=record.tournament_id,
             name=record.name,
@@ -328,6 +351,7 @@ class Tournaments:
             # finds it closed: its rounds are still completed, whoever closed it
             await self.rounds.complete(await self.record(tournament_id))
             raise conflict("the tournament is closed already", "closed")
+        await self.log.due(tournament_id, now() * 1000)  # its reveals: from now, not closes_at
         closed = await self.record(tournament_id)
         await self.rounds.complete(closed)
         return self.view(closed, organizer)

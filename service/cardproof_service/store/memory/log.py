@@ -32,6 +32,7 @@ class MemoryLog(MemoryCore):
         self._log = LogState()
         self._tiles: dict[TileKey, bytes] = {}
         self._leaves: dict[bytes, int] = {}
+        self._log_due: dict[str, int] = {}
 
     def _pool_ending(self, log: bytes) -> None:
         """Pool an ending's entries (one a line), in the step that stores it."""
@@ -101,3 +102,21 @@ class MemoryLog(MemoryCore):
             return False
         self._log = LogState(size, self._log.checkpoint, cosigned)
         return True
+
+    async def log_due(self, key: str, at_ms: int) -> None:
+        """Keep the earlier of the two times."""
+        self._log_due[key] = min(at_ms, self._log_due.get(key, at_ms))
+
+    async def logs_due(self, at_ms: int, limit: int) -> list[tuple[str, int]]:
+        """The earliest due keys."""
+        due = sorted((at, key) for key, at in self._log_due.items() if at <= at_ms)
+        return [(key, at) for at, key in due[:limit]]
+
+    async def log_done(self, key: str, at_ms: int, later_ms: int | None = None) -> None:
+        """Forget or move ``key``, if still due at ``at_ms``."""
+        if self._log_due.get(key) != at_ms:
+            return
+        if later_ms is None:
+            del self._log_due[key]
+        else:
+            self._log_due[key] = later_ms

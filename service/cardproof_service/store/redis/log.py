@@ -81,6 +81,14 @@ return 1
 """
 """Keep the cosigned checkpoint (``ARGV[2]``) if the log is still of ``ARGV[1]`` entries."""
 
+_DONE: Final = """
+if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
+else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
+"""Forget a due key (``ARGV[1]``), or move it to ``ARGV[3]``, if still due at ``ARGV[2]``."""
+
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
@@ -95,6 +103,7 @@ class RedisLog(RedisCore):
         self._lease = client.register_script(_LEASE)
         self._commit = client.register_script(_COMMIT)
         self._cosigned = client.register_script(_COSIGNED)
+        self._done = client.register_script(_DONE)
 
     async def _mark_pool(self, tag: str) -> None:
         """Mark ``tag``'s pool as holding entries (after the step that pooled them)."""
@@ -242,3 +251,23 @@ class RedisLog(RedisCore):
             lambda: self._cosigned(keys=[layout.LOG_STATE], args=[size, cosigned])
         )
         return bool(int(reply))
+
+    async def log_due(self, key: str, at_ms: int) -> None:
+        """``ZADD LT``: a new key, or an earlier time; acknowledged as every write is."""
+        await self._written(layout.LOG_DUE, lambda c: c.zadd(layout.LOG_DUE, {key: at_ms}, lt=True))
+
+    async def logs_due(self, at_ms: int, limit: int) -> list[tuple[str, int]]:
+        """One ``ZRANGEBYSCORE``."""
+        found: list[Any] = await self._call(
+            lambda: self._redis.zrangebyscore(
+                layout.LOG_DUE, "-inf", at_ms, start=0, num=limit, withscores=True
+            )
+        )
+        return [(_text(member), int(at)) for member, at in found]
+
+    async def log_done(self, key: str, at_ms: int, later_ms: int | None = None) -> None:
+        """The done script."""
+        args: list[EncodableT] = [key, at_ms, "" if later_ms is None else later_ms]
+        await self._written(
+            layout.LOG_DUE, lambda c: self._done(keys=[layout.LOG_DUE], args=args, client=c)
+        )
