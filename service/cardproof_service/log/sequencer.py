@@ -37,6 +37,7 @@ from cardproof.tlog.note import Checkpoint, NoteError, Signer, open_note, sign_n
 from cardproof.tlog.tiles import ENTRIES, parse_tile_path
 from cardproof.tlog.tree import EMPTY_ROOT, leaf_hash
 from cardproof_service.log.tiles import TileCache
+from cardproof_service.log.witnesses import Witnesses
 from cardproof_service.store import LogConflict, LogState, Pooled, Store, StoreUnavailable
 
 log = logging.getLogger("cardproof.log")
@@ -84,10 +85,19 @@ class Sequencer:
     """Folds the pool into the log while this replica holds the lease."""
 
     def __init__(
-        self, store: Store, signer: Signer, tiles: TileCache, interval: float = 1.0
+        self,
+        store: Store,
+        signer: Signer,
+        tiles: TileCache,
+        interval: float = 1.0,
+        witnesses: Witnesses | None = None,
     ) -> None:
-        """A sequencer signing checkpoints with ``signer`` (its name is the log's origin)."""
+        """A sequencer signing checkpoints with ``signer`` (its name is the log's origin).
+
+        ``witnesses`` are sent each checkpoint; their cosignatures are kept beside it.
+        """
         self.store = store
+        self.witnesses = witnesses
         self.signer = signer
         self.tiles = tiles
         self.interval = interval
@@ -118,6 +128,8 @@ class Sequencer:
         self._task = None
         task.cancel()
         await asyncio.wait([task], timeout=SHUTDOWN_WAIT)
+        if self.witnesses is not None:
+            await self.witnesses.end()
 
     async def _run(self) -> None:
         while True:
@@ -151,6 +163,7 @@ class Sequencer:
             )
             state = await self.store.log_state()
         self._check_own(state)
+        self._witness(state)  # an idle log's checkpoint too, until every witness cosigned
         taken = await self.store.pooled(BATCH, sweep=sweep)
         added = 0
         if taken:
@@ -178,6 +191,11 @@ class Sequencer:
             if due.entries:
                 await self.store.pool_entries(due.pool, due.entries)
             await self.store.log_done(key, at_ms, due.later_ms)
+
+    def _witness(self, state: LogState) -> None:
+        """Have the witnesses cosign ``state``'s checkpoint, in the background."""
+        if self.witnesses is not None:
+            self.witnesses.poke(state)
 
     def _check_own(self, state: LogState) -> None:
         """Fold only onto a log this key signs, under this origin (:class:`ForeignLog`).
@@ -238,6 +256,7 @@ class Sequencer:
         )
         for key, data in edge.items():
             self.tiles.keep(key, data)
+        self._witness(LogState(folded.size, checkpoint))
         log.info("log folded %d entries: size %d", len(new), folded.size)
         return len(new)
 

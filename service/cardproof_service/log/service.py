@@ -19,6 +19,7 @@ from cardproof.tlog.tiles import parse_tile_path
 from cardproof.tlog.tree import leaf_hash
 from cardproof_service.log.sequencer import Duty, Sequencer, empty_checkpoint
 from cardproof_service.log.tiles import TileCache, prefix
+from cardproof_service.log.witnesses import Witnesses
 from cardproof_service.plumbing import Keys, Settings
 from cardproof_service.store import Store
 
@@ -35,7 +36,8 @@ class Log:
         self.store = store
         self.signer = Signer(settings.origin, keys.log_seed)
         self.tiles = TileCache(store)
-        self.sequencer = Sequencer(store, self.signer, self.tiles, settings.log_interval)
+        witnesses = Witnesses(settings.log_witnesses, self.signer.verifier, store, self.tiles)
+        self.sequencer = Sequencer(store, self.signer, self.tiles, settings.log_interval, witnesses)
 
     def begin(self) -> None:
         """Start this replica's sequencer (one replica folds at a time)."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Final, TypeVar
 
 from cardproof.tlog.tiles import ENTRIES, Tile, TileReader, unpack_bundle
-from cardproof.tlog.tree import HASH_SIZE, inclusion_proof
+from cardproof.tlog.tree import HASH_SIZE, consistency_proof, inclusion_proof
 from cardproof_service.store import Store, TileKey
 
 CACHED_TILES: Final = 1024
@@ -116,6 +116,12 @@ class TileCache:
         """The audit path of entry ``index`` in the tree of ``size`` entries."""
         return await self.through(
             lambda read: inclusion_proof(index, size, TileReader(size, read).subtree)
+        )
+
+    async def consistency(self, old: int, size: int) -> list[bytes]:
+        """The proof that the tree of ``size`` entries extends the tree of ``old``."""
+        return await self.through(
+            lambda read: consistency_proof(old, size, TileReader(size, read).subtree)
         )
 
 

@@ -72,6 +72,44 @@ def log_origin(text: str) -> str | None:
     return text
 
 
+def log_witnesses(text: str) -> tuple[tuple[str, str], ...]:
+    """``CARDPROOF_LOG_WITNESSES``, checked: comma-separated ``URL VKEY`` pairs.
+
+    Each URL is a witness's base URL (its ``/add-checkpoint`` is asked), each VKEY its
+    cosignature verifier key (C2SP tlog-cosignature: ``name+id+base64``, type 0x04).
+
+    >>> vkey = "w.example/1+bb8212eb+BIFm2ZCOlA0IA48LHi+pfWMBuwTZnS/G1AYv8vg1oQtD"
+    >>> log_witnesses(f"https://w.example/ {vkey}")[0][0]
+    'https://w.example'
+    >>> log_witnesses("")
+    ()
+    """
+    from cardproof.tlog.note import COSIGNATURE_V1, NoteError, Verifier
+
+    pairs = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        url, _, vkey = item.partition(" ")
+        parts = urlsplit(url)
+        if parts.scheme not in {"http", "https"} or not parts.netloc or parts.query:
+            raise SettingsError(
+                f"CARDPROOF_LOG_WITNESSES: {url!r} is not a witness's http(s) URL (each "
+                "witness is 'URL VKEY', witnesses separated by commas)"
+            )
+        try:
+            verifier = Verifier.parse(vkey.strip())
+        except NoteError as error:
+            raise SettingsError(f"CARDPROOF_LOG_WITNESSES: the key after {url}: {error}") from None
+        if verifier.kind != COSIGNATURE_V1:
+            raise SettingsError(
+                f"CARDPROOF_LOG_WITNESSES: the key after {url} is not a cosignature/v1 key "
+                "(`cardproof witness keygen` prints one)"
+            )
+        pairs.append((url.rstrip("/"), verifier.vkey))
+    if len({vkey for _, vkey in pairs}) != len(pairs):
+        raise SettingsError("CARDPROOF_LOG_WITNESSES names a witness's key twice")
+    return tuple(pairs)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """What an operator can set; every field has a ``CARDPROOF_*`` environment variable."""
@@ -144,6 +182,9 @@ class Settings:
     public URL is set)."""
     log_interval: float = 1.0
     """``CARDPROOF_LOG_INTERVAL``: seconds between two folds of the log's pooled entries."""
+    log_witnesses: tuple[tuple[str, str], ...] = ()
+    """``CARDPROOF_LOG_WITNESSES``: the witnesses asked to cosign each new checkpoint,
+    comma-separated ``URL VKEY`` pairs (none: the checkpoint is only the log's)."""
 
     @property
     def origin(self) -> str:
@@ -207,4 +248,5 @@ class Settings:
             public_url=public_url(env.get("CARDPROOF_PUBLIC_URL") or ""),
             log_origin=log_origin(env.get("CARDPROOF_LOG_ORIGIN") or ""),
             log_interval=min(60.0, number("CARDPROOF_LOG_INTERVAL", 1.0, float)),
+            log_witnesses=log_witnesses(env.get("CARDPROOF_LOG_WITNESSES") or ""),
         )
