@@ -4,6 +4,7 @@ too, which the spec leaves out), answers HEAD with the GET's status and headers 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -40,7 +41,15 @@ def ids(client: TestClient[Litestar], owner: str) -> dict[str, str]:
     while client.get("/log/checkpoint").text.split("\n")[1] == "0":
         assert time.monotonic() < deadline, "the log sequenced nothing in 5 s"
         time.sleep(0.05)
-    return {"deal_id": deal, "tournament_id": tid, "round_number": "1", "tile": "0/000.p/1"}
+    bundle = client.get("/log/tile/entries/000.p/1").content  # a 2-byte length, the entry
+    leaf = hashlib.sha256(b"\x00" + bundle[2:]).hexdigest()
+    return {
+        "deal_id": deal,
+        "tournament_id": tid,
+        "round_number": "1",
+        "tile": "0/000.p/1",
+        "leaf": leaf,
+    }
 
 
 def assert_head_alike(client: TestClient[Litestar], template: str, path: str, owner: str) -> None:

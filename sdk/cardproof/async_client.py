@@ -18,7 +18,7 @@ import httpx
 from cardproof import endpoints
 from cardproof.core import RequestCore
 from cardproof.endpoints import ApiCall, CardLike, Moment, Options, T
-from cardproof.errors import ConflictError
+from cardproof.errors import ConflictError, NotFoundError
 from cardproof.games import GridView, ReserveView, RowsView, SoloDrezView
 from cardproof.handles import (
     AsyncGame,
@@ -56,6 +56,9 @@ from cardproof.models import (
 )
 from cardproof.promises import MoveLike, TournamentPromises, check_deal
 from cardproof.receipts import JWKS, Expected, ReceiptKind, VerifiedReceipt, verify_receipt
+from cardproof.tlog.entries import encode_entry, receipt_entry
+from cardproof.tlog.inclusion import LogProof
+from cardproof.tlog.tree import leaf_hash
 from cardproof.tournaments import Payment, SettlementPage
 from cardproof.version import DEFAULT_BASE_URL
 
@@ -473,6 +476,26 @@ class AsyncClient:
         export = await self._send(endpoints.export_tournament(tournament_id))
         self._promises.check_tournament(export.tournament)
         return export
+
+    async def log_key(self) -> str:
+        """The transparency log's note verifier key (``origin+keyid+base64``)."""
+        return (await self._send(endpoints.log_key())).strip()
+
+    async def log_checkpoint(self) -> str:
+        """The log's latest checkpoint: a signed note, with witnesses' cosignatures."""
+        return await self._send(endpoints.log_checkpoint())
+
+    async def log_proof(self, receipt: str) -> LogProof | None:
+        """Where the server's log holds ``receipt`` (a compact JWS); ``None``: it does not.
+
+        Found by the leaf hash of the entry the receipt is logged as; check the answer
+        with :func:`cardproof.tlog.inclusion.check_in_log` (it is the server's word).
+        """
+        leaf = leaf_hash(encode_entry(receipt_entry(receipt)))
+        try:
+            return await self._send(endpoints.log_proof(leaf))
+        except NotFoundError:
+            return None
 
     async def jwks(self) -> JWKS:
         """The server's receipt verification keys."""

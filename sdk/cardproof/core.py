@@ -180,6 +180,9 @@ class RequestCore:
         """The typed result of a 2xx answer, else the typed error."""
         if not response.is_success:
             raise error_from_response(response)
+        if result_type is str:  # a text answer (the log's checkpoint and key)
+            text: T = response.text  # type: ignore[assignment]
+            return text
         try:
             return msgspec.json.decode(response.content, type=result_type)
         except msgspec.DecodeError as error:

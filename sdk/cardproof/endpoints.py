@@ -43,6 +43,7 @@ from cardproof.models import (
 )
 from cardproof.promises import MoveLike
 from cardproof.receipts import JWKS
+from cardproof.tlog.inclusion import LogProof
 from cardproof.tournaments import SettlementPage
 
 T = TypeVar("T")
@@ -318,6 +319,18 @@ def export_tournament(tournament_id: str) -> ApiCall[TournamentExport]:
 
 def jwks() -> ApiCall[JWKS]:
     return ApiCall("GET", "/.well-known/jwks.json", JWKS)
+
+
+def log_key() -> ApiCall[str]:
+    return ApiCall("GET", "/log/key", str)
+
+
+def log_checkpoint() -> ApiCall[str]:
+    return ApiCall("GET", "/log/checkpoint", str)
+
+
+def log_proof(leaf: bytes) -> ApiCall[LogProof]:
+    return ApiCall("GET", f"/log/proof/{leaf.hex()}", LogProof)
 
 
 def health() -> ApiCall[Health]:

@@ -311,6 +311,31 @@ def build_parser() -> argparse.ArgumentParser:
         "tournament is read "
         "with $CARDPROOF_ORGANIZER_KEY)",
     )
+    verify.add_argument(
+        "--no-log",
+        action="store_true",
+        help="do not ask the server's transparency log for the receipt (one signed before "
+        "the service kept its log; else a receipt the log does not hold is refused)",
+    )
+    verify.add_argument(
+        "--log-key",
+        metavar="VKEY",
+        help="the log's verifier key (default: the server's GET /log/key); with a receipt's "
+        "JSON answer and --jwks, its place in the log is checked offline",
+    )
+    verify.add_argument(
+        "--witness",
+        action="append",
+        metavar="VKEY",
+        help="a witness whose cosignature the log's checkpoint must carry (repeat it); "
+        "its time, not the receipt's, is then held against the key's retirement",
+    )
+    verify.add_argument(
+        "--quorum",
+        type=int,
+        metavar="N",
+        help="how many of the --witness keys must have cosigned (default: all)",
+    )
     verify.set_defaults(run=_command("verify"))
     play = commands.add_parser(
         "play",

@@ -1,6 +1,10 @@
 """``cardproof verify``: a receipt or a closed tournament's export, every claim checked.
 
 Offline with ``--jwks FILE``: the HTTP client is imported only when a server is asked.
+Against a server, a receipt must also be in its transparency log once it has had time
+to be sequenced (:data:`SEQUENCING_GRACE`): a receipt with a valid signature that the
+log does not hold is refused, "not in the log" (a leaked key's, which the operator never
+logged).
 """
 
 from __future__ import annotations
@@ -10,16 +14,18 @@ import json
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
 from cardproof.cli.common import SIGNATURE_ONLY
 from cardproof.errors import APIError, NotFoundError, TransportError
 from cardproof.receipts import (
+    JWKS,
     CommitmentMismatchError,
     Expected,
     ReceiptError,
@@ -38,6 +44,14 @@ if TYPE_CHECKING:
 
     from cardproof.client import Client
     from cardproof.models import StandingLine, Tournament
+    from cardproof.tlog.inclusion import Logged, WitnessPolicy
+
+
+SEQUENCING_GRACE: Final = 60
+"""Seconds after its signing within which a receipt may not be in the log yet (it is
+sequenced within a second or two)."""
+LOG_WAIT: Final = 5.0
+"""Seconds verify waits for a receipt signed a moment ago to be sequenced."""
 
 
 def _client(url: str, api_key: str | None = None) -> Client:
@@ -58,22 +72,23 @@ def _load_jwks(source: str) -> bytes:
     return Path(source).read_bytes()
 
 
-def _read_receipt(path: str) -> tuple[str, Any]:
+def _read_receipt(path: str) -> tuple[str, Any, Any]:
     """A receipt file: the compact JWS, or a JSON answer that carries one.
 
     The JSON answer of ``GET /v1/deals/{id}/receipt`` or ``POST /v1/verify`` holds the
     token and, beside it, its ``payload``: returned too (``None`` for a bare token), so
-    that a payload that is not the token's own is refused. A JWS is read forgivingly:
-    white space and line breaks anywhere in it (one copied from a wrapped terminal) are
-    dropped, and that canonical form is what is checked.
+    that a payload that is not the token's own is refused; and its place in the log
+    (``log``), checked as the server's would be. A JWS is read forgivingly: white space
+    and line breaks anywhere in it (one copied from a wrapped terminal) are dropped, and
+    that canonical form is what is checked.
     """
     text = sys.stdin.read() if path == "-" else Path(path).read_text()
     text = text.strip()
-    stated = None
+    stated = logged = None
     if text.startswith("{"):
         answer = json.loads(text)
-        text, stated = str(answer["receipt"]), answer.get("payload")
-    return "".join(text.split()), stated
+        text, stated, logged = str(answer["receipt"]), answer.get("payload"), answer.get("log")
+    return "".join(text.split()), stated, logged
 
 
 def _check_stated(token: str, stated: Any) -> None:
@@ -341,7 +356,8 @@ def run(args: argparse.Namespace) -> int:
     if args.tournament is not None:
         return _verify_tournament(args)
     try:
-        token, stated = _read_receipt(args.receipt)
+        token, stated, logged = _read_receipt(args.receipt)
+        policy = _policy(args.witness, args.quorum)
     except (OSError, ValueError, KeyError) as error:
         print(f"cannot read the receipt: {error}", file=sys.stderr)
         return 2
@@ -366,11 +382,111 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = _check_receipt(token, jwks, url, allow, keys_from_url=args.jwks is None)
         _check_stated(token, stated)
+        if args.no_log:
+            outcome.notes.append("  its place in the log was not asked for (--no-log)")
+        else:
+            server = url if args.jwks is None or args.url else None
+            _check_log(outcome, token, logged, server, args.log_key, policy, jwks)
     except ReceiptError as error:
         print(f"NOT VERIFIED ({error.code}): {error.message}")
         return 1
     _report(outcome)
-    return 0 if outcome.verified.replayed and not outcome.unfetched else SIGNATURE_ONLY
+    passed = outcome.verified.replayed and not outcome.unfetched and not outcome.unlogged
+    return 0 if passed else SIGNATURE_ONLY
+
+
+def _policy(witnesses: Sequence[str] | None, quorum: int | None) -> WitnessPolicy:
+    """The witnesses a log's checkpoint must be cosigned by (``ValueError``: a bad one)."""
+    from cardproof.tlog.inclusion import WitnessPolicy
+    from cardproof.tlog.note import NoteError, Verifier
+
+    try:
+        keys = tuple(Verifier.parse(vkey) for vkey in witnesses or ())
+    except NoteError as error:
+        raise ValueError(f"--witness: {error}") from None
+    return WitnessPolicy(keys, len(keys) if quorum is None else quorum)
+
+
+def _check_log(
+    outcome: _Outcome,
+    token: str,
+    logged: Any,
+    url: str | None,
+    log_key: str | None,
+    policy: WitnessPolicy,
+    jwks: bytes,
+) -> None:
+    """The log holds the receipt: from ``logged`` (the answer's ``log``) or the server.
+
+    The log's key is ``log_key``, else the server's (trusted as its key set is). Offline
+    with no place in the log and no key, nothing is checked, and the report says so.
+    Raises :class:`ReceiptError` for a receipt the log does not hold once it had time
+    to be sequenced, or a place in the log that does not check out.
+    """
+    from cardproof.tlog.inclusion import LogProof, LogProofError, check_in_log, check_retirement
+    from cardproof.tlog.note import NoteError, Verifier
+
+    payload = outcome.verified.payload
+    if payload.deal_id is None or payload.kind is None:
+        outcome.notes.append("  a practice receipt names no deal: it is not in the log")
+        return
+    if url is None and (logged is None or log_key is None):
+        outcome.notes.append(
+            "  its place in the log was not checked (offline: --url asks the server's log, "
+            "or give the receipt's JSON answer, with its log, and --log-key)"
+        )
+        return
+    try:
+        if url is not None:
+            with _client(url) as client:
+                log_key = log_key or client.log_key()
+                waited = 0.0
+                while logged is None:
+                    logged = client.log_proof(token)
+                    age = time.time() - payload.issued
+                    if logged is not None or age > SEQUENCING_GRACE or waited >= LOG_WAIT:
+                        break
+                    time.sleep(0.5)  # signed a moment ago: sequenced within a second or two
+                    waited += 0.5
+        key = Verifier.parse(str(log_key))
+    except (APIError, TransportError, NoteError) as error:
+        outcome.notes.append(f"  the log could not be read from {url}: {error}")
+        outcome.unlogged = True
+        return
+    if logged is None:
+        age = int(datetime.now(UTC).timestamp()) - payload.issued
+        if age < SEQUENCING_GRACE:
+            outcome.notes.append(
+                f"  not in the log yet (signed {max(age, 0)} s ago; it is sequenced within "
+                "seconds): verify again in a minute"
+            )
+            outcome.unlogged = True
+            return
+        raise ReceiptError(
+            "not-in-log",
+            f"the log of {url} does not hold this receipt, signed {_when(payload.issued)}: "
+            "its signature is the service's key, but the service never logged it (a leaked "
+            "key signs such receipts; so did the service before it kept its log, for games "
+            "that ended before: --no-log checks one of those without)",
+        )
+    try:
+        found = check_in_log(token, msgspec.convert(logged, LogProof), key, policy)
+        if policy.quorum:
+            check_retirement(found, msgspec.json.decode(jwks, type=JWKS), grace=SEQUENCING_GRACE)
+    except (LogProofError, msgspec.ValidationError) as error:
+        code = error.code if isinstance(error, LogProofError) else "entry"
+        raise ReceiptError(f"log-{code}", f"its place in the log: {error}") from None
+    outcome.notes.append(_logged_line(found, policy))
+
+
+def _logged_line(found: Logged, policy: WitnessPolicy) -> str:
+    """The report's line for a receipt found in the log."""
+    line = f"  in the log {found.origin}: entry {found.index} of {found.size}"
+    if found.cosigned_at is not None:
+        return (
+            f"{line}, cosigned by {policy.quorum} of your witnesses by {_when(found.cosigned_at)}"
+        )
+    return f"{line} (no witness asked for: --witness)"
 
 
 def _hint_issuer(token: str, url: str | None) -> None:
@@ -394,6 +510,8 @@ class _Outcome:
     verified: VerifiedReceipt
     reveal: tuple[int, str | None] | None = None
     unfetched: bool = False
+    unlogged: bool = False
+    """Its place in the log could not be checked (yet): not a pass."""
     notes: list[str] = field(default_factory=list)
 
 

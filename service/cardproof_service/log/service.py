@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from cardproof.tlog.entries import Entry, encode_entry, receipt_entry
 from cardproof.tlog.inclusion import LogProof
 from cardproof.tlog.note import Signer
-from cardproof.tlog.tiles import parse_tile_path
+from cardproof.tlog.tiles import ENTRIES, TILE_WIDTH, parse_tile_path, unpack_bundle
 from cardproof.tlog.tree import leaf_hash
 from cardproof_service.log.sequencer import Duty, Sequencer, empty_checkpoint
 from cardproof_service.log.tiles import TileCache, prefix
@@ -85,12 +85,26 @@ class Log:
 
     async def proof(self, receipt: str) -> LogProof | None:
         """Where the log holds ``receipt``, with its audit path; ``None`` until it does."""
-        entry = encode_entry(receipt_entry(receipt))
-        [index] = await self.store.leaf_indexes([leaf_hash(entry)])
+        return await self.proof_of(leaf_hash(encode_entry(receipt_entry(receipt))))
+
+    async def proof_of(self, leaf: bytes) -> LogProof | None:
+        """The entry of leaf hash ``leaf``, its place and audit path; ``None``: not logged.
+
+        Against the latest checkpoint (cosigned if it is); the entry is read back from its
+        bundle, so the answer is the log's own.
+        """
+        [index] = await self.store.leaf_indexes([leaf])
         if index is None:
             return None
         state = await self.store.log_state()
         if state.checkpoint is None or index >= state.size:
+            return None
+        [bundle] = await self.store.read_tiles([(ENTRIES, index // TILE_WIDTH)])
+        entries = list(unpack_bundle(bundle or b""))
+        if len(entries) <= index % TILE_WIDTH:
+            return None
+        entry = entries[index % TILE_WIDTH]
+        if leaf_hash(entry) != leaf:  # another entry with the same 16 first bytes
             return None
         path = await self.tiles.inclusion(index, state.size)
         return LogProof(

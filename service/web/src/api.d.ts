@@ -552,6 +552,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/log/proof/{leaf}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An entry found by its leaf hash, with its audit path
+         * @description Where the log holds the entry: ``{index, entry, checkpoint, proof}``.
+         *
+         *     Against the latest checkpoint (with its cosignatures), as a receipt answer's
+         *     ``log`` is; not cached (the checkpoint moves on).
+         */
+        get: operations["getLogProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/log/tile/{tile}": {
         parameters: {
             query?: never;
@@ -3964,6 +3987,74 @@ export interface operations {
             };
             /** @description The server failed; nothing about the request is at fault. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLogProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entry's leaf hash, SHA-256(0x00 || entry), in lower-case hex. A receipt's entry is known from the receipt alone (`cardproof.tlog.entries.receipt_entry`). */
+                leaf: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogProof"];
+                };
+            };
+            /** @description The request cannot be read: bad JSON, a wrong type, an unknown field, a bad card or move text. `field` names the place. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The log holds no entry of that leaf hash (yet: `not-in-log`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server failed; nothing about the request is at fault. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable: try again after `Retry-After` seconds. Pure endpoints (score, solve, verify of a revealed seed pair or a card order) keep answering. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

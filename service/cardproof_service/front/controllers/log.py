@@ -3,7 +3,9 @@
 ``GET /log/checkpoint`` (the signed tree head, cached a second or two), ``GET
 /log/tile/<L>/<N>[.p/<W>]`` and ``GET /log/tile/entries/<N>[.p/<W>]`` (a tile's bytes:
 immutable, cached a year), ``GET /log/key`` (the log's note verifier key). Outsiders'
-tools for other tiled logs read it as it is (docs/protocol.md section 7).
+tools for other tiled logs read it as it is (docs/protocol.md section 7). Beside C2SP's
+paths, ``GET /log/proof/<leaf hash>`` finds an entry by its leaf hash, with its audit
+path: how a verifier holding a receipt asks whether the log holds it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from litestar import Controller, Request, Response, get
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
+from cardproof.tlog.inclusion import LogProof
 from cardproof_service.front.errors import problem_responses
 from cardproof_service.log import Log
 from cardproof_service.plumbing import not_found
@@ -68,6 +71,45 @@ class LogController(Controller):
             media_type=TEXT,
             headers={"Cache-Control": "public, max-age=3600"},
         )
+
+    @get(
+        "/proof/{leaf:str}",
+        operation_id="getLogProof",
+        summary="An entry found by its leaf hash, with its audit path",
+        responses=problem_responses(
+            400,
+            404,
+            503,
+            e404="The log holds no entry of that leaf hash (yet: `not-in-log`).",
+        ),
+    )
+    async def proof(
+        self,
+        request: Request[Any, Any, Any],
+        leaf: Annotated[
+            str,
+            Parameter(
+                description="The entry's leaf hash, SHA-256(0x00 || entry), in lower-case "
+                "hex. A receipt's entry is known from the receipt alone "
+                "(`cardproof.tlog.entries.receipt_entry`).",
+                pattern="^[0-9a-f]{64}$",
+                examples=[Example(value="9f" * 32)],
+            ),
+        ],
+    ) -> Response[LogProof]:
+        """Where the log holds the entry: ``{index, entry, checkpoint, proof}``.
+
+        Against the latest checkpoint (with its cosignatures), as a receipt answer's
+        ``log`` is; not cached (the checkpoint moves on).
+        """
+        found = await log_of(request).proof_of(bytes.fromhex(leaf))
+        if found is None:
+            raise not_found(
+                f"the log holds no entry of leaf hash {leaf} (an entry is in it within "
+                "about a second of its signing)",
+                "not-in-log",
+            )
+        return Response(found, headers={"Cache-Control": "no-store"})
 
     @get(
         "/tile/{tile:path}",
