@@ -9,6 +9,7 @@ the checkpoint for two seconds.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import time
 import uuid
@@ -36,7 +37,7 @@ from cardproof.tlog.note import Checkpoint, Verifier, open_note
 from cardproof.tlog.tiles import ENTRIES, Tile, tile_path, unpack_bundle
 from cardproof.tlog.tree import MemoryTree, leaf_hash
 from cardproof_service.app import create_app
-from cardproof_service.plumbing import Settings, rfc3339
+from cardproof_service.plumbing import Settings, SettingsError, rfc3339
 from cardproof_service.store import MemoryStore
 from cardproof_service.tournaments import standings as standings_module
 from conftest import TEST_KEYS, UNLIMITED
@@ -308,3 +309,33 @@ def test_a_tournament_s_settlement_waits_for_its_results_to_settle(
     assert closed.status_code == 200
     time.sleep(10 * INTERVAL)
     assert [type(fact) for fact in logged_of(logged, tid, 1)] == [RoundCommitment]
+
+
+def test_with_the_log_off_nothing_is_pooled_or_proved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``CARDPROOF_LOG=off``: games and tournaments as ever, and an empty log."""
+    monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)
+    assert Settings.from_env({"CARDPROOF_LOG": "off"}).log is False
+    assert Settings.from_env({"CARDPROOF_LOG": "ON"}).log is True
+    assert Settings.from_env({}).log is True
+    with pytest.raises(SettingsError, match="CARDPROOF_LOG is on or off"):
+        Settings.from_env({"CARDPROOF_LOG": "maybe"})
+    store = MemoryStore()
+    app = create_app(
+        Settings(warm_up=False, log=False, log_interval=INTERVAL, **UNLIMITED),
+        keys=TEST_KEYS,
+        store=store,
+    )
+    with TestClient(app=app) as client:
+        deal = finished_deal(client)
+        owner = organizer_key(client.app, "Unlogged Club")
+        tid = open_tournament(client, owner, rounds=1)["tournament"]["tournament_id"]
+        closed = client.post(
+            f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner}
+        )
+        assert closed.status_code == 200
+        time.sleep(10 * INTERVAL)
+        assert client.get(f"/v1/deals/{deal}/receipt").json()["log"] is None
+        checkpoint, entries = tiles_of_log(client)
+        assert (checkpoint.size, entries) == (0, [])
+        assert asyncio.run(store.pooled(100, sweep=True)) == []
+        assert asyncio.run(store.logs_due(2**62, 10)) == []

@@ -50,12 +50,14 @@ def pack(
     last: MoveResult,
     payload: ReceiptPayload | None,
     revealed: ReceiptPayload | None = None,
+    *,
+    logged: bool = True,
 ) -> Ending:
     """Sign ``payload`` (and ``revealed``, a tournament game's with its seed) and pack them.
 
     ``payload`` is ``None`` for a game that ended unscored (a dead end): no receipt.
     Each receipt signed gets its transparency log entry, which the store pools in the
-    step that stores the ending.
+    step that stores the ending (unless the log is off: ``logged``).
     """
     packed = _Packed(final=msgspec.json.encode(last))
     result_receipt = None
@@ -70,7 +72,7 @@ def pack(
             _, packed.revealed_payload, packed.revealed_signature = _parts(token)
             result_receipt = token
             signed.append(token)
-    log = b"\n".join(encode_entry(receipt_entry(token)) for token in signed)
+    log = b"\n".join(encode_entry(receipt_entry(token)) for token in signed if logged)
     return Ending(zlib.compress(_ENCODER.encode(packed), 6), result_receipt, log)
 
 

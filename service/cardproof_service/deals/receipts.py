@@ -122,7 +122,7 @@ class Receipts:
         revealed = None
         if record.tournament is not None:
             revealed = msgspec.structs.replace(payload, server_seed=seed.hex())
-        return endings.pack(self.keys.signing, last, payload, revealed)
+        return endings.pack(self.keys.signing, last, payload, revealed, logged=self.log.enabled)
 
     async def receipt(self, deal_id: str, authorization: str | None = None) -> ReceiptResponse:
         """The signed receipt of a finished deal (a tournament game's: for its entrant).

@@ -10,6 +10,7 @@ the formats.
 from __future__ import annotations
 
 import base64
+import logging
 from collections.abc import Sequence
 
 from cardproof.tlog.entries import Entry, encode_entry, receipt_entry
@@ -34,6 +35,13 @@ class Log:
     def __init__(self, store: Store, keys: Keys, settings: Settings) -> None:
         """The log of ``store``, signed with the keys' log key under the settings' origin."""
         self.store = store
+        self.enabled = settings.log
+        """``CARDPROOF_LOG``: off, nothing is pooled or folded, and no receipt is proved."""
+        if not self.enabled:
+            logging.getLogger("cardproof.log").warning(
+                "CARDPROOF_LOG=off: no transparency log is kept; receipts signed now are in "
+                "no log, and `cardproof verify --url` refuses them"
+            )
         self.signer = Signer(settings.origin, keys.log_seed)
         self.tiles = TileCache(store)
         witnesses = Witnesses(settings.log_witnesses, self.signer.verifier, store, self.tiles)
@@ -41,7 +49,8 @@ class Log:
 
     def begin(self) -> None:
         """Start this replica's sequencer (one replica folds at a time)."""
-        self.sequencer.begin()
+        if self.enabled:
+            self.sequencer.begin()
 
     async def end(self) -> None:
         """Stop the sequencer."""
@@ -53,11 +62,13 @@ class Log:
 
     async def pool(self, pool: str, entries: Sequence[Entry]) -> None:
         """Pool ``entries`` for the next fold (under the tag ``pool``)."""
-        await self.store.pool_entries(pool, [encode_entry(entry) for entry in entries])
+        if self.enabled:
+            await self.store.pool_entries(pool, [encode_entry(entry) for entry in entries])
 
     async def due(self, key: str, at_ms: int) -> None:
         """Have the sequencer's duty run for ``key`` from ``at_ms`` on (never later)."""
-        await self.store.log_due(key, at_ms)
+        if self.enabled:
+            await self.store.log_due(key, at_ms)
 
     @property
     def key(self) -> str:

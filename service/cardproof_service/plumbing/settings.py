@@ -72,6 +72,20 @@ def log_origin(text: str) -> str | None:
     return text
 
 
+def switch(name: str, text: str) -> bool:
+    """An on/off setting: ``on``, ``1``, ``true``, ``yes`` or ``off``, ``0``, ``false``, ``no``.
+
+    >>> switch("CARDPROOF_LOG", "Off")
+    False
+    """
+    value = text.strip().lower()
+    if value in {"on", "1", "true", "yes"}:
+        return True
+    if value in {"off", "0", "false", "no"}:
+        return False
+    raise SettingsError(f"{name} is on or off, not {text!r}")
+
+
 def log_witnesses(text: str) -> tuple[tuple[str, str], ...]:
     """``CARDPROOF_LOG_WITNESSES``, checked: comma-separated ``URL VKEY`` pairs.
 
@@ -180,6 +194,10 @@ class Settings:
     """``CARDPROOF_LOG_ORIGIN``: the transparency log's name, on its checkpoints and its key;
     unset, the public URL's host and path plus ``/log`` (``127.0.0.1:8000/log`` when no
     public URL is set)."""
+    log: bool = True
+    """``CARDPROOF_LOG``: ``off`` keeps no transparency log (no entry pooled, no fold:
+    receipts carry no place in it, and ``cardproof verify --url`` refuses them); for a
+    private deployment, and the benchmark's measure of what the log costs."""
     log_interval: float = 1.0
     """``CARDPROOF_LOG_INTERVAL``: seconds between two folds of the log's pooled entries."""
     log_witnesses: tuple[tuple[str, str], ...] = ()
@@ -247,6 +265,7 @@ class Settings:
             organizers_file=Path(env.get("CARDPROOF_ORGANIZERS_FILE") or DEFAULT_ORGANIZERS_FILE),
             public_url=public_url(env.get("CARDPROOF_PUBLIC_URL") or ""),
             log_origin=log_origin(env.get("CARDPROOF_LOG_ORIGIN") or ""),
+            log=switch("CARDPROOF_LOG", env.get("CARDPROOF_LOG") or "on"),
             log_interval=min(60.0, number("CARDPROOF_LOG_INTERVAL", 1.0, float)),
             log_witnesses=log_witnesses(env.get("CARDPROOF_LOG_WITNESSES") or ""),
         )
