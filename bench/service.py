@@ -556,11 +556,13 @@ def cardproof_server(
     log_level: str = "warning",
     workers: int = 1,
     redis_mode: str = "",
+    env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """``cardproof serve`` on a free port, ``workers`` workers (1), fixed keys, warm-up on;
     ``redis_mode`` is ``CARDPROOF_REDIS_MODE`` (``cluster``: ``redis_url`` is a node's).
 
-    ``pure_python_http`` runs the same app under uvicorn's pure-Python stack instead (h11
+    ``env`` adds settings (``CARDPROOF_LOG=off``, say). ``pure_python_http`` runs the same
+    app under uvicorn's pure-Python stack instead (h11
     and the stock asyncio loop, what ``pip install uvicorn`` alone gives): the reference
     for how the verify/healthz ratio depends on the HTTP stack.
     """
@@ -573,9 +575,11 @@ def cardproof_server(
         command = [sys.executable, "-m", "uvicorn", "cardproof_service.app:create_app"]
         command += ["--factory", "--port", str(port), "--log-level", "warning"]
         command += ["--http", "h11", "--loop", "asyncio"]
+    settings = env or {}
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARDPROOF_")}
     env.pop("REDIS_URL", None)
     env.update(SERVER_KEYS, CARDPROOF_WARM_UP="1")
+    env.update(settings)
     # one load generator is one client: the per-client limits would measure themselves
     env.update(
         CARDPROOF_RATE_LIMIT="0",
@@ -587,7 +591,7 @@ def cardproof_server(
         env["REDIS_URL"] = redis_url
     if redis_mode:
         env["CARDPROOF_REDIS_MODE"] = redis_mode
-    log = workdir / f"serve-{store}-{log_level}.log"
+    log = workdir / f"serve-{store}-{log_level}-{port}.log"
     base_url = f"http://127.0.0.1:{port}"
 
     def healthy() -> bool:
