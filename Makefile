@@ -122,7 +122,7 @@ openapi: $(RUN_STAMP) $(PAR_STAMP) $(NPM_STAMP)
 	cd service/web && npm run --silent types && npx tsc --noEmit -p . && node build.mjs
 
 ## bench: run every benchmark (prints figures and ratios; not a test)
-bench: $(DEV_STAMP) $(PAR_STAMP)
+bench: $(DEV_STAMP) $(PAR_STAMP) go
 	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/hands.py --exhaustive
 	$(BIN)/python bench/serpent.py
@@ -131,6 +131,7 @@ bench: $(DEV_STAMP) $(PAR_STAMP)
 	$(BIN)/python bench/service.py
 	$(BIN)/python bench/reliability.py
 	$(BIN)/python bench/par.py
+	$(BIN)/python bench/log.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache service/web/node_modules service/web/build-tests \

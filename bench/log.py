@@ -3,11 +3,12 @@ on and off, tile reads and Redis memory at a million entries, and the fold besid
 
 Four parts, on a private ``redis-server`` each (no persistence, a free port):
 
-1. **Sequencing.** One replica's sequencer (:class:`cardproof_service.log.Log`, one fold
-   a second, as ``cardproof serve`` runs it) while receipts are signed (Ed25519, the
-   service's key) and their entries pooled at ``--rate`` a second (2,000) over
-   ``--seconds`` (30), on their deals' hash tags. Every tenth receipt is followed: the time from its
-   signing to the moment ``Log.proof_of`` (what ``GET .../receipt`` answers) proves it.
+1. **Sequencing.** One replica's sequencer (:class:`cardproof_service.log.Log`, two folds
+   a second, as ``cardproof serve`` runs it by default) while another process signs
+   receipts (Ed25519, the service's key) and pools their entries at ``--rate`` a second
+   (2,000) over ``--seconds`` (30), on their deals' hash tags. Every tenth receipt is
+   followed: the time from its signing to the commit of the first fold whose tree holds
+   it, when ``Log.proof_of`` (what ``GET .../receipt`` answers) proves it.
    The entries signed in each 20 ms are pooled a tag at a time (8 tags a tick): a game
    pools its receipt inside its own last store step, whose cost part 2 measures.
    Printed: entries pooled and sequenced a second, the backlog left, fold times, and the
@@ -38,7 +39,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import contextlib
 import itertools
 import os
 import random
@@ -65,7 +65,15 @@ from cardproof_service.log import Log
 from cardproof_service.log.tiles import reader
 from cardproof_service.plumbing import Keys, Settings
 from cardproof_service.store import RedisStore, new_deal_id
-from service import SERVER_KEYS, Spec, blind_saturated, cardproof_server, free_port, private_redis
+from service import (
+    SERVER_KEYS,
+    RawClient,
+    Spec,
+    blind_saturated,
+    cardproof_server,
+    free_port,
+    private_redis,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 ORIGIN = "bench.example/log"
@@ -148,21 +156,24 @@ async def produce(url: str, rate: int, seconds: float) -> None:
 async def sequencing(url: str, rate: int, seconds: float) -> dict[str, float]:
     """One replica's sequencer while another process signs and pools; when each was proved.
 
-    Each fold's commit is timed (wall clock, as the producer's signing times are); a
-    followed receipt is proved from the first fold whose tree holds its index. What
+    Each fold's commit is timed (wall clock, as the producer's signing times are: the log's
+    size read every 10 ms); a followed receipt is proved from the first fold whose tree
+    holds its index. What
     ``Log.proof_of`` then costs is timed apart, on the followed receipts.
     """
     store = RedisStore.from_url(url)
-    log = Log(store, KEYS, Settings(warm_up=False, log_origin=ORIGIN, log_interval=1.0))
+    log = Log(store, KEYS, Settings(warm_up=False, log_origin=ORIGIN))
     commits: list[tuple[float, int]] = []
     stopping = False
 
-    async def watch() -> None:
+    async def watch() -> None:  # each new size, when first seen (every 10 ms)
+        seen = 0
         while not stopping:
-            folded = log.sequencer.folded
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(folded.wait(), timeout=0.5)
-                commits.append((time.time(), (await store.log_state()).size))
+            size = (await store.log_state()).size
+            if size > seen:
+                commits.append((time.time(), size))
+                seen = size
+            await asyncio.sleep(0.01)
 
     log.begin()
     watcher = asyncio.create_task(watch())
@@ -218,7 +229,7 @@ async def sequencing(url: str, rate: int, seconds: float) -> dict[str, float]:
 def print_sequencing(figures: dict[str, float], rate: int, seconds: float) -> list[str]:
     print(
         f"\n1. Sequencing: receipts signed and pooled at {rate}/s for {seconds:.0f} s, "
-        "one fold a second"
+        "two folds a second (the default interval)"
     )
     pooled_rate = figures["pooled"] / figures["produced_in"]
     sequenced_rate = figures["sequenced"] / figures["seconds"]
@@ -249,6 +260,12 @@ def print_sequencing(figures: dict[str, float], rate: int, seconds: float) -> li
     ]
 
 
+def logged_size(base_url: str) -> int:
+    """The size of the log a server shows (its checkpoint's second line)."""
+    note = httpx.get(f"{base_url}/log/checkpoint", trust_env=False).text
+    return int(note.split("\n")[1])
+
+
 # --- 2. games with the log on and off --------------------------------------------------------
 
 
@@ -265,12 +282,21 @@ def games(workdir: Path, url: str, rounds: int, duration: float) -> list[str]:
         rate = {}
         for mode in order:
             with cardproof_server(
-                workdir, f"redis-log-{mode}", url, env={"CARDPROOF_LOG": mode}
+                workdir,
+                f"redis-log-{mode}",
+                url,
+                env={"CARDPROOF_LOG": mode, "CARDPROOF_LOG_ORIGIN": ORIGIN},
             ) as server:
                 spec = Spec(
                     server.base_url, "blind", concurrency=32, duration=duration, seed=number
                 )
                 rate[mode] = blind_saturated(spec).rate
+                if mode == "on":  # the log was kept: every game's receipt sequenced
+                    time.sleep(2)
+                    size = logged_size(server.base_url)
+                    print(f"      the log holds {size:,} entries")
+                    if size < rate[mode] * duration * 0.9:
+                        raise RuntimeError(f"the log holds {size} entries: it was not kept")
         ratios.append(rate["on"] / rate["off"])
         on_rates.append(rate["on"])
         off_rates.append(rate["off"])
@@ -329,40 +355,41 @@ def random_tiles(size: int, count: int) -> list[str]:
     return [tile_path(rng.choice(every)) for _ in range(count)]
 
 
-async def timed_reads(base: str, paths: list[str], concurrency: int = 1) -> list[float]:
-    """Each GET's time (s), ``concurrency`` at once; every answer must be a 200."""
+async def timed_reads(base: str, paths: list[str]) -> list[float]:
+    """Each GET's time (s), one at a time on one keep-alive connection (bench/service.py's
+    minimal client: httpx would cost more than the answer); every answer must be a 200."""
+    client = RawClient(base, 10.0)
+    prefix = httpx.URL(base).path
     times: list[float] = []
-    queue = list(paths)
-    async with httpx.AsyncClient(base_url=base, timeout=10, trust_env=False) as client:
-
-        async def worker() -> None:
-            while queue:
-                path = queue.pop()
-                start = time.perf_counter()
-                answer = await client.get(path)
-                times.append(time.perf_counter() - start)
-                if answer.status_code != 200:
-                    raise RuntimeError(f"{path}: {answer.status_code} {answer.text[:200]}")
-
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    try:
+        for path in paths:
+            start = time.perf_counter()
+            status, body = await client.request("GET", prefix + path, None)
+            times.append(time.perf_counter() - start)
+            if status != 200:
+                raise RuntimeError(f"{path}: {status} {body[:200]!r}")
+    finally:
+        await client.aclose()
     return times
+
+
+FILE_SERVER = """
+import functools, http.server, sys
+handler = http.server.SimpleHTTPRequestHandler
+handler.protocol_version = "HTTP/1.1"  # keep-alive, as cardproof serve answers
+handler.log_message = lambda *args: None
+handler.disable_nagle_algorithm = True  # its headers and body go in two writes
+serve = functools.partial(handler, directory=sys.argv[2])
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), serve).serve_forever()
+"""
 
 
 @contextmanager
 def file_server(directory: Path) -> Iterator[str]:
-    """Python's ``http.server`` serving ``directory`` (the peer of the tile reads)."""
+    """Python's ``http.server`` serving ``directory`` over HTTP/1.1 (the tile reads' peer)."""
     port = free_port()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "http.server",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-            str(directory),
-        ],
+        [sys.executable, "-c", FILE_SERVER, str(port), str(directory)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -407,12 +434,14 @@ def million(workdir: Path, url: str, entries: int, reads: int) -> list[str]:
         theirs = asyncio.run(timed_reads(peer + "/", paths))
     p99, peer_p99 = percentile(ours, 0.99), percentile(theirs, 0.99)
     print(
-        f"   GET /log/tile/... ({len(paths)} random tiles and bundles, one at a time): p50 "
+        f"   GET /log/tile/... ({len(paths)} random tiles and bundles, one at a time, one "
+        "connection): p50 "
         f"{percentile(ours, 0.5) * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, "
         f"max {max(ours) * 1e3:.1f} ms"
     )
     print(
-        f"   peer, Python's http.server serving the same tiles as files: p50 "
+        "   peer, Python's http.server serving the same tiles as files (HTTP/1.1, one "
+        f"connection): p50 "
         f"{percentile(theirs, 0.5) * 1e3:.1f} ms, p99 {peer_p99 * 1e3:.1f} ms; "
         f"ours/peer p99 {p99 / peer_p99:.2f}"
     )

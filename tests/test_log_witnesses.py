@@ -231,3 +231,20 @@ def test_every_witness_s_cosignature_is_kept(tmp_path: Path) -> None:
         )
         time.sleep(10 * INTERVAL)  # and they stay
         assert cosigners(client.get("/log/checkpoint").text, [first, second]) == both
+
+
+def test_a_rolled_back_log_is_not_cosigned(tmp_path: Path) -> None:
+    """The same name and key, fewer entries than the witness saw: a rollback, refused."""
+    with witness(tmp_path, "w1.example") as (url, key, state):
+        with service([(url, key)]) as first:
+            for _ in range(3):
+                finished_deal(first)
+            assert eventually(lambda: witnessed(state) >= 3)
+            size = witnessed(state)
+        with service([(url, key)]) as second:  # its store lost what the first one logged
+            finished_deal(second)
+            assert eventually(lambda: size_of(second) > 0)
+            assert size_of(second) < size
+            time.sleep(20 * INTERVAL)
+            assert cosigners(second.get("/log/checkpoint").text, [key]) == []
+        assert witnessed(state) == size

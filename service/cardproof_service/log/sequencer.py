@@ -1,4 +1,4 @@
-"""The sequencer: pooled entries folded into the log's tree, once a second, by one replica.
+"""The sequencer: pooled entries folded into the log's tree, twice a second, by one replica.
 
 Every replica runs one; the store's lease lets one fold at a time (it holds the lease
 for a few intervals and renews it at each fold, so another takes over within seconds
@@ -89,7 +89,7 @@ class Sequencer:
         store: Store,
         signer: Signer,
         tiles: TileCache,
-        interval: float = 1.0,
+        interval: float = 0.5,
         witnesses: Witnesses | None = None,
     ) -> None:
         """A sequencer signing checkpoints with ``signer`` (its name is the log's origin).
