@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,8 @@ SCRIPTS = [body for kind, body in BLOCKS if kind == "sh" and "for cell in" in bo
 """The curl game: it chains answers through variables, so it runs whole, in bash."""
 PYTHON = [body for kind, body in BLOCKS if kind == "python"]
 DEFAULT = "http://127.0.0.1:8000"
+STATE = tempfile.mkdtemp(prefix="cardproof-readme-state-")
+"""``$XDG_STATE_HOME`` of the commands run (``cardproof log check`` keeps what it saw)."""
 
 
 def test_readme_shows_both_make_commands() -> None:
@@ -182,7 +186,8 @@ def _run_block(body: str, language: str, server: str) -> str:
     command = ["bash", "-e", "-o", "pipefail", "-c", source]
     if language == "python":
         command = [sys.executable, "-c", source]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "XDG_STATE_HOME": STATE}  # what a command keeps: not the user's
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 0, result.stderr
     return result.stdout
 

@@ -45,6 +45,54 @@ def _command(module: str, name: str = "run") -> Callable[[argparse.Namespace], i
     return run
 
 
+def _add_log_parser(commands: Any) -> None:
+    """``cardproof log check``: monitor a service's transparency log."""
+    log = commands.add_parser(
+        "log",
+        help="monitor a service's transparency log",
+        description="Read a cardproof service's transparency log as a monitor does.",
+    )
+    sub = log.add_subparsers(dest="log_command", required=True)
+    check = sub.add_parser(
+        "check",
+        help="verify the log: its checkpoint, every new entry, and that it extends the last "
+        "one seen",
+        description="Verify the log's checkpoint (the log's key, the witnesses' "
+        "cosignatures), read every entry added since the last check, rebuild the tree, and "
+        "prove it extends the tree seen last (kept under $XDG_STATE_HOME/cardproof/logs/). "
+        "Exit status: 0 the log checks out; 1 a check failed (a fork, a rollback, a bad "
+        "signature, a bad entry or tile: printed); 2 bad arguments, or the log could not "
+        "be read.",
+    )
+    check.add_argument(
+        "--url",
+        default=url_from_env() or DEFAULT_BASE_URL,
+        help=f"the service (default ${URL_ENV}, else {DEFAULT_BASE_URL})",
+    )
+    check.add_argument(
+        "--key",
+        metavar="VKEY",
+        help="the log's verifier key (default: the one the service answered the first time)",
+    )
+    check.add_argument(
+        "--witness",
+        action="append",
+        metavar="VKEY",
+        help="a witness whose cosignature the checkpoint must carry (repeat it)",
+    )
+    check.add_argument(
+        "--quorum", type=int, metavar="N", help="how many --witness must cosign (default: all)"
+    )
+    check.add_argument(
+        "--deep",
+        action="store_true",
+        help="also compare each new entry with the service: the receipt it names, its "
+        "tournament's seeds and settlement",
+    )
+    check.add_argument("--state", metavar="DIR", help="where what was seen is kept (default above)")
+    check.set_defaults(run=_command("log", "check"))
+
+
 def _add_tournament_parser(commands: Any) -> None:
     """``cardproof tournament create|list|invites|enter|show|standings|round|close|export``."""
     from cardproof.cli.common import RELATIVE_TIMES, moments_arg
@@ -337,6 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="how many of the --witness keys must have cosigned (default: all)",
     )
     verify.set_defaults(run=_command("verify"))
+    _add_log_parser(commands)
     play = commands.add_parser(
         "play",
         help="play a game in the terminal against a server, or an embedded one",
