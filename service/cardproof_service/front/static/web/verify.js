@@ -590,14 +590,202 @@ function checkGridScore(payload, deck, tables) {
   return null;
 }
 
+// src/tlog.ts
+var LogProofError = class extends Error {
+  code;
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+};
+var encoder2 = new TextEncoder();
+var ED25519 = 1;
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+async function sha256(data) {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", concat(data)));
+}
+function same(a, b) {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+function b64decode(text, what) {
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)) {
+    throw new LogProofError("checkpoint", `${what} is not base64`);
+  }
+  return b64urlDecode(text.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
+}
+function hex(bytes) {
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+async function leafHash(entry) {
+  return sha256(concat(new Uint8Array([0]), entry));
+}
+async function nodeHash(left, right) {
+  return sha256(concat(new Uint8Array([1]), left, right));
+}
+async function inclusionRoot(index, size, leaf, proof) {
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) {
+    throw new LogProofError("inclusion", `entry ${index} is not in a tree of ${size}`);
+  }
+  if (proof.some((p) => p.length !== 32) || proof.length > 64) throw new LogProofError("inclusion", "a proof is 32-byte hashes");
+  let fn = BigInt(index);
+  let sn = BigInt(size - 1);
+  let r = concat(leaf);
+  for (const p of proof) {
+    if (sn === 0n) throw new LogProofError("inclusion", "the inclusion proof is too long");
+    if ((fn & 1n) === 1n || fn === sn) {
+      r = await nodeHash(p, r);
+      while ((fn & 1n) === 0n && fn !== 0n) {
+        fn >>= 1n;
+        sn >>= 1n;
+      }
+    } else {
+      r = await nodeHash(r, p);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  if (sn !== 0n) throw new LogProofError("inclusion", "the inclusion proof is too short");
+  return r;
+}
+async function parseLogKey(vkey) {
+  const parts = vkey.trim().split("+");
+  if (parts.length < 3 || !/^[0-9a-f]{8}$/.test(parts[1] ?? "")) throw new LogProofError("checkpoint", `not a verifier key: ${vkey}`);
+  const name = parts[0] ?? "";
+  const raw = b64decode(parts.slice(2).join("+"), "a verifier key's key");
+  if (!name || /[\s+]/.test(name) || raw.length !== 33 || raw[0] !== ED25519) {
+    throw new LogProofError("checkpoint", "the log's key is an Ed25519 note verifier key");
+  }
+  const publicKey = raw.slice(1);
+  const id = (await sha256(concat(encoder2.encode(`${name}
+`), new Uint8Array([ED25519]), publicKey))).slice(0, 4);
+  if (hex(id) !== parts[1]) throw new LogProofError("checkpoint", "the verifier key's ID is not its name's and key's");
+  return { name, id, publicKey };
+}
+async function openCheckpoint(note, key2) {
+  const at = note.lastIndexOf("\n\n");
+  if (at < 0 || !note.endsWith("\n")) throw new LogProofError("checkpoint", "a note is its text, a blank line, and its signature lines");
+  const text = note.slice(0, at + 1);
+  let signed = false;
+  for (const line of note.slice(at + 2, -1).split("\n")) {
+    const found = /^\u2014 ([^ +\n]+) ([A-Za-z0-9+/=]+)$/.exec(line);
+    if (!found) throw new LogProofError("checkpoint", `not a signature line: ${line.slice(0, 60)}`);
+    const raw = b64decode(found[2] ?? "", "a signature");
+    if (found[1] !== key2.name || !same(raw.slice(0, 4), key2.id)) continue;
+    const publicKey = await crypto.subtle.importKey("raw", key2.publicKey, { name: "Ed25519" }, false, ["verify"]);
+    if (raw.length !== 68 || !await crypto.subtle.verify({ name: "Ed25519" }, publicKey, raw.slice(4), encoder2.encode(text))) {
+      throw new LogProofError("checkpoint", `the checkpoint: the signature of ${key2.name} does not verify`);
+    }
+    signed = true;
+  }
+  if (!signed) throw new LogProofError("checkpoint", "the checkpoint is not signed by the log's key");
+  const lines = text.slice(0, -1).split("\n");
+  const [origin = "", size = "", root = ""] = lines;
+  if (lines.length < 3 || !/^(0|[1-9][0-9]{0,15})$/.test(size)) throw new LogProofError("checkpoint", "a checkpoint is an origin, a size and a root hash");
+  const rootBytes = b64decode(root, "a checkpoint's root hash");
+  if (rootBytes.length !== 32) throw new LogProofError("checkpoint", "a checkpoint's root hash is 32 bytes");
+  if (origin !== key2.name) throw new LogProofError("checkpoint", `the checkpoint is of ${JSON.stringify(origin)}, not ${JSON.stringify(key2.name)}`);
+  return { origin, size: Number(size), root: rootBytes };
+}
+async function receiptEntry(token) {
+  const [headerPart = "", payloadPart = ""] = token.split(".");
+  const header = JSON.parse(new TextDecoder().decode(b64urlDecode(headerPart)));
+  const payload = JSON.parse(new TextDecoder().decode(b64urlDecode(payloadPart)));
+  if (typeof payload["deal_id"] !== "string" || typeof payload["kind"] !== "string") {
+    throw new LogProofError("entry", "a receipt of no deal (practice) is not logged");
+  }
+  const score = payload["score"];
+  const entry = {
+    type: "receipt",
+    receipt: hex(await sha256(encoder2.encode(token))),
+    deal: payload["deal_id"],
+    kind: payload["kind"],
+    variant: payload["variant"],
+    score: score?.total,
+    iat: payload["iat"] ?? payload["issued_at"],
+    kid: String(header["kid"] ?? "")
+  };
+  if (typeof payload["tournament"] === "string") entry["tournament"] = payload["tournament"];
+  return encoder2.encode(JSON.stringify(entry));
+}
+async function checkInLog(token, log, logKey) {
+  const key2 = await parseLogKey(logKey);
+  const checkpoint = await openCheckpoint(log.checkpoint, key2);
+  let entry;
+  try {
+    entry = b64decode(log.entry, "the entry");
+  } catch {
+    throw new LogProofError("entry", "the entry is not base64");
+  }
+  const stated = await receiptEntry(token);
+  if (!same(entry, stated)) {
+    let shown = null;
+    try {
+      shown = JSON.parse(new TextDecoder().decode(entry));
+    } catch {
+    }
+    const named = shown?.receipt;
+    const why = named === JSON.parse(new TextDecoder().decode(stated)).receipt ? "says other than the receipt" : "names another receipt";
+    throw new LogProofError("entry", `the entry ${why}`);
+  }
+  let proof;
+  try {
+    proof = log.proof.map((node) => b64decode(node, "a proof hash"));
+  } catch {
+    throw new LogProofError("inclusion", "a proof hash is not base64");
+  }
+  const root = await inclusionRoot(log.index, checkpoint.size, await leafHash(entry), proof);
+  if (!same(root, checkpoint.root)) throw new LogProofError("inclusion", "the entry is not in the tree: the inclusion proof does not lead to the root");
+  return { index: log.index, size: checkpoint.size, origin: checkpoint.origin };
+}
+
 // src/verify-page.ts
 var status = document.getElementById("verification");
 var area = document.getElementById("receipt");
 var details = document.getElementById("details");
+var logStatus = document.getElementById("log-status");
+var SEQUENCING_GRACE = 60;
+async function logCheck(token, issued) {
+  let entry;
+  try {
+    entry = await receiptEntry(token);
+  } catch {
+    return null;
+  }
+  const leaf = hex(await leafHash(entry));
+  const [keyAnswer, answer] = await Promise.all([fetch("/log/key"), fetch(`/log/proof/${leaf}`, { headers: { Accept: "application/json" } })]);
+  if (answer.status === 404) {
+    const age = Date.now() / 1e3 - issued;
+    if (age < SEQUENCING_GRACE) {
+      return { text: "Not in the log yet: it is sequenced within a second or two of its signing. Verify again in a moment.", style: "pending" };
+    }
+    return {
+      text: "Not in the log: this server's transparency log does not hold this receipt, though its signature is the server's key. The service logs every receipt it signs; one it never logged was signed by someone else with its key (or before the service kept its log).",
+      style: "not-verified"
+    };
+  }
+  if (!answer.ok || !keyAnswer.ok) throw new Error(`the log could not be read (HTTP ${answer.status})`);
+  try {
+    const found = await checkInLog(token, await answer.json(), await keyAnswer.text());
+    return { text: `In the log at index ${found.index} (checkpoint of size ${found.size}, signed by ${found.origin}).`, style: "verified" };
+  } catch (error) {
+    if (!(error instanceof LogProofError)) throw error;
+    return { text: `Not in the log (${error.code}): ${error.message}.`, style: "not-verified" };
+  }
+}
 async function check() {
   status.textContent = "Verifying…";
   status.className = "";
   details.textContent = "";
+  logStatus.textContent = "";
+  logStatus.className = "";
   try {
     const [keys, variants] = await Promise.all([call("get", "/.well-known/jwks.json"), call("get", "/v1/variants")]);
     const tables = {};
@@ -609,6 +797,17 @@ async function check() {
       status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
     } else status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
     status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
+    if (verdict.payload && (verdict.ok || verdict.pending)) {
+      const logged = await logCheck(cleanReceipt(area.value), Number(verdict.payload.iat ?? verdict.payload.issued_at));
+      if (logged) {
+        logStatus.textContent = logged.text;
+        logStatus.className = logged.style;
+        if (logged.style === "not-verified") {
+          status.textContent = `Not verified: ${logged.text.replace(/\.$/, "")}.`;
+          status.className = "not-verified";
+        }
+      } else logStatus.textContent = "A practice receipt names no deal: it is not in the log.";
+    }
     if (verdict.payload) {
       const p = verdict.payload;
       const scoring = p.options.scoring;
