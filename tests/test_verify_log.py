@@ -153,3 +153,33 @@ def test_the_sdk_finds_a_receipt_in_the_log(live_server: str) -> None:
             assert await client.log_proof(minted(token, deal_id=new_deal_id("Zw"))) is None
 
     asyncio.run(read())
+
+
+def test_verify_holds_the_witnesses_time_against_a_retired_key() -> None:
+    """``--witness``: a receipt first cosigned after its key's retirement is refused."""
+    from types import SimpleNamespace
+
+    import pytest
+
+    from cardproof.cli.verify import _check_log
+    from cardproof.receipts import ReceiptError
+    from test_tlog_inclusion import LOG, POLICY, RECEIPT, jwks, logged
+
+    answer = msgspec.to_builtins(logged())
+    outcome = SimpleNamespace(
+        verified=SimpleNamespace(payload=decode_receipt(RECEIPT)[1]), notes=[]
+    )
+
+    def run(exp: int | None, policy: Any = POLICY) -> None:
+        keys = msgspec.json.encode(jwks(exp))
+        _check_log(outcome, RECEIPT, answer, None, LOG.verifier.vkey, policy, keys)  # type: ignore[arg-type]
+
+    run(None)
+    run(1_800_000_260)  # retired after the witnesses saw it (and the grace)
+    assert "cosigned by 2 of your witnesses" in outcome.notes[-1]
+    with pytest.raises(ReceiptError) as caught:
+        run(1_800_000_000)  # retired before any witness saw it in the log
+    assert caught.value.code == "log-retired-key"
+    from cardproof.tlog.inclusion import NO_WITNESSES
+
+    run(1_800_000_000, NO_WITNESSES)  # no witnesses asked for: no witness time to hold
