@@ -183,3 +183,30 @@ def test_verify_holds_the_witnesses_time_against_a_retired_key() -> None:
     from cardproof.tlog.inclusion import NO_WITNESSES
 
     run(1_800_000_000, NO_WITNESSES)  # no witnesses asked for: no witness time to hold
+
+
+def test_a_place_in_another_tree_carried_with_the_receipt_is_not_trusted(
+    tmp_path: Path, live_server: str
+) -> None:
+    """The JSON answer's ``log``: a tree signed with the log's key, but not the server's log."""
+    from cardproof.tlog.entries import encode_entry, receipt_entry
+    from cardproof.tlog.note import Checkpoint, sign_note
+    from cardproof.tlog.tree import MemoryTree, leaf_hash
+
+    token = played(live_server)["receipt"]
+    issued = decode_receipt(token)[1].issued - 3600
+    forged = minted(token, deal_id=new_deal_id("Zv"), issued_at=issued, iat=issued)
+    entries = [encode_entry(receipt_entry(forged))]
+    tree = MemoryTree([leaf_hash(entry) for entry in entries])
+    origin = httpx.get(f"{live_server}/log/key").text.split("+")[0]
+    signer = Signer(origin, TEST_KEYS.log_seed)  # the operator's own log key: a split view
+    note = sign_note(Checkpoint(origin, 1, tree.root()).text(), [signer])
+    log = {"index": 0, "entry": base64.b64encode(entries[0]).decode(), "checkpoint": note}
+    answer = json.dumps({"receipt": forged, "log": {**log, "proof": []}})
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(httpx.get(f"{live_server}/.well-known/jwks.json").text)
+    status, said = verify(tmp_path, answer, "--jwks", str(jwks), "--log-key", signer.verifier.vkey)
+    assert status == 0, said  # offline, that tree is all there is to check
+    status, said = verify(tmp_path, answer, "--url", live_server)
+    assert status == 1, said  # the server's log decides
+    assert "NOT VERIFIED (not-in-log)" in said

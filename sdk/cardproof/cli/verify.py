@@ -418,7 +418,9 @@ def _check_log(
 ) -> None:
     """The log holds the receipt: from ``logged`` (the answer's ``log``) or the server.
 
-    The log's key is ``log_key``, else the server's (trusted as its key set is). Offline
+    Against a server, its log is asked (a place carried in the receipt's JSON is not
+    trusted: it could be another tree signed with the log's key). The log's key is
+    ``log_key``, else the server's (trusted as its key set is). Offline
     with no place in the log and no key, nothing is checked, and the report says so.
     Raises :class:`ReceiptError` for a receipt the log does not hold once it had time
     to be sequenced, or a place in the log that does not check out.
@@ -427,9 +429,15 @@ def _check_log(
     from cardproof.tlog.note import NoteError, Verifier
 
     payload = outcome.verified.payload
-    if payload.deal_id is None or payload.kind is None:
+    if payload.kind == "practice":
         outcome.notes.append("  a practice receipt names no deal: it is not in the log")
         return
+    if payload.deal_id is None or payload.kind is None:
+        raise ReceiptError(
+            "not-in-log", f"a {payload.kind or 'kindless'} receipt of no deal: no log holds one"
+        )
+    if url is not None:
+        logged = None  # the server's log decides, not a place carried with the receipt
     if url is None and (logged is None or log_key is None):
         outcome.notes.append(
             "  its place in the log was not checked (offline: --url asks the server's log, "
