@@ -339,3 +339,28 @@ def test_with_the_log_off_nothing_is_pooled_or_proved(monkeypatch: pytest.Monkey
         assert (checkpoint.size, entries) == (0, [])
         assert asyncio.run(store.pooled(100, sweep=True)) == []
         assert asyncio.run(store.logs_due(2**62, 10)) == []
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["/log/tile//entries/000.p/1", "/log/tile/entries/000.p/1/", "/log/tile/entries%2F000.p%2F1"],
+)
+def test_a_tile_is_served_under_its_one_spelling_only(
+    logged: TestClient[Litestar], spelling: str
+) -> None:
+    """An immutable answer cached under another path would be a second name for it."""
+    logged_receipt(logged, finished_deal(logged))
+    assert logged.get("/log/tile/entries/000.p/1").status_code == 200
+    answer = logged.get(spelling)
+    assert answer.status_code == 404
+    assert answer.json()["code"] == "unknown-tile"
+    assert "a tile path has one spelling: /log/tile/entries/000.p/1" in answer.json()["detail"]
+
+
+def test_a_leaf_hash_not_in_its_form_says_what_the_form_is(logged: TestClient[Litestar]) -> None:
+    for leaf in ("A" * 64, "g" * 64):
+        answer = logged.get(f"/log/proof/{leaf}")
+        assert answer.status_code == 400
+        assert answer.json()["field"] == "leaf"
+        assert "64 lower-case hex digits" in answer.json()["detail"]
+    assert logged.get(f"/log/proof/{'0' * 64}").json()["code"] == "not-in-log"

@@ -10,12 +10,14 @@ path: how a verifier holding a receipt asks whether the log holds it.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Final
 
 from litestar import Controller, Request, Response, get
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
+from cardproof.errors import ParseError
 from cardproof.tlog.inclusion import LogProof
 from cardproof_service.front.errors import problem_responses
 from cardproof_service.log import Log
@@ -92,7 +94,8 @@ class LogController(Controller):
                 description="The entry's leaf hash, SHA-256(0x00 || entry), in lower-case "
                 "hex. A receipt's entry is known from the receipt alone "
                 "(`cardproof.tlog.entries.receipt_entry`).",
-                pattern="^[0-9a-f]{64}$",
+                min_length=64,
+                max_length=64,
                 examples=[Example(value="9f" * 32)],
             ),
         ],
@@ -102,6 +105,11 @@ class LogController(Controller):
         Against the latest checkpoint (with its cosignatures), as a receipt answer's
         ``log`` is; not cached (the checkpoint moves on).
         """
+        if not re.fullmatch("[0-9a-f]{64}", leaf):
+            raise ParseError(
+                "leaf: a leaf hash is 64 lower-case hex digits (the SHA-256 of 0x00 and the entry)",
+                field="leaf",
+            )
         found = await log_of(request).proof_of(bytes.fromhex(leaf))
         if found is None:
             raise not_found(
@@ -141,6 +149,12 @@ class LogController(Controller):
         big-endian 2-byte length and its bytes.
         """
         path = f"tile{tile}"
+        raw = request.scope.get("raw_path", b"").decode("latin-1").split("?")[0]
+        if not raw.endswith(f"/log/{path}"):  # not //, a trailing /, %2F: one spelling
+            raise not_found(
+                f"a tile path has one spelling: /log/{path}, not {raw[-200:]!r}",
+                "unknown-tile",
+            )
         data = await log_of(request).tile(path)
         if data is None:
             raise not_found(
