@@ -1027,6 +1027,7 @@ def test_the_verify_page_tells_a_good_receipt_from_a_tampered_one(
     recorder = Recorder(page)
     with httpx.Client(base_url=web_server) as http:
         receipt = play_in_python(http)
+        wait_for_the_log(http, receipt)  # a pass needs the receipt in the log too
     page.goto(f"{web_server}/verify")
     area = page.get_by_label("Receipt", exact=True)
     wrapped = "\n".join(receipt[i : i + 64] for i in range(0, len(receipt), 64))
@@ -1128,6 +1129,15 @@ def play_in_python(http: httpx.Client) -> str:
     for index, cell in enumerate(ROW_ORDER):
         http.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": cell})
     return str(http.get(f"/v1/deals/{deal_id}/receipt").json()["receipt"])
+
+
+def wait_for_the_log(http: httpx.Client, receipt: str, seconds: float = 10) -> None:
+    """Return once the server's log holds ``receipt`` (it folds twice a second)."""
+    deal_id = json.loads(_b64decode(receipt.split(".")[1]))["deal_id"]
+    deadline = time.monotonic() + seconds
+    while http.get(f"/v1/deals/{deal_id}/receipt").json()["log"] is None:
+        assert time.monotonic() < deadline, "the receipt is not in the log"
+        time.sleep(0.05)
 
 
 def _b64decode(text: str) -> bytes:

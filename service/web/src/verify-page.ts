@@ -1,93 +1,195 @@
 /**
  * `/verify`: paste any receipt; the page checks it in the browser against the key set,
- * then its place in the server's transparency log (`tlog.ts`, WebCrypto): the entry the
- * receipt is logged as is found by its leaf hash (`GET /log/proof/<leaf>`) and checked
- * against the log's key (`GET /log/key`). A receipt the log does not hold a minute after
- * its signing is refused, as `cardproof verify --url` refuses it.
+ * then its place in this server's transparency log (`tlog.ts`, WebCrypto), as
+ * `cardproof verify --url` does: the log's answer for the receipt is the deal's receipt
+ * answer (`GET /v1/deals/{id}/receipt`, its `log`) when that answer is this very receipt;
+ * otherwise (a tournament game's receipt is its entrant's to read, a deal that expired,
+ * a receipt the service did not answer) the entry is looked up by its leaf hash
+ * (`GET /log/proof/<leaf>`). Either is checked against the log's key (`GET /log/key`).
+ *
+ * One line says what was found: in the log at an index, not yet in the log (the log
+ * sequences within a second or two; the line has a button to check again), or which
+ * check failed. A receipt the log does not hold a minute after its signing is refused,
+ * as the CLI refuses it (`not-in-log`).
  */
 
-import { call } from "./client";
+import { ApiError, call } from "./client";
 import type { PointTable } from "./hands";
 import { cleanReceipt, verifyReceipt } from "./receipt";
-import { checkInLog, hex, leafHash, LogProofError, receiptEntry, type LogProof } from "./tlog";
+import { checkInLog, hex, leafHash, encodeEntry, EntryError, LogProofError, receiptEntry } from "./tlog";
 
 const status = document.getElementById("verification") as HTMLElement;
 const area = document.getElementById("receipt") as HTMLTextAreaElement;
 const details = document.getElementById("details") as HTMLElement;
 const logStatus = document.getElementById("log-status") as HTMLElement;
+const logAgain = document.getElementById("log-again") as HTMLElement;
+const retry = document.getElementById("log-retry") as HTMLButtonElement;
+// a refusal may quote a key ID or a hash: let it wrap on a phone (style.css has no rule for it;
+// the page policy allows no style attribute, but a script may set one)
+logStatus.style.overflowWrap = "anywhere";
 
 /** Seconds after its signing within which a receipt may not be in the log yet. */
 const SEQUENCING_GRACE = 60;
 
-/** The receipt's place in the log, as a line and its style (`null`: a practice receipt). */
-async function logCheck(token: string, issued: number): Promise<{ text: string; style: string } | null> {
-  let entry: Uint8Array;
+/** What the log check found: its line, its style, whether to offer to check again. */
+interface LogLine {
+  text: string;
+  style: "verified" | "pending" | "not-verified";
+  retry: boolean;
+  /** For the status line, when the log refuses the receipt. */
+  refusal?: string;
+}
+
+/** The log's answer for this receipt: the deal's receipt answer's `log`, else by leaf hash. */
+async function logAnswer(token: string, dealId: string): Promise<unknown> {
   try {
-    entry = await receiptEntry(token);
-  } catch {
-    return null; // a practice receipt names no deal: it is not logged
+    const answer = await call("get", "/v1/deals/{deal_id}/receipt", { params: { deal_id: dealId } });
+    if (cleanReceipt(answer.receipt) === token) return answer.log ?? null;
+  } catch (error) {
+    // 401/403: a tournament game's receipt is its entrant's; 404: no such deal (or expired)
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
   }
-  const leaf = hex(await leafHash(entry));
-  const [keyAnswer, answer] = await Promise.all([fetch("/log/key"), fetch(`/log/proof/${leaf}`, { headers: { Accept: "application/json" } })]);
-  if (answer.status === 404) {
-    const age = Date.now() / 1000 - issued;
-    if (age < SEQUENCING_GRACE) {
-      return { text: "Not in the log yet: it is sequenced within a second or two of its signing. Verify again in a moment.", style: "pending" };
+  // Not this receipt's answer: find its entry by its leaf hash, as the CLI does.
+  const leaf = hex(await leafHash(encodeEntry(await receiptEntry(token))));
+  try {
+    return await call("get", "/log/proof/{leaf}", { params: { leaf } });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** The receipt's place in the log (`null`: a practice receipt, which no log holds). */
+async function logCheck(token: string, kind: unknown, dealId: string | null | undefined, issued: number): Promise<LogLine | null> {
+  if (kind === "practice") return null;
+  if (!dealId) {
+    // a committed kind names its deal: one that names none is no receipt the service signed
+    const refusal = `a ${String(kind)} receipt of no deal: no log holds one`;
+    return { text: `Not in the log: ${refusal} (not-in-log)`, style: "not-verified", retry: false, refusal };
+  }
+  try {
+    await receiptEntry(token);
+  } catch (error) {
+    if (error instanceof EntryError) return null; // no deal, or no kind: not logged
+    throw error;
+  }
+  let answer: unknown;
+  let key: string;
+  try {
+    const keyAnswer = fetch("/log/key", { credentials: "omit" });
+    answer = await logAnswer(token, dealId);
+    const response = await keyAnswer;
+    if (!response.ok) throw new Error(`HTTP ${response.status} for /log/key`);
+    key = await response.text();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { text: `The log could not be read (${why})`, style: "pending", retry: true };
+  }
+  if (answer === null) {
+    if (Date.now() / 1000 - issued < SEQUENCING_GRACE) {
+      return { text: "Not yet in the log (sequenced within a second or two)", style: "pending", retry: true };
     }
-    return {
-      text: "Not in the log: this server's transparency log does not hold this receipt, though its signature is the server's key. The service logs every receipt it signs; one it never logged was signed by someone else with its key (or before the service kept its log).",
-      style: "not-verified",
-    };
+    const text =
+      "Not in the log: this server's transparency log does not hold this receipt, signed over a minute ago with its key (not-in-log). " +
+      "The service logs every receipt it signs; one it never logged was signed by someone else with its key, or before the service kept its log";
+    return { text, style: "not-verified", retry: false, refusal: "it is not in the server's transparency log" };
   }
-  if (!answer.ok || !keyAnswer.ok) throw new Error(`the log could not be read (HTTP ${answer.status})`);
   try {
-    const found = await checkInLog(token, (await answer.json()) as LogProof, await keyAnswer.text());
-    return { text: `In the log at index ${found.index} (checkpoint of size ${found.size}, signed by ${found.origin}).`, style: "verified" };
+    const found = await checkInLog(token, answer, key);
+    return { text: `In the log at index ${found.index} (checkpoint of size ${found.size}, signed by ${found.origin})`, style: "verified", retry: false };
   } catch (error) {
     if (!(error instanceof LogProofError)) throw error;
-    return { text: `Not in the log (${error.code}): ${error.message}.`, style: "not-verified" };
+    return {
+      text: `Log check failed: ${error.check} (${error.code}: ${error.message})`,
+      style: "not-verified",
+      retry: false,
+      refusal: `the log check failed: ${error.check}`,
+    };
+  }
+}
+
+/** Each check a number: a later one's answer replaces an earlier one's, never the reverse. */
+let generation = 0;
+/** What the last verified receipt's log check needs, to check it again. */
+let lastReceipt: { token: string; kind: unknown; dealId: string | null | undefined; issued: number } | null = null;
+
+function showLog(line: LogLine | null, mine: number): void {
+  if (mine !== generation) return;
+  if (line === null) {
+    logStatus.textContent = "A practice receipt names no deal: it is not in the log.";
+    logStatus.className = "";
+    logAgain.hidden = true;
+    return;
+  }
+  logStatus.textContent = line.text;
+  logStatus.className = line.style;
+  logAgain.hidden = !line.retry;
+  if (line.refusal) {
+    status.textContent = `Not verified: ${line.refusal}.`;
+    status.className = "not-verified";
+  } else if (line.style === "pending" && status.className === "verified") {
+    // as `cardproof verify --url` exits 3: a pass needs the log too
+    status.textContent = "Not verified yet: the receipt checks out, but it is not in the server's transparency log yet (check the log again in a moment).";
+    status.className = "pending";
+  }
+}
+
+async function checkLog(): Promise<void> {
+  if (lastReceipt === null) return;
+  const mine = ++generation;
+  logAgain.hidden = true;
+  logStatus.textContent = "Checking the transparency log…";
+  logStatus.className = "";
+  const { token, kind, dealId, issued } = lastReceipt;
+  try {
+    showLog(await logCheck(token, kind, dealId, issued), mine);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    showLog({ text: `The log could not be checked here (${why})`, style: "pending", retry: true }, mine);
   }
 }
 
 async function check(): Promise<void> {
+  const mine = ++generation;
+  lastReceipt = null;
   status.textContent = "Verifying…";
   status.className = "";
   details.textContent = "";
   logStatus.textContent = "";
   logStatus.className = "";
+  logAgain.hidden = true;
   try {
     const [keys, variants] = await Promise.all([call("get", "/.well-known/jwks.json"), call("get", "/v1/variants")]);
     const tables: Record<string, PointTable> = {};
     for (const info of variants) Object.assign(tables, info.tables as Record<string, PointTable>);
     const allow = [...document.querySelectorAll<HTMLInputElement>("input[name=allow]:checked")].map((box) => box.value);
-    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables, allow, issuerOrigin: window.location.origin });
+    const token = cleanReceipt(area.value);
+    const verdict = await verifyReceipt(token, keys, { tables, allow, issuerOrigin: window.location.origin });
+    if (mine !== generation) return;
     if (verdict.ok) status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
     else if (verdict.pending) {
       // a tournament still open: the normal state until its close, said in a neutral style
       status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
     } else status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
     status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
-    if (verdict.payload && (verdict.ok || verdict.pending)) {
-      const logged = await logCheck(cleanReceipt(area.value), Number(verdict.payload.iat ?? verdict.payload.issued_at));
-      if (logged) {
-        logStatus.textContent = logged.text;
-        logStatus.className = logged.style;
-        if (logged.style === "not-verified") {
-          status.textContent = `Not verified: ${logged.text.replace(/\.$/, "")}.`;
-          status.className = "not-verified";
-        }
-      } else logStatus.textContent = "A practice receipt names no deal: it is not in the log.";
-    }
     if (verdict.payload) {
       const p = verdict.payload;
       const scoring = (p.options as { scoring?: unknown }).scoring;
       const table = scoring !== null && typeof scoring === "object" ? `, a custom point table ${JSON.stringify(scoring)}` : "";
       details.textContent = `${p.variant} (${String(p.kind)}), score ${p.score.total}, ${p.moves.split(" ").filter(Boolean).length} moves, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}${table}`;
     }
+    if (verdict.payload && (verdict.ok || verdict.pending)) {
+      // the signature held: now its place in the log
+      const p = verdict.payload;
+      lastReceipt = { token, kind: p.kind, dealId: p.deal_id, issued: Number(p.iat ?? p.issued_at) };
+      await checkLog();
+    }
   } catch (error) {
+    if (mine !== generation) return;
     status.textContent = `Not verified: ${error instanceof Error ? error.message : String(error)}.`;
     status.className = "not-verified";
   }
 }
 
 document.getElementById("verify")?.addEventListener("click", () => void check());
+retry.addEventListener("click", () => void checkLog());

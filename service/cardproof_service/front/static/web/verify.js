@@ -591,15 +591,45 @@ function checkGridScore(payload, deck, tables) {
 }
 
 // src/tlog.ts
-var LogProofError = class extends Error {
-  code;
-  constructor(code, message) {
+var ED25519 = 1;
+var COSIGNATURE_V1 = 4;
+var MAX_SIGNATURES = 32;
+var MAX_NOTE = 64 * 1024;
+var MAX_ENTRY_BYTES = 4096;
+var HASH_SIZE = 32;
+var encoder2 = new TextEncoder();
+var utf8 = new TextDecoder("utf-8", { fatal: true });
+var NoteError = class extends Error {
+  /** Which way it failed: a signature that does not verify, no known signer, or its form. */
+  reason;
+  constructor(message, reason = "form") {
     super(message);
-    this.code = code;
+    this.name = "NoteError";
+    this.reason = reason;
   }
 };
-var encoder2 = new TextEncoder();
-var ED25519 = 1;
+var EntryError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "EntryError";
+  }
+};
+var ProofError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ProofError";
+  }
+};
+var LogProofError = class extends Error {
+  code;
+  check;
+  constructor(code, message, check2) {
+    super(message);
+    this.name = "LogProofError";
+    this.code = code;
+    this.check = check2;
+  }
+};
 function concat(...parts) {
   const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
   let at = 0;
@@ -609,37 +639,83 @@ function concat(...parts) {
   }
   return out;
 }
-async function sha256(data) {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", concat(data)));
+async function sha256(...parts) {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", concat(...parts)));
 }
-function same(a, b) {
+function sameBytes(a, b) {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
-function b64decode(text, what) {
-  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)) {
-    throw new LogProofError("checkpoint", `${what} is not base64`);
-  }
-  return b64urlDecode(text.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
 }
 function hex(bytes) {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+var ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+function b64decode(text) {
+  if (!/^[A-Za-z0-9+/]*=*$/.test(text) || text.startsWith("=")) return null;
+  const data = text.replace(/=+$/, "");
+  const pads = text.length - data.length;
+  const rest = data.length % 4;
+  if (rest === 1 || rest === 2 && pads !== 2 || rest === 3 && pads !== 1) return null;
+  const out = new Uint8Array(Math.floor(data.length * 3 / 4));
+  let bits = 0;
+  let held = 0;
+  let at = 0;
+  for (const char of data) {
+    bits = bits << 6 | ALPHABET.indexOf(char);
+    held += 6;
+    if (held >= 8) {
+      held -= 8;
+      out[at++] = bits >> held & 255;
+    }
+  }
+  return out;
+}
+function b64encode(bytes) {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+function pyStrip(text) {
+  const space = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  return text.replace(new RegExp(`^[${space}]+|[${space}]+$`, "g"), "");
+}
+function pyRepr(value) {
+  if (value === null || value === void 0) return "None";
+  if (typeof value !== "string") return String(value);
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  let out = "";
+  for (const char of value) {
+    const code = char.codePointAt(0) ?? 0;
+    if (char === "\\" || char === quote) out += `\\${char}`;
+    else if (char === "\n") out += "\\n";
+    else if (char === "\r") out += "\\r";
+    else if (char === "	") out += "\\t";
+    else if (char !== " " && /[\p{C}\p{Z}]/u.test(char)) {
+      const digits = code.toString(16);
+      out += code < 256 ? `\\x${digits.padStart(2, "0")}` : code < 65536 ? `\\u${digits.padStart(4, "0")}` : `\\U${digits.padStart(8, "0")}`;
+    } else out += char;
+  }
+  return `${quote}${out}${quote}`;
+}
+function hasControl(text) {
+  return /[\x00-\x09\x0b-\x1f]/.test(text);
+}
 async function leafHash(entry) {
-  return sha256(concat(new Uint8Array([0]), entry));
+  return sha256(new Uint8Array([0]), entry);
 }
 async function nodeHash(left, right) {
-  return sha256(concat(new Uint8Array([1]), left, right));
+  return sha256(new Uint8Array([1]), left, right);
 }
 async function inclusionRoot(index, size, leaf, proof) {
-  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) {
-    throw new LogProofError("inclusion", `entry ${index} is not in a tree of ${size}`);
-  }
-  if (proof.some((p) => p.length !== 32) || proof.length > 64) throw new LogProofError("inclusion", "a proof is 32-byte hashes");
-  let fn = BigInt(index);
-  let sn = BigInt(size - 1);
+  if (proof.some((node) => node.length !== HASH_SIZE)) throw new ProofError("a proof's hash is not 32 bytes");
+  const n = BigInt(size);
+  if (typeof index === "number" && !Number.isSafeInteger(index)) throw new ProofError(`entry ${index} is not in a tree of ${n}`);
+  const i = BigInt(index);
+  if (!(0n <= i && i < n)) throw new ProofError(`entry ${i} is not in a tree of ${n}`);
+  let fn = i;
+  let sn = n - 1n;
   let r = concat(leaf);
   for (const p of proof) {
-    if (sn === 0n) throw new LogProofError("inclusion", "the inclusion proof is too long");
+    if (sn === 0n) throw new ProofError("the inclusion proof is too long");
     if ((fn & 1n) === 1n || fn === sn) {
       r = await nodeHash(p, r);
       while ((fn & 1n) === 0n && fn !== 0n) {
@@ -652,98 +728,374 @@ async function inclusionRoot(index, size, leaf, proof) {
     fn >>= 1n;
     sn >>= 1n;
   }
-  if (sn !== 0n) throw new LogProofError("inclusion", "the inclusion proof is too short");
+  if (sn !== 0n) throw new ProofError("the inclusion proof is too short");
   return r;
 }
-async function parseLogKey(vkey) {
-  const parts = vkey.trim().split("+");
-  if (parts.length < 3 || !/^[0-9a-f]{8}$/.test(parts[1] ?? "")) throw new LogProofError("checkpoint", `not a verifier key: ${vkey}`);
-  const name = parts[0] ?? "";
-  const raw = b64decode(parts.slice(2).join("+"), "a verifier key's key");
-  if (!name || /[\s+]/.test(name) || raw.length !== 33 || raw[0] !== ED25519) {
-    throw new LogProofError("checkpoint", "the log's key is an Ed25519 note verifier key");
+async function checkInclusion(index, size, leaf, proof, root) {
+  if (!sameBytes(await inclusionRoot(index, size, leaf, proof), root)) {
+    throw new ProofError("the inclusion proof does not lead to the root");
   }
-  const publicKey = raw.slice(1);
-  const id = (await sha256(concat(encoder2.encode(`${name}
-`), new Uint8Array([ED25519]), publicKey))).slice(0, 4);
-  if (hex(id) !== parts[1]) throw new LogProofError("checkpoint", "the verifier key's ID is not its name's and key's");
-  return { name, id, publicKey };
 }
-async function openCheckpoint(note, key2) {
-  const at = note.lastIndexOf("\n\n");
-  if (at < 0 || !note.endsWith("\n")) throw new LogProofError("checkpoint", "a note is its text, a blank line, and its signature lines");
-  const text = note.slice(0, at + 1);
-  let signed = false;
-  for (const line of note.slice(at + 2, -1).split("\n")) {
-    const found = /^\u2014 ([^ +\n]+) ([A-Za-z0-9+/=]+)$/.exec(line);
-    if (!found) throw new LogProofError("checkpoint", `not a signature line: ${line.slice(0, 60)}`);
-    const raw = b64decode(found[2] ?? "", "a signature");
-    if (found[1] !== key2.name || !same(raw.slice(0, 4), key2.id)) continue;
-    const publicKey = await crypto.subtle.importKey("raw", key2.publicKey, { name: "Ed25519" }, false, ["verify"]);
-    if (raw.length !== 68 || !await crypto.subtle.verify({ name: "Ed25519" }, publicKey, raw.slice(4), encoder2.encode(text))) {
-      throw new LogProofError("checkpoint", `the checkpoint: the signature of ${key2.name} does not verify`);
-    }
-    signed = true;
+async function keyId(name, kind, publicKey) {
+  return (await sha256(encoder2.encode(`${name}
+`), new Uint8Array([kind]), publicKey)).slice(0, 4);
+}
+function checkName(name) {
+  if (!/^[^+\p{C}\p{Z}]+$/u.test(name)) {
+    throw new NoteError(`a key name is not empty and has no space or '+': ${pyRepr(name)}`);
   }
-  if (!signed) throw new LogProofError("checkpoint", "the checkpoint is not signed by the log's key");
+}
+async function parseVerifier(vkey) {
+  const text = pyStrip(vkey);
+  const first = text.indexOf("+");
+  const second = first < 0 ? -1 : text.indexOf("+", first + 1);
+  const hexId = text.slice(first + 1, second);
+  if (second < 0 || !/^[0-9a-f]{8}$/.test(hexId)) throw new NoteError(`not a verifier key (name+id+key): ${pyRepr(vkey)}`);
+  const name = text.slice(0, first);
+  checkName(name);
+  const raw = b64decode(text.slice(second + 1));
+  if (raw === null) throw new NoteError("a verifier key's key is not base64");
+  if (raw.length !== 33 || raw[0] !== ED25519 && raw[0] !== COSIGNATURE_V1) {
+    throw new NoteError("a verifier key here is an Ed25519 key (type 0x01 or 0x04)");
+  }
+  const kind = raw[0];
+  const publicKey = raw.slice(1);
+  const id = await keyId(name, kind, publicKey);
+  if (hex(id) !== hexId) throw new NoteError(`the verifier key's ID is not its name's and key's: ${pyRepr(vkey)}`);
+  return { name, kind, publicKey, id };
+}
+function sameVerifier(a, b) {
+  return a.name === b.name && a.kind === b.kind && sameBytes(a.publicKey, b.publicKey);
+}
+async function ed25519Verifies(publicKey, signature, message) {
+  let key2;
+  try {
+    key2 = await crypto.subtle.importKey("raw", publicKey, { name: "Ed25519" }, false, ["verify"]);
+  } catch (error) {
+    if (error instanceof Error && error.name === "NotSupportedError") throw error;
+    return false;
+  }
+  return crypto.subtle.verify({ name: "Ed25519" }, key2, signature, message);
+}
+function cosignedMessage(text, timestamp) {
+  return encoder2.encode(`cosignature/v1
+time ${timestamp}
+${text}`);
+}
+function splitNote(note) {
+  if ([...note].length > MAX_NOTE) throw new NoteError(`a note is at most ${MAX_NOTE} characters`);
+  if (hasControl(note)) throw new NoteError("a note holds no control character but newlines");
+  const at = note.lastIndexOf("\n\n");
+  if (at < 0 || !note.endsWith("\n")) throw new NoteError("a note is its text, a blank line, and its signature lines");
+  const text = note.slice(0, at + 1);
+  const block = note.slice(at + 2);
+  if (!block) throw new NoteError("a note has at least one signature");
+  const lines = block.split(/(?<=[\n\x85\u2028\u2029])/);
+  if (lines.length > MAX_SIGNATURES) throw new NoteError(`a note has at most ${MAX_SIGNATURES} signatures here`);
+  for (const line of lines) {
+    if (!/^\u2014 [^ +\n]+ [A-Za-z0-9+/=]+\n$/.test(line)) {
+      throw new NoteError(`not a signature line: ${pyRepr(line.replace(/[\s\x85]+$/, ""))}`);
+    }
+  }
+  return { text, lines };
+}
+async function openNote(note, verifiers, required = 1) {
+  const { text, lines } = splitNote(note);
+  const signatures = [];
+  const unknown = [];
+  for (const line of lines) {
+    const [, name = "", encoded = ""] = line.split(" ");
+    const raw = b64decode(pyStrip(encoded));
+    if (raw === null) throw new NoteError(`the signature of ${name} is not base64`);
+    const verifier = verifiers.find((v) => v.name === name && sameBytes(v.id, raw.slice(0, 4)));
+    if (verifier === void 0) {
+      unknown.push(line);
+      continue;
+    }
+    let timestamp = null;
+    let verifies;
+    if (verifier.kind === COSIGNATURE_V1) {
+      if (raw.length !== 4 + 8 + 64) throw new NoteError(`the cosignature of ${name} is not 76 bytes`);
+      timestamp = new DataView(raw.buffer, raw.byteOffset + 4, 8).getBigUint64(0);
+      verifies = await ed25519Verifies(verifier.publicKey, raw.slice(12), cosignedMessage(text, timestamp));
+    } else {
+      verifies = await ed25519Verifies(verifier.publicKey, raw.slice(4), encoder2.encode(text));
+    }
+    if (!verifies) throw new NoteError(`the signature of ${verifier.name} does not verify`, "signature");
+    if (signatures.some((s) => sameVerifier(s.verifier, verifier))) throw new NoteError(`${name} signs the note twice`);
+    signatures.push({ verifier, timestamp, line });
+  }
+  if (signatures.length < required) {
+    throw new NoteError(`${signatures.length} of the note's signatures are by a known key; ${required} needed`, "unsigned");
+  }
+  return { text, signatures, unknown };
+}
+function checkpointText(checkpoint) {
+  const lines = [checkpoint.origin, String(checkpoint.size), b64encode(checkpoint.root), ...checkpoint.extensions];
+  return lines.map((line) => `${line}
+`).join("");
+}
+function parseCheckpoint(text) {
+  if (!text.endsWith("\n")) throw new NoteError("a note's text ends with a newline");
+  if (hasControl(text)) throw new NoteError("a note holds no control character but newlines");
   const lines = text.slice(0, -1).split("\n");
   const [origin = "", size = "", root = ""] = lines;
-  if (lines.length < 3 || !/^(0|[1-9][0-9]{0,15})$/.test(size)) throw new LogProofError("checkpoint", "a checkpoint is an origin, a size and a root hash");
-  const rootBytes = b64decode(root, "a checkpoint's root hash");
-  if (rootBytes.length !== 32) throw new LogProofError("checkpoint", "a checkpoint's root hash is 32 bytes");
-  if (origin !== key2.name) throw new LogProofError("checkpoint", `the checkpoint is of ${JSON.stringify(origin)}, not ${JSON.stringify(key2.name)}`);
-  return { origin, size: Number(size), root: rootBytes };
-}
-async function receiptEntry(token) {
-  const [headerPart = "", payloadPart = ""] = token.split(".");
-  const header = JSON.parse(new TextDecoder().decode(b64urlDecode(headerPart)));
-  const payload = JSON.parse(new TextDecoder().decode(b64urlDecode(payloadPart)));
-  if (typeof payload["deal_id"] !== "string" || typeof payload["kind"] !== "string") {
-    throw new LogProofError("entry", "a receipt of no deal (practice) is not logged");
+  if (lines.length < 3 || !origin || lines.slice(3).some((line) => !line)) {
+    throw new NoteError("a checkpoint is an origin, a size and a root hash, one a line");
   }
-  const score = payload["score"];
+  if (!/^(?:0|[1-9][0-9]{0,19})$/.test(size) || BigInt(size) >= 1n << 64n) {
+    throw new NoteError(`a checkpoint's size is a decimal number: ${pyRepr(size)}`);
+  }
+  const rootBytes = b64decode(root);
+  if (rootBytes === null) throw new NoteError("a checkpoint's root hash is not base64");
+  if (rootBytes.length !== HASH_SIZE) throw new NoteError("a checkpoint's root hash is 32 bytes");
+  const checkpoint = { origin, size: BigInt(size), root: rootBytes, extensions: lines.slice(3) };
+  if (checkpointText(checkpoint) !== text) throw new NoteError("not the checkpoint's one spelling");
+  return checkpoint;
+}
+var MEMBERS = {
+  receipt: [
+    ["receipt", "hex64"],
+    ["deal", "id"],
+    ["kind", "id"],
+    ["variant", "id"],
+    ["score", "int"],
+    ["iat", "int"],
+    ["kid", "id"],
+    ["tournament", "id", true]
+  ],
+  "round-commitment": [
+    ["tournament", "id"],
+    ["round", "round"],
+    ["server_seed_hash", "hex64"]
+  ],
+  "round-reveal": [
+    ["tournament", "id"],
+    ["round", "round"],
+    ["server_seed", "hex64"]
+  ],
+  settlement: [
+    ["tournament", "id"],
+    ["digest", "hex64"]
+  ]
+};
+function memberProblem(value, member) {
+  if (member === "int" || member === "round") {
+    if (typeof value !== "number" || !Number.isInteger(value)) return `Expected \`int\`, got \`${jsonType(value)}\``;
+    if (!Number.isSafeInteger(value)) return "Integer value out of range here (2**53)";
+    return member === "round" && value < 1 ? "Expected `int` >= 1" : null;
+  }
+  if (typeof value !== "string") return `Expected \`str\`, got \`${jsonType(value)}\``;
+  if (member === "hex64") return /^[0-9a-f]{64}$/.test(value) ? null : "Expected `str` matching regex '^[0-9a-f]{64}$'";
+  if (value.length < 1) return "Expected `str` of length >= 1";
+  if (value.length > 200) return "Expected `str` of length <= 200";
+  return /^[!-~]+$/.test(value) ? null : "Expected `str` matching regex '^[!-~]+$'";
+}
+function jsonType(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (typeof value === "boolean") return "bool";
+  return typeof value === "string" ? "str" : "object";
+}
+function encodeEntry(entry) {
+  const fields = entry;
+  const parts = [`"type":${JSON.stringify(entry.type)}`];
+  for (const [name, , optional] of MEMBERS[entry.type]) {
+    const value = fields[name];
+    if (optional && (value === void 0 || value === null)) continue;
+    parts.push(`${JSON.stringify(name)}:${JSON.stringify(value)}`);
+  }
+  return encoder2.encode(`{${parts.join(",")}}`);
+}
+function parseEntry(data) {
+  if (data.length > MAX_ENTRY_BYTES) throw new EntryError(`an entry is at most ${MAX_ENTRY_BYTES} bytes`);
+  let value;
+  try {
+    value = JSON.parse(utf8.decode(data));
+  } catch {
+    throw new EntryError("a log entry is a JSON object");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new EntryError(`not a log entry: Expected \`object\`, got \`${jsonType(value)}\``);
+  }
+  const object = value;
+  if (!("type" in object)) throw new EntryError("not a log entry: Object missing required field `type`");
+  const type = object["type"];
+  if (typeof type !== "string" || !Object.hasOwn(MEMBERS, type)) {
+    throw new EntryError(`not a log entry: Invalid value ${pyRepr(type)} - at \`$.type\``);
+  }
+  const members = MEMBERS[type];
+  for (const name of Object.keys(object)) {
+    if (name !== "type" && !members.some(([known]) => known === name)) {
+      throw new EntryError(`not a log entry: Object contains unknown field \`${name}\``);
+    }
+  }
+  for (const [name, member, optional] of members) {
+    if (!(name in object)) {
+      if (optional) continue;
+      throw new EntryError(`not a log entry: Object missing required field \`${name}\``);
+    }
+    if (optional && object[name] === null) continue;
+    const problem = memberProblem(object[name], member);
+    if (problem) throw new EntryError(`not a log entry: ${problem} - at \`$.${name}\``);
+  }
+  const entry = object;
+  if (!sameBytes(encodeEntry(entry), data)) {
+    throw new EntryError("not the entry's one spelling (member order, spaces, escapes)");
+  }
+  return entry;
+}
+async function receiptDigest(receipt) {
+  return hex(await sha256(encoder2.encode(receipt)));
+}
+function unreadable(why) {
+  return new LogProofError("malformed", `the receipt cannot be read: ${why}`, "the receipt cannot be read");
+}
+function pyStrOrEmpty(value) {
+  const empty = value === null || value === void 0 || value === false || value === 0 || value === "";
+  if (empty || Array.isArray(value) && value.length === 0) return "";
+  if (value === true) return "True";
+  return typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+async function receiptEntry(receipt) {
+  const token = pyStrip(receipt);
+  const parts = token.split(".");
+  if (parts.length !== 3) throw unreadable("a receipt is a compact JWS: three base64url parts");
+  let header;
+  let payload;
+  try {
+    header = JSON.parse(utf8.decode(b64urlDecode(parts[0] ?? "")));
+    payload = JSON.parse(utf8.decode(b64urlDecode(parts[1] ?? "")));
+  } catch (error) {
+    throw unreadable(String(error));
+  }
+  if (header === null || typeof header !== "object" || Array.isArray(header)) throw unreadable("the header is not a JSON object");
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) throw unreadable("the payload is not a JSON object");
+  const p = payload;
+  const score = p["score"];
+  const optionalString = (name) => p[name] === void 0 || p[name] === null || typeof p[name] === "string";
+  const integer = (value) => typeof value === "number" && Number.isSafeInteger(value);
+  if (!("deal_id" in p) || !optionalString("deal_id") || !optionalString("kind") || !optionalString("tournament") || typeof p["variant"] !== "string" || score === null || typeof score !== "object" || !integer(score["total"]) || !integer(p["issued_at"]) || !(p["iat"] === void 0 || p["iat"] === null || integer(p["iat"]))) {
+    throw unreadable("its payload is not a receipt's");
+  }
+  if (typeof p["deal_id"] !== "string" || typeof p["kind"] !== "string") {
+    throw new EntryError("a receipt of no deal (practice, or older than kinds) is not logged");
+  }
   const entry = {
     type: "receipt",
-    receipt: hex(await sha256(encoder2.encode(token))),
-    deal: payload["deal_id"],
-    kind: payload["kind"],
-    variant: payload["variant"],
-    score: score?.total,
-    iat: payload["iat"] ?? payload["issued_at"],
-    kid: String(header["kid"] ?? "")
+    receipt: await receiptDigest(token),
+    deal: p["deal_id"],
+    kind: p["kind"],
+    variant: p["variant"],
+    score: score["total"],
+    iat: p["iat"] ?? p["issued_at"],
+    kid: pyStrOrEmpty(header["kid"])
   };
-  if (typeof payload["tournament"] === "string") entry["tournament"] = payload["tournament"];
-  return encoder2.encode(JSON.stringify(entry));
+  if (typeof p["tournament"] === "string") entry.tournament = p["tournament"];
+  return entry;
 }
-async function checkInLog(token, log, logKey) {
-  const key2 = await parseLogKey(logKey);
-  const checkpoint = await openCheckpoint(log.checkpoint, key2);
+function readLogProof(log) {
+  const shape = "the log answer is not {index, entry, checkpoint, proof}";
+  if (log === null || typeof log !== "object" || Array.isArray(log)) throw new LogProofError("malformed", shape, "a malformed log answer");
+  const answer = log;
+  const known = ["index", "entry", "checkpoint", "proof"];
+  const extra = Object.keys(answer).find((name) => !known.includes(name));
+  const proof = answer["proof"];
+  if (extra !== void 0 || !Number.isSafeInteger(answer["index"]) || typeof answer["entry"] !== "string" || typeof answer["checkpoint"] !== "string" || !Array.isArray(proof) || !proof.every((node) => typeof node === "string")) {
+    throw new LogProofError("malformed", extra === void 0 ? shape : `${shape}: ${extra}`, "a malformed log answer");
+  }
+  return answer;
+}
+var NO_WITNESSES = { witnesses: [], quorum: 0 };
+async function checkInLog(receipt, log, logKey, policy = NO_WITNESSES) {
+  const answer = readLogProof(log);
+  let key2;
+  try {
+    key2 = typeof logKey === "string" ? await parseVerifier(logKey) : logKey;
+  } catch (error) {
+    if (!(error instanceof NoteError)) throw error;
+    throw new LogProofError("log-key", `the log's key: ${error.message}`, "the log's key cannot be read");
+  }
+  if (!(policy.quorum >= 0 && policy.quorum <= policy.witnesses.length) || policy.witnesses.some((w) => w.kind !== COSIGNATURE_V1)) {
+    throw new RangeError("a witness policy is a quorum its cosignature/v1 keys can reach");
+  }
+  let opened;
+  let checkpoint;
+  try {
+    opened = await openNote(answer.checkpoint, [key2, ...policy.witnesses]);
+    checkpoint = parseCheckpoint(opened.text);
+  } catch (error) {
+    if (!(error instanceof NoteError)) throw error;
+    const check2 = {
+      signature: "bad checkpoint signature",
+      unsigned: "the checkpoint is not signed by the log's key",
+      form: "a malformed checkpoint"
+    }[error.reason];
+    throw new LogProofError("checkpoint", `the checkpoint: ${error.message}`, check2);
+  }
+  if (!opened.signatures.some((s) => sameVerifier(s.verifier, key2))) {
+    throw new LogProofError("checkpoint", "the checkpoint is not signed by the log's key", "the checkpoint is not signed by the log's key");
+  }
+  if (checkpoint.origin !== key2.name) {
+    throw new LogProofError("checkpoint", `the checkpoint is of ${pyRepr(checkpoint.origin)}, not ${pyRepr(key2.name)}`, "the checkpoint is another log's");
+  }
+  const times = opened.signatures.map((s) => s.timestamp).filter((t) => t !== null).sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+  if (times.length < policy.quorum) {
+    throw new LogProofError(
+      "witnesses",
+      `${times.length} of the trusted witnesses cosigned the checkpoint; ${policy.quorum} needed`,
+      "too few witnesses cosigned the checkpoint"
+    );
+  }
+  const data = b64decode(answer.entry);
+  if (data === null) throw new LogProofError("malformed", "the entry is not base64", "a malformed log answer");
   let entry;
   try {
-    entry = b64decode(log.entry, "the entry");
-  } catch {
-    throw new LogProofError("entry", "the entry is not base64");
+    entry = parseEntry(data);
+  } catch (error) {
+    if (!(error instanceof EntryError)) throw error;
+    throw new LogProofError("entry", `the entry: ${error.message}`, "a malformed entry");
   }
-  const stated = await receiptEntry(token);
-  if (!same(entry, stated)) {
-    let shown = null;
-    try {
-      shown = JSON.parse(new TextDecoder().decode(entry));
-    } catch {
-    }
-    const named = shown?.receipt;
-    const why = named === JSON.parse(new TextDecoder().decode(stated)).receipt ? "says other than the receipt" : "names another receipt";
-    throw new LogProofError("entry", `the entry ${why}`);
-  }
-  let proof;
+  if (entry.type !== "receipt") throw new LogProofError("entry", "the entry is not a receipt's", "the entry is not a receipt's");
+  await checkEntry(receipt, entry);
+  const proof = answer.proof.map((node) => {
+    const hash = b64decode(node);
+    if (hash === null) throw new LogProofError("malformed", "a proof hash is not base64", "a malformed log answer");
+    return hash;
+  });
   try {
-    proof = log.proof.map((node) => b64decode(node, "a proof hash"));
-  } catch {
-    throw new LogProofError("inclusion", "a proof hash is not base64");
+    await checkInclusion(answer.index, checkpoint.size, await leafHash(data), proof, checkpoint.root);
+  } catch (error) {
+    if (!(error instanceof ProofError)) throw error;
+    throw new LogProofError("inclusion", `the entry is not in the tree: ${error.message}`, "bad inclusion proof");
   }
-  const root = await inclusionRoot(log.index, checkpoint.size, await leafHash(entry), proof);
-  if (!same(root, checkpoint.root)) throw new LogProofError("inclusion", "the entry is not in the tree: the inclusion proof does not lead to the root");
-  return { index: log.index, size: checkpoint.size, origin: checkpoint.origin };
+  const cosignedAt = policy.quorum ? times[policy.quorum - 1] ?? null : null;
+  return { index: answer.index, size: checkpoint.size, origin: checkpoint.origin, entry, cosignedAt };
+}
+async function checkEntry(receipt, entry) {
+  if (entry.receipt !== await receiptDigest(pyStrip(receipt))) {
+    throw new LogProofError("entry", "the entry names another receipt", "the entry does not name this receipt");
+  }
+  let stated;
+  try {
+    stated = await receiptEntry(receipt);
+  } catch (error) {
+    if (!(error instanceof EntryError)) throw error;
+    throw new LogProofError("entry", error.message, "the receipt is not one the log keeps");
+  }
+  const found = entry;
+  const says = stated;
+  for (const [member] of MEMBERS.receipt) {
+    const value = says[member] ?? null;
+    if ((found[member] ?? null) !== value) {
+      throw new LogProofError(
+        "entry",
+        `the entry's ${member} is ${pyRepr(found[member])}; the receipt says ${pyRepr(value)}`,
+        "the entry does not say what the receipt says"
+      );
+    }
+  }
 }
 
 // src/verify-page.ts
@@ -751,72 +1103,142 @@ var status = document.getElementById("verification");
 var area = document.getElementById("receipt");
 var details = document.getElementById("details");
 var logStatus = document.getElementById("log-status");
+var logAgain = document.getElementById("log-again");
+var retry = document.getElementById("log-retry");
+logStatus.style.overflowWrap = "anywhere";
 var SEQUENCING_GRACE = 60;
-async function logCheck(token, issued) {
-  let entry;
+async function logAnswer(token, dealId) {
   try {
-    entry = await receiptEntry(token);
-  } catch {
-    return null;
+    const answer = await call("get", "/v1/deals/{deal_id}/receipt", { params: { deal_id: dealId } });
+    if (cleanReceipt(answer.receipt) === token) return answer.log ?? null;
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
   }
-  const leaf = hex(await leafHash(entry));
-  const [keyAnswer, answer] = await Promise.all([fetch("/log/key"), fetch(`/log/proof/${leaf}`, { headers: { Accept: "application/json" } })]);
-  if (answer.status === 404) {
-    const age = Date.now() / 1e3 - issued;
-    if (age < SEQUENCING_GRACE) {
-      return { text: "Not in the log yet: it is sequenced within a second or two of its signing. Verify again in a moment.", style: "pending" };
+  const leaf = hex(await leafHash(encodeEntry(await receiptEntry(token))));
+  try {
+    return await call("get", "/log/proof/{leaf}", { params: { leaf } });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+async function logCheck(token, kind, dealId, issued) {
+  if (kind === "practice") return null;
+  if (!dealId) {
+    const refusal = `a ${String(kind)} receipt of no deal: no log holds one`;
+    return { text: `Not in the log: ${refusal} (not-in-log)`, style: "not-verified", retry: false, refusal };
+  }
+  try {
+    await receiptEntry(token);
+  } catch (error) {
+    if (error instanceof EntryError) return null;
+    throw error;
+  }
+  let answer;
+  let key2;
+  try {
+    const keyAnswer = fetch("/log/key", { credentials: "omit" });
+    answer = await logAnswer(token, dealId);
+    const response = await keyAnswer;
+    if (!response.ok) throw new Error(`HTTP ${response.status} for /log/key`);
+    key2 = await response.text();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { text: `The log could not be read (${why})`, style: "pending", retry: true };
+  }
+  if (answer === null) {
+    if (Date.now() / 1e3 - issued < SEQUENCING_GRACE) {
+      return { text: "Not yet in the log (sequenced within a second or two)", style: "pending", retry: true };
     }
-    return {
-      text: "Not in the log: this server's transparency log does not hold this receipt, though its signature is the server's key. The service logs every receipt it signs; one it never logged was signed by someone else with its key (or before the service kept its log).",
-      style: "not-verified"
-    };
+    const text = "Not in the log: this server's transparency log does not hold this receipt, signed over a minute ago with its key (not-in-log). The service logs every receipt it signs; one it never logged was signed by someone else with its key, or before the service kept its log";
+    return { text, style: "not-verified", retry: false, refusal: "it is not in the server's transparency log" };
   }
-  if (!answer.ok || !keyAnswer.ok) throw new Error(`the log could not be read (HTTP ${answer.status})`);
   try {
-    const found = await checkInLog(token, await answer.json(), await keyAnswer.text());
-    return { text: `In the log at index ${found.index} (checkpoint of size ${found.size}, signed by ${found.origin}).`, style: "verified" };
+    const found = await checkInLog(token, answer, key2);
+    return { text: `In the log at index ${found.index} (checkpoint of size ${found.size}, signed by ${found.origin})`, style: "verified", retry: false };
   } catch (error) {
     if (!(error instanceof LogProofError)) throw error;
-    return { text: `Not in the log (${error.code}): ${error.message}.`, style: "not-verified" };
+    return {
+      text: `Log check failed: ${error.check} (${error.code}: ${error.message})`,
+      style: "not-verified",
+      retry: false,
+      refusal: `the log check failed: ${error.check}`
+    };
+  }
+}
+var generation = 0;
+var lastReceipt = null;
+function showLog(line, mine) {
+  if (mine !== generation) return;
+  if (line === null) {
+    logStatus.textContent = "A practice receipt names no deal: it is not in the log.";
+    logStatus.className = "";
+    logAgain.hidden = true;
+    return;
+  }
+  logStatus.textContent = line.text;
+  logStatus.className = line.style;
+  logAgain.hidden = !line.retry;
+  if (line.refusal) {
+    status.textContent = `Not verified: ${line.refusal}.`;
+    status.className = "not-verified";
+  } else if (line.style === "pending" && status.className === "verified") {
+    status.textContent = "Not verified yet: the receipt checks out, but it is not in the server's transparency log yet (check the log again in a moment).";
+    status.className = "pending";
+  }
+}
+async function checkLog() {
+  if (lastReceipt === null) return;
+  const mine = ++generation;
+  logAgain.hidden = true;
+  logStatus.textContent = "Checking the transparency log…";
+  logStatus.className = "";
+  const { token, kind, dealId, issued } = lastReceipt;
+  try {
+    showLog(await logCheck(token, kind, dealId, issued), mine);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    showLog({ text: `The log could not be checked here (${why})`, style: "pending", retry: true }, mine);
   }
 }
 async function check() {
+  const mine = ++generation;
+  lastReceipt = null;
   status.textContent = "Verifying…";
   status.className = "";
   details.textContent = "";
   logStatus.textContent = "";
   logStatus.className = "";
+  logAgain.hidden = true;
   try {
     const [keys, variants] = await Promise.all([call("get", "/.well-known/jwks.json"), call("get", "/v1/variants")]);
     const tables = {};
     for (const info of variants) Object.assign(tables, info.tables);
     const allow = [...document.querySelectorAll("input[name=allow]:checked")].map((box) => box.value);
-    const verdict = await verifyReceipt(cleanReceipt(area.value), keys, { tables, allow, issuerOrigin: window.location.origin });
+    const token = cleanReceipt(area.value);
+    const verdict = await verifyReceipt(token, keys, { tables, allow, issuerOrigin: window.location.origin });
+    if (mine !== generation) return;
     if (verdict.ok) status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
     else if (verdict.pending) {
       status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
     } else status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
     status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
-    if (verdict.payload && (verdict.ok || verdict.pending)) {
-      const logged = await logCheck(cleanReceipt(area.value), Number(verdict.payload.iat ?? verdict.payload.issued_at));
-      if (logged) {
-        logStatus.textContent = logged.text;
-        logStatus.className = logged.style;
-        if (logged.style === "not-verified") {
-          status.textContent = `Not verified: ${logged.text.replace(/\.$/, "")}.`;
-          status.className = "not-verified";
-        }
-      } else logStatus.textContent = "A practice receipt names no deal: it is not in the log.";
-    }
     if (verdict.payload) {
       const p = verdict.payload;
       const scoring = p.options.scoring;
       const table = scoring !== null && typeof scoring === "object" ? `, a custom point table ${JSON.stringify(scoring)}` : "";
       details.textContent = `${p.variant} (${String(p.kind)}), score ${p.score.total}, ${p.moves.split(" ").filter(Boolean).length} moves, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}${table}`;
     }
+    if (verdict.payload && (verdict.ok || verdict.pending)) {
+      const p = verdict.payload;
+      lastReceipt = { token, kind: p.kind, dealId: p.deal_id, issued: Number(p.iat ?? p.issued_at) };
+      await checkLog();
+    }
   } catch (error) {
+    if (mine !== generation) return;
     status.textContent = `Not verified: ${error instanceof Error ? error.message : String(error)}.`;
     status.className = "not-verified";
   }
 }
 document.getElementById("verify")?.addEventListener("click", () => void check());
+retry.addEventListener("click", () => void checkLog());
