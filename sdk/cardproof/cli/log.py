@@ -1,44 +1,66 @@
 """``cardproof log check``: monitor a service's transparency log (:mod:`cardproof.tlog.monitor`).
 
-The log's key is ``--key``, else the one the service answered the first time (kept, and
-any other key later refused). What was verified is kept per log under
-``$XDG_STATE_HOME/cardproof/logs/`` (``--state``), written only once a check passed, so
-the next check reads only the new entries and proves the log still extends what was
-seen. ``--deep`` also asks the service about each new entry's game or tournament.
-Exit status: 0 the log checks out; 1 a check failed (printed: which, and where); 2 bad
-arguments, or the service could not be read.
+The log's key is ``--key``, else the one the service answered the first time (trusted on
+first use, and kept): a later answer of another key, or of a key of another name at the
+same URL, is refused (``key-changed``) unless ``--key`` names the one to trust. What was
+verified is kept per log under ``$XDG_STATE_HOME/cardproof/logs/`` (``--state``),
+written only once a check passed, so the next check reads only the new entries and
+proves the log still extends what was seen. ``--deep`` also asks the service about each
+new entry's game or tournament. Exit status: 0 the log checks out; 1 a check failed
+(printed: which, and where); 2 bad arguments, or the service could not be read.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import hashlib
 import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from cardproof.errors import (
+    APIError,
+    CardproofError,
+    ForbiddenError,
+    NotFoundError,
+    UnauthorizedError,
+)
+from cardproof.receipts import CommitmentMismatchError, ReceiptError
 from cardproof.tlog.entries import (
     Entry,
+    EntryError,
     ReceiptEntry,
     RoundCommitment,
-    RoundReveal,
     Settlement,
     receipt_digest,
     receipt_entry,
     settlement_entry,
 )
-from cardproof.tlog.monitor import Checked, Monitor, MonitorError, Seen
+from cardproof.tlog.monitor import Checked, Fetch, Monitor, MonitorError, Seen
 from cardproof.tlog.note import NoteError, Verifier
+from cardproof.tlog.tiles import MAX_ENTRY, TILE_WIDTH
 from cardproof.words import plural
 
 if TYPE_CHECKING:
     import httpx
+
+    from cardproof.client import Client
+    from cardproof.models import Tournament
+
+TIMEOUT: Final = 30.0
+"""Seconds a request to the service may take (each try)."""
+LARGEST: Final = max(64 * 1024, TILE_WIDTH * (2 + MAX_ENTRY))
+"""The most bytes read of one answer: a bundle of 256 of the longest entries a bundle carries."""
+NOT_SHOWN: Final = (NotFoundError, UnauthorizedError, ForbiddenError)
+"""The service no longer keeps it (404), or shows it only to its players (401, 403)."""
 
 
 def default_state() -> Path:
@@ -58,72 +80,130 @@ def state_file(folder: Path, origin: str) -> Path:
     return folder / f"{readable}-{hashlib.sha256(origin.encode()).hexdigest()[:8]}.json"
 
 
-def _save(path: Path, seen: Seen) -> None:
-    """Write ``seen`` to a new file, synced, then put it in place of the old one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=".log-")
-    with os.fdopen(handle, "wb") as out:
-        out.write(msgspec.json.encode(seen))
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(name, path)
-
-
 def check(args: argparse.Namespace) -> int:
     """``log check``: verify the log at ``--url`` against what was seen of it before."""
     import httpx
 
+    from cardproof.client import Client
+    from cardproof.progress import bar
+
     base = args.url.rstrip("/")
     folder = Path(args.state) if args.state else default_state()
     try:
-        witnesses = [Verifier.parse(vkey) for vkey in args.witness or ()]
-        quorum = len(witnesses) if args.quorum is None else args.quorum
+        witnesses = list(dict.fromkeys(Verifier.parse(vkey) for vkey in args.witness or ()))
         pinned = Verifier.parse(args.key) if args.key else None
     except NoteError as error:
-        print(f"cardproof log check: {error}", file=sys.stderr)
-        return 2
-    with httpx.Client(timeout=30, follow_redirects=False) as client:
-
-        def fetch(path: str) -> bytes:
-            answer = client.get(f"{base}/log/{path}")
-            if answer.status_code != 200:
-                raise MonitorError(
-                    "bad-tile" if path.startswith("tile/") else "unreadable",
-                    f"GET {base}/log/{path}: {answer.status_code} {answer.text[:200]!r}",
-                )
-            return answer.content
-
+        return _fail(f"cardproof log check: {error}")
+    quorum = len(witnesses) if args.quorum is None else args.quorum
+    if not 0 <= quorum <= len(witnesses):
+        return _fail(f"cardproof log check: --quorum {quorum} of {len(witnesses)} --witness")
+    timeout = httpx.Timeout(TIMEOUT, connect=10)
+    with httpx.Client(timeout=timeout, follow_redirects=True) as http:
+        fetch = _fetcher(http, base)
         try:
-            served = Verifier.parse(fetch("key").decode().strip())
-            key = pinned or served
-            path = state_file(folder, key.name)
-            seen = _load(path)
-            if seen is not None and seen.vkey != key.vkey:
-                raise MonitorError(
-                    "key-changed",
-                    f"the log {key.name} was signed by {seen.vkey} when last checked; now "
-                    f"{key.vkey} (pass --key to say which to trust)",
-                )
-            if seen is None and pinned is None:
-                print(f"trusting the log key {key.vkey} on first use", file=sys.stderr)
-            monitor = Monitor(fetch, key, witnesses, quorum)
-            from cardproof.progress import bar
-
+            key, path, seen = _trust(fetch, folder, base, pinned)
+            client = Client(base_url=base, timeout=TIMEOUT, http_client=http)
+            deep = _Deep(client) if args.deep else None
             with bar(None, f"reading {key.name}", unit="entry") as drawn:
-                found = monitor.check(seen, drawn.at, keep=args.deep)
-            deep = _deep(client, base, found) if args.deep else ""
+                found = Monitor(fetch, key, witnesses, quorum).check(seen, drawn.at, deep)
         except MonitorError as error:
             if error.code == "unreadable":
-                print(f"cardproof log check: {error.message}", file=sys.stderr)
-                return 2
-            print(f"LOG CHECK FAILED ({error.code}): {error.message}", file=sys.stderr)
-            return 1
-        except (httpx.HTTPError, NoteError, ValueError) as error:
-            print(f"cardproof log check: cannot read {base}: {error}", file=sys.stderr)
-            return 2
-    _save(path, found.seen)
-    print(_summary(found, len(witnesses)) + deep)
+                return _fail(f"cardproof log check: {error.message}")
+            return _fail(f"LOG CHECK FAILED ({error.code}): {error.message}", 1)
+        except (CardproofError, httpx.HTTPError, httpx.InvalidURL) as error:
+            return _fail(f"cardproof log check: cannot read {base}: {error}")
+    try:
+        _save(path, msgspec.structs.replace(found.seen, url=base))
+    except OSError as error:
+        return _fail(f"cardproof log check: the log checks out, but {path} cannot be kept: {error}")
+    print(_summary(found, len(witnesses)) + (deep.summary() if deep else ""))
     return 0
+
+
+def _fail(message: str, status: int = 2) -> int:
+    print(message, file=sys.stderr)
+    return status
+
+
+def _fetcher(http: httpx.Client, base: str) -> Fetch:
+    """Reads the log's paths, a failing try tried again as the SDK's client does.
+
+    A tile the log does not serve (404) is ``bad-tile``; an answer it cannot give now
+    (other statuses, once the tries are spent) is ``unreadable``, and so is an answer
+    larger than :data:`LARGEST`.
+    """
+    import httpx
+
+    from cardproof.core import RequestCore
+
+    retries = RequestCore(
+        base_url=base, api_key=None, timeout=TIMEOUT, max_retries=3, backoff=0.5, max_backoff=10
+    )
+
+    def fetch(path: str) -> bytes:
+        url = f"{base}/log/{path}"
+        attempt = 0
+        while True:
+            try:
+                with http.stream("GET", url) as answer:
+                    wait = retries.retry_delay(answer, attempt)
+                    if wait is None:
+                        return _answer(answer, path, url)
+            except httpx.TransportError as error:
+                wait = retries.transport_retry(error, attempt)  # or raise it, the last
+            time.sleep(wait)
+            attempt += 1
+
+    return fetch
+
+
+def _answer(answer: httpx.Response, path: str, url: str) -> bytes:
+    """The body of a final answer to ``GET url``, or the :class:`MonitorError` it is."""
+    body = b""
+    for chunk in answer.iter_bytes():
+        body += chunk
+        if len(body) > LARGEST:
+            raise MonitorError("unreadable", f"GET {url}: more than {LARGEST} bytes")
+    if answer.status_code == 200:
+        return body
+    said = f"GET {url}: {answer.status_code} {body[:200]!r}"
+    if answer.status_code == 404 and path.startswith("tile/"):
+        raise MonitorError("bad-tile", f"{said} (the log does not serve it)")
+    raise MonitorError("unreadable", said)
+
+
+def _trust(
+    fetch: Fetch, folder: Path, base: str, pinned: Verifier | None
+) -> tuple[Verifier, Path, Seen | None]:
+    """The log's key, where what was seen of its log is kept, and what was seen.
+
+    ``pinned`` (``--key``) is trusted whatever was seen; else the key the service
+    answers, which must be the one seen before of its log, and, for a log first seen,
+    not another than the one last seen at ``base`` (``key-changed``).
+    """
+    if pinned is None:
+        answered = fetch("key").decode("utf-8", "replace").strip()
+        try:
+            key = Verifier.parse(answered)
+        except NoteError as error:
+            raise MonitorError("bad-key", f"the log's key: {error}") from None
+    else:
+        key = pinned
+    path = state_file(folder, key.name)
+    seen = _load(path)
+    before = seen if seen is not None else _seen_at(folder, base)
+    if before is not None and before.vkey != key.vkey:
+        if pinned is None:
+            raise MonitorError(
+                "key-changed",
+                f"{base} answers the log key {key.vkey}; the log seen there was signed by "
+                f"{before.vkey} (pass --key with the key to trust, or remove "
+                f"{state_file(folder, before.origin)})",
+            )
+        print(f"the log's key is {key.vkey} (--key); it was {before.vkey}", file=sys.stderr)
+    if before is None and pinned is None:
+        print(f"trusting the log key {key.vkey} on first use (to keep in {path})", file=sys.stderr)
+    return key, path, seen
 
 
 def _load(path: Path) -> Seen | None:
@@ -136,6 +216,38 @@ def _load(path: Path) -> Seen | None:
         raise MonitorError(
             "unreadable", f"{path} is not what a check of the log kept: {error}"
         ) from None
+
+
+def _seen_at(folder: Path, base: str) -> Seen | None:
+    """The log last seen at ``base`` (of any origin), if any."""
+    found: list[Seen] = []
+    for path in folder.glob("*.json") if folder.is_dir() else ():
+        with contextlib.suppress(OSError, msgspec.DecodeError, msgspec.ValidationError):
+            seen = msgspec.json.decode(path.read_bytes(), type=Seen)
+            if seen.url == base:
+                found.append(seen)
+    return max(found, key=lambda seen: seen.size, default=None)
+
+
+def _save(path: Path, seen: Seen) -> None:
+    """Write ``seen`` to a new file, synced, then put it in place of the old one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=".log-")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(msgspec.json.encode(seen))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    with contextlib.suppress(OSError):  # the rename, kept (not on every system)
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def _summary(found: Checked, witnesses: int) -> str:
@@ -151,80 +263,99 @@ def _summary(found: Checked, witnesses: int) -> str:
         line += f", consistent with the {found.old_size} seen before"
     if witnesses:
         line += f"; {len(found.cosigned)} of {witnesses} witnesses cosigned"
-    elif found.cosigned:
-        line += f"; cosigned by {', '.join(found.cosigned)}"
+    if found.unchecked:
+        line += f"; also signed by {', '.join(found.unchecked)} (not checked: no --witness)"
     return line
 
 
-def _deep(client: httpx.Client, base: str, found: Checked) -> str:
-    """Each new entry held against the service: its receipt, its tournament's seeds, totals.
+class _Deep:
+    """``--deep``: each new entry held against the service as it is read.
 
-    Entries whose game or tournament the service no longer shows (or only to its players)
-    are counted, not failed. ``MonitorError`` (``bad-game``) for a mismatch.
+    A receipt entry's deal must answer the very receipt it names, saying what the entry
+    says (and placing it where the log does); a round's commitment and reveal must be the
+    tournament's; a settlement the digest of the settlement its standings make. What the
+    service no longer keeps, or shows only to its players (a tournament game's receipt,
+    an invite-only tournament), is counted, not failed; a disagreement is ``bad-game``.
     """
-    compared = unread = 0
-    tournaments: dict[str, dict[str, Any] | None] = {}
 
-    def tournament(tid: str) -> dict[str, Any] | None:
-        if tid not in tournaments:
-            answer = client.get(f"{base}/v1/tournaments/{tid}")
-            tournaments[tid] = answer.json() if answer.status_code == 200 else None
-        return tournaments[tid]
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.compared = self.unshown = 0
+        self.tournament = functools.lru_cache(maxsize=256)(self._tournament)
 
-    for index, entry in found.entries:
-        said = _deep_one(client, base, entry, tournament)
+    def __call__(self, index: int, entry: Entry) -> None:
+        """Hold one entry against the service."""
+        try:
+            said = self._disagreement(index, entry)
+        except NOT_SHOWN:
+            self.unshown += 1
+            return
+        except CommitmentMismatchError as error:
+            said = f"the service's tournament {getattr(entry, 'tournament', '')}: {error}"
         if said is None:
-            unread += 1
+            self.unshown += 1
         elif said:
             raise MonitorError("bad-game", f"entry {index}: {said}")
         else:
-            compared += 1
-    return f"; deep: {compared} compared with the service, {unread} it no longer shows"
+            self.compared += 1
 
+    def summary(self) -> str:
+        """What the deep check found, for the summary line."""
+        return f"; deep: {self.compared} compared with the service, {self.unshown} not shown"
 
-def _deep_one(
-    client: httpx.Client,
-    base: str,
-    entry: Entry,
-    tournament: Callable[[str], dict[str, Any] | None],
-) -> str | None:
-    """What is wrong with one entry by the service ('' nothing; ``None``: not shown)."""
-    if isinstance(entry, ReceiptEntry):
-        if entry.tournament is not None:
-            return None  # a tournament game's receipt: its entrant's to read
-        answer = client.get(f"{base}/v1/deals/{entry.deal}/receipt")
-        if answer.status_code != 200:
+    def _tournament(self, tournament_id: str) -> Tournament | None:
+        try:
+            return self.client.tournament(tournament_id)
+        except NOT_SHOWN:
             return None
-        token = str(answer.json()["receipt"])
-        if receipt_digest(token) != entry.receipt:
-            return f"deal {entry.deal}'s receipt at the service is not the one logged"
-        if receipt_entry(token) != entry:
-            return f"deal {entry.deal}'s receipt says other than its entry"
-        return ""
-    shown = tournament(entry.tournament)
-    if shown is None:
-        return None
-    if isinstance(entry, (RoundCommitment, RoundReveal)):
-        rounds = {r["round"]: r for r in shown.get("rounds", [])}
-        commitment = rounds.get(entry.round)
-        if commitment is None:
-            return f"tournament {entry.tournament} has no round {entry.round}"
-        if isinstance(entry, RoundCommitment):
-            if commitment["server_seed_hash"] != entry.server_seed_hash:
-                return f"round {entry.round} of {entry.tournament}: another seed hash"
+
+    def _disagreement(self, index: int, entry: Entry) -> str | None:
+        """What the service says otherwise than ``entry`` ('' nothing; ``None`` not shown)."""
+        if isinstance(entry, ReceiptEntry):
+            return None if entry.tournament is not None else self._receipt(index, entry)
+        shown = self.tournament(entry.tournament)
+        if shown is None:
+            return None
+        where = f"tournament {entry.tournament}"
+        if isinstance(entry, Settlement):
+            standings = self.client.settlement(entry.tournament).standings
+            totals = {line.name: line.total for line in standings}
+            if settlement_entry(entry.tournament, totals) != entry:
+                return f"{where}'s settlement is not the one logged"
             return ""
-        if commitment.get("server_seed") not in (None, entry.server_seed):
-            return f"round {entry.round} of {entry.tournament}: another seed revealed"
-        return "" if commitment.get("server_seed") else None
-    if isinstance(entry, Settlement):
-        answer = client.get(f"{base}/v1/tournaments/{entry.tournament}/settlement")
-        if answer.status_code != 200:
+        rounds = {r.round: r for r in shown.rounds}
+        round_ = rounds.get(entry.round)
+        if round_ is None:
+            return f"{where} has no round {entry.round}"
+        if isinstance(entry, RoundCommitment):
+            if round_.server_seed_hash != entry.server_seed_hash:
+                return f"round {entry.round} of {where} commits to another seed hash"
+            return ""
+        if round_.server_seed is None:
             return None
-        totals = {line["name"]: line["total"] for line in answer.json()["standings"]}
-        if settlement_entry(entry.tournament, totals) != entry:
-            return f"tournament {entry.tournament}'s settlement is not the one logged"
+        if round_.server_seed != entry.server_seed:
+            return f"round {entry.round} of {where} reveals another seed"
         return ""
-    return None
+
+    def _receipt(self, index: int, entry: ReceiptEntry) -> str:
+        """What the service's receipt of the entry's deal says otherwise than the entry."""
+        try:
+            answer = self.client.receipt(entry.deal)
+        except APIError as error:
+            if isinstance(error, NOT_SHOWN) or error.status >= 500 or error.status == 429:
+                raise
+            return f"deal {entry.deal} has no receipt at the service ({error})"
+        if receipt_digest(answer.receipt.strip()) != entry.receipt:
+            return f"deal {entry.deal}'s receipt at the service is not the one logged"
+        try:
+            said = receipt_entry(answer.receipt)
+        except (ReceiptError, EntryError) as error:
+            return f"deal {entry.deal}'s receipt is not one the log takes: {error}"
+        if said != entry:
+            return f"deal {entry.deal}'s receipt says otherwise than its entry"
+        if answer.log is not None and answer.log.index != index:
+            return f"deal {entry.deal}'s receipt is at index {answer.log.index}, says the service"
+        return ""
 
 
 __all__ = ["check", "default_state", "state_file"]

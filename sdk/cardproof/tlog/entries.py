@@ -32,9 +32,9 @@ import msgspec
 
 from cardproof.receipts import decode_receipt
 
-HEX64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+HEX64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}\\Z")]
 """A SHA-256 (or a 32-byte seed) as lower-case hex."""
-ID = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern="^[!-~]+$")]
+ID = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern="^[!-~]+\\Z")]
 MAX_ENTRY_BYTES: Final = 4096
 """The longest entry cardproof writes or reads (a bundle could carry 65,535 bytes)."""
 
@@ -109,8 +109,8 @@ def parse_entry(data: bytes) -> Entry:
         entry: Entry = _DECODER.decode(data)
     except msgspec.ValidationError as error:
         raise EntryError(f"not a log entry: {error}") from None
-    except msgspec.DecodeError:
-        raise EntryError("a log entry is a JSON object") from None
+    except (msgspec.DecodeError, UnicodeDecodeError):  # not JSON, or not UTF-8
+        raise EntryError("a log entry is a JSON object in UTF-8") from None
     if encode_entry(entry) != data:
         raise EntryError("not the entry's one spelling (member order, spaces, escapes)")
     return entry

@@ -140,6 +140,8 @@ def check_in_log(
 
 def _check_entry(receipt: str, entry: ReceiptEntry) -> None:
     """The entry names this receipt and says what it says."""
+    if not receipt.isascii():  # a compact JWS is base64url and dots
+        raise LogProofError("entry", "the receipt is not a compact JWS (not ASCII)")
     if entry.receipt != receipt_digest(receipt.strip()):
         raise LogProofError("entry", "the entry names another receipt")
     try:

@@ -3,28 +3,34 @@
 A monitor keeps, per log, the last checkpoint it verified (:class:`Seen`). Each check:
 
 1. reads the checkpoint and verifies it: signed by the log's key, its origin the key's
-   name, cosigned by the witnesses of its policy (their quorum);
+   name, cosigned by the witnesses of its policy (their quorum) (``bad-signature``,
+   ``witnesses``);
 2. refuses a tree smaller than the one seen (``rollback``), or of the same size with
    another root (``fork``);
-3. rebuilds the tree seen from the log's tiles (its root must be the one seen: else the
-   log now shows another history, ``fork``), reads every new entry from the entry
-   bundles, checks each is an entry in its one spelling (``bad-entry``, by index), folds
-   them into the tree as the log's sequencer does (:func:`cardproof.tlog.fold.fold`),
-   and requires the checkpoint's root (``bad-tree``: the checkpoint does not commit to
-   the entries served) and every hash tile served to be the ones rebuilt
-   (``bad-tile``).
+3. rebuilds the root of the tree seen from the log's tiles (its right edge): another
+   root is another history of what the log showed (``fork``);
+4. reads every new entry from the entry bundles, each an entry in its one spelling
+   (``bad-entry``, by index), the old entries of the bundle the log grew from still
+   the ones the tree seen holds (``fork``);
+5. folds them into the tree as the log's sequencer does (:func:`cardproof.tlog.fold.fold`)
+   and requires every hash tile served to be the one rebuilt (``bad-tile``) and the
+   checkpoint's root to be the tree's (``fork``: the log signed a tree its tiles and
+   entries do not make, so what it shows one reader is not what it signed for another).
 
-The tree is folded a bundle at a time, keeping only hash tiles (32 bytes an entry) and
-the one bundle that grows: a million entries take about 32 MB. :mod:`cardproof.cli.log`
-reads the log over HTTP and keeps what was seen on disk.
+Memory stays bounded whatever the log's size: the entries are folded 64 bundles at a
+time, a full tile is compared with the log's as soon as it is made and then dropped, and
+only the tree's right edge (a partial tile a level, the partial bundle) is kept between
+folds. :mod:`cardproof.cli.log` reads the log over HTTP and keeps what was seen on disk.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Final
 
 import msgspec
@@ -37,20 +43,28 @@ from cardproof.tlog.tiles import (
     TILE_WIDTH,
     Tile,
     TileReader,
+    pack_bundle,
     parse_tile_path,
     tile_path,
     tiles_of,
     unpack_bundle,
     width_at,
 )
-from cardproof.tlog.tree import leaf_hash, root_hash
+from cardproof.tlog.tree import EMPTY_ROOT, HASH_SIZE, leaf_hash, root_hash
 
 FOLD_BUNDLES: Final = 64
 """Entry bundles folded at a time (16,384 entries)."""
 
 Fetch = Callable[[str], bytes]
-"""Reads a path under the log's prefix (``checkpoint``, ``tile/0/000.p/5``): its bytes, or
-:class:`MonitorError` when the log does not serve it."""
+"""Reads a path under the log's prefix (``checkpoint``, ``tile/0/000.p/5``): its bytes.
+
+It raises :class:`MonitorError` with the code ``bad-tile`` when the log does not serve
+a tile (a partial tile is then read from its full tile), any other code when the log
+cannot be read now."""
+Progress = Callable[[int, int], None]
+"""Hears ``(done, total)``: the new entries read so far, of how many."""
+EachEntry = Callable[[int, Entry], None]
+"""Hears each new entry with its index, as it is read (it may raise :class:`MonitorError`)."""
 
 
 class MonitorError(Exception):
@@ -73,6 +87,8 @@ class Seen(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The root hash, base64."""
     checkpoint: str
     """The checkpoint note as it was read (its cosignatures too)."""
+    url: str = ""
+    """Where it was read (``cardproof log check --url``), if a reader says."""
 
 
 @dataclass
@@ -83,10 +99,10 @@ class Checked:
     old_size: int
     cosigned: list[str]
     """The names of the policy's witnesses that cosigned the checkpoint."""
+    unchecked: list[str] = field(default_factory=list)
+    """The names on the checkpoint's other signature lines (keys not given: not verified)."""
     kinds: Counter[str] = field(default_factory=Counter)
     """The new entries, by type."""
-    entries: list[tuple[int, Entry]] = field(default_factory=list)
-    """The new entries with their indexes, if asked for (:meth:`Monitor.check` ``keep``)."""
 
 
 class Monitor:
@@ -107,8 +123,12 @@ class Monitor:
         self.witnesses = list(witnesses)
         self.quorum = quorum
 
-    def checkpoint(self) -> tuple[str, Checkpoint, list[str]]:
-        """The log's checkpoint, verified: its note, its contents, its witnesses' names."""
+    def checkpoint(self) -> tuple[str, Checkpoint, list[str], list[str]]:
+        """The log's checkpoint, verified: its note, contents, witnesses, unchecked signers.
+
+        The witnesses are the names of the policy's that cosigned; the unchecked signers
+        the names on its lines of keys not given (so not verified).
+        """
         note = self.fetch("checkpoint").decode("utf-8", "replace")
         try:
             opened = open_note(note, [self.key, *self.witnesses])
@@ -128,185 +148,199 @@ class Monitor:
                 "witnesses",
                 f"{len(cosigned)} of your witnesses cosigned the checkpoint; {self.quorum} needed",
             )
-        return note, checkpoint, cosigned
+        unchecked = [line.split(" ")[1] for line in opened.unknown]
+        return note, checkpoint, cosigned, unchecked
 
     def check(
         self,
         seen: Seen | None,
-        progress: Callable[[int, int], None] | None = None,
-        *,
-        keep: bool = False,
+        progress: Progress | None = None,
+        each: EachEntry | None = None,
     ) -> Checked:
         """Check the log against what was ``seen`` (``None``: everything, from entry 0).
 
-        ``progress(done, total)`` hears of each bundle read; ``keep`` keeps the new entries
-        in the answer (for checks of each against the service). Raises
+        ``progress`` hears of each bundle read, ``each`` of each new entry. Raises
         :class:`MonitorError` at the first failed check.
         """
-        note, checkpoint, cosigned = self.checkpoint()
+        note, checkpoint, cosigned, unchecked = self.checkpoint()
         old = 0 if seen is None else seen.size
-        old_root = None if seen is None else base64.b64decode(seen.root)
+        old_root = EMPTY_ROOT if seen is None else base64.b64decode(seen.root)
         if checkpoint.size < old:
             raise MonitorError(
                 "rollback",
                 f"the log shows {checkpoint.size} entries; it showed {old} before: a rollback",
             )
-        if checkpoint.size == old and checkpoint.root != old_root and seen is not None:
+        if seen is not None and checkpoint.size == old and checkpoint.root != old_root:
             raise MonitorError(
                 "fork",
-                f"the log shows another root for its {old} entries than it showed before: a fork",
+                f"the log shows the root {_b64(checkpoint.root)} for its {old} entries; it "
+                f"showed {_b64(old_root)} before: a fork",
             )
+        root = _b64(checkpoint.root)
         found = Checked(
-            Seen(self.key.name, self.key.vkey, checkpoint.size, _b64(checkpoint.root), note),
+            Seen(self.key.name, self.key.vkey, checkpoint.size, root, note),
             old,
             cosigned,
+            unchecked,
         )
         tiles = _Tiles(self.fetch)
-        if old and old_root is not None:
-            try:
+        if old:
+            with _bad_tile():
                 rebuilt = root_hash(old, TileReader(old, tiles.read).subtree)
-            except (KeyError, ValueError) as error:
-                raise MonitorError(
-                    "fork", f"the tree of {old} entries it showed: {error}"
-                ) from None
             if rebuilt != old_root:
                 raise MonitorError(
                     "fork",
-                    f"the log's tiles now hold another tree of its first {old} entries than "
-                    "the one it showed: a fork",
+                    f"the log's tiles now make the root {_b64(rebuilt)} of its first {old} "
+                    f"entries; it showed {_b64(old_root)}: a fork",
                 )
-        size, root = old, old_root
-        for first, batch in self._new_entries(tiles, old, checkpoint.size, progress):
-            for offset, data in enumerate(batch):
-                try:
-                    entry = parse_entry(data)
-                except EntryError as error:
-                    raise MonitorError("bad-entry", f"entry {first + offset}: {error}") from None
-                found.kinds[str(type(entry).__struct_config__.tag)] += 1
-                if keep:
-                    found.entries.append((first + offset, entry))
-            folded = fold(size, tiles.read, batch)
+        size, made = old, old_root
+        for batch in self._new_entries(tiles, found, checkpoint.size, progress, each):
+            with _bad_tile():
+                folded = fold(size, tiles.read, batch)
             tiles.made(folded.tiles)
-            size, root = folded.size, folded.root
-        if size != checkpoint.size or (size and root != checkpoint.root):
+            size, made = folded.size, folded.root
+        if made != checkpoint.root:
             raise MonitorError(
-                "bad-tree",
-                f"the checkpoint's root is not the tree of the {checkpoint.size} entries the "
-                "log serves",
+                "fork",
+                f"the log's {checkpoint.size} entries make the root {_b64(made)}; its "
+                f"checkpoint signs {root}: it signed a tree it does not serve (a fork)",
             )
         for tile in tiles_of(checkpoint.size, old):
-            if tiles.served(tile) != tiles.ours(tile):
-                raise MonitorError(
-                    "bad-tile", f"tile {tile_path(tile)} is not the one its entries make"
-                )
+            if not tile.full:  # a full one was compared as it was made
+                tiles.compare(tile, tiles.edge[(tile.level, tile.index)])
         return found
 
     def _new_entries(
         self,
         tiles: _Tiles,
-        old: int,
+        found: Checked,
         size: int,
-        progress: Callable[[int, int], None] | None,
-    ) -> Iterator[tuple[int, list[bytes]]]:
-        """The entries from ``old`` to ``size``, from the bundles, a batch at a time."""
+        progress: Progress | None,
+        each: EachEntry | None,
+    ) -> Iterator[list[bytes]]:
+        """The new entries, from the bundles, in batches of :data:`FOLD_BUNDLES` bundles.
+
+        Each is checked and heard of (``each``) as its bundle is read.
+        """
+        old = found.old_size
         batch: list[bytes] = []
-        start = old
-        first_bundle, end_bundle = old // TILE_WIDTH, (size + TILE_WIDTH - 1) // TILE_WIDTH
-        for index in range(first_bundle, end_bundle):
-            width = width_at(0, index, size)
-            path = tile_path(Tile(ENTRIES, index, width))
+        end_bundle = (size + TILE_WIDTH - 1) // TILE_WIDTH
+        for index in range(old // TILE_WIDTH, end_bundle):
+            tile = Tile(ENTRIES, index, width_at(0, index, size))
+            path = tile_path(tile)
             try:
-                entries = list(unpack_bundle(tiles.fetch_once(path)))
+                entries = list(unpack_bundle(tiles.get(path)))
             except ValueError as error:
                 raise MonitorError("bad-tile", f"{path}: {error}") from None
-            if len(entries) != width:
-                raise MonitorError("bad-tile", f"{path} holds {len(entries)} entries, not {width}")
+            if len(entries) != tile.width:
+                raise MonitorError(
+                    "bad-tile", f"{path} holds {len(entries)} entries, not {tile.width}"
+                )
             skip = max(0, old - index * TILE_WIDTH)
             if skip:  # the entries it showed before: still the ones its tree holds
-                held = TileReader(old, tiles.read).tile(0, index)
+                with _bad_tile():
+                    held = TileReader(old, tiles.read).tile(0, index)
                 if b"".join(leaf_hash(entry) for entry in entries[:skip]) != held:
                     raise MonitorError(
                         "fork", f"{path} holds other entries before {old} than the log showed"
                     )
+                tiles.edge[(ENTRIES, index)] = pack_bundle(entries[:skip])  # for the fold
+            first = index * TILE_WIDTH + skip
+            for at, data in enumerate(entries[skip:], first):
+                try:
+                    entry = parse_entry(data)
+                except EntryError as error:
+                    raise MonitorError("bad-entry", f"entry {at}: {error}") from None
+                found.kinds[str(type(entry).__struct_config__.tag)] += 1
+                if each is not None:
+                    each(at, entry)
             batch += entries[skip:]
             if progress is not None:
-                progress(index * TILE_WIDTH + width - old, size - old)
+                progress(index * TILE_WIDTH + tile.width - old, size - old)
             if len(batch) >= FOLD_BUNDLES * TILE_WIDTH or index == end_bundle - 1:
-                yield start, batch
-                start += len(batch)
+                yield batch
                 batch = []
 
 
 class _Tiles:
-    """Tiles as the monitor reads them: the ones it rebuilt first, else the log's."""
+    """Tiles as the monitor reads them: the right edge of the tree it folded, else the log's.
+
+    Bounded: the edge holds a partial tile a level and the partial bundle, and the log's
+    tiles kept are the ones the tree seen is rebuilt from (its right edge too).
+    """
 
     def __init__(self, fetch: Fetch) -> None:
         self.fetch = fetch
-        self.kept: dict[tuple[int, int], bytes] = {}
-        """Hash tiles rebuilt (their widest form) and the bundle that grows."""
-        self.fetched: dict[str, bytes] = {}
+        self.edge: dict[tuple[int, int], bytes] = {}
+        """The partial tiles (and bundle) of the tree folded so far, by level and index."""
+        self.served: dict[Tile, bytes] = {}
+        """The log's tiles read for a fold (the right edge of the tree seen)."""
 
-    def fetch_once(self, path: str) -> bytes:
-        """A path of the log, fetched once.
-
-        A partial tile the log no longer serves is read from its full tile, as C2SP
-        tlog-tiles lets a client do.
-        """
-        data = self.fetched.get(path)
-        if data is None:
-            try:
-                data = self.fetch(path)
-            except MonitorError:
-                tile = parse_tile_path(path)
-                if tile.full:
-                    raise
-                full = self.fetch(tile_path(Tile(tile.level, tile.index, TILE_WIDTH)))
-                if tile.level == ENTRIES:
-                    data = _bundle_prefix(full, tile.width)
-                else:
-                    data = full[: tile.width * 32]
-            if path.startswith("tile/") and not path.startswith("tile/entries/"):
-                self.fetched[path] = data  # a hash tile may be read again; a bundle not
-        return data
+    def get(self, path: str) -> bytes:
+        """A path of the log (a partial tile it no longer serves: cut from its full tile)."""
+        try:
+            return self.fetch(path)
+        except MonitorError as error:
+            tile = parse_tile_path(path)
+            if error.code != "bad-tile" or tile.full:
+                raise
+            return _cut(tile, self.fetch(tile_path(Tile(tile.level, tile.index, TILE_WIDTH))))
 
     def read(self, tile: Tile) -> bytes:
-        """A tile for a fold: the one rebuilt if any (a prefix of it), else the log's."""
-        held = self.kept.get((tile.level, tile.index))
+        """A tile for a fold: the edge folded if it holds it, else the log's."""
+        held = self.edge.get((tile.level, tile.index))
         if held is not None:
-            if tile.level == ENTRIES:
-                return _bundle_prefix(held, tile.width)
-            if len(held) >= tile.width * 32:
-                return held[: tile.width * 32]
-        return self.fetch_once(tile_path(tile))
+            return _cut(tile, held)
+        data = self.served.get(tile)
+        if data is None:
+            data = self.served[tile] = self.get(tile_path(tile))
+        return data
 
     def made(self, tiles: dict[str, bytes]) -> None:
-        """Keep what a fold made: hash tiles, and a bundle only while it grows."""
+        """Take what a fold made: partial tiles as the edge, full ones compared and dropped."""
         for path, data in tiles.items():
             tile = parse_tile_path(path)
-            if tile.level == ENTRIES and tile.full:
-                self.kept.pop((tile.level, tile.index), None)
-            else:
-                self.kept[(tile.level, tile.index)] = data
+            if not tile.full:
+                self.edge[(tile.level, tile.index)] = data
+                continue
+            self.edge.pop((tile.level, tile.index), None)
+            if tile.level != ENTRIES:
+                self.compare(tile, data)
 
-    def ours(self, tile: Tile) -> bytes:
-        """A hash tile as rebuilt, at ``tile``'s width."""
-        return self.kept.get((tile.level, tile.index), b"")[: tile.width * 32]
-
-    def served(self, tile: Tile) -> bytes:
-        """A hash tile as the log serves it."""
-        return self.fetch_once(tile_path(tile))
+    def compare(self, tile: Tile, made: bytes) -> None:
+        """``bad-tile`` unless the log serves ``tile`` as it was rebuilt."""
+        path = tile_path(tile)
+        if self.get(path) != _cut(tile, made):
+            raise MonitorError("bad-tile", f"tile {path} is not the one its entries make")
 
 
-def _bundle_prefix(bundle: bytes, width: int) -> bytes:
-    """The first ``width`` entries of a bundle, as their bundle."""
-    at = 0
-    for _ in range(width):
-        at += 2 + int.from_bytes(bundle[at : at + 2], "big")
-    return bundle[:at]
+def _cut(tile: Tile, data: bytes) -> bytes:
+    """The first ``tile.width`` hashes (or entries, of a bundle) of a wider tile's bytes."""
+    if tile.level == ENTRIES:
+        return pack_bundle(list(islice(unpack_bundle(data), tile.width)))
+    return data[: tile.width * HASH_SIZE]
+
+
+@contextlib.contextmanager
+def _bad_tile() -> Iterator[None]:
+    """A tile of the wrong size or a bundle cut short (``ValueError``) as ``bad-tile``."""
+    try:
+        yield
+    except ValueError as error:
+        raise MonitorError("bad-tile", str(error)) from None
 
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-__all__ = ["Checked", "Fetch", "Monitor", "MonitorError", "Seen"]
+__all__ = [
+    "FOLD_BUNDLES",
+    "Checked",
+    "EachEntry",
+    "Fetch",
+    "Monitor",
+    "MonitorError",
+    "Progress",
+    "Seen",
+]

@@ -61,10 +61,14 @@ def _check_name(name: str) -> None:
 
 
 def _b64decode(text: str, what: str) -> bytes:
+    """Base64 in its one spelling (no stray low bits, no padding past a group)."""
     try:
-        return base64.b64decode(text, validate=True)
+        raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise NoteError(f"{what} is not base64") from None
+    if base64.b64encode(raw).decode() != text:
+        raise NoteError(f"{what} is not base64 in its one spelling")
+    return raw
 
 
 def _raw(public: Ed25519PublicKey) -> bytes:
