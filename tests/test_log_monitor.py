@@ -389,6 +389,8 @@ def test_a_changed_key_is_refused_unless_pinned(tmp_path: Path) -> None:
         wit = WITNESS.verifier.vkey
         status, said = check(url, state, "--witness", wit, "--quorum", "2")
         assert (status, "--quorum 2 of 1 --witness" in said) == (2, True), said
+        status, said = check(url, state, "--witness", LOG.verifier.vkey)  # a log's key
+        assert (status, "a cosignature/v1 key (type 0x04)" in said) == (2, True), said
 
 
 def test_witnesses_cosignatures_are_required_by_the_policy(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ from cardproof.tlog.entries import (
     settlement_entry,
 )
 from cardproof.tlog.monitor import Checked, Fetch, Monitor, MonitorError, Seen
-from cardproof.tlog.note import NoteError, Verifier
+from cardproof.tlog.note import COSIGNATURE_V1, NoteError, Verifier
 from cardproof.tlog.tiles import MAX_ENTRY, TILE_WIDTH
 from cardproof.words import plural
 
@@ -94,6 +94,8 @@ def check(args: argparse.Namespace) -> int:
         pinned = Verifier.parse(args.key) if args.key else None
     except NoteError as error:
         return _fail(f"cardproof log check: {error}")
+    if any(witness.kind != COSIGNATURE_V1 for witness in witnesses):
+        return _fail("cardproof log check: a --witness key is a cosignature/v1 key (type 0x04)")
     quorum = len(witnesses) if args.quorum is None else args.quorum
     if not 0 <= quorum <= len(witnesses):
         return _fail(f"cardproof log check: --quorum {quorum} of {len(witnesses)} --witness")
