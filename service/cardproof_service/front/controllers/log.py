@@ -96,6 +96,7 @@ class LogController(Controller):
                 "(`cardproof.tlog.entries.receipt_entry`).",
                 min_length=64,
                 max_length=64,
+                schema_extra={"pattern": "^[0-9a-f]{64}$"},  # checked below, saying the form
                 examples=[Example(value="9f" * 32)],
             ),
         ],
