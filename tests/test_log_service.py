@@ -283,6 +283,33 @@ def test_a_tournament_s_commitments_reveals_and_settlement_are_logged(
     assert len(logged_of(logged, tid, 6)) == 5  # each once
 
 
+def test_the_log_names_no_entrant_and_its_deal_ids_open_no_tournament_game(
+    logged: TestClient[Litestar],
+) -> None:
+    """What the log makes public (protocol.md 7.7): scores and ids, not who played.
+
+    A tournament game's entry names its deal, and that id opens nothing without the
+    entrant's token; a finished game of no tournament is public by its id, on purpose.
+    """
+    owner = organizer_key(logged.app, f"Log Club {uuid.uuid4().hex[:6]}")
+    tid = open_tournament(logged, owner)["tournament"]["tournament_id"]
+    name = f"Zed Private {uuid.uuid4().hex[:6]}"
+    token = enter(logged, tid, name).json()["token"]
+    deal = play_round(logged, tid, token, 1, CELLS)["deal_id"]
+    deadline = time.monotonic() + 5
+    while True:
+        entries = tiles_of_log(logged)[1]
+        ours = [e for e in map(parse_entry, entries) if getattr(e, "deal", None) == deal]
+        if len(ours) == 2 or time.monotonic() > deadline:
+            break
+        time.sleep(INTERVAL)
+    assert len(ours) == 2
+    assert not any(name.encode() in entry for entry in entries)
+    for path in (f"/v1/deals/{deal}", f"/v1/deals/{deal}/receipt"):
+        assert logged.get(path).status_code == 401, path
+    assert logged.get(f"/v1/deals/{deal}", headers={"Authorization": f"Bearer {token}"}).is_success
+
+
 def test_a_tournament_closed_by_its_clock_is_logged_too(
     logged: TestClient[Litestar], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from cardproof.cards import Card
     from cardproof.client import AsyncClient, AsyncGame, AsyncRound, Client, Game, Round
     from cardproof.errors import (
+        AnswerTooLargeError,
         APIError,
         BadRequestError,
         CardproofError,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     "APIError": "cardproof.errors",
+    "AnswerTooLargeError": "cardproof.errors",
     "AsyncClient": "cardproof.client",
     "AsyncGame": "cardproof.client",
     "AsyncRound": "cardproof.client",
@@ -90,6 +92,7 @@ __all__ = [
     "TABLES",
     "VARIANTS",
     "APIError",
+    "AnswerTooLargeError",
     "AsyncClient",
     "AsyncGame",
     "AsyncRound",

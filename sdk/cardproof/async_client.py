@@ -105,15 +105,24 @@ class AsyncClient:
         args = self._core.request_args(call)
         attempt = 0
         while True:
+            request = self._http.build_request(**args)
+            reader = self._core.reader(call, request)
             try:
-                response = await self._http.request(**args)
+                async with asyncio.timeout(reader.seconds):  # the whole try, headers too
+                    response = await self._http.send(request, stream=True)
+                    try:
+                        wait = self._core.retry_delay(response, attempt)
+                        if wait is None:
+                            async for chunk in response.aiter_bytes():
+                                reader.add(chunk)
+                            return self._core.decode(response, reader.content, call.result)
+                    finally:
+                        await response.aclose()
+            except TimeoutError:
+                wait = self._core.transport_retry(reader.timed_out(), attempt)
             except httpx.TransportError as error:
-                await asyncio.sleep(self._core.transport_retry(error, attempt))
-            else:
-                wait = self._core.retry_delay(response, attempt)
-                if wait is None:
-                    return self._core.decode(response, call.result)
-                await asyncio.sleep(wait)
+                wait = self._core.transport_retry(error, attempt)
+            await asyncio.sleep(wait)
             attempt += 1
 
     async def variants(self) -> list[VariantInfo]:

@@ -47,12 +47,13 @@ from cardproof.async_client import AsyncClient
 from cardproof.core import (
     RETRY_STATUSES,
     RETRY_TRANSPORT_ERRORS,
+    AnswerReader,
     RequestCore,
     error_from_response,
     retry_after_seconds,
 )
 from cardproof.endpoints import ApiCall, CardLike, Moment, Options, T
-from cardproof.errors import ConflictError, NotFoundError
+from cardproof.errors import ConflictError, NotFoundError, TransportError
 from cardproof.games import GridView, ReserveView, RowsView, SoloDrezView
 from cardproof.handles import (
     AsyncGame,
@@ -123,6 +124,32 @@ __all__ = [
 ]
 
 
+def fetch_bytes(url: str, *, limit: int, timeout: float = 10.0) -> bytes:
+    """The body of a 2xx answer to ``GET url``, read under ``limit`` bytes and one deadline.
+
+    For a document fetched outside the API's calls (a key set named by URL), with the
+    same bounds: an answer over ``limit`` is :class:`~cardproof.errors.AnswerTooLargeError`,
+    one slower than ``timeout`` in all a :class:`~cardproof.errors.TransportError`, and
+    a non-2xx one its typed :class:`~cardproof.errors.APIError`.
+    """
+    with httpx.Client(timeout=timeout) as http:
+        request = http.build_request("GET", url)
+        reader = AnswerReader(request, limit=limit, seconds=timeout)
+        try:
+            response = http.send(request, stream=True)
+            try:
+                for chunk in response.iter_bytes():
+                    reader.add(chunk)
+                reader.check_time()
+            finally:
+                response.close()
+        except httpx.TransportError as error:
+            raise TransportError(f"GET {url}: {error!r}") from error
+    if not response.is_success:
+        raise error_from_response(response, reader.content)
+    return reader.content
+
+
 class Client:
     """A synchronous cardproof client. Use as a context manager, or call :meth:`close`."""
 
@@ -165,15 +192,22 @@ class Client:
         args = self._core.request_args(call)
         attempt = 0
         while True:
+            request = self._http.build_request(**args)
+            reader = self._core.reader(call, request)
             try:
-                response = self._http.request(**args)
+                response = self._http.send(request, stream=True)
+                try:
+                    wait = self._core.retry_delay(response, attempt)
+                    if wait is None:
+                        for chunk in response.iter_bytes():
+                            reader.add(chunk)
+                        reader.check_time()
+                        return self._core.decode(response, reader.content, call.result)
+                finally:
+                    response.close()
             except httpx.TransportError as error:
-                time.sleep(self._core.transport_retry(error, attempt))
-            else:
-                wait = self._core.retry_delay(response, attempt)
-                if wait is None:
-                    return self._core.decode(response, call.result)
-                time.sleep(wait)
+                wait = self._core.transport_retry(error, attempt)
+            time.sleep(wait)
             attempt += 1
 
     def variants(self) -> list[VariantInfo]:

@@ -6,11 +6,14 @@ answer into its typed result or a typed :class:`~cardproof.errors.APIError` from
 problem+json body. It does no I/O: :class:`~cardproof.client.Client` and
 :class:`~cardproof.async_client.AsyncClient` send with httpx, sleeping as it says.
 Retries cover connection errors, timeouts, 429 and 5xx, with full-jitter exponential
-backoff that honours ``Retry-After``.
+backoff that honours ``Retry-After``. No answer is trusted for its size or its pace:
+each is read under its call's size cap (:class:`AnswerReader`) and within one deadline
+for the whole try, not one per read, so a server trickling bytes cannot hold a client.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
 import uuid
@@ -23,6 +26,7 @@ import msgspec
 
 from cardproof.endpoints import ApiCall
 from cardproof.errors import (
+    AnswerTooLargeError,
     APIError,
     BadRequestError,
     ConflictError,
@@ -80,10 +84,61 @@ def retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def error_from_response(response: httpx.Response) -> APIError:
-    """The typed error for a non-2xx answer, from its problem+json body when present."""
+class AnswerReader:
+    """Collects one answer's bytes under a size cap and a deadline for the whole try.
+
+    httpx's timeout bounds each read, so a server sending a byte a second would never
+    time out. :class:`~cardproof.async_client.AsyncClient` holds the whole try, headers
+    included, to the deadline; :class:`~cardproof.client.Client` checks it as each chunk
+    arrives (a try lasts at most its deadline plus one read's timeout once its headers
+    are in). Past the deadline the try fails as a read timeout (tried again like one);
+    past the cap it fails as :class:`~cardproof.errors.AnswerTooLargeError` (final).
+    """
+
+    def __init__(self, request: httpx.Request, *, limit: int, seconds: float) -> None:
+        self.request = request
+        self.limit = limit
+        self.deadline = time.monotonic() + seconds
+        self.seconds = seconds
+        self._parts: list[bytes] = []
+        self._size = 0
+
+    def add(self, chunk: bytes) -> None:
+        """Take the next chunk, or raise if the answer is too large or too slow."""
+        self._size += len(chunk)
+        if self._size > self.limit:
+            raise AnswerTooLargeError(
+                f"{self.request.method} {self.request.url}: the answer is over "
+                f"{self.limit:,} bytes, more than this call allows"
+            )
+        self._parts.append(chunk)
+        self.check_time()
+
+    def timed_out(self) -> httpx.ReadTimeout:
+        """The error of a try that outlived its deadline."""
+        return httpx.ReadTimeout(
+            f"the answer took more than {self.seconds:g} s", request=self.request
+        )
+
+    def check_time(self) -> None:
+        """Raise a read timeout if the try has outlived its deadline."""
+        if time.monotonic() > self.deadline:
+            raise self.timed_out()
+
+    @property
+    def content(self) -> bytes:
+        """Every byte read so far."""
+        return b"".join(self._parts)
+
+
+def error_from_response(response: httpx.Response, content: bytes | None = None) -> APIError:
+    """The typed error for a non-2xx answer, from its problem+json body when present.
+
+    ``content`` is the body when it was read apart (a streamed answer), else the
+    response's own.
+    """
     try:
-        body = response.json()
+        body = json.loads(response.content if content is None else content)
     except ValueError:
         body = None
     if not isinstance(body, dict):
@@ -175,17 +230,21 @@ class RequestCore:
             ) from error
         return self.delay(attempt + 1)
 
+    def reader(self, call: ApiCall[Any], request: httpx.Request) -> AnswerReader:
+        """A reader for one try of ``call``: its cap, and its timeout (plus its wait)."""
+        return AnswerReader(request, limit=call.limit, seconds=self.timeout + call.wait)
+
     @staticmethod
-    def decode(response: httpx.Response, result_type: type[T]) -> T:
-        """The typed result of a 2xx answer, else the typed error."""
+    def decode(response: httpx.Response, content: bytes, result_type: type[T]) -> T:
+        """The typed result of a 2xx answer whose body is ``content``, else the typed error."""
         if not response.is_success:
-            raise error_from_response(response)
-        if result_type is str:  # a text answer (the log's checkpoint and key)
-            text: T = response.text  # type: ignore[assignment]
-            return text
+            raise error_from_response(response, content)
         try:
-            return msgspec.json.decode(response.content, type=result_type)
-        except msgspec.DecodeError as error:
+            if result_type is str:  # a text answer (the log's checkpoint and key)
+                text: T = content.decode()  # type: ignore[assignment]
+                return text
+            return msgspec.json.decode(content, type=result_type)
+        except (msgspec.DecodeError, UnicodeDecodeError) as error:
             raise APIError(
                 response.status_code, "Unexpected response", f"the answer cannot be read: {error}"
             ) from None

@@ -54,6 +54,16 @@ Moment = datetime | str
 """A time: an aware ``datetime``, or RFC 3339 text (``"2025-06-01T18:00:00Z"``)."""
 
 
+KEY_LIMIT = 1 << 20
+"""A key set, the log's key, checkpoint or proof: small documents, 1 MiB at most."""
+GAME_LIMIT = 4 << 20
+"""A game's answers (a deal, a move, a receipt, a score or a solve): 4 MiB at most."""
+TOURNAMENT_LIMIT = 64 << 20
+"""A tournament, its round or its standings, which grow with its entrants: 64 MiB."""
+EXPORT_LIMIT = 1 << 30
+"""A tournament's export, every game of every entrant in it: 1 GiB."""
+
+
 def _json(value: Any) -> Any:
     """Plain JSON data from cards, engine moves and option structs."""
     if isinstance(value, Card):
@@ -98,6 +108,8 @@ class ApiCall(Generic[T]):
     """Sent as ``X-Invite-Code``: it reads an invite-only tournament."""
     wait: float = 0.0
     """Seconds the server may hold the answer (a long poll), on top of the timeout."""
+    limit: int = GAME_LIMIT
+    """The most bytes of answer read: a larger one is refused, not read to its end."""
 
 
 def deal_form(
@@ -231,7 +243,7 @@ def create_tournament(
 
 def start_round(tournament_id: str, round_number: int) -> ApiCall[RoundStatus]:
     path = _tournament_path(tournament_id, "rounds", str(round_number), "start")
-    return ApiCall("POST", path, RoundStatus, {})
+    return ApiCall("POST", path, RoundStatus, {}, limit=TOURNAMENT_LIMIT)
 
 
 def round_status(
@@ -239,7 +251,9 @@ def round_status(
 ) -> ApiCall[RoundStatus]:
     path = _tournament_path(tournament_id, "rounds", str(round_number))
     authorization = None if token is None else f"Bearer {token}"
-    return ApiCall("GET", path, RoundStatus, None, authorization, invite_code)
+    return ApiCall(
+        "GET", path, RoundStatus, None, authorization, invite_code, limit=TOURNAMENT_LIMIT
+    )
 
 
 def round_calls(
@@ -253,7 +267,9 @@ def round_calls(
     query = urlencode({"after": after, "wait": wait})
     path = _tournament_path(tournament_id, "rounds", str(round_number), "calls") + "?" + query
     authorization = None if token is None else f"Bearer {token}"
-    return ApiCall("GET", path, RoundCalls, None, authorization, invite_code, wait)
+    return ApiCall(
+        "GET", path, RoundCalls, None, authorization, invite_code, wait, TOURNAMENT_LIMIT
+    )
 
 
 def tournament(
@@ -261,7 +277,9 @@ def tournament(
 ) -> ApiCall[Tournament]:
     path = _tournament_path(tournament_id)
     authorization = None if token is None else f"Bearer {token}"
-    return ApiCall("GET", path, Tournament, None, authorization, invite_code)
+    return ApiCall(
+        "GET", path, Tournament, None, authorization, invite_code, limit=TOURNAMENT_LIMIT
+    )
 
 
 def tournaments(limit: int | None, cursor: str | None) -> ApiCall[TournamentList]:
@@ -271,7 +289,8 @@ def tournaments(limit: int | None, cursor: str | None) -> ApiCall[TournamentList
             **({} if cursor is None else {"cursor": cursor}),
         }
     )
-    return ApiCall("GET", "/v1/tournaments" + (f"?{query}" if query else ""), TournamentList)
+    path = "/v1/tournaments" + (f"?{query}" if query else "")
+    return ApiCall("GET", path, TournamentList, limit=TOURNAMENT_LIMIT)
 
 
 def invite(tournament_id: str, count: int) -> ApiCall[InviteCodes]:
@@ -296,7 +315,7 @@ def standings(
 ) -> ApiCall[Standings]:
     query = f"?{urlencode({'player': player})}" if player is not None else ""
     path = _tournament_path(tournament_id, "standings") + query
-    return ApiCall("GET", path, Standings, invite_code=invite_code)
+    return ApiCall("GET", path, Standings, invite_code=invite_code, limit=TOURNAMENT_LIMIT)
 
 
 def settlement(
@@ -306,31 +325,33 @@ def settlement(
         {"payments": "true", **({"cursor": cursor} if cursor else {})} if payments else {}
     )
     path = _tournament_path(tournament_id, "settlement") + (f"?{query}" if query else "")
-    return ApiCall("GET", path, SettlementPage, invite_code=invite_code)
+    return ApiCall("GET", path, SettlementPage, invite_code=invite_code, limit=TOURNAMENT_LIMIT)
 
 
 def close_tournament(tournament_id: str) -> ApiCall[Tournament]:
-    return ApiCall("POST", _tournament_path(tournament_id, "close"), Tournament, {})
+    path = _tournament_path(tournament_id, "close")
+    return ApiCall("POST", path, Tournament, {}, limit=TOURNAMENT_LIMIT)
 
 
 def export_tournament(tournament_id: str) -> ApiCall[TournamentExport]:
-    return ApiCall("GET", _tournament_path(tournament_id, "export"), TournamentExport)
+    path = _tournament_path(tournament_id, "export")
+    return ApiCall("GET", path, TournamentExport, limit=EXPORT_LIMIT)
 
 
 def jwks() -> ApiCall[JWKS]:
-    return ApiCall("GET", "/.well-known/jwks.json", JWKS)
+    return ApiCall("GET", "/.well-known/jwks.json", JWKS, limit=KEY_LIMIT)
 
 
 def log_key() -> ApiCall[str]:
-    return ApiCall("GET", "/log/key", str)
+    return ApiCall("GET", "/log/key", str, limit=KEY_LIMIT)
 
 
 def log_checkpoint() -> ApiCall[str]:
-    return ApiCall("GET", "/log/checkpoint", str)
+    return ApiCall("GET", "/log/checkpoint", str, limit=KEY_LIMIT)
 
 
 def log_proof(leaf: bytes) -> ApiCall[LogProof]:
-    return ApiCall("GET", f"/log/proof/{leaf.hex()}", LogProof)
+    return ApiCall("GET", f"/log/proof/{leaf.hex()}", LogProof, limit=KEY_LIMIT)
 
 
 def health() -> ApiCall[Health]:

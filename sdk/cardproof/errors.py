@@ -128,3 +128,11 @@ class ServerError(APIError):
 
 class TransportError(CardproofError):
     """The server could not be reached (connection refused, timeout, broken stream)."""
+
+
+class AnswerTooLargeError(TransportError):
+    """The server's answer is larger than this call allows: refused, not read to its end.
+
+    Each call has a cap by kind (a key set 1 MiB, a game's answers 4 MiB), so a broken
+    or hostile server cannot fill the client's memory with an endless answer.
+    """

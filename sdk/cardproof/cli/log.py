@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from cardproof.errors import (
+    AnswerTooLargeError,
     APIError,
     CardproofError,
     ForbiddenError,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     import httpx
 
     from cardproof.client import Client
+    from cardproof.core import AnswerReader
     from cardproof.models import Tournament
 
 TIMEOUT: Final = 30.0
@@ -136,7 +138,7 @@ def _fetcher(http: httpx.Client, base: str) -> Fetch:
     """
     import httpx
 
-    from cardproof.core import RequestCore
+    from cardproof.core import AnswerReader, RequestCore
 
     retries = RequestCore(
         base_url=base, api_key=None, timeout=TIMEOUT, max_retries=3, backoff=0.5, max_backoff=10
@@ -146,11 +148,18 @@ def _fetcher(http: httpx.Client, base: str) -> Fetch:
         url = f"{base}/log/{path}"
         attempt = 0
         while True:
+            request = http.build_request("GET", url)
+            reader = AnswerReader(request, limit=LARGEST, seconds=TIMEOUT)
             try:
-                with http.stream("GET", url) as answer:
+                answer = http.send(request, stream=True)
+                try:
                     wait = retries.retry_delay(answer, attempt)
                     if wait is None:
-                        return _answer(answer, path, url)
+                        return _answer(answer, reader, path)
+                finally:
+                    answer.close()
+            except AnswerTooLargeError as error:
+                raise MonitorError("unreadable", str(error)) from None
             except httpx.TransportError as error:
                 wait = retries.transport_retry(error, attempt)  # or raise it, the last
             time.sleep(wait)
@@ -159,13 +168,12 @@ def _fetcher(http: httpx.Client, base: str) -> Fetch:
     return fetch
 
 
-def _answer(answer: httpx.Response, path: str, url: str) -> bytes:
-    """The body of a final answer to ``GET url``, or the :class:`MonitorError` it is."""
-    body = b""
+def _answer(answer: httpx.Response, reader: AnswerReader, path: str) -> bytes:
+    """The body of a final answer to ``reader``'s request, or the :class:`MonitorError` it is."""
     for chunk in answer.iter_bytes():
-        body += chunk
-        if len(body) > LARGEST:
-            raise MonitorError("unreadable", f"GET {url}: more than {LARGEST} bytes")
+        reader.add(chunk)
+    reader.check_time()
+    body, url = reader.content, answer.request.url
     if answer.status_code == 200:
         return body
     said = f"GET {url}: {answer.status_code} {body[:200]!r}"

@@ -64,11 +64,10 @@ def _client(url: str, api_key: str | None = None) -> Client:
 def _load_jwks(source: str) -> bytes:
     """A JWKS from a URL (``http...``) or a file."""
     if source.startswith(("http://", "https://")):
-        import httpx
+        from cardproof.client import fetch_bytes
+        from cardproof.endpoints import KEY_LIMIT
 
-        response = httpx.get(source, timeout=10)
-        response.raise_for_status()
-        return response.content
+        return fetch_bytes(source, limit=KEY_LIMIT)
     return Path(source).read_bytes()
 
 
