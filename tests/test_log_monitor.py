@@ -6,16 +6,22 @@ fork), a shorter one (a rollback), a rewritten tile, an entry not in its one spe
 checkpoint of another key, a log whose key changed, witnesses' cosignatures, and with
 ``--deep`` a log whose entries the service does not agree with (the service behind a
 small proxy that serves the forged log's files). Each is refused with its code, and what
-was seen is kept only from a check that passed.
+was seen is kept only from a check that passed. Old bundles and tiles rewritten under an
+honest checkpoint are caught by the sample a check re-reads and by ``--full``; two checks
+of one log take turns on its state file's lock.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import functools
 import http.server
 import io
+import os
+import shutil
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -27,7 +33,9 @@ import httpx
 import msgspec
 import pytest
 
+import cardproof.cli.log as log_cli
 from cardproof.cli import main
+from cardproof.cli.log import state_file
 from cardproof.client import Client
 from cardproof.tlog.entries import ReceiptEntry, RoundCommitment, encode_entry, parse_entry
 from cardproof.tlog.monitor import Fetch, Monitor, MonitorError, Seen
@@ -41,7 +49,7 @@ from cardproof.tlog.tiles import (
     tiles_of,
     unpack_bundle,
 )
-from cardproof.tlog.tree import MemoryTree, leaf_hash
+from cardproof.tlog.tree import MemoryTree, leaf_hash, node_hash
 from conftest import TEST_KEYS, free_port, served
 from test_cli import _cardproof
 from test_cli_pty import Terminal
@@ -484,7 +492,9 @@ def test_the_monitor_reads_a_log_in_bundles(tmp_path: Path) -> None:
     fetched: list[str] = []
     heard: list[int] = []
     fetch = from_files(forged(tmp_path / "bigger", entries), fetched)
-    more = Monitor(fetch, LOG.verifier).check(first.seen, each=lambda i, e: heard.append(i))
+    more = Monitor(fetch, LOG.verifier).check(
+        first.seen, each=lambda i, e: heard.append(i), sample=0
+    )
     assert (more.old_size, more.seen.size) == (20_000, 25_000)
     assert more.kinds == {"round-commitment": 5_000}
     assert heard == list(range(20_000, 25_000))
@@ -551,3 +561,251 @@ def test_a_person_at_a_terminal_sees_a_progress_bar(tmp_path: Path) -> None:
         terminal.expect("entry/s")
         terminal.expect(f"log {ORIGIN}: 3000 entries (3000 new: ")
         assert terminal.close() == 0
+
+
+def rewrite(log: Path, at: int, entry: bytes, *, tile: bool) -> None:
+    """Entry ``at`` of a forged log's full bundle replaced by ``entry`` (``tile``: its leaf too)."""
+    bundle = log / tile_path(Tile(ENTRIES, at // 256, 256))
+    held = list(unpack_bundle(bundle.read_bytes()))
+    held[at % 256] = entry
+    bundle.write_bytes(pack_bundle(held))
+    if tile:
+        hashes = log / tile_path(Tile(0, at // 256, 256))
+        data = bytearray(hashes.read_bytes())
+        data[32 * (at % 256) : 32 * (at % 256 + 1)] = leaf_hash(entry)
+        hashes.write_bytes(bytes(data))
+
+
+def test_an_old_bundle_rewritten_under_an_honest_checkpoint_is_caught(tmp_path: Path) -> None:
+    """The checkpoint, the tree's right edge and the new entries honest; bundle 0 rewritten.
+
+    Bundle 0 is the one full bundle seen, so the default sample (4) re-reads it: no luck.
+    """
+    entries = [commitment(n) for n in range(310)]
+    seen = tmp_path / "seen"
+    with files(forged(tmp_path / "first", entries[:300]).parent) as url:
+        assert check(url, seen)[0] == 0
+    before = kept(seen)
+    for name, tile, full_code in [("both", True, "fork"), ("bundle", False, "bad-tile")]:
+        log = forged(tmp_path / name, entries)
+        rewrite(log, 5, commitment(1005), tile=tile)
+        state = tmp_path / f"{name}-state"
+        with files(log.parent) as url:
+            shutil.copytree(seen, state)
+            status, said = check(url, state)
+            assert (status, "LOG CHECK FAILED (fork): tile/entries/000 holds other" in said) == (
+                1,
+                True,
+            ), said
+            assert "than the tree of 300 seen: a fork" in said
+            status, said = check(url, state, "--full")
+            assert (status, f"LOG CHECK FAILED ({full_code}): " in said) == (1, True), said
+            if tile:  # its tiles make the rewritten history: not the tree seen
+                assert "the log's first 300 entries now make the root " in said
+                assert f"; it showed {before.root}: a fork" in said
+            else:
+                assert "tile tile/0/000 is not the one its entries make" in said
+            assert kept(state) == before
+            status, said = check(url, state, "--sample", "0")  # what a check missed before
+            assert status == 0, said
+            assert "consistent with the 300 seen before" in said
+            assert "re-read" not in said
+
+
+def test_an_honest_log_passes_sampled_and_full_checks(tmp_path: Path) -> None:
+    entries = [commitment(n) for n in range(1400)]
+    state = tmp_path / "state"
+    with files(tmp_path / "log") as url:
+        forged(tmp_path / "log", entries[:1300])
+        status, said = check(url, state)
+        assert status == 0, said
+        assert "re-read" not in said  # nothing seen before: everything read
+        forged(tmp_path / "log", entries[:1310])
+        status, said = check(url, state)
+        assert status == 0, said
+        assert "consistent with the 1300 seen before (re-read 4 old bundles)" in said
+        status, said = check(url, state, "--sample", "1")
+        assert (status, "(0 new), consistent with the 1310" in said) == (0, True), said
+        assert "(re-read 1 old bundle)" in said
+        forged(tmp_path / "log", entries)
+        status, said = check(url, state, "--full", "--sample", "9")
+        assert status == 0, said
+        assert "1400 entries (90 new: 90 round-commitment), consistent with the 1310" in said
+        assert "seen before (all re-read)" in said
+        assert kept(state).size == 1400
+        status, said = check(url, state, "--sample", "-1")
+        assert (status, said) == (2, "cardproof log check: --sample -1: 0 or more bundles\n")
+
+
+def test_a_sample_as_large_as_the_seen_bundles_reads_each(tmp_path: Path) -> None:
+    """In process: 5 full bundles seen; every one re-read, each against its tiles."""
+    entries = [commitment(n) for n in range(1300)]
+    tree = MemoryTree([leaf_hash(entry) for entry in entries])
+    seen = Seen(ORIGIN, LOG.verifier.vkey, 1300, base64.b64encode(tree.root()).decode(), "")
+    log = forged(tmp_path / "log", entries)
+    fetched: list[str] = []
+    found = Monitor(from_files(log, fetched), LOG.verifier).check(seen, sample=10)
+    assert (found.resampled, found.old_size, found.seen.size) == (5, 1300, 1300)
+    assert [p for p in fetched if p.startswith("tile/entries/")] == [
+        *(f"tile/entries/00{n}" for n in range(5)),
+        "tile/entries/005.p/20",  # the partial one the tree seen ends in, read as before
+    ]
+    assert {f"tile/0/00{n}" for n in range(5)} <= set(fetched)
+    fetched.clear()
+    found = Monitor(from_files(log, fetched), LOG.verifier).check(seen)  # the default: 4 of 5
+    sampled = [p for p in fetched if p.startswith("tile/entries/") and ".p/" not in p]
+    assert found.resampled == len(sampled) == len(set(sampled)) == 4
+    for at, tile in [(3 * 256 + 7, True), (1 * 256 + 100, False), (4 * 256 + 255, True)]:
+        forged(tmp_path / "log", entries)
+        rewrite(log, at, commitment(5000), tile=tile)
+        with pytest.raises(MonitorError) as caught:
+            Monitor(from_files(log), LOG.verifier).check(seen, sample=5)
+        assert (caught.value.code, caught.value.message) == (
+            "fork",
+            f"tile/entries/00{at // 256} holds other entries than the tree of 1300 seen: a fork",
+        )
+    forged(tmp_path / "log", entries)
+    hashes = log / "tile/0/002"  # the bundle as it was, its tile not
+    hashes.write_bytes(hashes.read_bytes()[:-32] + bytes(32))
+    with pytest.raises(MonitorError) as caught:
+        Monitor(from_files(log), LOG.verifier).check(seen, sample=5)
+    assert (caught.value.code, caught.value.message) == (
+        "bad-tile",
+        "tile tile/0/002 is not the one its entries make",
+    )
+    Monitor(from_files(log), LOG.verifier).check(seen, sample=0)  # not read: not seen
+
+
+def test_a_hash_tile_above_a_sampled_bundle_is_compared(tmp_path: Path) -> None:
+    """In process: a full level-1 tile (65,536 entries and more) its root no longer reads."""
+    entries = [commitment(n) for n in range(65_536 + 300)]
+    tree = MemoryTree([leaf_hash(entry) for entry in entries])
+    seen = Seen(ORIGIN, LOG.verifier.vkey, tree.size, base64.b64encode(tree.root()).decode(), "")
+    log = forged(tmp_path / "log", entries)
+    found = Monitor(from_files(log), LOG.verifier).check(seen, sample=300)
+    assert found.resampled == 257  # bundles 0 to 255 up tile/1/000 to tile/2/000.p/1, and 256
+    level1 = log / "tile/1/000"  # the hash of bundle 3, rewritten: the root reads tile/2
+    data = level1.read_bytes()
+    level1.write_bytes(data[: 3 * 32] + node_hash(data[:32], data[32:64]) + data[4 * 32 :])
+    Monitor(from_files(log), LOG.verifier).check(seen, sample=0)  # the right edge is honest
+    with pytest.raises(MonitorError) as caught:
+        Monitor(from_files(log), LOG.verifier).check(seen, sample=256)
+    assert (caught.value.code, caught.value.message) == (
+        "bad-tile",
+        "tile tile/1/000 is not the one its entries make",
+    )
+    with pytest.raises(MonitorError) as caught:
+        Monitor(from_files(log), LOG.verifier).check(seen, full=True)
+    assert (caught.value.code, caught.value.message) == (
+        "bad-tile",
+        "tile tile/1/000 is not the one its entries make",
+    )
+
+
+def test_full_still_holds_the_log_to_the_tree_seen(tmp_path: Path) -> None:
+    """Another history under the log's key, but the tiles of the tree seen as they were.
+
+    Only the bundles differ from what was seen (entry 280, in the partial bundle then):
+    a fold from 0 makes the tiles and root the log serves now, and only the root of the
+    tree seen, rebuilt on the way, tells the history changed.
+    """
+    entries = [commitment(n) for n in range(310)]
+    first = forged(tmp_path / "first", entries[:300])
+    seen = Monitor(from_files(first), LOG.verifier).check(None).seen
+    other = [*entries[:280], commitment(999), *entries[281:]]
+    log = forged(tmp_path / "other", other)
+    for path in ("tile/0/001.p/44", "tile/entries/001.p/44"):
+        (log / path).write_bytes((first / path).read_bytes())
+    with pytest.raises(MonitorError) as caught:
+        Monitor(from_files(log), LOG.verifier).check(seen, full=True)
+    assert (caught.value.code, caught.value.message[:41]) == (
+        "fork",
+        "the log's first 300 entries now make the ",
+    )
+    with pytest.raises(MonitorError) as caught:
+        Monitor(from_files(log), LOG.verifier).check(seen)
+    assert caught.value.code == "fork"
+    fetched: list[str] = []
+    heard: list[int] = []
+    honest = forged(tmp_path / "honest", entries)
+    found = Monitor(from_files(honest, fetched), LOG.verifier).check(
+        seen, each=lambda i, e: heard.append(i), full=True
+    )
+    assert (found.full, found.resampled, found.kinds) == (True, 0, {"round-commitment": 10})
+    assert heard == list(range(310))
+    assert [p for p in fetched if p.startswith("tile/entries/")] == [
+        "tile/entries/000",
+        "tile/entries/001.p/54",
+    ]
+
+
+@contextmanager
+def holding(path: Path) -> Iterator[int]:
+    """An exclusive ``flock`` on ``path``, as another check would hold it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = os.open(path, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield handle
+    finally:
+        os.close(handle)
+
+
+def locked(path: Path) -> bool:
+    """Whether another holds ``path``'s ``flock`` (tried, and let go at once)."""
+    try:
+        with holding(path):
+            return False
+    except BlockingIOError:
+        return True
+
+
+def test_two_checks_of_one_log_take_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    entries = [commitment(n) for n in range(5)]
+    state = tmp_path / "state"
+    lock = state_file(state, ORIGIN).with_name(state_file(state, ORIGIN).name + ".lock")
+    during: list[bool] = []
+
+    class Watched(Quiet):
+        def do_GET(self) -> None:
+            if self.path.startswith("/log/tile/"):
+                during.append(locked(lock))
+            super().do_GET()
+
+    saved: list[bool] = []
+    save = log_cli._save
+
+    def watched_save(path: Path, seen: Seen) -> None:
+        saved.append(locked(lock))
+        save(path, seen)
+
+    monkeypatch.setattr(log_cli, "_save", watched_save)
+    monkeypatch.setattr(log_cli, "LOCK_WAIT", 0.3)
+    with files(forged(tmp_path / "log", entries).parent, Watched) as url:
+        with holding(lock):  # another check of the log, under way
+            started = time.monotonic()
+            status, said = check(url, state)
+            assert time.monotonic() - started < 5
+        assert (status, said) == (
+            2,
+            "cardproof log check: another `cardproof log check` of this log is running "
+            f"({state_file(state, ORIGIN)})\n",
+        )
+        assert not list(state.glob("*.json"))
+        assert (during, saved) == ([], [])
+        status, said = check(url, state)
+        assert status == 0, said
+        assert (len(during) > 1, set(during), saved) == (True, {True}, [True])  # read, saved
+        assert not locked(lock)  # and let go
+        monkeypatch.setattr(log_cli, "LOCK_WAIT", 10.0)
+        with holding(lock) as handle:  # let go by the other check a moment later
+            threading.Timer(0.3, fcntl.flock, (handle, fcntl.LOCK_UN)).start()
+            status, said = check(url, state)
+        assert status == 0, said
+        monkeypatch.setitem(sys.modules, "fcntl", None)  # no file locks (not POSIX)
+        status, said = check(url, state)
+    assert (status, said) == (
+        2,
+        f"cardproof log check: cannot lock {state_file(state, ORIGIN)}: no file locks here "
+        "(fcntl: POSIX only)\n",
+    )

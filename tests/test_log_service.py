@@ -22,6 +22,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from attack_kit import CELLS, committed_receipt, enter, open_tournament, organizer_key, play_round
+from cardproof.receipts import decode_receipt
 from cardproof.tlog.entries import (
     Entry,
     ReceiptEntry,
@@ -308,6 +309,10 @@ def test_the_log_names_no_entrant_and_its_deal_ids_open_no_tournament_game(
     for path in (f"/v1/deals/{deal}", f"/v1/deals/{deal}/receipt"):
         assert logged.get(path).status_code == 401, path
     assert logged.get(f"/v1/deals/{deal}", headers={"Authorization": f"Bearer {token}"}).is_success
+    public = decode_receipt(committed_receipt(logged))[1].deal_id
+    shown = logged.get(f"/v1/deals/{public}").json()  # no token: a public record, by design
+    assert shown["finished"]
+    assert shown["client_seed"] == "a seed of mine"
 
 
 def test_a_tournament_closed_by_its_clock_is_logged_too(

@@ -59,10 +59,13 @@ def _add_log_parser(commands: Any) -> None:
         "one seen",
         description="Verify the log's checkpoint (the log's key, the witnesses' "
         "cosignatures), read every entry added since the last check, rebuild the tree, and "
-        "prove it extends the tree seen last (kept under $XDG_STATE_HOME/cardproof/logs/). "
-        "Exit status: 0 the log checks out; 1 a check failed (a fork, a rollback, a bad "
-        "signature, a bad entry or tile: printed); 2 bad arguments, or the log could not "
-        "be read.",
+        "prove it extends the tree seen last (kept under $XDG_STATE_HOME/cardproof/logs/); "
+        "re-read a few old entry bundles at random (--sample), or every entry (--full), to "
+        "catch old entries rewritten under an honest checkpoint. One check of a log at a "
+        "time: a check locks the log's state file. Exit status: 0 the log checks out; 1 a "
+        "check failed (a fork, a rollback, a bad signature, a bad entry or tile: printed); "
+        "2 bad arguments, the log could not be read, or another check of it held its state "
+        "for 5 s.",
     )
     check.add_argument(
         "--url",
@@ -88,6 +91,19 @@ def _add_log_parser(commands: Any) -> None:
         action="store_true",
         help="also compare each new entry with the service: the receipt it names, its "
         "tournament's seeds and settlement",
+    )
+    check.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="full entry bundles seen before to re-read at random, each proved to make the "
+        "root seen with its hash tiles (default 4; 0: none)",
+    )
+    check.add_argument(
+        "--full",
+        action="store_true",
+        help="re-read and re-fold every entry from 0, as a first check does (still held to "
+        "the tree and key seen), instead of a sample",
     )
     check.add_argument("--state", metavar="DIR", help="where what was seen is kept (default above)")
     check.set_defaults(run=_command("log", "check"))

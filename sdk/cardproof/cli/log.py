@@ -4,10 +4,14 @@ The log's key is ``--key``, else the one the service answered the first time (tr
 first use, and kept): a later answer of another key, or of a key of another name at the
 same URL, is refused (``key-changed``) unless ``--key`` names the one to trust. What was
 verified is kept per log under ``$XDG_STATE_HOME/cardproof/logs/`` (``--state``),
-written only once a check passed, so the next check reads only the new entries and
-proves the log still extends what was seen. ``--deep`` also asks the service about each
-new entry's game or tournament. Exit status: 0 the log checks out; 1 a check failed
-(printed: which, and where); 2 bad arguments, or the service could not be read.
+written only once a check passed, so the next check reads only the new entries (and
+``--sample`` old bundles at random; ``--full``: every entry again) and proves the log
+still extends what was seen. A check holds an exclusive lock on its log's state file (a
+``.lock`` file beside it) from before it reads the state to after it writes it, so two
+checks of one log never interleave. ``--deep`` also asks the service about each new
+entry's game or tournament. Exit status: 0 the log checks out; 1 a check failed
+(printed: which, and where); 2 bad arguments, the service could not be read, or another
+check of the log held its state.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -45,7 +50,7 @@ from cardproof.tlog.entries import (
     receipt_entry,
     settlement_entry,
 )
-from cardproof.tlog.monitor import Checked, Fetch, Monitor, MonitorError, Seen
+from cardproof.tlog.monitor import SAMPLE, Checked, Fetch, Monitor, MonitorError, Seen
 from cardproof.tlog.note import COSIGNATURE_V1, NoteError, Verifier
 from cardproof.tlog.tiles import MAX_ENTRY, TILE_WIDTH
 from cardproof.words import plural
@@ -63,6 +68,8 @@ LARGEST: Final = max(64 * 1024, TILE_WIDTH * (2 + MAX_ENTRY))
 """The most bytes read of one answer: a bundle of 256 of the longest entries a bundle carries."""
 NOT_SHOWN: Final = (NotFoundError, UnauthorizedError, ForbiddenError)
 """The service no longer keeps it (404), or shows it only to its players (401, 403)."""
+LOCK_WAIT: Final = 5.0
+"""Seconds a check waits for another check of the same log to let go of its state."""
 
 
 def default_state() -> Path:
@@ -101,25 +108,37 @@ def check(args: argparse.Namespace) -> int:
     quorum = len(witnesses) if args.quorum is None else args.quorum
     if not 0 <= quorum <= len(witnesses):
         return _fail(f"cardproof log check: --quorum {quorum} of {len(witnesses)} --witness")
+    sample = SAMPLE if args.sample is None else args.sample
+    if sample < 0:
+        return _fail(f"cardproof log check: --sample {sample}: 0 or more bundles")
     timeout = httpx.Timeout(TIMEOUT, connect=10)
-    with httpx.Client(timeout=timeout, follow_redirects=True) as http:
+    with (
+        httpx.Client(timeout=timeout, follow_redirects=True) as http,
+        contextlib.ExitStack() as held,
+    ):
         fetch = _fetcher(http, base)
         try:
-            key, path, seen = _trust(fetch, folder, base, pinned)
+            key = _key(fetch, pinned)
+            path = state_file(folder, key.name)
+            held.enter_context(_locked(path))  # until what was seen is kept
+            seen = _trust(key, path, folder, base, pinned)
             client = Client(base_url=base, timeout=TIMEOUT, http_client=http)
             deep = _Deep(client) if args.deep else None
+            monitor = Monitor(fetch, key, witnesses, quorum)
             with bar(None, f"reading {key.name}", unit="entry") as drawn:
-                found = Monitor(fetch, key, witnesses, quorum).check(seen, drawn.at, deep)
+                found = monitor.check(seen, drawn.at, deep, sample=sample, full=args.full)
         except MonitorError as error:
-            if error.code == "unreadable":
+            if error.code in ("unreadable", "locked"):
                 return _fail(f"cardproof log check: {error.message}")
             return _fail(f"LOG CHECK FAILED ({error.code}): {error.message}", 1)
         except (CardproofError, httpx.HTTPError, httpx.InvalidURL) as error:
             return _fail(f"cardproof log check: cannot read {base}: {error}")
-    try:
-        _save(path, msgspec.structs.replace(found.seen, url=base))
-    except OSError as error:
-        return _fail(f"cardproof log check: the log checks out, but {path} cannot be kept: {error}")
+        try:
+            _save(path, msgspec.structs.replace(found.seen, url=base))
+        except OSError as error:
+            return _fail(
+                f"cardproof log check: the log checks out, but {path} cannot be kept: {error}"
+            )
     print(_summary(found, len(witnesses)) + (deep.summary() if deep else ""))
     return 0
 
@@ -182,24 +201,67 @@ def _answer(answer: httpx.Response, reader: AnswerReader, path: str) -> bytes:
     raise MonitorError("unreadable", said)
 
 
+def _key(fetch: Fetch, pinned: Verifier | None) -> Verifier:
+    """The log's key: ``pinned`` (``--key``), else the one the service answers."""
+    if pinned is not None:
+        return pinned
+    answered = fetch("key").decode("utf-8", "replace").strip()
+    try:
+        return Verifier.parse(answered)
+    except NoteError as error:
+        raise MonitorError("bad-key", f"the log's key: {error}") from None
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the state file ``path`` (``flock`` on ``path`` + ``.lock``).
+
+    Another check of the same log holding it is waited for :data:`LOCK_WAIT` seconds,
+    then ``locked``: two checks would otherwise both read the state, and the one that
+    saves last would undo what the other kept. The lock file is left in place (removing
+    it would let a third check lock a new file while the second holds the old one).
+    """
+    try:
+        import fcntl
+    except ImportError:
+        raise MonitorError(
+            "locked", f"cannot lock {path}: no file locks here (fcntl: POSIX only)"
+        ) from None
+    lock = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise MonitorError("locked", f"cannot lock {path}: {error}") from None
+    try:
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise MonitorError(
+                        "locked",
+                        f"another `cardproof log check` of this log is running ({path})",
+                    ) from None
+                time.sleep(0.05)
+            except OSError as error:
+                raise MonitorError("locked", f"cannot lock {path}: {error}") from None
+        yield
+    finally:
+        os.close(handle)  # and the lock with it
+
+
 def _trust(
-    fetch: Fetch, folder: Path, base: str, pinned: Verifier | None
-) -> tuple[Verifier, Path, Seen | None]:
-    """The log's key, where what was seen of its log is kept, and what was seen.
+    key: Verifier, path: Path, folder: Path, base: str, pinned: Verifier | None
+) -> Seen | None:
+    """What was seen of the log of ``key`` (kept in ``path``), its key checked.
 
     ``pinned`` (``--key``) is trusted whatever was seen; else the key the service
     answers, which must be the one seen before of its log, and, for a log first seen,
     not another than the one last seen at ``base`` (``key-changed``).
     """
-    if pinned is None:
-        answered = fetch("key").decode("utf-8", "replace").strip()
-        try:
-            key = Verifier.parse(answered)
-        except NoteError as error:
-            raise MonitorError("bad-key", f"the log's key: {error}") from None
-    else:
-        key = pinned
-    path = state_file(folder, key.name)
     seen = _load(path)
     before = seen if seen is not None else _seen_at(folder, base)
     if before is not None and before.vkey != key.vkey:
@@ -213,7 +275,7 @@ def _trust(
         print(f"the log's key is {key.vkey} (--key); it was {before.vkey}", file=sys.stderr)
     if before is None and pinned is None:
         print(f"trusting the log key {key.vkey} on first use (to keep in {path})", file=sys.stderr)
-    return key, path, seen
+    return seen
 
 
 def _load(path: Path) -> Seen | None:
@@ -271,6 +333,10 @@ def _summary(found: Checked, witnesses: int) -> str:
     line += ")"
     if found.old_size:
         line += f", consistent with the {found.old_size} seen before"
+        if found.full:
+            line += " (all re-read)"
+        elif found.resampled:
+            line += f" (re-read {plural(found.resampled, 'old bundle')})"
     if witnesses:
         line += f"; {len(found.cosigned)} of {witnesses} witnesses cosigned"
     if found.unchecked:

@@ -17,6 +17,17 @@ A monitor keeps, per log, the last checkpoint it verified (:class:`Seen`). Each 
    checkpoint's root to be the tree's (``fork``: the log signed a tree its tiles and
    entries do not make, so what it shows one reader is not what it signed for another).
 
+Steps 3 and 4 read only the right edge of the tree seen: a log could rewrite its old full
+bundles and tiles under an honest checkpoint and only a fresh monitor would see it. So a
+check with something seen also re-reads a sample of the full bundles seen before
+(:data:`SAMPLE`, chosen at random where the log cannot guess them). Step 3 proved the
+hashes it read of the tree seen: from the one of the largest perfect subtree holding a
+sampled bundle down, each full hash tile on the way must make the hash verified above it
+(``bad-tile``), and the bundle's 256 entries the level-0 tile so verified (``fork``: not
+the entries of the tree seen). A ``full`` check instead reads and folds every entry from
+0, as a fresh monitor does, the tree of the size seen rebuilt on the way and required to
+have the root seen (``fork``).
+
 Memory stays bounded whatever the log's size: the entries are folded 64 bundles at a
 time, a full tile is compared with the log's as soon as it is made and then dropped, and
 only the tree's right edge (a partial tile a level, the partial bundle) is kept between
@@ -27,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +52,7 @@ from cardproof.tlog.fold import fold
 from cardproof.tlog.note import Checkpoint, NoteError, Verifier, open_note
 from cardproof.tlog.tiles import (
     ENTRIES,
+    TILE_HEIGHT,
     TILE_WIDTH,
     Tile,
     TileReader,
@@ -50,10 +63,12 @@ from cardproof.tlog.tiles import (
     unpack_bundle,
     width_at,
 )
-from cardproof.tlog.tree import EMPTY_ROOT, HASH_SIZE, leaf_hash, root_hash
+from cardproof.tlog.tree import EMPTY_ROOT, HASH_SIZE, leaf_hash, node_hash, root_hash
 
 FOLD_BUNDLES: Final = 64
 """Entry bundles folded at a time (16,384 entries)."""
+SAMPLE: Final = 4
+"""Full bundles seen before that a check re-reads, at random: a bundle and a tile or two each."""
 
 Fetch = Callable[[str], bytes]
 """Reads a path under the log's prefix (``checkpoint``, ``tile/0/000.p/5``): its bytes.
@@ -103,6 +118,10 @@ class Checked:
     """The names on the checkpoint's other signature lines (keys not given: not verified)."""
     kinds: Counter[str] = field(default_factory=Counter)
     """The new entries, by type."""
+    resampled: int = 0
+    """How many full bundles seen before were re-read (the sample)."""
+    full: bool = False
+    """Whether every entry was re-read from entry 0 (``full``), not only the new ones."""
 
 
 class Monitor:
@@ -156,12 +175,19 @@ class Monitor:
         seen: Seen | None,
         progress: Progress | None = None,
         each: EachEntry | None = None,
+        *,
+        sample: int = SAMPLE,
+        full: bool = False,
     ) -> Checked:
         """Check the log against what was ``seen`` (``None``: everything, from entry 0).
 
-        ``progress`` hears of each bundle read, ``each`` of each new entry. Raises
-        :class:`MonitorError` at the first failed check.
+        ``progress`` hears of each bundle read, ``each`` of each entry read. ``sample``
+        full bundles seen before are re-read (at random, 0: none); ``full`` reads every
+        entry from 0 instead (``each`` hears them all). Raises :class:`MonitorError` at
+        the first failed check.
         """
+        if sample < 0:
+            raise ValueError(f"a sample of {sample} bundles")
         note, checkpoint, cosigned, unchecked = self.checkpoint()
         old = 0 if seen is None else seen.size
         old_root = EMPTY_ROOT if seen is None else base64.b64decode(seen.root)
@@ -182,30 +208,45 @@ class Monitor:
             old,
             cosigned,
             unchecked,
+            full=full,
         )
         tiles = _Tiles(self.fetch)
+        reader = TileReader(old, tiles.read)  # the tree seen, its tiles kept as read
         if old:
             with _bad_tile():
-                rebuilt = root_hash(old, TileReader(old, tiles.read).subtree)
+                rebuilt = root_hash(old, reader.subtree)
             if rebuilt != old_root:
                 raise MonitorError(
                     "fork",
                     f"the log's tiles now make the root {_b64(rebuilt)} of its first {old} "
                     f"entries; it showed {_b64(old_root)}: a fork",
                 )
-        size, made = old, old_root
-        for batch in self._new_entries(tiles, found, checkpoint.size, progress, each):
+        if not full:
+            seen_bundles = old // TILE_WIDTH
+            chosen = random.SystemRandom().sample(range(seen_bundles), min(sample, seen_bundles))
+            for index in sorted(chosen):
+                _resample(tiles, reader, old, index)
+            found.resampled = len(chosen)
+        start = 0 if full else old
+        size, made = start, EMPTY_ROOT if full else old_root
+        for batch in self._new_entries(tiles, found, start, checkpoint.size, progress, each):
             with _bad_tile():
                 folded = fold(size, tiles.read, batch)
             tiles.made(folded.tiles)
             size, made = folded.size, folded.root
+            if size == old and made != old_root:  # full: the tree seen, rebuilt
+                raise MonitorError(
+                    "fork",
+                    f"the log's first {old} entries now make the root {_b64(made)}; it "
+                    f"showed {_b64(old_root)}: a fork",
+                )
         if made != checkpoint.root:
             raise MonitorError(
                 "fork",
                 f"the log's {checkpoint.size} entries make the root {_b64(made)}; its "
                 f"checkpoint signs {root}: it signed a tree it does not serve (a fork)",
             )
-        for tile in tiles_of(checkpoint.size, old):
+        for tile in tiles_of(checkpoint.size, start):
             if not tile.full:  # a full one was compared as it was made
                 tiles.compare(tile, tiles.edge[(tile.level, tile.index)])
         return found
@@ -214,15 +255,17 @@ class Monitor:
         self,
         tiles: _Tiles,
         found: Checked,
+        old: int,
         size: int,
         progress: Progress | None,
         each: EachEntry | None,
     ) -> Iterator[list[bytes]]:
-        """The new entries, from the bundles, in batches of :data:`FOLD_BUNDLES` bundles.
+        """The entries from ``old`` on, from the bundles, in batches of :data:`FOLD_BUNDLES`.
 
-        Each is checked and heard of (``each``) as its bundle is read.
+        Each is checked and heard of (``each``) as its bundle is read; the new ones (from
+        the size seen) are counted by type. A batch also ends at the size seen, so that a
+        ``full`` check folds the tree seen on the way.
         """
-        old = found.old_size
         batch: list[bytes] = []
         end_bundle = (size + TILE_WIDTH - 1) // TILE_WIDTH
         for index in range(old // TILE_WIDTH, end_bundle):
@@ -251,15 +294,77 @@ class Monitor:
                     entry = parse_entry(data)
                 except EntryError as error:
                     raise MonitorError("bad-entry", f"entry {at}: {error}") from None
-                found.kinds[str(type(entry).__struct_config__.tag)] += 1
+                if at >= found.old_size:
+                    found.kinds[str(type(entry).__struct_config__.tag)] += 1
                 if each is not None:
                     each(at, entry)
-            batch += entries[skip:]
+            seen_end = found.old_size - index * TILE_WIDTH
+            if old < found.old_size and 0 < seen_end <= tile.width:  # the tree seen ends here
+                yield batch + entries[:seen_end]
+                batch = entries[seen_end:]
+            else:
+                batch += entries[skip:]
             if progress is not None:
                 progress(index * TILE_WIDTH + tile.width - old, size - old)
-            if len(batch) >= FOLD_BUNDLES * TILE_WIDTH or index == end_bundle - 1:
+            last = index == end_bundle - 1
+            if batch and (len(batch) >= FOLD_BUNDLES * TILE_WIDTH or last):
                 yield batch
                 batch = []
+
+
+def _resample(tiles: _Tiles, reader: TileReader, old: int, index: int) -> None:
+    """Re-read the full bundle ``index`` of the tree seen, of ``old`` entries.
+
+    ``reader`` rebuilt the root seen, so the hashes it read of the largest perfect subtree
+    holding the bundle are the tree seen's. From there down, each full hash tile on the
+    way must make the hash verified above it (``bad-tile``); the bundle's entries must
+    make the bundle's hash so verified (``fork``: they are not the entries of the tree
+    seen, whether its level-0 tile was rewritten with them or not), and its level-0 tile
+    must be their leaf hashes (``bad-tile``).
+    """
+    bundle = tile_path(Tile(ENTRIES, index, TILE_WIDTH))
+    try:
+        entries = list(unpack_bundle(tiles.get(bundle)))
+    except ValueError as error:
+        raise MonitorError("bad-tile", f"{bundle}: {error}") from None
+    if len(entries) != TILE_WIDTH:
+        raise MonitorError("bad-tile", f"{bundle} holds {len(entries)} entries, not {TILE_WIDTH}")
+    leaves = b"".join(leaf_hash(entry) for entry in entries)
+    first = index * TILE_WIDTH
+    height = TILE_HEIGHT  # up to the largest perfect subtree in the tree seen holding it
+    while ((first >> (height + 1)) + 1) << (height + 1) <= old:
+        height += 1
+    top = height // TILE_HEIGHT
+    with _bad_tile():
+        verified = reader.subtree(TILE_HEIGHT * top, first >> (TILE_HEIGHT * top))
+        for level in range(top - 1, 0, -1):
+            above = first >> (TILE_HEIGHT * (level + 1))  # the node the tile's hashes make
+            data = reader.tile(level, above)
+            if _tile_root(data) != verified:
+                raise MonitorError(
+                    "bad-tile",
+                    f"tile {tile_path(Tile(level, above, TILE_WIDTH))} is not the one its "
+                    "entries make",
+                )
+            at = (first >> (TILE_HEIGHT * level)) % TILE_WIDTH
+            verified = data[at * HASH_SIZE : (at + 1) * HASH_SIZE]
+        if _tile_root(leaves) != verified:
+            raise MonitorError(
+                "fork", f"{bundle} holds other entries than the tree of {old} seen: a fork"
+            )
+        if reader.tile(0, index) != leaves:
+            raise MonitorError(
+                "bad-tile",
+                f"tile {tile_path(Tile(0, index, TILE_WIDTH))} is not the one its entries make",
+            )
+
+
+def _tile_root(data: bytes) -> bytes:
+    """The hash of the subtree a full tile's 256 hashes make."""
+    hashes = [data[i : i + HASH_SIZE] for i in range(0, len(data), HASH_SIZE)]
+    while len(hashes) > 1:
+        hashes = [node_hash(hashes[i], hashes[i + 1]) for i in range(0, len(hashes), 2)]
+    return hashes[0]
 
 
 class _Tiles:
@@ -336,6 +441,7 @@ def _b64(data: bytes) -> str:
 
 __all__ = [
     "FOLD_BUNDLES",
+    "SAMPLE",
     "Checked",
     "EachEntry",
     "Fetch",
