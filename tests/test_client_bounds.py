@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import pytest
@@ -164,6 +165,44 @@ def test_a_trickled_answer_times_out_in_all_not_per_read() -> None:
             client.log_checkpoint()
         # the deadline is checked as each byte arrives: a little past one second
         assert 1 <= time.monotonic() - started < 4
+
+
+def test_the_sync_client_bounds_trickled_headers_too() -> None:
+    """Each socket read gets only what is left of the try (``bounded_transport``)."""
+    with (
+        hostile(trickled_headers) as (url, _),
+        Client(base_url=url, timeout=1, max_retries=0) as client,
+    ):
+        started = time.monotonic()
+        pool = ThreadPoolExecutor(1)  # a hang fails the test rather than holding it
+        try:
+            with pytest.raises(TransportError, match="more than 1 s"):
+                pool.submit(client.log_key).result(timeout=10)
+        finally:
+            pool.shutdown(wait=False)
+        assert 1 <= time.monotonic() - started < 3
+
+
+def test_a_document_fetched_by_url_bounds_trickled_headers() -> None:
+    with hostile(trickled_headers) as (url, _):
+        started = time.monotonic()
+        with pytest.raises(TransportError):
+            fetch_bytes(url + "/keys.json", limit=KEY_LIMIT, timeout=1)
+        assert time.monotonic() - started < 3
+
+
+def test_cardproof_log_check_gives_up_on_trickled_headers(
+    tmp_path: object, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cardproof.cli.log as log_cli
+
+    monkeypatch.setattr(log_cli, "TIMEOUT", 1.0)
+    with hostile(trickled_headers) as (url, _):
+        started = time.monotonic()
+        status = main(["log", "check", "--url", url, "--state", str(tmp_path)])
+        elapsed = time.monotonic() - started
+    assert status == 2, capsys.readouterr()
+    assert elapsed < 4 * 1.5 + 10 + 5  # four tries of a second, and their backoff
 
 
 async def test_the_async_client_bounds_trickled_headers_too() -> None:

@@ -98,6 +98,7 @@ from cardproof.tlog.entries import encode_entry, receipt_entry
 from cardproof.tlog.inclusion import LogProof
 from cardproof.tlog.tree import leaf_hash
 from cardproof.tournaments import Payment, SettlementPage
+from cardproof.transport import bounded_transport, deadline
 from cardproof.version import DEFAULT_BASE_URL
 
 __all__ = [
@@ -132,17 +133,18 @@ def fetch_bytes(url: str, *, limit: int, timeout: float = 10.0) -> bytes:
     one slower than ``timeout`` in all a :class:`~cardproof.errors.TransportError`, and
     a non-2xx one its typed :class:`~cardproof.errors.APIError`.
     """
-    with httpx.Client(timeout=timeout) as http:
+    with httpx.Client(timeout=timeout, transport=bounded_transport()) as http:
         request = http.build_request("GET", url)
         reader = AnswerReader(request, limit=limit, seconds=timeout)
         try:
-            response = http.send(request, stream=True)
-            try:
-                for chunk in response.iter_bytes():
-                    reader.add(chunk)
-                reader.check_time()
-            finally:
-                response.close()
+            with deadline(timeout):
+                response = http.send(request, stream=True)
+                try:
+                    for chunk in response.iter_bytes():
+                        reader.add(chunk)
+                    reader.check_time()
+                finally:
+                    response.close()
         except httpx.TransportError as error:
             raise TransportError(f"GET {url}: {error!r}") from error
     if not response.is_success:
@@ -174,7 +176,7 @@ class Client:
             max_backoff=max_backoff,
         )
         self._owns_http = http_client is None
-        self._http = http_client or httpx.Client()
+        self._http = http_client or httpx.Client(transport=bounded_transport())
         self._promises = TournamentPromises()
 
     def __enter__(self) -> Client:
@@ -195,16 +197,17 @@ class Client:
             request = self._http.build_request(**args)
             reader = self._core.reader(call, request)
             try:
-                response = self._http.send(request, stream=True)
-                try:
-                    wait = self._core.retry_delay(response, attempt)
-                    if wait is None:
-                        for chunk in response.iter_bytes():
-                            reader.add(chunk)
-                        reader.check_time()
-                        return self._core.decode(response, reader.content, call.result)
-                finally:
-                    response.close()
+                with deadline(reader.seconds):  # each read's share (bounded_transport)
+                    response = self._http.send(request, stream=True)
+                    try:
+                        wait = self._core.retry_delay(response, attempt)
+                        if wait is None:
+                            for chunk in response.iter_bytes():
+                                reader.add(chunk)
+                            reader.check_time()
+                            return self._core.decode(response, reader.content, call.result)
+                    finally:
+                        response.close()
             except httpx.TransportError as error:
                 wait = self._core.transport_retry(error, attempt)
             time.sleep(wait)

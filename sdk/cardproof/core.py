@@ -89,10 +89,12 @@ class AnswerReader:
 
     httpx's timeout bounds each read, so a server sending a byte a second would never
     time out. :class:`~cardproof.async_client.AsyncClient` holds the whole try, headers
-    included, to the deadline; :class:`~cardproof.client.Client` checks it as each chunk
-    arrives (a try lasts at most its deadline plus one read's timeout once its headers
-    are in). Past the deadline the try fails as a read timeout (tried again like one);
-    past the cap it fails as :class:`~cardproof.errors.AnswerTooLargeError` (final).
+    included, to the deadline, and :class:`~cardproof.client.Client` gives each socket
+    read only what is left of it (:mod:`cardproof.transport`); both also check it here as
+    each chunk arrives (what bounds a ``Client`` given an ``http_client`` of its own, once
+    its headers are in). Past the deadline the try fails as a read timeout (tried again
+    like one); past the cap it fails as :class:`~cardproof.errors.AnswerTooLargeError`
+    (final).
     """
 
     def __init__(self, request: httpx.Request, *, limit: int, seconds: float) -> None:

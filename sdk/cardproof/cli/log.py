@@ -95,6 +95,7 @@ def check(args: argparse.Namespace) -> int:
 
     from cardproof.client import Client
     from cardproof.progress import bar
+    from cardproof.transport import bounded_transport
 
     base = args.url.rstrip("/")
     folder = Path(args.state) if args.state else default_state()
@@ -113,7 +114,7 @@ def check(args: argparse.Namespace) -> int:
         return _fail(f"cardproof log check: --sample {sample}: 0 or more bundles")
     timeout = httpx.Timeout(TIMEOUT, connect=10)
     with (
-        httpx.Client(timeout=timeout, follow_redirects=True) as http,
+        httpx.Client(timeout=timeout, follow_redirects=True, transport=bounded_transport()) as http,
         contextlib.ExitStack() as held,
     ):
         fetch = _fetcher(http, base)
@@ -158,6 +159,7 @@ def _fetcher(http: httpx.Client, base: str) -> Fetch:
     import httpx
 
     from cardproof.core import AnswerReader, RequestCore
+    from cardproof.transport import deadline
 
     retries = RequestCore(
         base_url=base, api_key=None, timeout=TIMEOUT, max_retries=3, backoff=0.5, max_backoff=10
@@ -170,13 +172,14 @@ def _fetcher(http: httpx.Client, base: str) -> Fetch:
             request = http.build_request("GET", url)
             reader = AnswerReader(request, limit=LARGEST, seconds=TIMEOUT)
             try:
-                answer = http.send(request, stream=True)
-                try:
-                    wait = retries.retry_delay(answer, attempt)
-                    if wait is None:
-                        return _answer(answer, reader, path)
-                finally:
-                    answer.close()
+                with deadline(TIMEOUT):
+                    answer = http.send(request, stream=True)
+                    try:
+                        wait = retries.retry_delay(answer, attempt)
+                        if wait is None:
+                            return _answer(answer, reader, path)
+                    finally:
+                        answer.close()
             except AnswerTooLargeError as error:
                 raise MonitorError("unreadable", str(error)) from None
             except httpx.TransportError as error:

@@ -1,0 +1,132 @@
+"""The HTTP transport the SDK makes for itself: every socket read bounded by the try's deadline.
+
+httpx bounds each read, not a request: a server sending its status line and headers a
+byte at a time, each within the read timeout, would hold a synchronous client for hours.
+The async client bounds a whole try with ``asyncio.timeout``; the sync one cannot
+interrupt a blocking read, so this transport gives each read, write and connect only
+the time left before the deadline of the try under way (:func:`deadline`). It wraps
+httpcore's own network backend (httpcore's public interface for custom backends); a
+client given its own ``http_client`` keeps that client's transport.
+"""
+
+from __future__ import annotations
+
+import ssl
+import time
+import typing
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+import httpcore
+import httpx
+
+_T = typing.TypeVar("_T")
+_DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("cardproof_deadline", default=None)
+"""The try under way: when it must end (monotonic), and how long it was given."""
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Give the reads of this thread (or task) ``seconds`` in all from now."""
+    token = _DEADLINE.set((time.monotonic() + seconds, seconds))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _late() -> httpcore.ReadTimeout:
+    """The error of a try past its deadline, worded as the client's own."""
+    given = _DEADLINE.get()
+    return httpcore.ReadTimeout(f"the answer took more than {given[1] if given else 0:g} s")
+
+
+def _left(timeout: float | None) -> float | None:
+    """The timeout for one read: the smaller of its own and what is left of the try."""
+    given = _DEADLINE.get()
+    if given is None:
+        return timeout
+    left = given[0] - time.monotonic()
+    if left <= 0:
+        raise _late()
+    return left if timeout is None else min(timeout, left)
+
+
+def _bounded(operation: typing.Callable[[float | None], _T], timeout: float | None) -> _T:
+    """Run ``operation`` with its share of the try; a timeout past the deadline says so."""
+    try:
+        return operation(_left(timeout))
+    except httpcore.TimeoutException:
+        given = _DEADLINE.get()
+        if given is not None and time.monotonic() >= given[0]:
+            raise _late() from None
+        raise
+
+
+class _Stream(httpcore.NetworkStream):
+    """A network stream whose every operation waits at most what the try has left."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return _bounded(lambda left: self._inner.read(max_bytes, left), timeout)
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        _bounded(lambda left: self._inner.write(buffer, left), timeout)
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        return _Stream(self._inner.start_tls(ssl_context, server_hostname, _left(timeout)))
+
+    def get_extra_info(self, info: str) -> typing.Any:
+        return self._inner.get_extra_info(info)
+
+
+class _Backend(httpcore.NetworkBackend):
+    """httpcore's backend, its streams bounded by the try's deadline."""
+
+    def __init__(self, inner: httpcore.NetworkBackend) -> None:
+        self._inner = inner
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        stream = self._inner.connect_tcp(host, port, _left(timeout), local_address, socket_options)
+        return _Stream(stream)
+
+    def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        return _Stream(self._inner.connect_unix_socket(path, _left(timeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def bounded_transport() -> httpx.HTTPTransport:
+    """Httpx's transport, each socket operation held to the deadline of :func:`deadline`.
+
+    httpx builds its httpcore pool itself and takes no backend, so the pool's backend is
+    wrapped after the fact; ``tests/test_client_bounds.py`` fails if httpx changes that.
+    """
+    transport = httpx.HTTPTransport()
+    pool = transport._pool  # httpx offers no other way to pass a backend
+    pool._network_backend = _Backend(pool._network_backend)
+    return transport
