@@ -37,6 +37,7 @@ from cardproof.errors import CardproofError
 from cardproof.games import variant
 from cardproof.games.grid import DIAGONAL_LINES, ROW_AND_COLUMN_LINES, SIZE, Cell
 from cardproof.hands import TABLES, TRIE, PointTable
+from cardproof.receipts import receipt_file_name
 
 if TYPE_CHECKING:
     from cardproof.client import Client, Game
@@ -261,7 +262,7 @@ def play_games(
                 if par > 0:
                     report.percents.append(100 * total / par)
         if receipts is not None:
-            path = receipts / f"receipt-{game.deal_id}.jws"
+            path = receipts / receipt_file_name(game.deal_id)
             path.write_text(signed.receipt + "\n")
             report.receipts.append(path)
         if told is not None:

@@ -67,6 +67,7 @@ from cardproof.games.solodrez import SoloDrez, SoloDrezView
 from cardproof.hands import HandScore, PointTable, Score, score_hands
 from cardproof.models import Call, RoundStatus, View
 from cardproof.pokerdrez import parse_pokerdrez_cards
+from cardproof.receipts import receipt_file_name
 from cardproof.words import plural
 
 PLAYABLE: Final = (
@@ -1034,7 +1035,7 @@ def _show_receipt(
 
 def receipt_path(deal_id: str) -> Path:
     """Where ``cardproof play`` writes a receipt by default: ``receipt-<deal id>.jws``."""
-    return Path(f"receipt-{re.sub(r'[^A-Za-z0-9_-]', '_', deal_id)}.jws")
+    return Path(receipt_file_name(deal_id))
 
 
 @contextlib.contextmanager

@@ -19,6 +19,9 @@ import sys
 from collections.abc import Iterable, Iterator, Sized
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
+from cardproof.screen import raw
+from cardproof.words import printable
+
 if TYPE_CHECKING:
     from tqdm import tqdm
 
@@ -27,7 +30,7 @@ T = TypeVar("T")
 
 def shown(stream: TextIO | None = None) -> bool:
     """Whether a bar is drawn on ``stream`` (standard error by default): a terminal, not CI."""
-    stream = sys.stderr if stream is None else stream
+    stream = raw(sys.stderr if stream is None else stream)
     if os.environ.get("CI") or stream is None:
         return False
     try:
@@ -81,9 +84,9 @@ def bar(
 
     drawn = tqdm(
         total=total,
-        desc=what,
+        desc=printable(what),
         unit=unit,
-        file=sys.stderr if stream is None else stream,
+        file=raw(sys.stderr if stream is None else stream),  # the bar's own codes, as they are
         leave=False,
         dynamic_ncols=True,
     )

@@ -669,3 +669,14 @@ def verify_receipt(
         )
     check_payload(payload)
     return VerifiedReceipt(payload=verified.payload, kid=verified.kid, replayed=True)
+
+
+def receipt_file_name(deal_id: str) -> str:
+    """``receipt-<deal id>.jws``, the id's characters outside ``[A-Za-z0-9_-]`` as ``_``.
+
+    The id is the server's word: a name made of it must not climb out of its folder.
+
+    >>> receipt_file_name("d_../../etc/x")
+    'receipt-d_______etc_x.jws'
+    """
+    return f"receipt-{re.sub(r'[^A-Za-z0-9_-]', '_', deal_id)}.jws"

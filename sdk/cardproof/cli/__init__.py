@@ -25,6 +25,7 @@ from cardproof.cli.common import (
     moment_arg,
     url_from_env,
 )
+from cardproof.screen import printable_output
 from cardproof.version import DEFAULT_BASE_URL, VERSION
 
 _DESCRIPTION = """Committed deals, rules checking and verified scores for poker solitaires.
@@ -307,7 +308,7 @@ def _add_witness_parser(commands: Any) -> None:
         help="where the last cosigned size and root of each log are kept (default "
         "$XDG_STATE_HOME/cardproof/witness.json, else ~/.local/state/cardproof/witness.json)",
     )
-    serve.set_defaults(run=_command("witness", "serve"))
+    serve.set_defaults(run=_command("witness", "serve"), own_screen=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -330,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["critical", "error", "warning", "info", "debug", "trace"],
         help="uvicorn log level (default info)",
     )
-    serve.set_defaults(run=_command("serve"))
+    serve.set_defaults(run=_command("serve"), own_screen=True)
     spec = commands.add_parser("openapi", help="print the OpenAPI spec as JSON")
     spec.set_defaults(run=_command("serve", "print_openapi"))
     verify = commands.add_parser(
@@ -451,7 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the receipt (default receipt-<deal id>.jws; with the embedded "
         "server its key set goes beside it, receipt-<deal id>.keys.json)",
     )
-    play.set_defaults(run=_command("play"))
+    play.set_defaults(run=_command("play"), own_screen=True)
     _add_tournament_parser(commands)
     keys = commands.add_parser("keys", help="make keys")
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
@@ -545,7 +546,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        code = int(args.run(args))
+        if getattr(args, "own_screen", False):  # it draws the terminal itself (play, servers)
+            code = int(args.run(args))
+        else:
+            with printable_output():  # nobody else's bytes move the cursor or recolour a line
+                code = int(args.run(args))
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
