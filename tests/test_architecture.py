@@ -22,7 +22,7 @@ PACKAGES = {
     "cardproof": ROOT / "sdk" / "cardproof",
 }
 SERVICE = "cardproof_service"
-DOMAINS = ("store", "plumbing", "log", "deals", "lockstep", "tournaments", "front")
+DOMAINS = ("store", "plumbing", "door", "log", "deals", "lockstep", "tournaments", "front")
 """The service's domains, bottom first: each may import only those before it (the web front
 is the top), and only through their faces. ``app`` (the factory that wires them) stands
 above them all, beside the package's own face."""

@@ -176,11 +176,11 @@ class CountingBrokenCounter(MemoryStore):
         self.calls = 0
         self.broken = True
 
-    async def count_request(self, client: str, window: int) -> Hits:
+    async def count_request(self, client: str, window: int, weight: int = 1) -> Hits:
         self.calls += 1
         if self.broken:
             raise RuntimeError("counter broken")
-        return await super().count_request(client, window)
+        return await super().count_request(client, window, weight)
 
 
 def test_addresses_behind_a_trusted_proxy_are_separate_clients() -> None:
@@ -286,7 +286,7 @@ def test_a_frozen_store_does_not_hold_up_the_pure_endpoints() -> None:
 class BrokenCounter(MemoryStore):
     """A store whose counting fails as no store should: a bug, not an outage."""
 
-    async def count_request(self, client: str, window: int) -> Hits:
+    async def count_request(self, client: str, window: int, weight: int = 1) -> Hits:
         raise RuntimeError("counter broken")
 
 

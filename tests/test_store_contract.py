@@ -392,6 +392,9 @@ async def test_requests_are_counted_per_client_and_window(store: Store) -> None:
     assert [hits.count for hits in counts] == [1, 2, 3]
     assert all(0 < hits.reset <= window for hits in counts)
     assert (await store.count_request(other, window)).count == 1
+    assert (await store.count_request(other, window, 5)).count == 6  # offences, charged at once
+    weighed = await store.count_request(new_id("client"), 2, 4)  # a first count that weighs
+    assert (weighed.count, (await store.count_request(new_id("client"), 2)).count) == (4, 1)
     hits = await store.count_request(new_id("client"), 1)
     assert (hits.count, hits.reset) == (1, 1)
     await asyncio.sleep(1.1)  # a new one-second window: counting starts again

@@ -153,15 +153,21 @@ def create_app(
     scoreboard = Scoreboard(store, keys, deals.commitments, tournaments, pars)
     log.on_due(scoreboard.closing)  # a closed tournament's reveals and settlement
 
+    limiter = RateLimiter(store, settings, keys.master) if settings.rate_limit else None
+
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         rounds.begin()
         calls.begin()
         log.begin()
+        if limiter is not None:
+            limiter.begin()
         try:
             yield
         finally:
             await asyncio.gather(rounds.end(), calls.end(), log.end())
+            if limiter is not None:
+                await limiter.end()
             pars.close()
             solvers.close()
             await store.close()
@@ -169,7 +175,7 @@ def create_app(
     app = Litestar(
         route_handlers=route_handlers(),
         plugins=[problem_details_plugin()],
-        middleware=[RateLimiter(store, settings, keys.master)] if settings.rate_limit else [],
+        middleware=[limiter] if limiter is not None else [],
         openapi_config=openapi_config(settings.public_url),
         request_max_body_size=settings.max_body_bytes,
         # logging is the process's (`cardproof serve`'s JSON lines); Litestar's default

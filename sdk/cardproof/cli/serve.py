@@ -50,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
         # every worker writes its metrics here and /metrics sums them (metrics.py)
         metrics_dir = tempfile.mkdtemp(prefix="cardproof-metrics-")
         os.environ[MULTIPROCESS_DIR] = metrics_dir
+    from cardproof_service.door import DoorProtocol
+    from cardproof_service.plumbing import DoorSettings
+
+    door = DoorSettings.from_env()  # checked by configuration_error above
     try:
         uvicorn.run(
             "cardproof_service.app:create_app",
@@ -57,6 +61,11 @@ def run(args: argparse.Namespace) -> int:
             host=host,
             port=port,
             workers=workers,
+            # the door: uvicorn's httptools protocol with deadlines, limits, connection
+            # caps by address and HTTP/2 on the same port (cardproof_service.door)
+            http=DoorProtocol,
+            ws="none",  # no WebSocket route: an Upgrade offer is served as HTTP/1.1
+            timeout_keep_alive=door.keepalive_timeout,
             log_level=args.log_level,
             log_config=logging_config(args.log_level),
             access_log=False,  # cardproof.access writes one JSON line per request, with its id

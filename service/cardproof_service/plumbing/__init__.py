@@ -22,6 +22,7 @@ from cardproof_service.plumbing.metrics import (
     metered,
 )
 from cardproof_service.plumbing.observability import logging_config, observe_requests
+from cardproof_service.plumbing.offences import report as report_offence
 from cardproof_service.plumbing.problems import (
     PROBLEM_MEDIA_TYPE,
     come_back,
@@ -31,7 +32,7 @@ from cardproof_service.plumbing.problems import (
     problem_body,
     unauthorized,
 )
-from cardproof_service.plumbing.settings import Settings, SettingsError
+from cardproof_service.plumbing.settings import DoorSettings, Settings, SettingsError
 from cardproof_service.plumbing.times import (
     DAY,
     now,
@@ -51,6 +52,7 @@ __all__ = [
     "PROBLEM_MEDIA_TYPE",
     "REPLAY_WINDOW",
     "VERIFY_FAILURES",
+    "DoorSettings",
     "IdempotencyKey",
     "KeyConfigError",
     "Keys",
@@ -70,6 +72,7 @@ __all__ = [
     "observe_requests",
     "problem",
     "problem_body",
+    "report_offence",
     "rfc3339",
     "rfc3339_ms",
     "tournament_closed",

@@ -17,11 +17,17 @@ store cannot count within a quarter of a second, or fails in any way, the reques
 through uncounted and the limiter leaves the store alone for a second (doubling while it
 keeps failing, up to 30 s): a limit must not turn a store outage into an outage of the
 pure endpoints.
+
+What never reaches the app counts too: a connection the door (``cardproof_service.door``)
+closed over its address's cap, or cut off for headers or a body too slow, is an offence
+(:mod:`.offences`) the limiter charges as one request against its client every
+:data:`CHARGE_INTERVAL` seconds; a client that keeps at it is soon answered 429.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import ipaddress
 import logging
@@ -34,6 +40,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Scope, Send
 
 from cardproof.receipts import b64url
+from cardproof_service.plumbing import offences
 from cardproof_service.plumbing.metrics import RATE_LIMITED
 from cardproof_service.plumbing.problems import PROBLEM_MEDIA_TYPE, problem_body
 from cardproof_service.plumbing.settings import Settings
@@ -50,6 +57,8 @@ FIRST_PAUSE: Final = 1.0
 """Seconds the limiter leaves the store alone after a failed count; each failure in a
 row doubles it, up to ``LONGEST_PAUSE``."""
 LONGEST_PAUSE: Final = 30.0
+CHARGE_INTERVAL: Final = 0.5
+"""Seconds between two charges of the door's offences."""
 log = logging.getLogger("cardproof.limits")
 
 
@@ -137,6 +146,42 @@ class RateLimiter:
         self._policy = f"{self._limit};w={self._window}"
         self._store_down_until = 0.0
         self._pause = FIRST_PAUSE
+        self._charger: asyncio.Task[None] | None = None
+
+    def begin(self) -> None:
+        """Start charging the door's offences (from the app's lifespan)."""
+        self._charger = asyncio.get_running_loop().create_task(self._charge_offences())
+
+    async def end(self) -> None:
+        """Stop charging (a last batch is charged, if the store answers in time)."""
+        if self._charger is not None:
+            self._charger.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._charger
+        await self.charge(offences.take())
+
+    async def _charge_offences(self) -> None:
+        """Every :data:`CHARGE_INTERVAL` s, what the door reported since."""
+        while True:
+            await asyncio.sleep(CHARGE_INTERVAL)
+            await self.charge(offences.take())
+
+    async def charge(self, reported: dict[str, int]) -> None:
+        """Count each address's offences as that many requests in its window.
+
+        Skipped while the store is down (as counting is): offences are not worth a wait.
+        """
+        for address, weight in reported.items():
+            if time.monotonic() < self._store_down_until:
+                return
+            client = address_id(address, self._master_key)
+            try:
+                async with asyncio.timeout(COUNT_TIMEOUT):
+                    await self._store.count_request(client, self._window, weight)
+            except Exception as error:
+                self._store_down_until = time.monotonic() + self._pause
+                log.warning("offences not charged for %.0f s: %r", self._pause, error)
+                return
 
     def __call__(self, app: ASGIApp) -> ASGIApp:
         """ASGI middleware: count, refuse over the limit, add the RateLimit headers."""

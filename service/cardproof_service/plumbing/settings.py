@@ -124,6 +124,112 @@ def log_witnesses(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def env_number(
+    env: Mapping[str, str],
+    name: str,
+    default: float,
+    kind: type[int] | type[float] = int,
+    *,
+    zero: bool = False,
+) -> Any:
+    """The number in ``env[name]`` (``default`` when unset), checked positive (or 0 if allowed).
+
+    >>> env_number({"X": "2.5"}, "X", 1, float)
+    2.5
+    >>> env_number({"X": "0"}, "X", 1)
+    Traceback (most recent call last):
+    ...
+    cardproof_service.plumbing.settings.SettingsError: X must be more than 0, not '0'
+    """
+    text = env.get(name)
+    if not text:
+        return kind(default)
+    try:
+        value = kind(text)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, not {text!r}") from None
+    if value < 0 or (value == 0 and not zero) or value != value:
+        least = "0 or more" if zero else "more than 0"
+        raise SettingsError(f"{name} must be {least}, not {text!r}")
+    return value
+
+
+def default_max_connections() -> int:
+    """Open connections one process keeps: its file descriptors less 512 for everything else.
+
+    A process that accepts past its descriptors fails to open files and the store's sockets
+    too; held here, the connection over the cap is closed at once and the rest goes on.
+    """
+    try:
+        import resource
+
+        soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not on Linux
+        return 1000
+    if soft == resource.RLIM_INFINITY:
+        return 50_000
+    return max(64, min(50_000, soft - 512))
+
+
+@dataclass(frozen=True, kw_only=True)
+class DoorSettings:
+    """Deadlines and limits of the HTTP layer (``cardproof_service.door``), per process.
+
+    Each has a ``CARDPROOF_*`` variable; the README ("Limits") says what each defends against,
+    and deploy/ sets the same at the edge.
+    """
+
+    header_timeout: float = 10.0
+    """``CARDPROOF_HEADER_TIMEOUT``: seconds a request's line and headers may take to arrive,
+    from its first byte (a new connection's first request: from the connection); 408."""
+    body_timeout: float = 10.0
+    """``CARDPROOF_BODY_TIMEOUT``: the window of the body's minimum rate, in seconds: each
+    window must bring ``body_min_rate`` x this many bytes, or the body's end; 408."""
+    body_min_rate: int = 1024
+    """``CARDPROOF_BODY_MIN_RATE``: the slowest body accepted, in bytes a second."""
+    keepalive_timeout: int = 5
+    """``CARDPROOF_KEEPALIVE_TIMEOUT``: seconds an idle keep-alive connection is kept."""
+    send_timeout: float = 30.0
+    """``CARDPROOF_SEND_TIMEOUT``: seconds a client may leave an answer unread (its socket
+    full) before its connection is closed; an event stream's reader too."""
+    max_request_line: int = 8192
+    """``CARDPROOF_MAX_REQUEST_LINE``: the longest target (path and query), in bytes; 414."""
+    max_header_bytes: int = 16384
+    """``CARDPROOF_MAX_HEADER_BYTES``: the most bytes of headers (names and values, as sent,
+    HTTP/2's decoded); 431."""
+    max_headers: int = 100
+    """``CARDPROOF_MAX_HEADERS``: the most header fields in one request; 431."""
+    connections_per_address: int = 256
+    """``CARDPROOF_CONNECTIONS_PER_ADDRESS``: connections one address (an IPv6 client: its
+    /64) may hold open in one process; the next is closed at once (0: no cap). Proxies that
+    ``FORWARDED_ALLOW_IPS`` trusts are exempt (the edge caps their clients)."""
+    max_connections: int = field(default_factory=default_max_connections)
+    """``CARDPROOF_MAX_CONNECTIONS``: connections one process holds open (default: its file
+    descriptors less 512); the next is closed at once."""
+    h2_max_streams: int = 100
+    """``CARDPROOF_H2_MAX_STREAMS``: requests one HTTP/2 connection may have in flight."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
+        """Door settings from ``environ`` (default ``os.environ``), defaults where unset."""
+        env = os.environ if environ is None else environ
+        return cls(
+            header_timeout=env_number(env, "CARDPROOF_HEADER_TIMEOUT", 10.0, float),
+            body_timeout=env_number(env, "CARDPROOF_BODY_TIMEOUT", 10.0, float),
+            body_min_rate=env_number(env, "CARDPROOF_BODY_MIN_RATE", 1024, zero=True),
+            keepalive_timeout=env_number(env, "CARDPROOF_KEEPALIVE_TIMEOUT", 5),
+            send_timeout=env_number(env, "CARDPROOF_SEND_TIMEOUT", 30.0, float),
+            max_request_line=env_number(env, "CARDPROOF_MAX_REQUEST_LINE", 8192),
+            max_header_bytes=env_number(env, "CARDPROOF_MAX_HEADER_BYTES", 16384),
+            max_headers=env_number(env, "CARDPROOF_MAX_HEADERS", 100),
+            connections_per_address=env_number(
+                env, "CARDPROOF_CONNECTIONS_PER_ADDRESS", 256, zero=True
+            ),
+            max_connections=env_number(env, "CARDPROOF_MAX_CONNECTIONS", default_max_connections()),
+            h2_max_streams=env_number(env, "CARDPROOF_H2_MAX_STREAMS", 100),
+        )
+
+
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """What an operator can set; every field has a ``CARDPROOF_*`` environment variable."""
@@ -204,6 +310,8 @@ class Settings:
     log_witnesses: tuple[tuple[str, str], ...] = ()
     """``CARDPROOF_LOG_WITNESSES``: the witnesses asked to cosign each new checkpoint,
     comma-separated ``URL VKEY`` pairs (none: the checkpoint is only the log's)."""
+    door: DoorSettings = field(default_factory=lambda: DoorSettings())
+    """The HTTP layer's deadlines and limits (:class:`DoorSettings`)."""
 
     @property
     def origin(self) -> str:
@@ -227,17 +335,7 @@ class Settings:
         def number(
             name: str, default: float, kind: type[int] | type[float] = int, *, zero: bool = False
         ) -> Any:
-            text = env.get(name)
-            if not text:
-                return kind(default)
-            try:
-                value = kind(text)
-            except ValueError:
-                raise SettingsError(f"{name} must be a number, not {text!r}") from None
-            if value < 0 or (value == 0 and not zero):
-                least = "0 or more" if zero else "more than 0"
-                raise SettingsError(f"{name} must be {least}, not {text!r}")
-            return value
+            return env_number(env, name, default, kind, zero=zero)
 
         return cls(
             max_body_bytes=number("CARDPROOF_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
@@ -269,4 +367,5 @@ class Settings:
             log=switch("CARDPROOF_LOG", env.get("CARDPROOF_LOG") or "on"),
             log_interval=min(60.0, number("CARDPROOF_LOG_INTERVAL", 0.5, float)),
             log_witnesses=log_witnesses(env.get("CARDPROOF_LOG_WITNESSES") or ""),
+            door=DoorSettings.from_env(env),
         )

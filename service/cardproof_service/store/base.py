@@ -341,8 +341,11 @@ class LimitStore(Protocol):
     see :meth:`DealStore.create_deal`.
     """
 
-    async def count_request(self, client: str, window: int) -> Hits:
-        """Count one request of ``client`` in the current ``window``-second window."""
+    async def count_request(self, client: str, window: int, weight: int = 1) -> Hits:
+        """Count one request of ``client`` in the current ``window``-second window.
+
+        ``weight``: as many requests at once (the door's offences, charged in a batch).
+        """
 
 
 class LogStore(Protocol):

@@ -37,13 +37,13 @@ class MemoryLimits(MemoryCore):
         self._hits: dict[str, int] = {}
         """Per client: requests counted in the current window."""
 
-    async def count_request(self, client: str, window: int) -> Hits:
+    async def count_request(self, client: str, window: int, weight: int = 1) -> Hits:
         """Count in the client's fixed window (windows start at multiples of ``window``)."""
         now = int(time.time())
         number = now // window
         if number != self._window:  # a new window: every count starts again
             self._window, self._hits = number, {}
-        count = self._hits.get(client, 0) + 1
+        count = self._hits.get(client, 0) + weight
         self._hits[client] = count
         return Hits(count, (number + 1) * window - now)
 

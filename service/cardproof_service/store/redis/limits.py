@@ -66,11 +66,11 @@ return 1
 """
 """A moved deal in flight expires later, as the deal itself does."""
 _COUNT_REQUEST: Final = """
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count
 """
-"""One more request in a client's window (the counter expires with the window)."""
+"""``ARGV[2]`` more requests in a client's window (the counter expires with the window)."""
 
 
 class RedisLimits(RedisCore):
@@ -84,12 +84,12 @@ class RedisLimits(RedisCore):
         self._extend = client.register_script(_EXTEND)
         self._count_request = client.register_script(_COUNT_REQUEST)
 
-    async def count_request(self, client: str, window: int) -> Hits:
+    async def count_request(self, client: str, window: int, weight: int = 1) -> Hits:
         """The count script on the client's counter for the current window."""
         now = int(time.time())
         number = now // window
         key = layout.rate(client, number)
-        count = await self._call(lambda: self._count_request(keys=[key], args=[window + 1]))
+        count = await self._call(lambda: self._count_request(keys=[key], args=[window + 1, weight]))
         return Hits(int(count), (number + 1) * window - now)
 
     async def _give_back(self, deal_id: str, client: str, quota: DailyQuota | None) -> None:
