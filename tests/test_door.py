@@ -424,3 +424,12 @@ def test_the_book_caps_addresses_and_the_process_but_not_trusted_proxies() -> No
     assert (book.total, book.by_address["192.0.2.1"]) == (5, 1)
     everyone = Connections(DoorSettings(connections_per_address=1), "*")
     assert everyone.open("192.0.2.1") == everyone.open("192.0.2.1") == "192.0.2.1"
+
+
+def test_http2_bodies_the_app_never_read_give_their_window_back(door: tuple[str, int]) -> None:
+    """404s answered before their 60 KB bodies were read: the connection's window (64 KiB)
+    would be spent after the first, and the next body could never be sent."""
+    url = f"http://{door[0]}:{door[1]}"
+    with httpx.Client(http1=False, http2=True, base_url=url, timeout=5) as client:
+        for _ in range(5):
+            assert client.post("/v1/nowhere", content=b"x" * 60_000).status_code == 404

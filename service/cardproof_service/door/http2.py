@@ -205,6 +205,7 @@ class Http2Protocol(asyncio.Protocol):
             stream = self.streams.pop(event.stream_id, None)
             if stream is not None:
                 stream.gone()
+                stream.release()
                 self.rearm()
             if self.resets > MOST_RESETS:
                 self.cut()

@@ -99,7 +99,17 @@ class Stream:
             if not self.complete and not self.disconnected:
                 self.reset()
             self.stop_watch()
+            self.release()
             self.connection.finished(self.id)
+
+    def release(self) -> None:
+        """Give back the window of body bytes the app never read (its answer came first,
+        or the client left): the connection's window would shrink for good without it."""
+        if self.unacknowledged:
+            read, self.unacknowledged = self.unacknowledged, 0
+            self.chunks.clear()
+            self.connection.h2.acknowledge_received_data(read, self.id)
+            self.connection.flush()
 
     # the request's body
 
