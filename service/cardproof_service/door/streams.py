@@ -104,7 +104,8 @@ class Stream:
 
     def release(self) -> None:
         """Give back the window of body bytes the app never read (its answer came first,
-        or the client left): the connection's window would shrink for good without it."""
+        or the client left): the connection's window would shrink for good without it.
+        """
         if self.unacknowledged:
             read, self.unacknowledged = self.unacknowledged, 0
             self.chunks.clear()
