@@ -103,8 +103,10 @@ class Stream:
             self.connection.finished(self.id)
 
     def release(self) -> None:
-        """Give back the window of body bytes the app never read (its answer came first,
-        or the client left): the connection's window would shrink for good without it.
+        """Give back the window of body bytes the app never read.
+
+        Its answer came first, or the client left: without this the connection's window
+        would shrink for good.
         """
         if self.unacknowledged:
             read, self.unacknowledged = self.unacknowledged, 0
