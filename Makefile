@@ -21,7 +21,7 @@ PAR_SOURCES := service/par/pyproject.toml service/par/setup.py \
   $(wildcard service/par/cardproof_par/*.c service/par/cardproof_par/*.py service/par/cardproof_par/*.pyi)
 PAR_STAMP := $(VENV)/.par-$(shell cat $(PAR_SOURCES) | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint typecheck pytest browser go openapi tables web web-test bench clean python-version
+.PHONY: run test lint typecheck pytest browser go java openapi tables web web-test bench clean python-version
 
 python-version:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -53,7 +53,7 @@ run: $(RUN_STAMP) $(PAR_STAMP)
 
 ## test: lint, type-check, build and test the web client, then the whole test suite
 ## (doctests, property, API, schemathesis, generated clients, the pages in headless Chromium)
-test: $(DEV_STAMP) $(PAR_STAMP) browser go lint typecheck web-test pytest
+test: $(DEV_STAMP) $(PAR_STAMP) browser go java lint typecheck web-test pytest
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check sdk service tests bench
@@ -62,7 +62,7 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP) $(PAR_STAMP)
 	$(BIN)/mypy
 
-pytest: $(DEV_STAMP) $(PAR_STAMP) browser go $(NPM_STAMP) $(OUTSIDERS_NPM_STAMP) $(OUTSIDERS_PIP_STAMP)
+pytest: $(DEV_STAMP) $(PAR_STAMP) browser go java $(NPM_STAMP) $(OUTSIDERS_NPM_STAMP) $(OUTSIDERS_PIP_STAMP)
 	$(BIN)/pytest
 
 # The web client's tools, pinned by service/web/package-lock.json (Node.js 20+ and npm).
@@ -107,6 +107,15 @@ go:
 	  $$SUDO apt-get update -qq && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    golang-go golang-golang-x-mod-dev; }
+
+## java: Debian's JDK, for the client matrix's java.net.http client
+## (tests/test_client_matrix.py compiles tests/clients/Play.java with javac, nothing fetched)
+java:
+	@command -v javac >/dev/null || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    default-jdk-headless; }
 
 ## openapi: rewrite openapi/openapi.json from the app (only if the command succeeds), then
 ## the web client's types generated from it (service/web/src/api.d.ts) and its build
