@@ -3,7 +3,9 @@
 No Docker engine or Kubernetes cluster runs here, so these tests check what can be
 checked without one: the compose file and every manifest parse; the probes, ports and
 environment variables they name are the ones the service really has; the Dockerfile's
-``CMD`` is the package's console script with arguments its real parser accepts.
+``CMD`` is the package's console script with arguments its real parser accepts; the edge
+(the Ingress and ingress-nginx's ConfigMap) holds clients to the service's own HTTP
+limits, each compared with the service's default and with the Deployment's value.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import inspect
 import json
 import re
 import tomllib
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,7 +27,9 @@ import cardproof.cli
 import cardproof_service.plumbing.keys
 import cardproof_service.plumbing.settings
 from cardproof.cli import build_parser
-from cardproof_service.plumbing.settings import Settings
+from cardproof_service.door.connections import Connections, trusted_networks
+from cardproof_service.lockstep.calls import KEEPALIVE, MAX_WAIT
+from cardproof_service.plumbing.settings import DoorSettings, Settings
 from cardproof_service.store.redis import parse_sentinel_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +37,7 @@ DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 
 Doc = dict[str, Any]
-ENV_NAME = re.compile(r"\b(?:CARDPROOF_[A-Z_]*[A-Z]|REDIS_URL)\b")
+ENV_NAME = re.compile(r"\b(?:CARDPROOF_[A-Z0-9_]*[A-Z0-9]|REDIS_URL|FORWARDED_ALLOW_IPS)\b")
 
 
 # --- what the code really provides -----------------------------------------------------
@@ -292,7 +297,14 @@ def _quantity(text: str | int) -> float:
 
 def test_manifests_hold_every_object() -> None:
     kinds = {doc["kind"] for doc in _manifests()}
-    assert {"Deployment", "Service", "HorizontalPodAutoscaler", "Secret", "StatefulSet"} <= kinds
+    assert {
+        "Deployment",
+        "Service",
+        "HorizontalPodAutoscaler",
+        "Secret",
+        "StatefulSet",
+        "Ingress",
+    } <= kinds
 
 
 def test_deployment_serves_the_port_the_probes_and_service_use() -> None:
@@ -416,6 +428,219 @@ def test_redis_statefulset_persists_with_aof() -> None:
     labels = statefulset["spec"]["template"]["metadata"]["labels"]
     assert statefulset["spec"]["selector"]["matchLabels"].items() <= labels.items()
     assert _one("Service", "redis")["spec"]["selector"].items() <= labels.items()
+
+
+# --- the edge: ingress-nginx in front of the Service ------------------------------------
+
+NGINX = "nginx.ingress.kubernetes.io/"
+EDGE_VALUES = DEPLOY / "ingress-nginx" / "values.yaml"
+NGINX_BURST = 5
+"""ingress-nginx's burst multiplier when an Ingress names none."""
+
+
+def _controller() -> Doc:
+    """The ingress-nginx chart's ``controller`` values."""
+    values = yaml.safe_load(EDGE_VALUES.read_text())
+    assert isinstance(values, dict)
+    controller: Doc = values["controller"]
+    return controller
+
+
+def _edge() -> tuple[dict[str, str], dict[str, str]]:
+    """The Ingress's ingress-nginx annotations (prefix dropped) and the controller's ConfigMap."""
+    metadata = _one("Ingress", "cardproof")["metadata"]
+    annotations = {
+        key.removeprefix(NGINX): value
+        for key, value in metadata["annotations"].items()
+        if key.startswith(NGINX)
+    }
+    config: dict[str, str] = _controller()["config"]
+    # annotations and ConfigMap data are strings: an unquoted 256 fails to apply
+    for key, value in {**annotations, **config}.items():
+        assert isinstance(value, str), f"{key}: {value!r} is not a string"
+    return annotations, config
+
+
+def _deployment_env() -> dict[str, str]:
+    container = _container(_one("Deployment", "cardproof"))
+    return {item["name"]: item["value"] for item in container["env"] if "value" in item}
+
+
+def _fronted() -> list[Settings]:
+    """What the edge must hold clients to: the service's defaults, and the Deployment's values.
+
+    A default changed without the edge fails the tests below, and so does a value the
+    Deployment sets.
+    """
+    return [Settings(door=DoorSettings()), Settings.from_env(_deployment_env())]
+
+
+_SIZE_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
+
+
+def _nginx_size(text: str) -> int:
+    """An nginx size (``512k``, ``8k``, ``1m``, ``100``) in bytes."""
+    match = re.fullmatch(r"(\d+)([kmg]?)", text.strip().lower())
+    assert match, f"not an nginx size: {text!r}"
+    return int(match[1]) * _SIZE_UNITS[match[2]]
+
+
+def _seconds(text: str) -> int:
+    """ingress-nginx's timeouts: whole seconds, no unit."""
+    assert re.fullmatch(r"\d+", text), f"not a number of seconds: {text!r}"
+    return int(text)
+
+
+def test_the_ingress_routes_every_route_to_the_service_port() -> None:
+    from cardproof.cli.serve import openapi_document
+
+    ingress = _one("Ingress", "cardproof")
+    service = _one("Service", "cardproof")
+    assert ingress["spec"]["ingressClassName"] == _controller()["ingressClassResource"]["name"]
+
+    # the host players reach is the public URL's (the receipts' issuer), over TLS
+    public = urlsplit(_deployment_env()["CARDPROOF_PUBLIC_URL"])
+    assert public.scheme == "https"
+    (rule,) = ingress["spec"]["rules"]
+    assert rule["host"] == public.hostname
+    assert any(
+        public.hostname in tls["hosts"] and tls["secretName"] for tls in ingress["spec"]["tls"]
+    )
+
+    prefixes = []
+    for path in rule["http"]["paths"]:
+        assert path["pathType"] == "Prefix"
+        prefixes.append(path["path"])
+        backend = path["backend"]["service"]
+        assert backend["name"] == service["metadata"]["name"]
+        port = backend["port"]
+        ports = [
+            p
+            for p in service["spec"]["ports"]
+            if port in ({"name": p.get("name")}, {"number": p["port"]})
+        ]
+        assert len(ports) == 1, f"the Service has no port {port}"
+    # every route of the API, the lockstep calls' event streams among them, is routed
+    paths = openapi_document()["paths"]
+    assert isinstance(paths, dict)
+    routes = list(paths)
+    assert any(route.endswith("/rounds/{round_number}/calls") for route in routes)
+    for route in [*routes, "/", "/play", "/static/app.js"]:
+        assert any(route.startswith(prefix) for prefix in prefixes), route
+
+
+def test_the_edge_caps_heads_and_bodies_as_the_service_does() -> None:
+    annotations, config = _edge()
+    count, size = config["large-client-header-buffers"].split()
+    buffer = _nginx_size(size)
+    for settings in _fronted():
+        door = settings.door
+        # 413 at the same size, before the body is read
+        assert _nginx_size(annotations["proxy-body-size"]) == settings.max_body_bytes
+        # the request line (method and version too) must fit one buffer: 414 past it
+        assert buffer == door.max_request_line
+        # the whole head must fit them all, each header line one
+        assert int(count) * buffer == door.max_header_bytes
+        assert _nginx_size(config["client-header-buffer-size"]) <= buffer
+        assert int(config["http2-max-concurrent-streams"]) == door.h2_max_streams
+
+
+def test_the_edge_times_out_as_the_service_does() -> None:
+    annotations, config = _edge()
+    snippet = re.fullmatch(r"send_timeout (\d+)s;", config["http-snippet"].strip())
+    assert snippet, "send_timeout must be the http-snippet's one directive"
+    for settings in _fronted():
+        door = settings.door
+        assert _seconds(config["client-header-timeout"]) == door.header_timeout
+        assert _seconds(config["client-body-timeout"]) == door.body_timeout
+        assert _seconds(config["keep-alive"]) == door.keepalive_timeout
+        assert int(snippet[1]) == door.send_timeout
+        # nginx drops its idle connections to the service before the service does (a
+        # request sent on one the service is closing would be a 502)
+        assert 0 < _seconds(config["upstream-keepalive-timeout"]) < door.keepalive_timeout
+    # a body is read whole at the edge (client-body-timeout bounds a slow one), so a slow
+    # client holds nginx, not the service
+    assert annotations["proxy-request-buffering"] == "on"
+
+
+def test_the_edge_holds_each_client_to_the_services_caps() -> None:
+    annotations, config = _edge()
+    assert "limit-rpm" not in annotations  # one bucket, the one reckoned here
+    rps = int(annotations["limit-rps"])
+    burst = rps * int(annotations.get("limit-burst-multiplier", NGINX_BURST))
+    for settings in _fronted():
+        assert int(annotations["limit-connections"]) == settings.door.connections_per_address
+        # nginx's bucket (burst=N nodelay) takes burst + 1 at once, then rps a second: in
+        # any window, never more than the service's limit, nor much less (a limit raised
+        # without the edge would leave the edge refusing what the service allows)
+        most = burst + 1 + rps * settings.rate_window
+        assert 0.9 * settings.rate_limit <= most <= settings.rate_limit, most
+    # refused as the service refuses: 429
+    assert config["limit-req-status-code"] == config["limit-conn-status-code"] == "429"
+
+
+def test_event_streams_pass_the_edge_unbuffered_and_uncut() -> None:
+    annotations, _ = _edge()
+    assert annotations["proxy-buffering"] == "off"  # each call reaches the player as it comes
+    read = _seconds(annotations["proxy-read-timeout"])
+    for settings in _fronted():
+        assert read > KEEPALIVE  # an idle event stream's comment comes sooner
+        assert read > MAX_WAIT + settings.store_timeout  # and a long poll's answer
+
+
+def test_the_service_sees_clients_through_the_edge_and_trusts_only_it() -> None:
+    _, config = _edge()
+    controller = _controller()
+    # nginx sees each client's address (every limit is per address) and sends it alone:
+    # a client's own X-Forwarded-For is dropped
+    assert controller["service"]["externalTrafficPolicy"] == "Local"
+    assert config["use-forwarded-headers"] == "false"
+    assert config["compute-full-forwarded-for"] == "false"
+    assert config["use-proxy-protocol"] == "false"
+    assert controller["allowSnippetAnnotations"] is False
+
+    # the service takes the client from X-Forwarded-For from the pod network only
+    trusted = _deployment_env()["FORWARDED_ALLOW_IPS"]
+    networks = trusted_networks(trusted)
+    assert networks, "FORWARDED_ALLOW_IPS trusts everyone (*) or no address"
+    for network in networks:
+        assert network.is_private, network
+        assert network.prefixlen >= 8, network
+    # ... whose connections the door exempts from the per-address cap (the edge caps them)
+    door = Connections(DoorSettings(), trusted)
+    assert door.exempt(str(next(networks[0].hosts())))
+    assert not door.exempt("203.0.113.7")
+
+
+def test_the_edge_table_names_every_limit_its_default_and_its_edge_value() -> None:
+    table = (DEPLOY / "README.md").read_text().split("\n## The edge\n", 1)[1].split("\n## ", 1)[0]
+    door_fields = {f.name for f in fields(DoorSettings)}
+    source = inspect.getsource(DoorSettings)
+    door_names = {name for name in ENV_NAME.findall(source) if name.startswith("CARDPROOF_")}
+    assert {f"CARDPROOF_{name.upper()}" for name in door_fields} == door_names
+    others = {"CARDPROOF_MAX_BODY_BYTES", "CARDPROOF_RATE_LIMIT", "CARDPROOF_RATE_WINDOW"}
+    rows = [line.split("|")[1:-1] for line in table.splitlines() if line.startswith("| ")]
+    named = {name for row in rows for name in ENV_NAME.findall(row[0])}
+    assert door_names | others | {"FORWARDED_ALLOW_IPS"} <= named, (door_names | others) - named
+
+    # the defaults the table gives are the service's
+    defaults = Settings(door=DoorSettings())
+    checked = 0
+    for row in rows:
+        names = ENV_NAME.findall(row[0])
+        numbers = re.findall(r"`(\d+)`", row[1])
+        for name, number in zip(names, numbers, strict=False):
+            field = name.removeprefix("CARDPROOF_").lower()
+            owner = defaults.door if field in door_fields else defaults
+            assert float(number) == getattr(owner, field), name
+            checked += 1
+    assert checked >= len(door_names | others) - 1  # all but the file descriptors' default
+
+    # ... and every edge key it names, with the value the manifests give it
+    annotations, config = _edge()
+    for key, value in {**annotations, **config}.items():
+        assert f'`{key}: "{value}"`' in table, key
+    assert f"`externalTrafficPolicy: {_controller()['service']['externalTrafficPolicy']}`" in table
 
 
 # --- the README ------------------------------------------------------------------------
