@@ -164,7 +164,10 @@ def long_solodrez_line(columns: list[list[str]]) -> str:
     game = solodrez.new(deck, solodrez.parse_options({}))
     rng = random.Random(10_000)
     while not game.is_over():
-        game.play(rng.choice([m for m in game.legal_moves() if ">" in game.move_text(m)]))
+        moves = game.legal_moves()
+        transfers = [m for m in moves if ">" in game.move_text(m)]
+        # a position with no transfer takes a remove (never the stop, while one is legal)
+        game.play(rng.choice(transfers or moves[:-1] or moves))
     return " ".join(game.move_text(move) for move in game.moves)
 
 
