@@ -8,7 +8,6 @@ It has the sync client's methods, awaited, on the same request core
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, overload
@@ -60,6 +59,7 @@ from cardproof.tlog.entries import encode_entry, receipt_entry
 from cardproof.tlog.inclusion import LogProof
 from cardproof.tlog.tree import leaf_hash
 from cardproof.tournaments import Payment, SettlementPage
+from cardproof.transport import exchange_async
 from cardproof.version import DEFAULT_BASE_URL
 
 
@@ -103,27 +103,14 @@ class AsyncClient:
 
     async def _send(self, call: ApiCall[T]) -> T:
         args = self._core.request_args(call)
-        attempt = 0
-        while True:
-            request = self._http.build_request(**args)
-            reader = self._core.reader(call, request)
-            try:
-                async with asyncio.timeout(reader.seconds):  # the whole try, headers too
-                    response = await self._http.send(request, stream=True)
-                    try:
-                        wait = self._core.retry_delay(response, attempt)
-                        if wait is None:
-                            async for chunk in response.aiter_bytes():
-                                reader.add(chunk)
-                            return self._core.decode(response, reader.content, call.result)
-                    finally:
-                        await response.aclose()
-            except TimeoutError:
-                wait = self._core.transport_retry(reader.timed_out(), attempt)
-            except httpx.TransportError as error:
-                wait = self._core.transport_retry(error, attempt)
-            await asyncio.sleep(wait)
-            attempt += 1
+        return await exchange_async(
+            self._http,
+            lambda: self._http.build_request(**args),
+            self._core,
+            limit=call.limit,
+            seconds=self._core.timeout + call.wait,
+            answer=lambda response, content: self._core.decode(response, content, call.result),
+        )
 
     async def variants(self) -> list[VariantInfo]:
         """Every variant the server knows."""

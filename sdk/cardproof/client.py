@@ -36,7 +36,6 @@ Their public names are importable from here as before.
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal, overload
 
@@ -47,13 +46,12 @@ from cardproof.async_client import AsyncClient
 from cardproof.core import (
     RETRY_STATUSES,
     RETRY_TRANSPORT_ERRORS,
-    AnswerReader,
     RequestCore,
     error_from_response,
     retry_after_seconds,
 )
 from cardproof.endpoints import ApiCall, CardLike, Moment, Options, T
-from cardproof.errors import ConflictError, NotFoundError, TransportError
+from cardproof.errors import ConflictError, NotFoundError
 from cardproof.games import GridView, ReserveView, RowsView, SoloDrezView
 from cardproof.handles import (
     AsyncGame,
@@ -98,7 +96,7 @@ from cardproof.tlog.entries import encode_entry, receipt_entry
 from cardproof.tlog.inclusion import LogProof
 from cardproof.tlog.tree import leaf_hash
 from cardproof.tournaments import Payment, SettlementPage
-from cardproof.transport import bounded_transport, deadline
+from cardproof.transport import bounded_transport, exchange
 from cardproof.version import DEFAULT_BASE_URL
 
 __all__ = [
@@ -133,23 +131,25 @@ def fetch_bytes(url: str, *, limit: int, timeout: float = 10.0) -> bytes:
     one slower than ``timeout`` in all a :class:`~cardproof.errors.TransportError`, and
     a non-2xx one its typed :class:`~cardproof.errors.APIError`.
     """
+    once = RequestCore(  # a document, not an API call: no retries
+        base_url=url, api_key=None, timeout=timeout, max_retries=0, backoff=0, max_backoff=0
+    )
     with httpx.Client(timeout=timeout, transport=bounded_transport()) as http:
-        request = http.build_request("GET", url)
-        reader = AnswerReader(request, limit=limit, seconds=timeout)
-        try:
-            with deadline(timeout):
-                response = http.send(request, stream=True)
-                try:
-                    for chunk in response.iter_bytes():
-                        reader.add(chunk)
-                    reader.check_time()
-                finally:
-                    response.close()
-        except httpx.TransportError as error:
-            raise TransportError(f"GET {url}: {error!r}") from error
+        return exchange(
+            http,
+            lambda: http.build_request("GET", url),
+            once,
+            limit=limit,
+            seconds=timeout,
+            answer=_success_body,
+        )
+
+
+def _success_body(response: httpx.Response, content: bytes) -> bytes:
+    """``content`` if ``response`` is a 2xx, else its typed error."""
     if not response.is_success:
-        raise error_from_response(response, reader.content)
-    return reader.content
+        raise error_from_response(response, content)
+    return content
 
 
 class Client:
@@ -192,26 +192,14 @@ class Client:
 
     def _send(self, call: ApiCall[T]) -> T:
         args = self._core.request_args(call)
-        attempt = 0
-        while True:
-            request = self._http.build_request(**args)
-            reader = self._core.reader(call, request)
-            try:
-                with deadline(reader.seconds):  # each read's share (bounded_transport)
-                    response = self._http.send(request, stream=True)
-                    try:
-                        wait = self._core.retry_delay(response, attempt)
-                        if wait is None:
-                            for chunk in response.iter_bytes():
-                                reader.add(chunk)
-                            reader.check_time()
-                            return self._core.decode(response, reader.content, call.result)
-                    finally:
-                        response.close()
-            except httpx.TransportError as error:
-                wait = self._core.transport_retry(error, attempt)
-            time.sleep(wait)
-            attempt += 1
+        return exchange(
+            self._http,
+            lambda: self._http.build_request(**args),
+            self._core,
+            limit=call.limit,
+            seconds=self._core.timeout + call.wait,
+            answer=lambda response, content: self._core.decode(response, content, call.result),
+        )
 
     def variants(self) -> list[VariantInfo]:
         """Every variant the server knows."""

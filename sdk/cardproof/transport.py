@@ -7,19 +7,26 @@ interrupt a blocking read, so this transport gives each read, write and connect 
 the time left before the deadline of the try under way (:func:`deadline`). It wraps
 httpcore's own network backend (httpcore's public interface for custom backends); a
 client given its own ``http_client`` keeps that client's transport.
+
+:func:`exchange` (and :func:`exchange_async`, with ``asyncio.timeout``) is the one loop
+every fetch of the SDK and the CLI runs: send under the try's deadline, try again as the
+request core says, read the final answer under its cap.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 import time
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
 import httpcore
 import httpx
+
+from cardproof.core import AnswerReader, RequestCore
 
 _T = typing.TypeVar("_T")
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("cardproof_deadline", default=None)
@@ -130,3 +137,79 @@ def bounded_transport() -> httpx.HTTPTransport:
     pool = transport._pool  # httpx offers no other way to pass a backend
     pool._network_backend = _Backend(pool._network_backend)
     return transport
+
+
+Answer = Callable[[httpx.Response, bytes], _T]
+"""What a fetch makes of its final answer and the body read: a result, or an error raised."""
+
+
+def exchange(
+    http: httpx.Client,
+    build: Callable[[], httpx.Request],
+    core: RequestCore,
+    *,
+    limit: int,
+    seconds: float,
+    answer: Answer[_T],
+) -> _T:
+    """Send ``build()`` until an answer is final, then ``answer`` of it and its body.
+
+    Each try gets ``seconds`` in all (each socket operation its share, under
+    :func:`bounded_transport`; the body's pace checked as it comes) and reads at most
+    ``limit`` bytes (:class:`~cardproof.core.AnswerReader`). ``core`` decides whether a
+    status or a transport failure is tried again and after how long; a final transport
+    failure is raised as :class:`~cardproof.errors.TransportError`.
+    """
+    attempt = 0
+    while True:
+        request = build()
+        reader = AnswerReader(request, limit=limit, seconds=seconds)
+        try:
+            with deadline(seconds):  # each read's share (bounded_transport)
+                response = http.send(request, stream=True)
+                try:
+                    wait = core.retry_delay(response, attempt)
+                    if wait is None:
+                        for chunk in response.iter_bytes():
+                            reader.add(chunk)
+                        reader.check_time()
+                        return answer(response, reader.content)
+                finally:
+                    response.close()
+        except httpx.TransportError as error:
+            wait = core.transport_retry(error, attempt)
+        time.sleep(wait)
+        attempt += 1
+
+
+async def exchange_async(
+    http: httpx.AsyncClient,
+    build: Callable[[], httpx.Request],
+    core: RequestCore,
+    *,
+    limit: int,
+    seconds: float,
+    answer: Answer[_T],
+) -> _T:
+    """:func:`exchange` on an ``httpx.AsyncClient``: each try in ``asyncio.timeout``."""
+    attempt = 0
+    while True:
+        request = build()
+        reader = AnswerReader(request, limit=limit, seconds=seconds)
+        try:
+            async with asyncio.timeout(seconds):  # the whole try, headers too
+                response = await http.send(request, stream=True)
+                try:
+                    wait = core.retry_delay(response, attempt)
+                    if wait is None:
+                        async for chunk in response.aiter_bytes():
+                            reader.add(chunk)
+                        return answer(response, reader.content)
+                finally:
+                    await response.aclose()
+        except TimeoutError:
+            wait = core.transport_retry(reader.timed_out(), attempt)
+        except httpx.TransportError as error:
+            wait = core.transport_retry(error, attempt)
+        await asyncio.sleep(wait)
+        attempt += 1

@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     import httpx
 
     from cardproof.client import Client
-    from cardproof.core import AnswerReader
     from cardproof.models import Tournament
 
 TIMEOUT: Final = 30.0
@@ -156,10 +155,8 @@ def _fetcher(http: httpx.Client, base: str) -> Fetch:
     (other statuses, once the tries are spent) is ``unreadable``, and so is an answer
     larger than :data:`LARGEST`.
     """
-    import httpx
-
-    from cardproof.core import AnswerReader, RequestCore
-    from cardproof.transport import deadline
+    from cardproof.core import RequestCore
+    from cardproof.transport import exchange
 
     retries = RequestCore(
         base_url=base, api_key=None, timeout=TIMEOUT, max_retries=3, backoff=0.5, max_backoff=10
@@ -167,35 +164,24 @@ def _fetcher(http: httpx.Client, base: str) -> Fetch:
 
     def fetch(path: str) -> bytes:
         url = f"{base}/log/{path}"
-        attempt = 0
-        while True:
-            request = http.build_request("GET", url)
-            reader = AnswerReader(request, limit=LARGEST, seconds=TIMEOUT)
-            try:
-                with deadline(TIMEOUT):
-                    answer = http.send(request, stream=True)
-                    try:
-                        wait = retries.retry_delay(answer, attempt)
-                        if wait is None:
-                            return _answer(answer, reader, path)
-                    finally:
-                        answer.close()
-            except AnswerTooLargeError as error:
-                raise MonitorError("unreadable", str(error)) from None
-            except httpx.TransportError as error:
-                wait = retries.transport_retry(error, attempt)  # or raise it, the last
-            time.sleep(wait)
-            attempt += 1
+        try:
+            return exchange(
+                http,
+                lambda: http.build_request("GET", url),
+                retries,
+                limit=LARGEST,
+                seconds=TIMEOUT,
+                answer=functools.partial(_answer, path=path),
+            )
+        except AnswerTooLargeError as error:
+            raise MonitorError("unreadable", str(error)) from None
 
     return fetch
 
 
-def _answer(answer: httpx.Response, reader: AnswerReader, path: str) -> bytes:
-    """The body of a final answer to ``reader``'s request, or the :class:`MonitorError` it is."""
-    for chunk in answer.iter_bytes():
-        reader.add(chunk)
-    reader.check_time()
-    body, url = reader.content, answer.request.url
+def _answer(answer: httpx.Response, body: bytes, path: str) -> bytes:
+    """The body of a final answer to a read of ``path``, or the :class:`MonitorError` it is."""
+    url = answer.request.url
     if answer.status_code == 200:
         return body
     said = f"GET {url}: {answer.status_code} {body[:200]!r}"
