@@ -433,3 +433,79 @@ def test_http2_bodies_the_app_never_read_give_their_window_back(door: tuple[str,
     with httpx.Client(http1=False, http2=True, base_url=url, timeout=5) as client:
         for _ in range(5):
             assert client.post("/v1/nowhere", content=b"x" * 60_000).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        (b"GET /healthz\r\n\r\n", 505),  # HTTP/0.9
+        (b"GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", 505),  # HTTP/2 needs its preface
+        (b"GET /healthz HTTP/1.1\r\n\r\n", 400),  # no Host (RFC 9112 3.2)
+        (b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        (b"CONNECT a:1 HTTP/1.1\r\nHost: a:1\r\n\r\n", 400),  # a target httptools cannot read
+        (b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03", 400),  # TLS spoken to plain HTTP
+    ],
+    ids=["http0.9", "http2.0-line", "no-host", "two-hosts", "connect", "tls"],
+)
+def test_what_is_not_http1_is_a_problem_answer(
+    door: tuple[str, int], request_bytes: bytes, status: int
+) -> None:
+    with connect(door) as sock:
+        sock.sendall(request_bytes)
+        answer = read_all(sock)
+    assert status_of(answer) == status
+    assert problem_of(answer)["status"] == status
+
+
+def test_http1_pipelining_is_capped(door: tuple[str, int]) -> None:
+    """100 requests written at once: 32 queue behind the first, then the rest is not read."""
+    with connect(door) as sock:
+        sock.sendall(b"GET /schema/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n" * 100)
+        answer = read_all(sock)
+    assert answer.count(b"HTTP/1.1 200 OK") == 33  # the one answered, the 32 queued
+    assert b"HTTP/1.1 429" not in answer  # the rest is not read: the connection closes
+
+
+def test_an_http2_body_after_its_answer_is_dropped_within_its_window(
+    door: tuple[str, int],
+) -> None:
+    """A 404 answered before its body: the rest of the body is dropped, the stream's window
+    stays shut (at most one window more is read), the connection's is given back: the
+    next stream's body still gets through (RFC 9113 8.1)."""
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+
+    def head(path: str) -> list[tuple[str, str]]:
+        return [(":method", "POST"), (":path", path), (":scheme", "http"), (":authority", "x")]
+
+    sent, answers = 0, {}
+    with connect(door) as sock:
+        sock.sendall(conn.data_to_send())
+        conn.send_headers(1, head("/v1/nowhere"))
+        sock.settimeout(0.05)
+        began = time.monotonic()
+        while time.monotonic() - began < 0.5:  # as much body as the windows let through
+            room = min(conn.local_flow_control_window(1), 16_384)
+            if room > 0:
+                conn.send_data(1, b"x" * room)
+                sent += room
+            sock.sendall(conn.data_to_send())
+            with contextlib.suppress(TimeoutError):
+                for event in conn.receive_data(sock.recv(65536)):
+                    if isinstance(event, h2.events.ResponseReceived):
+                        answers[event.stream_id] = dict(event.headers)[b":status"]
+        conn.send_headers(3, [*head("/v1/score"), ("content-type", "application/json")])
+        conn.send_data(3, SCORE_BODY, end_stream=True)
+        sock.sendall(conn.data_to_send())
+        while 3 not in answers and time.monotonic() - began < 5:
+            with contextlib.suppress(TimeoutError):
+                for event in conn.receive_data(sock.recv(65536)):
+                    if isinstance(event, h2.events.ResponseReceived):
+                        answers[event.stream_id] = dict(event.headers)[b":status"]
+            sock.sendall(conn.data_to_send())
+    assert answers == {1: b"404", 3: b"200"}
+    assert sent <= 3 * 65_535  # the first window, the one the app's answer gave back, no more

@@ -16,7 +16,11 @@ uvicorn's own it adds:
   stops at the end of an upgrade request's headers, as if it had no body: uvicorn then
   answers from an empty body; here the body is parsed as it should have been);
 - HTTP/2 with prior knowledge: a connection opening with HTTP/2's preface is handed to
-  :class:`~cardproof_service.door.http2.Http2Protocol`.
+  :class:`~cardproof_service.door.http2.Http2Protocol`;
+- what HTTP forbids or the parser cannot read (no ``Host``, HTTP/0.9 or 2.0 request
+  lines, a target httptools refuses) is a problem+json answer, never a traceback;
+  pipelining queues at most :data:`MOST_PIPELINED` requests; a cut connection is reset
+  (:func:`discard`), dropping its unsent answer.
 
 Each client cut off or refused is reported to the rate limiter (``report_offence``).
 """
@@ -24,7 +28,10 @@ Each client cut off or refused is reported to the rate limiter (``report_offence
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import socket
+import struct
 from functools import lru_cache
 from typing import Any, Final
 
@@ -90,6 +97,8 @@ class DoorProtocol(HttpToolsProtocol):
         """Bytes a body sent beyond its rate, up to one window's worth (:func:`body_balance`)."""
         self.began = False
         """A request began in the chunk being parsed."""
+        self.hosts = 0
+        """``Host`` headers of the request being parsed."""
         self.resuming = False
         """Feeding the parser the stand-in head of an h2c request's body."""
         self.refused = False
@@ -161,7 +170,14 @@ class DoorProtocol(HttpToolsProtocol):
         self._unset_keepalive_if_required()
         self.began = False
         self.feed(data)
-        if self.in_head and not self.refused:
+        if self.refused:
+            return
+        cycle = self.cycle
+        if not self.in_head and self.watch is None and cycle and cycle.response_complete:
+            # bytes that begin no request (blank lines) stopped the keep-alive deadline
+            self.in_head, self.head_bytes = True, len(data)
+            self.watch = self.loop.call_later(self.door.header_timeout, self.head_too_slow)
+        if self.in_head:
             # a head begun in this chunk counts from the next (a chunk is at most 256 KiB)
             self.head_bytes = 1 if self.began else self.head_bytes + len(data)
             most = self.door.max_request_line + self.door.max_header_bytes + HEAD_SLACK
@@ -169,40 +185,48 @@ class DoorProtocol(HttpToolsProtocol):
                 self.refuse(replies.headers_too_large(self.door.max_header_bytes))
 
     def feed(self, data: bytes) -> None:
-        """Parse ``data``; go on past an unsupported upgrade's head (see the module)."""
+        """Parse ``data``; go on past an unsupported upgrade's head (see the module).
+
+        What cannot be parsed is a 400 problem; a refusal raised by a callback, its own.
+        """
         while True:
             try:
                 self.parser.feed_data(data)
                 return
             except httptools.HttpParserUpgrade as upgrade:
-                data = data[upgrade.args[0] :]
-                self.resume_after_upgrade()
+                data = self.resume_after_upgrade() + data[upgrade.args[0] :]
             except httptools.HttpParserCallbackError as error:
-                if isinstance(error.__context__, replies.Refusal):
-                    self.refuse(error.__context__)
+                cause = error.__context__
+                if cause is FULL:  # answer those queued, read nothing more, then close
+                    self.refused = True
+                    report(self.client)
+                    self.flow.pause_reading()
+                    self.cycle.keep_alive = False  # uvicorn closes after the last queued
                     return
-                raise
-            except httptools.HttpParserError:
-                self.send_400_response("Invalid HTTP request received.")
+                self.refuse(cause if isinstance(cause, replies.Refusal) else replies.unreadable())
+                return
+            except httptools.HttpParserError as error:
+                self.refuse(replies.unreadable(str(error)))
                 return
 
-    def resume_after_upgrade(self) -> None:
-        """Parse on as HTTP/1.1: a fresh parser, told the body's framing by a stand-in head.
+    def resume_after_upgrade(self) -> bytes:
+        """Parse on as HTTP/1.1: a fresh parser, and a stand-in head of the body's framing.
 
         httptools ended the upgrade request at its headers (and uvicorn started it on
-        an empty body, not yet run); its body, if any, is read into the same request.
+        an empty body, not yet run); fed the stand-in head, then the rest, the parser reads
+        the body into the same request (the stand-in's callbacks change nothing).
         """
         self.parser = httptools.HttpRequestParser(self)
         self.parser.set_dangerous_leniencies(lenient_data_after_close=True)
         framing = {name: value for name, value in self.headers if name in FRAMING}
         if not framing or framing.get(b"content-length", b"").strip() == b"0":
-            return
+            return b""
         self.cycle.more_body = True
         connection = b",".join(value for name, value in self.headers if name == b"connection")
         self.cycle.keep_alive = b"close" not in connection.lower()
         self.resuming = True
         head = b"".join(name + b": " + value + b"\r\n" for name, value in framing.items())
-        self.parser.feed_data(b"POST / HTTP/1.1\r\n" + head + b"\r\n")
+        return b"POST / HTTP/1.1\r\n" + head + b"\r\n"
 
     def on_message_begin(self) -> None:
         """A new request: its head's limits and deadline start."""
@@ -211,6 +235,7 @@ class DoorProtocol(HttpToolsProtocol):
         super().on_message_begin()
         self.in_head = self.began = True
         self.head_bytes = self.target_bytes = self.header_bytes = self.header_count = 0
+        self.hosts = 0
         if self.watch is None:
             self.watch = self.loop.call_later(self.door.header_timeout, self.head_too_slow)
 
@@ -233,6 +258,8 @@ class DoorProtocol(HttpToolsProtocol):
             raise replies.too_many_headers(self.door.max_headers)
         if self.header_bytes > self.door.max_header_bytes:
             raise replies.headers_too_large(self.door.max_header_bytes)
+        if len(name) == 4 and name.lower() == b"host":
+            self.hosts += 1
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
@@ -241,6 +268,13 @@ class DoorProtocol(HttpToolsProtocol):
             self.resuming = False
         else:
             self.in_head = False
+            version = self.parser.get_http_version()
+            if version not in ("1.0", "1.1"):
+                raise replies.version_unsupported(version)
+            if self.hosts != 1 and version == "1.1":
+                raise replies.one_host(self.hosts)  # RFC 9112 3.2
+            if len(self.pipeline) >= MOST_PIPELINED:
+                raise FULL
             super().on_headers_complete()
         if self.watch is not None:
             self.watch.cancel()
@@ -250,7 +284,15 @@ class DoorProtocol(HttpToolsProtocol):
             self.watch = self.loop.call_later(self.door.body_timeout, self.body_window)
 
     def on_body(self, body: bytes) -> None:
-        """Body bytes count in the window."""
+        """Body bytes count in the window.
+
+        A body that goes on after its answer (a 413's, say) is not read to its end: the
+        connection closes once the answer is out.
+        """
+        if self.cycle.response_complete and not self.resuming:
+            self.refused = True  # nothing more is parsed
+            self.transport.close()
+            return
         self.window_bytes += len(body)
         super().on_body(body)
 
@@ -330,9 +372,14 @@ class DoorProtocol(HttpToolsProtocol):
             assert cycle is not None
             cycle.disconnected = True  # its app's next write is dropped, not failed
             cycle.message_event.set()
-        self.transport.abort()
+        discard(self.transport)
 
 
+MOST_PIPELINED: Final = 32
+"""Requests one connection may queue behind the one being answered (HTTP/1.1 pipelining);
+the parser reads a whole chunk of up to 256 KiB at once, so without a cap tiny requests
+would queue by the thousand."""
+FULL: Final = replies.pipeline_full(MOST_PIPELINED)
 FRAMING: Final = frozenset({b"content-length", b"transfer-encoding"})
 """The headers that say how a body is framed."""
 
@@ -356,6 +403,19 @@ def cancel(*handles: asyncio.TimerHandle | None) -> None:
     for handle in handles:
         if handle is not None:
             handle.cancel()
+
+
+def discard(transport: asyncio.Transport) -> None:
+    """Close now and drop what is unsent (``SO_LINGER`` 0: a reset).
+
+    Else the socket lives on orphaned in the kernel, holding an answer for a client that
+    does not read.
+    """
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()
 
 
 def report(client: tuple[str, int] | None) -> None:

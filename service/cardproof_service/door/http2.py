@@ -21,6 +21,7 @@ from typing import Any, Final, cast
 
 import h2.config
 import h2.connection
+import h2.errors
 import h2.events
 import h2.exceptions
 import h2.settings
@@ -37,6 +38,13 @@ log = logging.getLogger("cardproof.door")
 MOST_RESETS: Final = 1000
 """Streams a peer may reset on one connection before it is closed (the "rapid reset"
 attack opens and cancels streams to make the server start work it never finishes)."""
+MOST_CONTROL: Final = 1000
+"""Frames that ask for no work of the app (PING, SETTINGS, WINDOW_UPDATE, PRIORITY,
+unknown types, empty DATA) a connection may send in a second; past it the connection
+ends with GOAWAY ENHANCE_YOUR_CALM, as each costs the event loop a parse and often an
+answer (a flood of them would take it from every other client)."""
+SLICE: Final = 16_384
+"""Bytes of a read fed to h2 at once, so that a flood is caught within one slice's work."""
 UNREAD_SLACK: Final = 65_536
 """Bytes a connection may send without completing anything (a header block or a frame)
 beyond the headers' limit, before it is closed."""
@@ -79,6 +87,10 @@ class Http2Protocol(asyncio.Protocol):
         self.unread = 0
         """Bytes received since the last whole event (a header block, a frame)."""
         self.resets = 0
+        self.control = 0
+        self.control_since = 0.0
+        self.stall: asyncio.TimerHandle | None = None
+        """Set while reads bring no whole frame (a header block trickled in CONTINUATIONs)."""
         self.closing = False
 
     # the connection
@@ -99,7 +111,7 @@ class Http2Protocol(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         """Every stream learns the client is gone; the connection is uncounted."""
         self.server_state.connections.discard(self)
-        for handle in (self.watch, self.send_watch):
+        for handle in (self.watch, self.send_watch, self.stall):
             if handle is not None:
                 handle.cancel()
         for stream in self.streams.values():
@@ -170,21 +182,62 @@ class Http2Protocol(asyncio.Protocol):
     # reading
 
     def data_received(self, data: bytes) -> None:
-        """Feed h2; act on its events."""
-        try:
-            events = self.h2.receive_data(data)
-        except h2.exceptions.ProtocolError:
-            self.flush()  # h2 has queued a GOAWAY naming the error
-            self.report()
-            self.transport.close()
-            return
-        self.unread = 0 if events else self.unread + len(data)
-        if self.unread > self.door.max_header_bytes + UNREAD_SLACK:
-            self.cut()  # a header block that never ends
-            return
-        for event in events:
-            self.on_event(event)
+        """Feed h2 a slice at a time; act on its events, within the control frames' budget."""
+        for start in range(0, len(data), SLICE):
+            if self.transport.is_closing():
+                return
+            piece = data[start : start + SLICE]
+            try:
+                events = self.h2.receive_data(piece)
+            except h2.exceptions.ProtocolError:
+                self.flush()  # h2 has queued a GOAWAY naming the error
+                self.report()
+                self.transport.close()
+                return
+            self.unread = 0 if events else self.unread + len(piece)
+            if self.unread > self.door.max_header_bytes + UNREAD_SLACK:
+                self.cut()  # a header block that never ends
+                return
+            self.watch_stall(bool(events))
+            for event in events:
+                self.on_event(event)
+            if self.over_budget(events):
+                return
+            self.flush()
+
+    def over_budget(self, events: list[h2.events.Event]) -> bool:
+        """Count the control frames among ``events``; past the budget, GOAWAY and close."""
+        now = self.loop.time()
+        if now - self.control_since >= 1.0:
+            self.control, self.control_since = 0, now
+        self.control += sum(1 for event in events if is_control(event))
+        if self.control <= MOST_CONTROL:
+            return False
+        self.h2.close_connection(error_code=h2.errors.ErrorCodes.ENHANCE_YOUR_CALM)
         self.flush()
+        self.report()
+        self.transport.close()
+        return True
+
+    def watch_stall(self, progressed: bool) -> None:
+        """Reads that complete no frame start the head's deadline; one that does ends it."""
+        if progressed:
+            if self.stall is not None:
+                self.stall.cancel()
+                self.stall = None
+        elif self.stall is None:
+            self.stall = self.loop.call_later(self.door.header_timeout, self.stalled)
+
+    def stalled(self) -> None:
+        """No whole frame for ``header_timeout``: cut off, unless a body is what is slow.
+
+        Each body has its own deadline (:meth:`Stream.body_window`).
+        """
+        self.stall = None
+        if any(stream.more_body for stream in self.streams.values()):
+            self.stall = self.loop.call_later(self.door.header_timeout, self.stalled)
+            return
+        self.cut()
 
     def on_event(self, event: h2.events.Event) -> None:
         """One event of h2's."""
@@ -192,8 +245,8 @@ class Http2Protocol(asyncio.Protocol):
             self.on_request(event)
         elif isinstance(event, h2.events.DataReceived):
             stream = self.streams.get(event.stream_id)
-            if stream is None:  # a stream already answered: its window is given back
-                self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            if stream is None:  # a body after its answer: dropped, within a bound
+                self.drain(event.flow_controlled_length)
             else:
                 stream.received(event.data or b"", event.flow_controlled_length)
         elif isinstance(event, h2.events.StreamEnded):
@@ -228,9 +281,18 @@ class Http2Protocol(asyncio.Protocol):
             refusal = replies.too_many_headers(self.door.max_headers)
         elif sum(len(name) + len(value) for name, value in fields) > self.door.max_header_bytes:
             refusal = replies.headers_too_large(self.door.max_header_bytes)
+        elif not target.startswith(b"/") and target != b"*":
+            refusal = replies.unreadable_h2("its :path must begin with /")
+        elif event.stream_ended is not None and declared_length(fields) not in (None, 0):
+            refusal = replies.unreadable_h2("a content-length with no body")  # RFC 9113 8.1.1
         if refusal is not None:
             self.report()
             self.answer(event.stream_id, refusal)
+            return
+        key = self.book.open(self.client[0] if self.client else None)
+        if key is None:  # a stream holds what a connection does (a file open, a task)
+            self.report()
+            self.h2.reset_stream(event.stream_id, h2.errors.ErrorCodes.REFUSED_STREAM)
             return
         if b":authority" in pseudo and not any(name == b"host" for name, _ in fields):
             fields.insert(0, (b"host", pseudo[b":authority"]))
@@ -251,12 +313,22 @@ class Http2Protocol(asyncio.Protocol):
             "state": self.app_state.copy(),
         }
         ended = event.stream_ended is not None
-        stream = Stream(self, event.stream_id, scope, ended=ended)
+        stream = Stream(self, event.stream_id, scope, ended=ended, key=key)
         self.streams[event.stream_id] = stream
         if self.watch is not None:
             self.watch.cancel()
             self.watch = None
         stream.start(self.app)
+
+    def drain(self, length: int) -> None:
+        """Drop body bytes of a stream already answered.
+
+        The connection's window is given back (the other streams go on); the stream's is
+        not, so a client can send at most one window more on it (RFC 9113 8.1 lets the
+        server ignore the rest of a body once it has answered).
+        """
+        if length:
+            self.h2.increment_flow_control_window(length)
 
     def answer(self, stream_id: int, refusal: replies.Refusal) -> None:
         """Answer a stream with the door's refusal, and end it."""
@@ -264,10 +336,33 @@ class Http2Protocol(asyncio.Protocol):
         self.h2.send_data(stream_id, refusal.body(), end_stream=True)
         self.flush()
 
-    def finished(self, stream_id: int) -> None:
-        """A stream's task is done: it is forgotten."""
-        self.streams.pop(stream_id, None)
+    def finished(self, stream: Stream) -> None:
+        """A stream's task is done: it is forgotten, and uncounted."""
+        if self.streams.get(stream.id) is stream:
+            del self.streams[stream.id]
+        self.book.close(stream.key)
         self.rearm()
 
 
-__all__ = ["Http2Protocol"]
+def is_control(event: h2.events.Event) -> bool:
+    """Whether an event is a frame that asks the app for nothing (see :data:`MOST_CONTROL`)."""
+    if isinstance(event, h2.events.DataReceived):
+        return not event.data and event.stream_ended is None
+    return not isinstance(
+        event, h2.events.RequestReceived | h2.events.StreamEnded | h2.events.StreamReset
+    )
+
+
+def declared_length(fields: list[tuple[bytes, bytes]]) -> int | None:
+    """A request's ``content-length``, if it has one (h2 has checked its form).
+
+    >>> declared_length([(b"content-length", b"10")]), declared_length([])
+    (10, None)
+    """
+    for name, value in fields:
+        if name == b"content-length":
+            return int(value) if value.isdigit() else -1
+    return None
+
+
+__all__ = ["Http2Protocol", "declared_length"]

@@ -94,11 +94,52 @@ def too_many_headers(limit: int) -> Refusal:
     )
 
 
+def unreadable(reason: str = "") -> Refusal:
+    """400: the bytes are not an HTTP/1.1 request (the parser's reason: a fixed phrase)."""
+    said = f" ({reason.rstrip('.').lower()})" if reason else ""
+    return Refusal(400, "bad-request", f"the request cannot be read as HTTP/1.1{said}")
+
+
+def unreadable_h2(reason: str) -> Refusal:
+    """400: an HTTP/2 request HTTP forbids (RFC 9113 8.1.1: a malformed one)."""
+    return Refusal(400, "bad-request", f"the request is malformed: {reason}")
+
+
+def version_unsupported(version: str) -> Refusal:
+    """505: HTTP/1.0 and 1.1 are spoken here (HTTP/2 with its preface, not a request line)."""
+    return Refusal(
+        505,
+        "version-not-supported",
+        f"HTTP/{version[:8]} is not served: speak HTTP/1.1, or HTTP/2 with prior knowledge",
+    )
+
+
+def one_host(count: int) -> Refusal:
+    """400: an HTTP/1.1 request must carry exactly one ``Host`` header (RFC 9112 3.2)."""
+    return Refusal(
+        400, "bad-request", f"an HTTP/1.1 request needs exactly one Host header, not {count}"
+    )
+
+
+def pipeline_full(most: int) -> Refusal:
+    """429: more pipelined requests queued than a connection may hold."""
+    return Refusal(
+        429,
+        "pipeline-full",
+        f"more than {most} requests queued on one connection: wait for the answers",
+    )
+
+
 __all__ = [
     "Refusal",
     "headers_too_large",
+    "one_host",
+    "pipeline_full",
     "target_too_long",
     "too_many_headers",
     "too_slow_body",
     "too_slow_headers",
+    "unreadable",
+    "unreadable_h2",
+    "version_unsupported",
 ]

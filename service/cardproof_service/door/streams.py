@@ -17,6 +17,7 @@ import logging
 from typing import Any, Final, Protocol
 
 import h2.connection
+import h2.errors
 import h2.exceptions
 from uvicorn.server import ServerState
 
@@ -48,7 +49,7 @@ class Connection(Protocol):
     def report(self) -> None:
         """Charge the client an offence."""
 
-    def finished(self, stream_id: int) -> None:
+    def finished(self, stream: Stream) -> None:
         """The stream's task is done."""
 
 
@@ -56,11 +57,18 @@ class Stream:
     """One request on an HTTP/2 connection."""
 
     def __init__(
-        self, connection: Connection, stream_id: int, scope: dict[str, Any], *, ended: bool
+        self,
+        connection: Connection,
+        stream_id: int,
+        scope: dict[str, Any],
+        *,
+        ended: bool,
+        key: str,
     ) -> None:
-        """A stream whose headers arrived; ``ended``: it has no body."""
+        """A stream whose headers arrived (``ended``: with no body), counted under ``key``."""
         self.connection = connection
         self.id = stream_id
+        self.key = key
         self.scope = scope
         self.chunks: list[bytes] = []
         self.unacknowledged = 0
@@ -100,7 +108,7 @@ class Stream:
                 self.reset()
             self.stop_watch()
             self.release()
-            self.connection.finished(self.id)
+            self.connection.finished(self)
 
     def release(self) -> None:
         """Give back the window of body bytes the app never read.
@@ -225,7 +233,14 @@ class Stream:
                 return
             if room <= 0:
                 self.window.clear()
-                await self.window.wait()
+                try:
+                    async with asyncio.timeout(self.connection.door.send_timeout):
+                        await self.window.wait()
+                except TimeoutError:  # the client keeps its window shut: cut off
+                    self.connection.report()
+                    self.gone()
+                    self.reset(h2.errors.ErrorCodes.CANCEL)
+                    return
                 continue
             h2conn.send_data(self.id, data[:room])
             data = data[room:]
@@ -244,10 +259,10 @@ class Stream:
             return
         self.connection.flush()
 
-    def reset(self) -> None:
-        """Reset the stream (an answer cut short)."""
+    def reset(self, code: int = h2.errors.ErrorCodes.INTERNAL_ERROR) -> None:
+        """Reset the stream (an answer cut short, or a body no longer wanted)."""
         try:
-            self.connection.h2.reset_stream(self.id)
+            self.connection.h2.reset_stream(self.id, code)
         except h2.exceptions.ProtocolError:
             return  # closed already
         self.connection.flush()
