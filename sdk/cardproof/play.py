@@ -68,7 +68,7 @@ from cardproof.hands import HandScore, PointTable, Score, score_hands
 from cardproof.models import Call, RoundStatus, View
 from cardproof.pokerdrez import parse_pokerdrez_cards
 from cardproof.receipts import receipt_file_name
-from cardproof.words import plural
+from cardproof.words import plural, printable
 
 PLAYABLE: Final = (
     "poker-squares",
@@ -297,7 +297,8 @@ class _Terminal:
         return line
 
     def card(self, text: str, *, bold: bool = False) -> str:
-        """A card, red for hearts and diamonds when colour is on."""
+        """A card (the server's text, hidden characters shown), red for hearts and diamonds."""
+        text = printable(text)
         if not self.color:
             return text
         styled = (_RED if text[-1] in "HD" else "") + (_BOLD if bold else "") + text
@@ -326,6 +327,7 @@ class _Session(ABC):
         self.game = game
         self.term = term
         self.variant = game.variant
+        """A variant cardproof knows (``variant_class`` refuses any other): shown as it is."""
         self.settings: Any = variant_class(game.variant).parse_options(game.state.options)
         self.table: PointTable | None = getattr(self.settings, "table", None)
         """The point table (none for solodrez, which counts series)."""
@@ -362,8 +364,9 @@ class _Session(ABC):
     def breakdown(self, score: Score) -> None:
         """The server's final score, hand by hand."""
         for hand in score.hands:
-            cards = " ".join(hand.cards)
-            self.term.say(f"  {hand.line:<11} {cards:<15} {hand.category:<16} {hand.points:>5}")
+            line, cards = printable(hand.line), printable(" ".join(hand.cards))
+            category = printable(hand.category)
+            self.term.say(f"  {line:<11} {cards:<15} {category:<16} {hand.points:>5}")
 
     def unscored_text(self) -> str:
         """Why a finished game has no score (only a serpent dead end has none)."""
@@ -380,27 +383,20 @@ class _Session(ABC):
 
     # --- playing --------------------------------------------------------------------
 
-    def play(self, answer: str, seat: Round | None = None) -> bool:
+    def play(self, answer: str) -> bool:
         """Send one move; ``True`` if the server took it, else the reason is shown.
 
-        On a lockstep ``seat`` a move that came after its card's deadline finds the card
-        placed for the player: that is said, and counts as taken.
+        (A lockstep move that came after its card's deadline is :func:`_place`'s to tell.)
         """
         try:
-            if seat is not None:
-                if seat.play(self.move_text(answer)) is None:
-                    placed = seat.game.played.moves[-1] if seat.game.played.moves else "?"
-                    self.term.say(f"  too late: the deadline passed and it was placed at {placed}")
-                self.moved()
-                return True
             self.game.play(self.move_text(answer))
         except IllegalMoveError as error:
             reason = re.sub(r"^move \d+ ", "", error.detail or error.title)
-            self.term.say(f"  illegal move {reason}")
+            self.term.say(f"  illegal move {printable(reason)}")
             return False
         except BadRequestError as error:
             reason = re.sub(r"^move: ", "", error.detail or error.title)
-            self.term.say(f"  {reason}; type ? for help")
+            self.term.say(f"  {printable(reason)}; type ? for help")
             return False
         self.moved()
         return True
@@ -417,7 +413,8 @@ class _Session(ABC):
             command = answer.strip().lower()
             if command in QUIT:
                 self.term.say(
-                    f"  Quitting forfeits deal {self.game.deal_id}: it stays unfinished, with "
+                    f"  Quitting forfeits deal {printable(self.game.deal_id)}: it stays "
+                    "unfinished, with "
                     "no receipt and no second try."
                 )
                 if self.term.confirm("  Quit? [y/N] "):
@@ -581,9 +578,11 @@ class _GridPlay(_Session):
 
 def _hand_text(hand: HandScore, *, level: bool) -> str:
     """One repeat-poker hand: ``row 1 AH AD 7C 4S 9D one-pair 20, removed AH AD``."""
-    where = f"level {hand.level} {hand.line}" if level and hand.level else hand.line
-    removed = f", removed {' '.join(hand.removed)}" if hand.removed else ""
-    return f"{where}: {' '.join(hand.cards)}, {hand.category} {hand.points}{removed}"
+    line = printable(hand.line)
+    where = f"level {hand.level} {line}" if level and hand.level else line
+    removed = f", removed {printable(' '.join(hand.removed))}" if hand.removed else ""
+    cards, category = printable(" ".join(hand.cards)), printable(hand.category)
+    return f"{where}: {cards}, {category} {hand.points}{removed}"
 
 
 class _RepeatPlay(_Session):
@@ -659,9 +658,9 @@ class _RepeatPlay(_Session):
         move = "".join(answer.split())
         return f"r{move}" if move.isdecimal() else move
 
-    def play(self, answer: str, seat: Round | None = None) -> bool:
+    def play(self, answer: str) -> bool:
         before = len(self.view.scored)
-        taken = super().play(answer, seat)
+        taken = super().play(answer)
         if taken:
             self.fresh = len(self.view.scored) > before
         return taken
@@ -671,11 +670,13 @@ class _RepeatPlay(_Session):
         if levels > 1 and score.levels:
             self.term.say("  " + ", ".join(f"level {k} {p}" for k, p in enumerate(score.levels, 1)))
         for hand in score.hands:
-            where = f"L{hand.level} {hand.line}" if levels > 1 else hand.line
-            cards = " ".join(hand.cards)
-            removed = " ".join(hand.removed or ())
+            line = printable(hand.line)
+            where = f"L{hand.level} {line}" if levels > 1 else line
+            cards = printable(" ".join(hand.cards))
+            removed = printable(" ".join(hand.removed or ()))
+            category = printable(hand.category)
             self.term.say(
-                f"  {where:<8} {cards:<15} {hand.category:<16} {hand.points:>5}  removed {removed}"
+                f"  {where:<8} {cards:<15} {category:<16} {hand.points:>5}  removed {removed}"
             )
         self.term.say("  (the rows left incomplete at the end of a level score nothing)")
 
@@ -849,7 +850,8 @@ class _SoloDrezPlay(_Session):
             return True
         removed = self.view.series_removed
         self.term.paragraph(
-            f"Stopping ends deal {self.game.deal_id} now, for good: it is scored as it stands, "
+            f"Stopping ends deal {printable(self.game.deal_id)} now, for good: it is scored as "
+            "it stands, "
             f"with the {plural(removed, 'series', 'series')} removed so far (a win takes all "
             "9), and no move can follow. 'hint' says whether this position can still be won.",
             indent="  ",
@@ -904,8 +906,8 @@ def run(
     client: Client,
     variant: str,
     *,
-    input: TextIO = sys.stdin,
-    output: TextIO = sys.stdout,
+    input: TextIO | None = None,
+    output: TextIO | None = None,
     client_seed: str | None = None,
     options: Options = None,
     server_url: str | None = None,
@@ -920,24 +922,26 @@ def run(
     ``receipt-<deal id>.jws`` in the current directory (with an embedded server, its key
     set beside it, ``receipt-<deal id>.keys.json``).
     ``color`` is automatic when ``None`` (on for a terminal, off under ``NO_COLOR``).
+    ``input`` and ``output`` are standard input and output when ``None`` (the streams
+    :mod:`sys` holds when the game starts, not when this module was imported).
 
     Returns 0 when the game ended scored and its receipt was shown; 1 when the player
     quit (``q``, or the end of the input) or a serpent path reached a dead end, so there
     is no receipt; 2 when the server could not be used (unreachable, refused the deal).
     """
-    term = _Terminal(input, output, color)
+    term = _Terminal(input or sys.stdin, output or sys.stdout, color)
     if variant not in PLAYABLE:
         named = json.dumps(variant, ensure_ascii=False)
         term.say(f"cardproof play knows {', '.join(PLAYABLE)}; not {named}")
         return 2
     try:
         game = client.deal(variant, options, client_seed=client_seed)
+        session = _session(game, term)
     except CardproofError as error:
-        term.say(f"cannot open a deal: {error}")
+        term.say(f"cannot open a deal: {printable(str(error))}")
         return 2
     state = game.state
     title = variant_class(variant).title
-    session = _session(game, term)
     table = f", table {session.table.name}" if session.table is not None else ""
     term.say(f"cardproof play: {title} ({variant}){table}")
     committed = (
@@ -945,8 +949,12 @@ def run(
         if state.committed_before_client_seed
         else "not committed before your seed"
     )
-    term.say(f"Deal {state.deal_id}: server seed hash {state.server_seed_hash[:16]}...,")
-    term.say(f"  your seed {json.dumps(state.client_seed, ensure_ascii=False)} ({committed})")
+    term.say(
+        f"Deal {printable(state.deal_id)}: server seed hash "
+        f"{printable(state.server_seed_hash[:16])}...,"
+    )
+    seed = printable(json.dumps(state.client_seed, ensure_ascii=False))
+    term.say(f"  your seed {seed} ({committed})")
     term.say("Type ? for help, q to quit.")
     try:
         finished = session.loop()
@@ -954,12 +962,12 @@ def run(
         term.say()
         finished = False
     except CardproofError as error:
-        term.say(f"the server failed: {error}")
-        term.say(f"(deal {game.deal_id}, next move {game.next_index})")
+        term.say(f"the server failed: {printable(str(error))}")
+        term.say(f"(deal {printable(game.deal_id)}, next move {game.next_index})")
         return 2
     if not finished:
         played = plural(game.next_index, "move" if variant == SoloDrez.id else "card")
-        term.say(f"Quit: deal {game.deal_id} is left unfinished after {played};")
+        term.say(f"Quit: deal {printable(game.deal_id)} is left unfinished after {played};")
         term.say("  an unfinished game has no receipt.")
         return 1
     session.final()
@@ -982,7 +990,7 @@ def _show_par(client: Client, game: Game[View], term: _Terminal) -> None:
             SerpentPatience.id, [first.next, *first.later], options=game.state.options
         )
     except CardproofError as error:
-        term.say(f"Par unavailable: {error}")
+        term.say(f"Par unavailable: {printable(str(error))}")
         return
     yours = "unscored" if game.score is None else plural(game.score.total, "point")
     term.say(
@@ -1006,7 +1014,9 @@ def _show_receipt(
         token = game.receipt().receipt
         keys = None if server_url is not None else msgspec.json.encode(client.jwks())
     except CardproofError as error:
-        term.say(f"cannot fetch the receipt of deal {game.deal_id}: {error}")
+        term.say(
+            f"cannot fetch the receipt of deal {printable(game.deal_id)}: {printable(str(error))}"
+        )
         return 2
     path = Path(receipt_out) if receipt_out is not None else receipt_path(game.deal_id)
     key_path = path.with_name(f"{path.stem}.keys.json")
@@ -1421,11 +1431,11 @@ def run_round(
     term = _Terminal(sys.stdin, sys.stdout, None)
     try:
         seat = client.join_round(tournament_id, round_number, token)
+        game, session = seat.game, _session(seat.game, term)  # a variant it knows
+        title = variant_class(game.variant).title
     except CardproofError as error:
-        term.say(f"cannot take a seat in round {round_number}: {error}")
+        term.say(f"cannot take a seat in round {round_number}: {printable(str(error))}")
         return 2
-    game, session = seat.game, _session(seat.game, term)
-    title = variant_class(game.variant).title
     term.say(f"cardproof play: round {round_number} of tournament {tournament_id}, {title}")
     term.paragraph(
         "Lockstep: each card is called to every seat at once, once all have placed the one "
@@ -1438,7 +1448,7 @@ def run_round(
     except KeyboardInterrupt:
         finished = False
     except CardproofError as error:
-        term.say(f"the server failed: {error}")
+        term.say(f"the server failed: {printable(str(error))}")
         return 2
     if not finished:
         term.say(f"Left the seat after {game.next_index} of the round's cards;")
@@ -1463,7 +1473,8 @@ def _play_calls(seat: Round, session: _Session, watch: _RoundWatch, screen: _Scr
     while not game.finished:
         status = watch.status
         if status.status == "waiting":
-            starts = f" (it starts by itself at {status.starts_at})" if status.starts_at else ""
+            at = status.starts_at
+            starts = f" (it starts by itself at {printable(at)})" if at else ""
             screen.hold(f"Seated: {status.seats} so far; waiting for the start{starts}...")
         elif watch.past(shown):  # a new call, or the end: the game is read again
             screen.end()
@@ -1519,7 +1530,7 @@ def _tell_placed(session: _Session, watch: _RoundWatch, told: int) -> int:
     for index in range(told, game.next_index):
         card = watch.cards.get(index)
         shown = term.card(card) if card else f"card {index + 1}"
-        term.say(f"Time's up: {shown} was placed for you at {game.played.moves[index]}")
+        term.say(f"Time's up: {shown} was placed for you at {printable(game.played.moves[index])}")
     if told < game.next_index:
         session.moved()
     return game.next_index
