@@ -17,7 +17,9 @@ cardproof.errors.ParseError: '1H' is not a card: write rank then suit, like 'AH'
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Final
+from typing import Annotated, Final
+
+from msgspec import Meta
 
 from cardproof.errors import ParseError, RuleError
 
@@ -34,6 +36,17 @@ CARD_PATTERN: Final = r"^(?:(?:[2-9TtJjQqKkAa]|10)[CcDdHhSs♣♦♥♠]|[Jj][Kk
 r"""Regular expression of every accepted spelling of a card (used in the API schema).
 
 It ends in ``(?![\s\S])``, not ``$``: Python's ``$`` also matches before a final newline."""
+CANONICAL_CARD_PATTERN: Final = r"^(?:[2-9TJQKA][CDHS]|JK)(?![\s\S])"
+"""A card as cardproof writes it (``TD``, ``JK``): the one spelling a server's answer uses."""
+CardShown = Annotated[
+    str,
+    Meta(
+        pattern=CANONICAL_CARD_PATTERN,
+        description="A card in its canonical text: rank (2-9, T, J, Q, K, A) then suit "
+        "(C D H S); JK is the joker.",
+    ),
+]
+"""A card in an answer: anything else (an escape a terminal would obey) is refused."""
 
 
 class Card:

@@ -32,6 +32,7 @@ from cardproof.errors import (
     ConflictError,
     ForbiddenError,
     IllegalMoveError,
+    MalformedAnswerError,
     NotFoundError,
     PayloadTooLargeError,
     RateLimitedError,
@@ -238,7 +239,11 @@ class RequestCore:
 
     @staticmethod
     def decode(response: httpx.Response, content: bytes, result_type: type[T]) -> T:
-        """The typed result of a 2xx answer whose body is ``content``, else the typed error."""
+        """The typed result of a 2xx answer whose body is ``content``, else the typed error.
+
+        A 2xx body that is not the type's (a value out of its form included) is
+        :class:`~cardproof.errors.MalformedAnswerError`.
+        """
         if not response.is_success:
             raise error_from_response(response, content)
         try:
@@ -247,6 +252,6 @@ class RequestCore:
                 return text
             return msgspec.json.decode(content, type=result_type)
         except (msgspec.DecodeError, UnicodeDecodeError) as error:
-            raise APIError(
-                response.status_code, "Unexpected response", f"the answer cannot be read: {error}"
+            raise MalformedAnswerError(
+                response.status_code, "Malformed answer", f"the answer cannot be read: {error}"
             ) from None

@@ -126,6 +126,17 @@ class ServerError(APIError):
     """5xx: the server failed or is unavailable."""
 
 
+class MalformedAnswerError(APIError):
+    """A 2xx answer that is not what the API says it holds: refused as it is read.
+
+    Not JSON, a field missing, or a value out of its form (:mod:`cardproof.models` holds
+    every id, card, time and digest to the one spelling the service writes), so that a
+    broken or hostile server cannot hand the caller a deal id that climbs out of a
+    folder, or a card that carries an escape a terminal would obey. ``status`` is the
+    answer's; ``detail`` says what could not be read, and where.
+    """
+
+
 class TransportError(CardproofError):
     """The server could not be reached (connection refused, timeout, broken stream)."""
 

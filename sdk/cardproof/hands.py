@@ -36,7 +36,7 @@ from typing import Annotated, Any, Final, Literal, cast
 
 import msgspec
 
-from cardproof.cards import JOKER_INDEX, Card, parse_cards
+from cardproof.cards import JOKER_INDEX, Card, CardShown, parse_cards
 from cardproof.errors import RuleError
 
 
@@ -421,6 +421,16 @@ def _wild_pick(points: tuple[int, ...], reachable: tuple[int, ...]) -> int:
 # --- scores ------------------------------------------------------------------------
 
 
+LineName = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^[a-z0-9 \\/-]{1,32}(?![\s\S])",
+        description="A scored line, like 'row 1', 'col c' or 'diagonal /'.",
+    ),
+]
+"""A line's name in a score: lower-case letters, digits, spaces and the diagonals' slashes."""
+
+
 class HandScore(msgspec.Struct, frozen=True, omit_defaults=True):
     """One scored hand: which line, its cards (canonical text), category and points.
 
@@ -428,12 +438,12 @@ class HandScore(msgspec.Struct, frozen=True, omit_defaults=True):
     hand was made in and which cards it ``removed``; the grid variants leave both out.
     """
 
-    line: str
-    cards: tuple[str, ...]
+    line: LineName
+    cards: tuple[CardShown, ...]
     category: CategoryId
     points: int
     level: int | None = None
-    removed: tuple[str, ...] | None = None
+    removed: tuple[CardShown, ...] | None = None
 
 
 class Score(msgspec.Struct, frozen=True, omit_defaults=True):

@@ -15,7 +15,7 @@ from typing import Annotated, Any, ClassVar, Final, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from cardproof.cards import CARD_PATTERN
+from cardproof.cards import CARD_PATTERN, CardShown
 from cardproof.errors import ParseError
 from cardproof.games import (
     VARIANTS,
@@ -27,7 +27,7 @@ from cardproof.games import (
     SoloDrezView,
 )
 from cardproof.hands import CustomTable, Score, TableName
-from cardproof.pokerdrez import ANY_CARD_PATTERN, POKERDREZ_CARD_PATTERN
+from cardproof.pokerdrez import ANY_CARD_PATTERN, POKERDREZ_CARD_PATTERN, DeckCardShown
 from cardproof.receipts import JWKS, ReceiptPayload
 from cardproof.tables import GeneratedName
 from cardproof.tlog.inclusion import LogProof
@@ -215,6 +215,106 @@ MoveText = Annotated[
     ),
 ]
 
+# --- what an answer holds ---------------------------------------------------------------
+# Each id, time, digest and log in an answer is held to the one form the service writes
+# (its generator is named beside each), so an answer out of form is refused as it is read
+# (cardproof.errors.MalformedAnswerError): no escape, carriage return or bidi override in
+# an id reaches a terminal, a file name or a URL. Free text (names) keeps its own rule: no
+# C0 control character, and the CLI shows every other hidden one escaped.
+
+_END = r"(?![\s\S])"
+"""The end of a pattern: Python's ``$`` also matches before a final newline."""
+DEAL_ID_PATTERN: Final = rf"^d_[A-Za-z0-9_-]{{22}}{_END}"
+"""``d_``, a 2-character hash tag and 15 random bytes in base64url (``new_deal_id``)."""
+TOURNAMENT_ID_PATTERN: Final = rf"^t_[0-9a-f]{{20}}{_END}"
+"""``t_`` and 10 random bytes in hex (the service's ``Tournaments.create``)."""
+DealIdShown = Annotated[
+    str, Meta(pattern=DEAL_ID_PATTERN, description="A deal id: d_ and 22 base64url characters.")
+]
+TournamentIdShown = Annotated[
+    str,
+    Meta(pattern=TOURNAMENT_ID_PATTERN, description="A tournament id: t_ and 20 hex digits."),
+]
+CommitmentIdShown = Annotated[
+    str,
+    Meta(
+        pattern=rf"^c_[A-Za-z0-9_-]{{48}}{_END}",
+        description="A commitment id: c_ and 48 base64url characters (a nonce, the expiry "
+        "and a tag).",
+    ),
+]
+EntrantIdShown = Annotated[
+    str, Meta(pattern=rf"^[0-9a-f]{{16}}{_END}", description="An entrant id: 16 hex digits.")
+]
+EntrantToken = Annotated[
+    str,
+    Meta(
+        pattern=rf"^cpe_t_[0-9a-f]{{20}}\.[0-9a-f]{{16}}\.[0-9]{{1,12}}\.[A-Za-z0-9_-]{{24}}{_END}",
+        description="An entrant token: cpe_<tournament id>.<entrant id>.<expiry>.<tag>.",
+    ),
+]
+InviteCodeShown = Annotated[
+    str, Meta(pattern=rf"^[A-Za-z0-9]{{16}}{_END}", description="16 letters and digits.")
+]
+HexDigest = Annotated[
+    str,
+    Meta(pattern=rf"^[0-9a-f]{{64}}{_END}", description="32 bytes as lower-case hex."),
+]
+SaltHex = Annotated[
+    str, Meta(pattern=rf"^[0-9a-f]{{32}}{_END}", description="16 bytes as lower-case hex.")
+]
+TIME_PATTERN: Final = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?"
+    rf"(?:[Zz]|[+-][0-9]{{2}}:[0-9]{{2}}){_END}"
+)
+"""RFC 3339 (the service writes UTC, to the second or the millisecond: ``rfc3339``)."""
+Time = Annotated[
+    str,
+    Meta(pattern=TIME_PATTERN, description="RFC 3339, like 2030-12-31T18:00:00Z."),
+]
+Slug = Annotated[str, Meta(pattern=rf"^[a-z][a-z0-9-]{{0,63}}{_END}")]
+"""A name of lower-case letters, digits and hyphens: a variant id (the spec says which:
+``VariantId``), an algorithm, a deck. No description: the spec's own stays."""
+MovesShown = Annotated[
+    str,
+    Meta(
+        pattern=rf"^[0-9A-Za-z:>,+ -]*{_END}",
+        max_length=LOG_MAX_LENGTH,
+        description="A move log in text form, moves separated by spaces.",
+    ),
+]
+JwsShown = Annotated[
+    str,
+    Meta(
+        pattern=rf"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+{_END}",
+        description="A compact JWS: three base64url parts.",
+    ),
+]
+_SHOWN_CHAR = "[^\\x00-\\x1f\\x7f]"
+"""A character of a name as the service keeps it: no C0 control character, no DEL."""
+NameShown = Annotated[
+    str,
+    Meta(
+        pattern=rf"^{_SHOWN_CHAR}{{1,64}}{_END}",
+        description="An entrant's name: 1 to 64 characters, no C0 control character.",
+    ),
+]
+TournamentName = Annotated[
+    str,
+    Meta(
+        pattern=rf"^{_SHOWN_CHAR}{{1,100}}{_END}",
+        description="A tournament's name: 1 to 100 characters, no C0 control character.",
+    ),
+]
+OrganizerName = Annotated[
+    str,
+    Meta(
+        pattern=rf"^{_SHOWN_CHAR}{{0,64}}{_END}",
+        description="The organizer's name: up to 64 characters, no C0 control character "
+        "(empty when not known).",
+    ),
+]
+
 
 View = GridView | RowsView | ReserveView | SoloDrezView
 """What a player may see now; ``kind`` says which variant family's view it is."""
@@ -258,11 +358,11 @@ class VerifyResult(Struct):
     ``null`` for an explicit card order (practice).
     """
 
-    variant: str
+    variant: Slug
     options: dict[str, Any]
-    moves: str
+    moves: MovesShown
     score: Score
-    receipt: str | None = None
+    receipt: JwsShown | None = None
     payload: ReceiptPayload | None = None
 
 
@@ -302,7 +402,7 @@ class SerpentSolution(Struct):
 
     score: Score
     optimal: bool
-    layout: list[list[str]]
+    layout: list[list[CardShown]]
     moves: list[Cell]
 
 
@@ -324,9 +424,9 @@ class HindsightSolution(Struct):
     score: Score
     upper_bound: int
     optimal: bool
-    layout: list[list[str]]
+    layout: list[list[CardShown]]
     moves: list[MoveObject]
-    log: str
+    log: MovesShown
     """``moves`` in text form."""
     seconds: float
     budget: float
@@ -343,7 +443,7 @@ class SoloDrezSolution(Struct):
 
     result: Literal["won", "lost", "unknown"]
     moves: list[SoloDrezMove]
-    log: str
+    log: MovesShown
     """``moves`` in text form."""
     states_searched: int
     seconds: float
@@ -357,9 +457,9 @@ class CommitmentRequest(Struct, forbid_unknown_fields=True):
 class Commitment(Struct):
     """The server's commitment to a seed it will deal from: usable once, until it expires."""
 
-    commitment_id: str
-    server_seed_hash: str
-    expires_at: str
+    commitment_id: CommitmentIdShown
+    server_seed_hash: HexDigest
+    expires_at: Time
     """RFC 3339, UTC."""
 
 
@@ -379,15 +479,15 @@ class DealRequest(Struct, forbid_unknown_fields=True):
 class DealState(Struct):
     """A deal as its player may see it now: nothing that is not due yet."""
 
-    deal_id: str
-    variant: str
+    deal_id: DealIdShown
+    variant: Slug
     options: dict[str, Any]
-    server_seed_hash: str
+    server_seed_hash: HexDigest
     client_seed: str
     committed_before_client_seed: bool
     next_index: int
     finished: bool
-    moves: str
+    moves: MovesShown
     view: View
     score: Score | None = None
 
@@ -415,7 +515,7 @@ class ReceiptResponse(Struct):
     (within about a second), and for receipts signed before the log was kept.
     """
 
-    receipt: str
+    receipt: JwsShown
     payload: ReceiptPayload
     log: LogProof | None = None
 
@@ -423,11 +523,11 @@ class ReceiptResponse(Struct):
 class VariantInfo(Struct):
     """One variant: its rules in brief, its options (a JSON Schema) and point tables."""
 
-    id: str
+    id: Slug
     title: str
     information: Literal["open", "hidden"]
     description: str
-    deck: str
+    deck: Slug
     options: dict[str, Any]
     tables: dict[str, dict[str, int]]
     """The named point tables this variant takes (the grid variants: any, or a custom one;
@@ -440,7 +540,7 @@ class VariantInfo(Struct):
     unfinished: str = ""
     """What a tournament game not finished by the close counts (docs/rules.md section 9):
     the worst score its table allows, so that leaving never beats finishing."""
-    point_systems: list[str] = msgspec.field(default_factory=list)
+    point_systems: list[Slug] = msgspec.field(default_factory=list)
     """The point systems a deal of this variant may draw from its seeds (``scoring:
     "ameritish"``; ``cardproof-points-v1``, Neller's Parameterized Poker Squares): the
     variants that take ``scoring``."""
@@ -495,8 +595,8 @@ class RoundCommitment(Struct):
     """One round's deal: the hash of its server seed, and the seed once the tournament closed."""
 
     round: int
-    server_seed_hash: str
-    server_seed: str | None
+    server_seed_hash: HexDigest
+    server_seed: HexDigest | None
 
 
 class Tournament(Struct):
@@ -508,27 +608,27 @@ class Tournament(Struct):
     ``status``: ``scheduled`` before ``opens_at``, ``open``, then ``closed``.
     """
 
-    tournament_id: str
-    name: str
-    organizer: str
-    variant: str
+    tournament_id: TournamentIdShown
+    name: TournamentName
+    organizer: OrganizerName
+    variant: Slug
     options: dict[str, Any]
     status: Literal["scheduled", "open", "closed"]
-    opens_at: str
-    closes_at: str
+    opens_at: Time
+    closes_at: Time
     entry: Literal["public", "invite"]
     max_entrants: int | None
-    algorithm: str
-    salt: str
+    algorithm: Slug
+    salt: SaltHex
     rounds: list[RoundCommitment]
-    created_at: str
-    closed_at: str | None = None
+    created_at: Time
+    closed_at: Time | None = None
     format: TournamentFormat = "async"
     card_seconds: int | None = None
     """Lockstep: each called card's deadline, in seconds."""
-    round_starts: list[str] | None = None
+    round_starts: list[Time] | None = None
     """Lockstep: when each round starts by itself, if its organizer set times."""
-    entries_closed_at: str | None = None
+    entries_closed_at: Time | None = None
     """Lockstep: when entries closed (round 1's start); ``null`` while entries are open.
     Every entrant is seated before the first call, so nobody holds a round they could
     never play."""
@@ -541,14 +641,18 @@ class TournamentCreated(Struct):
     """
 
     tournament: Tournament
-    invite_code: str | None = None
-    invite_codes: list[str] = msgspec.field(default_factory=list)
+    invite_code: InviteCodeShown | None = None
+    invite_codes: list[InviteCodeShown] = msgspec.field(default_factory=list)
 
 
 MAX_TOURNAMENTS_PAGE: Final = 100
 """Tournaments a page of ``GET /v1/tournaments`` lists at most."""
 TOURNAMENT_CURSOR_PATTERN: Final = r"^[0-9]{16}:[A-Za-z0-9_-]{1,64}(?![\s\S])"
 """A ``next_cursor`` of ``GET /v1/tournaments``: where the page after starts."""
+TournamentCursor = Annotated[
+    str,
+    Meta(pattern=TOURNAMENT_CURSOR_PATTERN, description="Where the page after starts."),
+]
 
 
 class TournamentSummary(Struct):
@@ -558,18 +662,18 @@ class TournamentSummary(Struct):
     ``GET /v1/tournaments/{id}`` shows the rest (round commitments, salt, seeds).
     """
 
-    tournament_id: str
-    name: str
-    variant: str
+    tournament_id: TournamentIdShown
+    name: TournamentName
+    variant: Slug
     options: dict[str, Any]
     status: Literal["scheduled", "open", "closed"]
     format: TournamentFormat
     entry: Literal["public", "invite"]
     rounds: int
-    opens_at: str
-    closes_at: str
-    created_at: str
-    closed_at: str | None = None
+    opens_at: Time
+    closes_at: Time
+    created_at: Time
+    closed_at: Time | None = None
 
 
 class TournamentList(Struct):
@@ -581,7 +685,7 @@ class TournamentList(Struct):
     """
 
     tournaments: list[TournamentSummary]
-    next_cursor: str | None = None
+    next_cursor: TournamentCursor | None = None
 
 
 class InviteRequest(Struct, forbid_unknown_fields=True):
@@ -593,8 +697,8 @@ class InviteRequest(Struct, forbid_unknown_fields=True):
 class InviteCodes(Struct):
     """Fresh single-use invite codes, shown this once: each enters one entrant."""
 
-    tournament_id: str
-    codes: list[str]
+    tournament_id: TournamentIdShown
+    codes: list[InviteCodeShown]
 
 
 class EntryRequest(Struct, forbid_unknown_fields=True):
@@ -643,9 +747,9 @@ class Call(Struct, frozen=True):
     """
 
     index: int
-    card: str | None
-    called_at: str
-    deadline: str
+    card: DeckCardShown | None
+    called_at: Time
+    deadline: Time
 
 
 class RoundStatus(Struct, frozen=True):
@@ -656,7 +760,7 @@ class RoundStatus(Struct, frozen=True):
     ``finished``. ``seconds_left`` is the time to the call's deadline, by the server's clock.
     """
 
-    tournament_id: str
+    tournament_id: TournamentIdShown
     round: int
     format: TournamentFormat
     status: RoundPhase
@@ -664,12 +768,12 @@ class RoundStatus(Struct, frozen=True):
     calls: int
     """How many cards the round calls in all."""
     call: int | None = None
-    card: str | None = None
-    called_at: str | None = None
-    deadline: str | None = None
+    card: DeckCardShown | None = None
+    called_at: Time | None = None
+    deadline: Time | None = None
     seconds_left: float | None = None
     placed: int = 0
-    starts_at: str | None = None
+    starts_at: Time | None = None
     """When the round starts by itself, if its tournament set a time."""
 
 
@@ -686,15 +790,15 @@ class Entry(Struct):
     The token is shown this once and is good until the tournament closes.
     """
 
-    tournament_id: str
-    entrant_id: str
-    name: str
-    token: str
-    expires_at: str
+    tournament_id: TournamentIdShown
+    entrant_id: EntrantIdShown
+    name: NameShown
+    token: EntrantToken
+    expires_at: Time
     rounds: list[RoundCommitment] = msgspec.field(default_factory=list)
     """Every round's committed seed hash, as the entrant was shown them at entry: the
     SDK holds the tournament to these when it deals and when it reveals its seeds."""
-    salt: str = ""
+    salt: SaltHex = ""
     """The tournament's public client seed (every round game's)."""
 
 
@@ -708,7 +812,7 @@ class StandingLine(Struct, omit_defaults=True):
     """
 
     rank: int
-    name: str
+    name: NameShown
     total: int
     games_finished: int
     percent_of_par: float | None = None
@@ -733,7 +837,7 @@ class RoundPar(Struct):
     score: int
     upper_bound: int
     optimal: bool
-    moves: str
+    moves: MovesShown
     by: Literal["solver", "entrant"]
     """Whose game reached ``score`` first: the solver's or an entrant's."""
     method: ParMethod = "earlier-solver"
@@ -763,13 +867,13 @@ class Standings(Struct, omit_defaults=True):
     round (at most one a round), each with its share of the round's par.
     """
 
-    tournament_id: str
+    tournament_id: TournamentIdShown
     status: Literal["scheduled", "open", "closed"]
     rounds: int
     entrants: list[StandingLine]
     pars: list[RoundPar] = msgspec.field(default_factory=list)
     pars_pending: int = 0
-    player: str | None = None
+    player: NameShown | None = None
     games: list[PlayerGame] = msgspec.field(default_factory=list)
 
 
@@ -779,13 +883,13 @@ EXPORT_FORMAT = "cardproof-tournament-export-v1"
 class ExportedGame(Struct, omit_defaults=True):
     """One finished game of a closed tournament: its log, total and signed receipt."""
 
-    player: str
+    player: NameShown
     round: int
-    deal_id: str
-    moves: str
+    deal_id: DealIdShown
+    moves: MovesShown
     total: int
-    finished_at: str
-    receipt: str
+    finished_at: Time
+    receipt: JwsShown
     percent_of_par: float | None = None
     """The total as a percentage of the round's par (one decimal), where there is one."""
 
@@ -801,7 +905,7 @@ class TournamentExport(Struct, omit_defaults=True):
     standings.
     """
 
-    format: str
+    format: Slug
     tournament: Tournament
     standings: list[StandingLine]
     games: list[ExportedGame]

@@ -18,9 +18,11 @@ cardproof.errors.ParseError: 'AH' is not a Pokerdrez card: write a figure (J Q T
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Annotated, Final
 
-from cardproof.cards import CARD_PATTERN, Card, parse_cards
+from msgspec import Meta
+
+from cardproof.cards import CANONICAL_CARD_PATTERN, CARD_PATTERN, Card, parse_cards
 from cardproof.errors import ParseError
 
 FIGURES: Final = "JQTBNP"
@@ -36,6 +38,26 @@ POKERDREZ_CARD_PATTERN: Final = r"^(?:[JQTBNPjqtbnp][1-9]|[Xx][12])(?![\s\S])"
 r"""Regular expression of every accepted spelling of a Pokerdrez card (any case)."""
 ANY_CARD_PATTERN: Final = f"^(?:{CARD_PATTERN[1:]}|{POKERDREZ_CARD_PATTERN[1:]})"
 """A card of any of cardproof's decks: a standard card, the joker or a Pokerdrez card."""
+CANONICAL_POKERDREZ_PATTERN: Final = r"^(?:[JQTBNP][1-9]|X[12])(?![\s\S])"
+"""A Pokerdrez card as cardproof writes it (``Q3``, ``X1``)."""
+PokerdrezCardShown = Annotated[
+    str,
+    Meta(
+        pattern=CANONICAL_POKERDREZ_PATTERN,
+        description="A Pokerdrez card in its canonical text: figure (J Q T B N P) then "
+        "colour 1..9, or a neutral X1 / X2.",
+    ),
+]
+"""A Pokerdrez card in an answer, in its one spelling."""
+DeckCardShown = Annotated[
+    str,
+    Meta(
+        pattern=f"^(?:{CANONICAL_CARD_PATTERN[1:]}|{CANONICAL_POKERDREZ_PATTERN[1:]})",
+        description="A card of the variant's deck in its canonical text: a standard card "
+        "('TD', 'JK' the joker) or a Pokerdrez card ('Q3', 'X1').",
+    ),
+]
+"""A card of any deck in an answer (a lockstep call's), in its one spelling."""
 
 
 class PokerdrezCard(Card):
@@ -121,6 +143,7 @@ def parse_pokerdrez_cards(texts: Iterable[str], *, field: str = "cards") -> list
 
 __all__ = [
     "ANY_CARD_PATTERN",
+    "CANONICAL_POKERDREZ_PATTERN",
     "FIGURES",
     "FIGURE_NAMES",
     "NEUTRAL",
@@ -128,6 +151,8 @@ __all__ = [
     "POKERDREZ_CARD_PATTERN",
     "POKERDREZ_DECK",
     "POKERDREZ_TEXTS",
+    "DeckCardShown",
     "PokerdrezCard",
+    "PokerdrezCardShown",
     "parse_pokerdrez_cards",
 ]

@@ -17,7 +17,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from cryptography.exceptions import InvalidSignature
@@ -132,11 +132,22 @@ class ReceiptPayload(msgspec.Struct, frozen=True):
         return self.issued_at if self.iat is None else self.iat
 
 
+KeyId = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^[!-~]{1,256}(?![\s\S])",
+        description="A key id: 1 to 256 printable ASCII characters (cardproof's are RFC 7638 "
+        "thumbprints, 43 base64url characters).",
+    ),
+]
+"""A JWK's ``kid`` in a key set read: no space, control or other hidden character."""
+
+
 class JWK(msgspec.Struct, frozen=True, omit_defaults=True):
     """A JSON Web Key; receipts are checked only against Ed25519 ones (RFC 8037)."""
 
     kty: str
-    kid: str | None = None
+    kid: KeyId | None = None
     crv: str | None = None
     x: str | None = None
     use: str | None = None

@@ -41,7 +41,7 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -49,7 +49,13 @@ from cardproof.cards import Card
 from cardproof.deal import seed_hash
 from cardproof.errors import CardproofError
 from cardproof.games import replay_log, variant
-from cardproof.models import EXPORT_FORMAT, RoundPar, StandingLine, TournamentExport
+from cardproof.models import (
+    EXPORT_FORMAT,
+    RoundPar,
+    StandingLine,
+    TournamentExport,
+    TournamentIdShown,
+)
 from cardproof.receipts import JWKS, ReceiptError, options_match, verify_receipt
 
 __all__ = [
@@ -132,6 +138,8 @@ MAX_PAGE: Final = 1000
 CURSOR_PATTERN: Final = r"^[0-9]{1,10}\.[0-9]{1,10}$"
 """A settlement page's cursor: ``<payee>.<payer>``, places in the payments' order."""
 _CURSOR = re.compile(CURSOR_PATTERN)
+SHOWN_CURSOR_PATTERN: Final = r"^[0-9]{1,10}\.[0-9]{1,10}(?![\s\S])"
+""":data:`CURSOR_PATTERN` as an answer is held to it (no final newline either)."""
 
 
 class SettlementPage(msgspec.Struct, frozen=True):
@@ -143,12 +151,12 @@ class SettlementPage(msgspec.Struct, frozen=True):
     (``null`` after the last). ``payments`` is the field a whole :class:`Settlement` has.
     """
 
-    tournament_id: str
+    tournament_id: TournamentIdShown
     status: Literal["scheduled", "open", "closed"]
     nets: dict[str, int]
     standings: list[StandingLine]
     payments: list[Payment] = msgspec.field(default_factory=list)
-    next_cursor: str | None = None
+    next_cursor: Annotated[str, msgspec.Meta(pattern=SHOWN_CURSOR_PATTERN)] | None = None
 
 
 def payments_page(

@@ -16,7 +16,7 @@ import msgspec
 
 from cardproof.cli.common import entry_file_name, private_entries_dir
 from cardproof.client import Client
-from cardproof.errors import APIError, TransportError
+from cardproof.errors import APIError, MalformedAnswerError, TransportError
 from cardproof.models import RoundStatus, Standings, Tournament, TournamentSummary
 from cardproof.words import plural, printable
 
@@ -323,7 +323,10 @@ _ACTIONS = {
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run one ``cardproof tournament`` command: 0 done, 1 refused (4xx), 2 unreachable."""
+    """Run one ``cardproof tournament`` command: 0 done, 1 refused (4xx), 2 unreachable.
+
+    An answer the SDK cannot read (a field out of its form) is 2, as an unusable server.
+    """
     action = _ACTIONS[args.tournament_command]
     command = f"cardproof tournament {args.tournament_command}"
     key = args.key or os.environ.get("CARDPROOF_ORGANIZER_KEY") or None
@@ -339,6 +342,9 @@ def run(args: argparse.Namespace) -> int:
             return action(client, args)
     except ValueError as error:  # a bad argument the SDK caught before sending
         print(f"{command}: {error}", file=sys.stderr)
+        return 2
+    except MalformedAnswerError as error:  # a 2xx, so not "refused"
+        print(f"{command}: {args.url} gave an answer out of form: {error.detail}", file=sys.stderr)
         return 2
     except APIError as error:
         code = f" {error.code}" if error.code else ""

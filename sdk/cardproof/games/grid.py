@@ -19,7 +19,7 @@ from typing import ClassVar, Final, Protocol, TypeVar, cast
 
 import msgspec
 
-from cardproof.cards import Card
+from cardproof.cards import Card, CardShown
 from cardproof.errors import ParseError, RuleError
 from cardproof.games.base import Game
 from cardproof.hands import Category, CustomTable, PointTable, Score, TableName, score_lines
@@ -75,9 +75,9 @@ class GridView(msgspec.Struct, frozen=True, tag_field="kind", tag="grid"):
     first card placed, and ``layout`` spans only the cards placed so far.
     """
 
-    layout: tuple[tuple[str | None, ...], ...]
-    next: str | None
-    later: tuple[str, ...] = ()
+    layout: tuple[tuple[CardShown | None, ...], ...]
+    next: CardShown | None
+    later: tuple[CardShown, ...] = ()
     origin: tuple[int, int] | None = None
 
 

@@ -53,7 +53,7 @@ from typing import Annotated, Any, ClassVar, Final, Literal, Self, cast
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from cardproof.cards import Card
+from cardproof.cards import Card, CardShown
 from cardproof.deal import standard_deck
 from cardproof.errors import ParseError, RuleError
 from cardproof.games.base import Game, require_text
@@ -147,8 +147,8 @@ class RowsView(msgspec.Struct, frozen=True, tag_field="kind", tag="rows"):
     scored so far, in order, with its level and the cards it removed.
     """
 
-    rows: tuple[tuple[str, ...], ...]
-    next: str | None
+    rows: tuple[tuple[CardShown, ...], ...]
+    next: CardShown | None
     level: int
     cards_left: int
     scored: tuple[HandScore, ...]

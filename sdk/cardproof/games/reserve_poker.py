@@ -59,7 +59,7 @@ from typing import Annotated, Any, ClassVar, Final, Literal
 import msgspec
 from msgspec import Meta
 
-from cardproof.cards import Card
+from cardproof.cards import Card, CardShown
 from cardproof.deal import draws
 from cardproof.errors import ParseError, RuleError
 from cardproof.games.base import Information, require_text
@@ -123,8 +123,8 @@ class ReserveView(msgspec.Struct, frozen=True, tag_field="kind", tag="reserve"):
     card. ``version``: the visibility version the game is played with (1..6).
     """
 
-    grid: tuple[tuple[str | None, ...], ...]
-    reserve: tuple[tuple[str | None, ...], ...]
+    grid: tuple[tuple[CardShown | None, ...], ...]
+    reserve: tuple[tuple[CardShown | None, ...], ...]
     version: int
 
 

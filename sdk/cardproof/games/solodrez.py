@@ -82,6 +82,7 @@ from cardproof.pokerdrez import (
     PAWN,
     POKERDREZ_DECK,
     PokerdrezCard,
+    PokerdrezCardShown,
 )
 from cardproof.words import plural
 
@@ -154,7 +155,7 @@ class SoloDrezView(msgspec.Struct, frozen=True, tag_field="kind", tag="columns")
     exposed one). ``series_removed``: complete series taken out so far (0..9).
     """
 
-    columns: tuple[tuple[str, ...], ...]
+    columns: tuple[tuple[PokerdrezCardShown, ...], ...]
     series_removed: int
 
 

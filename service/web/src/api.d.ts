@@ -673,7 +673,9 @@ export interface components {
         Call: {
             index: number;
             card: string | null;
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             called_at: string;
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             deadline: string;
         };
         /**
@@ -694,8 +696,11 @@ export interface components {
          * @description The server's commitment to a seed it will deal from: usable once, until it expires.
          */
         Commitment: {
+            /** @description A commitment id: c_ and 48 base64url characters (a nonce, the expiry and a tag). */
             commitment_id: string;
+            /** @description 32 bytes as lower-case hex. */
             server_seed_hash: string;
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             expires_at: string;
         };
         /**
@@ -770,14 +775,17 @@ export interface components {
          * @description A deal as its player may see it now: nothing that is not due yet.
          */
         DealState: {
+            /** @description A deal id: d_ and 22 base64url characters. */
             deal_id: string;
             variant: components["schemas"]["VariantId"];
             options: components["schemas"]["VariantOptions"];
+            /** @description 32 bytes as lower-case hex. */
             server_seed_hash: string;
             client_seed: string;
             committed_before_client_seed: boolean;
             next_index: number;
             finished: boolean;
+            /** @description A move log in text form, moves separated by spaces. */
             moves: string;
             view: components["schemas"]["GridView"] | components["schemas"]["RowsView"] | components["schemas"]["ReserveView"] | components["schemas"]["SoloDrezView"];
             /** @default null */
@@ -790,14 +798,22 @@ export interface components {
          *     The token is shown this once and is good until the tournament closes.
          */
         Entry: {
+            /** @description A tournament id: t_ and 20 hex digits. */
             tournament_id: string;
+            /** @description An entrant id: 16 hex digits. */
             entrant_id: string;
+            /** @description An entrant's name: 1 to 64 characters, no C0 control character. */
             name: string;
+            /** @description An entrant token: cpe_<tournament id>.<entrant id>.<expiry>.<tag>. */
             token: string;
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             expires_at: string;
             /** @default [] */
             rounds?: components["schemas"]["RoundCommitment"][];
-            /** @default  */
+            /**
+             * @description 16 bytes as lower-case hex.
+             * @default
+             */
             salt?: string;
         };
         /** @enum {string} */
@@ -819,12 +835,17 @@ export interface components {
          * @description One finished game of a closed tournament: its log, total and signed receipt.
          */
         ExportedGame: {
+            /** @description An entrant's name: 1 to 64 characters, no C0 control character. */
             player: string;
             round: number;
+            /** @description A deal id: d_ and 22 base64url characters. */
             deal_id: string;
+            /** @description A move log in text form, moves separated by spaces. */
             moves: string;
             total: number;
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             finished_at: string;
+            /** @description A compact JWS: three base64url parts. */
             receipt: string;
             /** @default null */
             percent_of_par?: number | null;
@@ -859,6 +880,7 @@ export interface components {
          *     hand was made in and which cards it ``removed``; the grid variants leave both out.
          */
         HandScore: {
+            /** @description A scored line, like 'row 1', 'col c' or 'diagonal /'. */
             line: string;
             cards: string[];
             category: components["schemas"]["HandCategory"];
@@ -895,6 +917,7 @@ export interface components {
             optimal: boolean;
             layout: string[][];
             moves: components["schemas"]["MoveObject"][];
+            /** @description A move log in text form, moves separated by spaces. */
             log: string;
             seconds: number;
             budget: number;
@@ -907,6 +930,7 @@ export interface components {
          * @description Fresh single-use invite codes, shown this once: each enters one entrant.
          */
         InviteCodes: {
+            /** @description A tournament id: t_ and 20 hex digits. */
             tournament_id: string;
             codes: string[];
         };
@@ -1115,6 +1139,7 @@ export interface components {
          *     (within about a second), and for receipts signed before the log was kept.
          */
         ReceiptResponse: {
+            /** @description A compact JWS: three base64url parts. */
             receipt: string;
             payload: components["schemas"]["ReceiptPayload"];
             /** @default null */
@@ -1152,6 +1177,7 @@ export interface components {
          */
         RoundCommitment: {
             round: number;
+            /** @description 32 bytes as lower-case hex. */
             server_seed_hash: string;
             server_seed: string | null;
         };
@@ -1174,6 +1200,7 @@ export interface components {
             score: number;
             upper_bound: number;
             optimal: boolean;
+            /** @description A move log in text form, moves separated by spaces. */
             moves: string;
             by: components["schemas"]["ParFoundBy"];
             /** @default earlier-solver */
@@ -1195,6 +1222,7 @@ export interface components {
          *     ``finished``. ``seconds_left`` is the time to the call's deadline, by the server's clock.
          */
         RoundStatus: {
+            /** @description A tournament id: t_ and 20 hex digits. */
             tournament_id: string;
             round: number;
             format: components["schemas"]["TournamentFormat"];
@@ -1275,6 +1303,7 @@ export interface components {
         };
         /** SettlementPage */
         SettlementPage: {
+            /** @description A tournament id: t_ and 20 hex digits. */
             tournament_id: string;
             status: components["schemas"]["TournamentStatus"];
             nets: {
@@ -1320,6 +1349,7 @@ export interface components {
         SoloDrezSolution: {
             result: components["schemas"]["SoloDrezResult"];
             moves: components["schemas"]["SoloDrezMove"][];
+            /** @description A move log in text form, moves separated by spaces. */
             log: string;
             states_searched: number;
             seconds: number;
@@ -1368,6 +1398,7 @@ export interface components {
          */
         StandingLine: {
             rank: number;
+            /** @description An entrant's name: 1 to 64 characters, no C0 control character. */
             name: string;
             total: number;
             games_finished: number;
@@ -1385,6 +1416,7 @@ export interface components {
          *     round (at most one a round), each with its share of the round's par.
          */
         Standings: {
+            /** @description A tournament id: t_ and 20 hex digits. */
             tournament_id: string;
             status: components["schemas"]["TournamentStatus"];
             rounds: number;
@@ -1422,19 +1454,26 @@ export interface components {
          *     ``status``: ``scheduled`` before ``opens_at``, ``open``, then ``closed``.
          */
         Tournament: {
+            /** @description A tournament id: t_ and 20 hex digits. */
             tournament_id: string;
+            /** @description A tournament's name: 1 to 100 characters, no C0 control character. */
             name: string;
+            /** @description The organizer's name: up to 64 characters, no C0 control character (empty when not known). */
             organizer: string;
             variant: components["schemas"]["VariantId"];
             options: components["schemas"]["VariantOptions"];
             status: components["schemas"]["TournamentStatus"];
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             opens_at: string;
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             closes_at: string;
             entry: components["schemas"]["EntryMode"];
             max_entrants: number | null;
             algorithm: string;
+            /** @description 16 bytes as lower-case hex. */
             salt: string;
             rounds: components["schemas"]["RoundCommitment"][];
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             created_at: string;
             /** @default null */
             closed_at?: string | null;
@@ -1532,7 +1571,9 @@ export interface components {
          *     ``GET /v1/tournaments/{id}`` shows the rest (round commitments, salt, seeds).
          */
         TournamentSummary: {
+            /** @description A tournament id: t_ and 20 hex digits. */
             tournament_id: string;
+            /** @description A tournament's name: 1 to 100 characters, no C0 control character. */
             name: string;
             variant: string;
             options: Record<string, never>;
@@ -1540,8 +1581,11 @@ export interface components {
             format: components["schemas"]["TournamentFormat"];
             entry: components["schemas"]["EntryMode"];
             rounds: number;
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             opens_at: string;
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             closes_at: string;
+            /** @description RFC 3339, like 2030-12-31T18:00:00Z. */
             created_at: string;
             /** @default null */
             closed_at?: string | null;
@@ -1627,6 +1671,7 @@ export interface components {
         VerifyResult: {
             variant: components["schemas"]["VariantId"];
             options: components["schemas"]["VariantOptions"];
+            /** @description A move log in text form, moves separated by spaces. */
             moves: string;
             score: components["schemas"]["Score"];
             /** @default null */
