@@ -99,6 +99,8 @@ class DoorProtocol(HttpToolsProtocol):
         """A request began in the chunk being parsed."""
         self.hosts = 0
         """``Host`` headers of the request being parsed."""
+        self.drained = 0
+        """Body bytes that came after the request's answer (dropped)."""
         self.resuming = False
         """Feeding the parser the stand-in head of an h2c request's body."""
         self.refused = False
@@ -235,7 +237,7 @@ class DoorProtocol(HttpToolsProtocol):
         super().on_message_begin()
         self.in_head = self.began = True
         self.head_bytes = self.target_bytes = self.header_bytes = self.header_count = 0
-        self.hosts = 0
+        self.hosts = self.drained = 0
         if self.watch is None:
             self.watch = self.loop.call_later(self.door.header_timeout, self.head_too_slow)
 
@@ -286,12 +288,14 @@ class DoorProtocol(HttpToolsProtocol):
     def on_body(self, body: bytes) -> None:
         """Body bytes count in the window.
 
-        A body that goes on after its answer (a 413's, say) is not read to its end: the
-        connection closes once the answer is out.
+        A body that goes on after its answer (a 413's, say) is dropped, and past
+        :data:`MOST_DRAINED` bytes not read on: the connection closes.
         """
         if self.cycle.response_complete and not self.resuming:
-            self.refused = True  # nothing more is parsed
-            self.transport.close()
+            self.drained += len(body)  # a body in flight when its answer went: dropped
+            if self.drained > MOST_DRAINED:
+                self.refused = True  # nothing more is parsed
+                self.transport.close()
             return
         self.window_bytes += len(body)
         super().on_body(body)
@@ -379,6 +383,9 @@ MOST_PIPELINED: Final = 32
 """Requests one connection may queue behind the one being answered (HTTP/1.1 pipelining);
 the parser reads a whole chunk of up to 256 KiB at once, so without a cap tiny requests
 would queue by the thousand."""
+MOST_DRAINED: Final = 65_536
+"""Body bytes dropped after a request's answer before the connection closes: what a
+client had in flight when the answer came (it may answer early: a 400 from the headers)."""
 FULL: Final = replies.pipeline_full(MOST_PIPELINED)
 FRAMING: Final = frozenset({b"content-length", b"transfer-encoding"})
 """The headers that say how a body is framed."""
