@@ -492,6 +492,7 @@ def test_a_hostile_server_gets_no_hidden_character_through_nor_past_the_bounds(
         assert said.strip(), said
         if mode == "problem":
             assert "\\u001b" in said, said  # the server's words, shown escaped
+    assert not re.search(r"refused \(2\d\d", said), said  # an answer out of form is no refusal
     if mode == "endless":
         assert "bytes" in said, said
         assert served.sent < run.cap + SLACK
