@@ -10,6 +10,31 @@ the issue measured, and printed at info too), and what the per-request log line 
 info over warning. CPU per request varies little from run to run; req/s, which shares the
 2 cores with wrk, is printed for information. ``--headline-only`` stops there.
 
+Then the servers side by side (issue 40: choose the server by measurement; ``--servers``
+runs this part alone, ``--no-servers`` leaves it out). The same app, memory store, one
+worker, the bench's environment (fixed keys, rate limits off), under each of
+``bench/servers.py``'s candidates: ``cardproof serve`` as it is (today uvicorn with the
+door, ``cardproof_service.door``, on uvloop), the same ``cardproof serve`` with uvicorn's
+own httptools protocol (no door: the issue's reference, ``cardproof serve`` before the
+door), the same with the door on the stock asyncio loop, with uvicorn's h11 (pure
+Python, asyncio loop), Granian (``--granian OPTIONS``, default its least-CPU
+configuration; ``--granian-sweep`` compares its runtime options) and Hypercorn (its
+uvloop worker). All are started at once, then ``--server-rounds`` interleaved rounds run
+each measure on every candidate in turn (the order rotated each round, so that other
+load on the machine hits all alike), ``--server-seconds`` each: the CPU per request of
+the server's whole process tree (Granian and Hypercorn serve from a child process) for
+``GET /healthz``, ``POST /v1/score`` and ``POST /v1/verify`` under ``wrk -t1 -c32`` and
+for a blind move under this file's driver (32 users, each with blind games committed and
+dealt before the timing, so that only moves are timed); the requests a second per core
+this gives; and wrk's p99 under 200 keep-alive clients for healthz and verify. Then each
+candidate again on its own, with longer idle timeouts, holds ``--idle-connections``
+(10,000) idle keep-alive connections opened by a separate process (``--hold``: each
+served one ``GET /healthz``, 200 from each loopback source address, under the door's
+cap per address), with the open-files limit raised to the hard limit: the increase of
+the server's resident memory. Figures are medians over the rounds, ratios medians of
+per-round ratios against ``cardproof serve``; the issue's rule, CPU per verify and per
+move at most 1.10x uvicorn's httptools, is judged for each (about 5 minutes).
+
 Then the rest: ``cardproof serve --workers 1`` (fixed keys, warm-up on) on the embedded
 memory store, then again on a private ``redis-server`` started from PATH (no persistence, a free
 port on 127.0.0.1, stopped at the end). Each scenario is driven by a load generator in a
@@ -65,8 +90,10 @@ line names the think time); a finished game takes <= 2 KB in Redis (``MEMORY USA
 its deal key, the largest sampled).
 
 Run: ``.venv/bin/python bench/service.py [--headline-only] [--wrk-rounds N] [--wrk-seconds S]
-[--duration S] [--rounds N] [--blind-duration S] [--players-duration S] [--think-ms MS]
-[--concurrency N] [--client raw|httpx]`` (about 4 minutes with the defaults).
+[--servers | --no-servers] [--server-rounds N] [--server-seconds S] [--idle-connections N]
+[--granian OPTIONS] [--granian-sweep] [--duration S] [--rounds N] [--blind-duration S]
+[--players-duration S] [--think-ms MS] [--concurrency N] [--client raw|httpx]`` (about 9
+minutes with the defaults).
 """
 
 from __future__ import annotations
@@ -74,16 +101,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import os
 import random
+import resource
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +124,14 @@ import msgspec
 
 from _common import load_average, median, percentile, print_machine, verdict
 from cardproof.progress import bar
+from servers import (
+    GRANIAN_DEFAULT,
+    GRANIAN_SWEEP,
+    Candidate,
+    candidates,
+    granian,
+    serve_candidate,
+)
 
 SERVER_KEYS: dict[str, str] = {
     "CARDPROOF_MASTER_KEY": bytes(range(32)).hex(),
@@ -133,7 +171,7 @@ class Spec(msgspec.Struct, frozen=True):
     """One scenario for the driver."""
 
     base_url: str
-    scenario: Literal["get", "post", "blind"]
+    scenario: Literal["get", "post", "blind", "moves"]
     path: str = "/healthz"
     body: Any = None
     client: ClientKind = "raw"
@@ -153,6 +191,9 @@ class Spec(msgspec.Struct, frozen=True):
     """
     watch: dict[str, int] = {}
     """Processes (name -> pid) whose CPU time over the window is reported."""
+    games_per_user: int = 0
+    """``moves``: blind games each user commits and deals before the timing, whose moves
+    alone are then sent (a user that has played all of its games stops)."""
 
 
 class Outcome(msgspec.Struct):
@@ -168,6 +209,8 @@ class Outcome(msgspec.Struct):
     sent: int
     cpu: dict[str, float]
     """CPU seconds over the window: ``driver`` and each watched process."""
+    exhausted: int = 0
+    """``moves``: users that ran out of prepared games inside the window."""
 
 
 def process_cpu(pid: int) -> float | None:
@@ -178,6 +221,54 @@ def process_cpu(pid: int) -> float | None:
         return None
     fields = stat.rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_pids(pid: int) -> list[int]:
+    """``pid`` and every process descended from it (Linux ``/proc``), ``pid`` first.
+
+    Granian and Hypercorn serve from a worker process their main process starts; the
+    server's CPU and memory are those of the whole tree.
+    """
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue
+        parent = int(stat.rpartition(")")[2].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found, waiting = [], [pid]
+    while waiting:
+        found.append(waiting.pop(0))
+        waiting += children.get(found[-1], [])
+    return found
+
+
+def tree_cpu(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` and its descendants so far."""
+    return sum(process_cpu(member) or 0.0 for member in tree_pids(pid))
+
+
+def tree_memory(pid: int) -> tuple[int, int]:
+    """Resident memory (bytes, ``VmRSS``) and open sockets of ``pid`` and its descendants."""
+    rss = sockets = 0
+    for member in tree_pids(pid):
+        try:
+            status = Path(f"/proc/{member}/status").read_text(encoding="ascii", errors="replace")
+            fds = list(Path(f"/proc/{member}/fd").iterdir())
+        except OSError:
+            continue
+        for status_line in status.splitlines():
+            if status_line.startswith("VmRSS:"):
+                rss += int(status_line.split()[1]) * 1024
+        for fd in fds:
+            try:
+                sockets += os.readlink(fd).startswith("socket:")
+            except OSError:
+                continue
+    return rss, sockets
 
 
 class TransportError(Exception):
@@ -192,10 +283,11 @@ class RawClient:
     can; httpx spends several times the server's own time per request here.
     """
 
-    def __init__(self, base_url: str, timeout: float) -> None:
-        """A client for ``http://host:port`` (connects on first use)."""
+    def __init__(self, base_url: str, timeout: float, source: str | None = None) -> None:
+        """A client for ``http://host:port`` (connects on first use, from ``source``)."""
         url = httpx.URL(base_url)
         self.host, self.port, self.timeout = url.host, url.port or 80, timeout
+        self.source = None if source is None else (source, 0)
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def request(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
@@ -209,7 +301,9 @@ class RawClient:
 
     async def _exchange(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
         if self._streams is None:
-            self._streams = await asyncio.open_connection(self.host, self.port)
+            self._streams = await asyncio.open_connection(
+                self.host, self.port, local_addr=self.source
+            )
         reader, writer = self._streams
         head = f"{method} {path} HTTP/1.1\r\nhost: {self.host}:{self.port}\r\n"
         if body is not None:
@@ -286,6 +380,7 @@ class _Tally:
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     sent: int = 0
+    exhausted: int = 0
 
     def more(self) -> bool:
         """Whether a virtual user may start another request (or game)."""
@@ -386,6 +481,39 @@ async def _blind_user(client: Client, tally: _Tally, user: int) -> None:
         await _blind_game(client, tally, rng, f"bench-{tally.spec.seed}-{user}-{game_number}")
 
 
+async def _prepare_games(client: Client, spec: Spec, user: int) -> list[str]:
+    """``moves``: commit and deal ``games_per_user`` blind games; their URLs."""
+    urls = []
+    for number in range(spec.games_per_user):
+        status, answer = await client.request("POST", "/v1/commitments", b"{}")
+        if not 200 <= status < 300:
+            raise RuntimeError(f"POST /v1/commitments: {status} {answer[:300]!r}")
+        deal_body = {
+            "variant": "poker-squares",
+            "commitment_id": msgspec.json.decode(answer)["commitment_id"],
+            "client_seed": f"bench-moves-{spec.seed}-{user}-{number}",
+        }
+        status, answer = await client.request("POST", "/v1/deals", msgspec.json.encode(deal_body))
+        if not 200 <= status < 300:
+            raise RuntimeError(f"POST /v1/deals: {status} {answer[:300]!r}")
+        urls.append(f"/v1/deals/{msgspec.json.decode(answer)['deal_id']}/moves")
+    return urls
+
+
+async def _move_user(client: Client, tally: _Tally, user: int, urls: list[str]) -> None:
+    """``moves``: the 25 moves of each prepared game in turn (random empty cells)."""
+    rng = random.Random(tally.spec.seed * 1000 + user)
+    for url in urls:
+        for index, cell in enumerate(rng.sample(range(CELLS), CELLS)):
+            if not tally.more():
+                return
+            body = b'{"index":%d,"move":{"row":%d,"col":%d}}' % (index, cell // 5, cell % 5)
+            if await _request(client, tally, "move", "POST", url, body) is None:
+                break  # the game's next index is unknown: the next game
+    if tally.more():
+        tally.exhausted += 1
+
+
 async def _cpu_over_window(tally: _Tally, cpu: dict[str, float]) -> None:
     """Record the driver's and the watched processes' CPU seconds inside the window."""
     await asyncio.sleep(max(0.0, tally.window_start - time.perf_counter()))
@@ -399,33 +527,47 @@ async def _cpu_over_window(tally: _Tally, cpu: dict[str, float]) -> None:
             cpu[name] = after - first
 
 
+def _user(client: Client, tally: _Tally, user: int, urls: list[str]) -> Coroutine[Any, Any, None]:
+    """One virtual user of the scenario."""
+    if tally.spec.scenario == "blind":
+        return _blind_user(client, tally, user)
+    if tally.spec.scenario == "moves":
+        return _move_user(client, tally, user, urls)
+    return _plain_user(client, tally)
+
+
 async def drive(spec: Spec) -> Outcome:
     """Run one scenario against ``spec.base_url`` and tally it."""
+    kind = RawClient if spec.client == "raw" else HttpxClient
+    clients = [kind(spec.base_url, spec.timeout) for _ in range(spec.concurrency)]
+    try:
+        prepared: list[list[str]] = [[] for _ in clients]
+        if spec.scenario == "moves":  # before the warm-up and the window
+            jobs = (_prepare_games(client, spec, user) for user, client in enumerate(clients))
+            prepared = list(await asyncio.gather(*jobs))
+        return await _drive(spec, clients, prepared)
+    finally:
+        for client in clients:
+            await client.aclose()
+
+
+async def _drive(spec: Spec, clients: list[Client], prepared: list[list[str]]) -> Outcome:
     now = time.perf_counter()
     window_start = now + spec.warmup
     window_end = window_start + spec.duration
     tally = _Tally(spec, window_start, window_end, hard_stop=window_end + spec.timeout)
     cpu: dict[str, float] = {}
-    kind = RawClient if spec.client == "raw" else HttpxClient
-    clients = [kind(spec.base_url, spec.timeout) for _ in range(spec.concurrency)]
-    users = [
-        _blind_user(client, tally, user) if spec.scenario == "blind" else _plain_user(client, tally)
-        for user, client in enumerate(clients)
-    ]
+    users = [_user(client, tally, user, prepared[user]) for user, client in enumerate(clients)]
     tasks = [asyncio.create_task(job) for job in (_cpu_over_window(tally, cpu), *users)]
-    try:
-        _, late = await asyncio.wait(tasks, timeout=tally.hard_stop - now + spec.timeout)
-        for task in late:  # past every bound: stop it and count it
-            task.cancel()
-            tally.error("a virtual user was still busy at the driver's time limit")
-        if late:
-            await asyncio.wait(late, timeout=1.0)
-        for task in tasks:
-            if task.done() and not task.cancelled() and task.exception() is not None:
-                tally.error(f"a virtual user failed: {task.exception()!r}")
-    finally:
-        for client in clients:
-            await client.aclose()
+    _, late = await asyncio.wait(tasks, timeout=tally.hard_stop - now + spec.timeout)
+    for task in late:  # past every bound: stop it and count it
+        task.cancel()
+        tally.error("a virtual user was still busy at the driver's time limit")
+    if late:
+        await asyncio.wait(late, timeout=1.0)
+    for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            tally.error(f"a virtual user failed: {task.exception()!r}")
     return Outcome(
         window=spec.duration,
         latencies=tally.latencies,
@@ -435,6 +577,7 @@ async def drive(spec: Spec) -> Outcome:
         error_samples=tally.error_samples,
         sent=tally.sent,
         cpu=cpu,
+        exhausted=tally.exhausted,
     )
 
 
@@ -533,16 +676,52 @@ def wait_until(
 
 
 def settle(pid: int) -> float:
-    """Wait until ``pid`` is idle (its warm-up thread done); return the seconds waited."""
+    """Wait until ``pid`` and its descendants are idle (the warm-up thread done); return
+    the seconds waited."""
     start = time.monotonic()
-    previous = process_cpu(pid)
-    while previous is not None and time.monotonic() - start < SETTLE_TIMEOUT:
+    previous = tree_cpu(pid)
+    while time.monotonic() - start < SETTLE_TIMEOUT:
         time.sleep(0.5)
-        now = process_cpu(pid)
-        if now is None or now - previous < 0.05:
+        now = tree_cpu(pid)
+        if now - previous < 0.05:
             break
         previous = now
     return time.monotonic() - start
+
+
+def server_env(
+    settings: dict[str, str] | None = None, redis_url: str | None = None, redis_mode: str = ""
+) -> dict[str, str]:
+    """The environment of a server under test: fixed keys, warm-up on, per-client limits
+    off, the memory store unless ``redis_url``; ``settings`` added."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CARDPROOF_")}
+    env.pop("REDIS_URL", None)
+    env.update(SERVER_KEYS, CARDPROOF_WARM_UP="1")
+    env.update(settings or {})
+    # one load generator is one client: the per-client limits would measure themselves
+    env.update(
+        CARDPROOF_RATE_LIMIT="0",
+        CARDPROOF_MAX_GAMES_IN_FLIGHT="0",
+        CARDPROOF_DAILY_DEAL_QUOTA="0",
+        CARDPROOF_LISTENERS_PER_CLIENT="0",
+    )
+    if redis_url is not None:
+        env["REDIS_URL"] = redis_url
+    if redis_mode:
+        env["CARDPROOF_REDIS_MODE"] = redis_mode
+    return env
+
+
+def healthy_at(base_url: str) -> Callable[[], bool]:
+    """Whether ``GET /healthz`` answers 2xx at ``base_url``, as a function to poll."""
+
+    def healthy() -> bool:
+        try:
+            return httpx.get(f"{base_url}/healthz", timeout=1, trust_env=False).is_success
+        except httpx.TransportError:
+            return False
+
+    return healthy
 
 
 @contextmanager
@@ -575,33 +754,11 @@ def cardproof_server(
         command = [sys.executable, "-m", "uvicorn", "cardproof_service.app:create_app"]
         command += ["--factory", "--port", str(port), "--log-level", "warning"]
         command += ["--http", "h11", "--loop", "asyncio"]
-    settings = env or {}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CARDPROOF_")}
-    env.pop("REDIS_URL", None)
-    env.update(SERVER_KEYS, CARDPROOF_WARM_UP="1")
-    env.update(settings)
-    # one load generator is one client: the per-client limits would measure themselves
-    env.update(
-        CARDPROOF_RATE_LIMIT="0",
-        CARDPROOF_MAX_GAMES_IN_FLIGHT="0",
-        CARDPROOF_DAILY_DEAL_QUOTA="0",
-        CARDPROOF_LISTENERS_PER_CLIENT="0",
-    )
-    if redis_url is not None:
-        env["REDIS_URL"] = redis_url
-    if redis_mode:
-        env["CARDPROOF_REDIS_MODE"] = redis_mode
+    env = server_env(env, redis_url, redis_mode)
     log = workdir / f"serve-{store}-{log_level}-{port}.log"
     base_url = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        try:
-            return httpx.get(f"{base_url}/healthz", timeout=1, trust_env=False).is_success
-        except httpx.TransportError:
-            return False
-
     with started(command, env, log) as process:
-        wait_until(healthy, process, "cardproof serve", log)
+        wait_until(healthy_at(base_url), process, "cardproof serve", log)
         waited = settle(process.pid)
         name = "uvicorn (h11, asyncio)" if pure_python_http else "cardproof serve"
         print(f"{name} ({store} store) pid {process.pid} on {base_url}; ", end="")
@@ -755,6 +912,8 @@ class WrkRun:
     cpu_seconds: float
     bad: str
     """Non-2xx answers or socket errors as wrk reports them ('' when none)."""
+    p99_ms: float = 0.0
+    """wrk's 99th percentile latency (``--latency``), ms."""
 
     @property
     def cpu_us(self) -> float:
@@ -765,24 +924,50 @@ class WrkRun:
         return self.requests / self.seconds if self.seconds else 0.0
 
 
-def wrk_run(wrk: str, server: Server, path: str, script: Path | None, seconds: float) -> WrkRun:
-    """``wrk -t1 -c32`` on ``path`` for ``seconds``, the server's CPU read from /proc."""
-    command = [wrk, "-t1", "-c32", f"-d{seconds:g}s", f"{server.base_url}{path}"]
+WRK_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}
+
+
+def wrk_run(
+    wrk: str,
+    server: Server,
+    path: str,
+    script: Path | None,
+    seconds: float,
+    connections: int = 32,
+) -> WrkRun:
+    """``wrk -t1 -c32`` (``connections``) on ``path`` for ``seconds``, the CPU of the
+    server's process tree read from /proc, and wrk's p99 latency.
+
+    wrk's timeout is 10 s (its default of 2 s would leave the slowest answers out of
+    the latencies, counted as socket errors).
+    """
+    command = [wrk, "-t1", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "10s"]
+    command += ["--latency", f"{server.base_url}{path}"]
     if script is not None:
         command[1:1] = ["-s", str(script)]
-    before = process_cpu(server.pid) or 0.0
+    before = tree_cpu(server.pid)
     start = time.monotonic()
-    out = subprocess.run(command, capture_output=True, text=True, check=False).stdout
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
     elapsed = time.monotonic() - start
-    cpu = (process_cpu(server.pid) or 0.0) - before
+    cpu = tree_cpu(server.pid) - before
+    out = done.stdout
     requests = 0
+    p99 = 0.0
     bad = []
     for text in out.splitlines():
         if " requests in " in text:
             requests = int(text.split()[0])
         elif "Non-2xx" in text or "Socket errors" in text:
             bad.append(text.strip())
-    return WrkRun(requests, min(elapsed, seconds) if requests else elapsed, cpu, "; ".join(bad))
+        elif text.strip().startswith("99%"):
+            value = text.split()[1]
+            number = value.rstrip("usm")
+            p99 = float(number) * WRK_UNITS[value[len(number) :]]
+    if not requests:
+        said = (done.stderr or done.stdout).strip().splitlines()
+        bad.append(f"wrk made no request ({done.returncode}): {said[0] if said else ''}")
+    rate_seconds = min(elapsed, seconds) if requests else elapsed
+    return WrkRun(requests, rate_seconds, cpu, "; ".join(bad), p99)
 
 
 @dataclass
@@ -802,6 +987,21 @@ class Headline:
         return [v / h for v, h in zip(verify, healthz, strict=True)]
 
 
+def post_script(workdir: Path, name: str, body: Any) -> Path:
+    """A wrk Lua script that POSTs ``body`` as JSON (written beside it as ``name.json``)."""
+    data = workdir / f"{name}.json"
+    data.write_bytes(msgspec.json.encode(body))
+    script = workdir / f"{name}.lua"
+    script.write_text(
+        'wrk.method = "POST"\n'
+        'wrk.headers["Content-Type"] = "application/json"\n'
+        f'local f = io.open("{data}", "rb")\n'
+        'wrk.body = f:read("*a")\n'
+        "f:close()\n"
+    )
+    return script
+
+
 def headline(
     workdir: Path, verify: dict[str, Any], wrk: str, rounds: int, seconds: float
 ) -> Headline:
@@ -812,16 +1012,7 @@ def headline(
     round runs ``wrk -t1 -c32`` on healthz then verify on both servers, the order of the
     servers alternating, so that other load on the machine hits every figure alike.
     """
-    body = workdir / "verify.json"
-    body.write_bytes(msgspec.json.encode(verify))
-    script = workdir / "verify.lua"
-    script.write_text(
-        'wrk.method = "POST"\n'
-        'wrk.headers["Content-Type"] = "application/json"\n'
-        f'local f = io.open("{body}", "rb")\n'
-        'wrk.body = f:read("*a")\n'
-        "f:close()\n"
-    )
+    script = post_script(workdir, "verify", verify)
     result = Headline()
     with ExitStack() as stack:
         servers = {
@@ -863,6 +1054,465 @@ def print_headline(result: Headline, rounds: int, seconds: float) -> None:
     for path in ("/healthz", "/v1/verify"):
         cost = result.mid("info", path) - result.mid("warning", path)
         print(f"  the request's log line at info, {path}: {cost:+.1f} us over warning")
+
+
+# --- the servers side by side (issue 40) ---------------------------------------------------
+
+RULE_RATIO = 1.10
+"""Issue 40: the server chosen may cost at most 10% more server CPU per verify and per move
+than uvicorn's httptools did (``cardproof serve`` before the door)."""
+RULE_REFERENCE = "httptools"
+"""The candidate the rule is judged against."""
+MOVE_RATE_CEILING = 8000.0
+"""Moves a second above what any server here reaches: sizes the games the move runs
+prepare, so that no user runs out inside the window."""
+HOLD_PER_ADDRESS = 200
+"""Idle connections opened from each loopback source address (127.0.x.y): under the
+door's cap on connections per address (256 by default), which stays as it is."""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One load on one server: wrk on ``path`` (``script`` POSTs a body), or the moves."""
+
+    key: str
+    label: str
+    path: str
+    script: Path | None
+    connections: int
+
+
+def server_measures(workdir: Path, verify: dict[str, Any], *, sweep: bool) -> list[Measure]:
+    """What each candidate is measured on (``sweep``: healthz, verify and moves only)."""
+    from cardproof_service.front.examples import SCORE
+
+    score_lua, verify_lua = (
+        post_script(workdir, "score", SCORE),
+        post_script(workdir, "verify", verify),
+    )
+    every = [
+        Measure("healthz", "GET /healthz", "/healthz", None, 32),
+        Measure("score", "POST /v1/score", "/v1/score", score_lua, 32),
+        Measure("verify", "POST /v1/verify", "/v1/verify", verify_lua, 32),
+        Measure("move", "blind move", "", None, 32),
+        Measure("healthz@200", "GET /healthz", "/healthz", None, 200),
+        Measure("verify@200", "POST /v1/verify", "/v1/verify", verify_lua, 200),
+    ]
+    if sweep:
+        return [m for m in every if m.key in ("healthz", "verify", "move")]
+    return every
+
+
+def run_measure(
+    wrk: str, server: Server, measure: Measure, seconds: float, warmup: float, seed: int
+) -> WrkRun:
+    """One run of ``measure`` on ``server``: requests, seconds, the tree's CPU, p99."""
+    if measure.path:
+        return wrk_run(wrk, server, measure.path, measure.script, seconds, measure.connections)
+    users = measure.connections
+    games = math.ceil(MOVE_RATE_CEILING * (warmup + seconds) / CELLS / users)
+    watch = {f"server {n}": pid for n, pid in enumerate(tree_pids(server.pid))}
+    spec = Spec(
+        base_url=server.base_url,
+        scenario="moves",
+        concurrency=users,
+        warmup=warmup,
+        duration=seconds,
+        games_per_user=games,
+        watch=watch,
+        seed=seed,
+    )
+    outcome = run_driver(spec)
+    moves = outcome.latencies.get("move", [])
+    cpu = sum(used for name, used in outcome.cpu.items() if name.startswith("server"))
+    bad = [f"{outcome.errors} errors"] if outcome.errors else []
+    bad += outcome.error_samples[:2]
+    if outcome.exhausted:
+        bad.append(f"{outcome.exhausted} users ran out of prepared games")
+    p99 = percentile(moves, 0.99) if moves else 0.0
+    return WrkRun(len(moves), outcome.window, cpu, "; ".join(bad), p99)
+
+
+@dataclass
+class Idle:
+    """A server's resident memory before and with ``opened`` idle connections."""
+
+    rss_before: int
+    rss_after: int
+    sockets_before: int
+    sockets_after: int
+    opened: int
+    failed: int
+    seconds: float
+
+    @property
+    def per_connection(self) -> float:
+        """Bytes of RSS per idle connection."""
+        return (self.rss_after - self.rss_before) / self.opened if self.opened else 0.0
+
+
+@dataclass
+class Comparison:
+    """Per (candidate, measure): each round's CPU us per request, req/s and p99 ms."""
+
+    names: dict[str, str]
+    notes: dict[str, str]
+    measures: list[Measure]
+    rounds: int
+    seconds: float
+    cpu: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    rate: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    p99: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    idle: dict[str, Idle] = field(default_factory=dict)
+    bad: list[str] = field(default_factory=list)
+
+    def mid(self, table: dict[tuple[str, str], list[float]], key: str, measure: str) -> float:
+        """The median over the rounds."""
+        return median(table[(key, measure)])
+
+    def ratios(
+        self, table: dict[tuple[str, str], list[float]], key: str, measure: str, reference: str
+    ) -> list[float]:
+        """``key`` over ``reference`` in each round (the two measured close in time)."""
+        pairs = zip(table[(key, measure)], table[(reference, measure)], strict=True)
+        return [ours / theirs if theirs else float("inf") for ours, theirs in pairs]
+
+    def ratio(
+        self, table: dict[tuple[str, str], list[float]], key: str, measure: str, reference: str
+    ) -> float:
+        """``key`` over ``reference``: the median of per-round ratios."""
+        return median(self.ratios(table, key, measure, reference))
+
+    def rule(self, key: str) -> str:
+        """CPU per verify and per move against the rule's reference, with their spread."""
+        parts = []
+        for measure in ("verify", "move"):
+            each = self.ratios(self.cpu, key, measure, RULE_REFERENCE)
+            parts.append(f"{measure} {median(each):.2f}x ({min(each):.2f}..{max(each):.2f})")
+        return ", ".join(parts)
+
+
+def raise_file_limit() -> int:
+    """Raise this process's open-file limit (inherited by what it starts) to its hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError):
+        return soft
+    return target
+
+
+@contextmanager
+def candidate_server(
+    workdir: Path, candidate: Candidate, *, idle: bool = False
+) -> Iterator[Server]:
+    """``candidate`` serving the app on a free port (memory store, bench environment).
+
+    A port found free can be taken by another process's connection before the server
+    binds it (other work on the machine opens thousands): then another port, 3 tries.
+    """
+    for attempt in range(3):
+        port = free_port()
+        env = server_env(candidate.env(idle))
+        env["CARDPROOF_PUBLIC_URL"] = f"http://127.0.0.1:{port}"  # what cardproof serve sets
+        slug = "".join(c if c.isalnum() else "-" for c in candidate.key)
+        log = workdir / f"candidate-{slug}-{port}.log"
+        base_url = f"http://127.0.0.1:{port}"
+        with started(candidate.argv(port, idle), env, log) as process:
+            try:
+                wait_until(healthy_at(base_url), process, candidate.name, log)
+            except RuntimeError as error:
+                if attempt < 2 and "already in use" in str(error).lower():
+                    continue
+                raise
+            yield from _serving(candidate, process, base_url, log)
+            return
+
+
+def _serving(
+    candidate: Candidate, process: subprocess.Popen[bytes], base_url: str, log: Path
+) -> Iterator[Server]:
+    """The started candidate, once idle; its log's last lines at the end."""
+    settle(process.pid)
+    yield Server(base_url, process.pid, "memory")
+    if process.poll() is not None:
+        raise RuntimeError(f"{candidate.name} exited during the run:\n{tail(log)}")
+    text = tail(log, 5)
+    if text.strip():
+        print(f"  {candidate.name} log (last lines):\n{text}")
+
+
+class HoldSpec(msgspec.Struct, frozen=True):
+    """The idle connections to open (``service.py --hold``)."""
+
+    base_url: str
+    connections: int
+    per_address: int = HOLD_PER_ADDRESS
+    concurrency: int = 64
+    timeout: float = 30.0
+
+
+class HoldReport(msgspec.Struct):
+    """What ``--hold`` opened: connections that got their 200, and those that did not."""
+
+    opened: int
+    failed: int
+    seconds: float
+    errors: list[str]
+
+
+def source_address(number: int) -> str:
+    """The ``number``-th loopback source address: 127.0.1.1, 127.0.1.2, ..."""
+    return f"127.0.{1 + number // 250}.{1 + number % 250}"
+
+
+async def hold(spec: HoldSpec) -> None:
+    """Open ``spec.connections`` keep-alive connections, one ``GET /healthz`` on each, tell
+    stdout, hold them idle until stdin ends, then close them."""
+    start = time.perf_counter()
+    clients = [
+        RawClient(spec.base_url, spec.timeout, source_address(n // spec.per_address))
+        for n in range(spec.connections)
+    ]
+    gate = asyncio.Semaphore(spec.concurrency)  # under every server's listen backlog
+    errors: list[str] = []
+
+    async def one(client: RawClient) -> bool:
+        async with gate:
+            try:
+                status, _ = await client.request("GET", "/healthz", None)
+            except TransportError as error:
+                errors.append(str(error))
+                return False
+        if status != 200:
+            errors.append(f"status {status}")
+        return status == 200
+
+    tasks = [asyncio.create_task(one(client)) for client in clients]
+    limit = 30.0 + spec.connections / 100  # a server that stops accepting: not forever
+    _, late = await asyncio.wait(tasks, timeout=limit)
+    for task in late:
+        task.cancel()
+    if late:
+        errors.insert(0, f"{len(late)} connections got no answer within {limit:.0f} s")
+        await asyncio.wait(late, timeout=5.0)
+    opened = sum(1 for task in tasks if task.done() and not task.cancelled() and task.result())
+    report = HoldReport(
+        opened=opened,
+        failed=spec.connections - opened,
+        seconds=time.perf_counter() - start,
+        errors=errors[:5],
+    )
+    sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
+    sys.stdout.flush()
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    for client in clients:
+        await client.aclose()
+
+
+def hold_main() -> None:
+    """``--hold``: read a :class:`HoldSpec` line on stdin, then :func:`hold`."""
+    raise_file_limit()
+    spec = msgspec.json.decode(sys.stdin.buffer.readline(), type=HoldSpec)
+    asyncio.run(hold(spec))
+
+
+def idle_memory(wrk: str, server: Server, connections: int) -> Idle:
+    """The server's RSS before and with ``connections`` idle keep-alive connections, opened
+    by a separate process (each served one ``GET /healthz`` first)."""
+    wrk_run(wrk, server, "/healthz", None, 1)  # every path warm, then wrk's connections gone
+    time.sleep(1.0)
+    rss_before, sockets_before = tree_memory(server.pid)
+    command = [sys.executable, str(Path(__file__).resolve()), "--hold"]
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    watchdog = threading.Timer(90.0 + connections / 50, process.kill)
+    watchdog.start()
+    try:
+        spec = HoldSpec(server.base_url, connections)
+        process.stdin.write(msgspec.json.encode(spec) + b"\n")
+        process.stdin.flush()
+        answer = process.stdout.readline()
+        if not answer:
+            stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            raise RuntimeError(f"the idle connections' driver failed:\n{stderr[-2000:]}")
+        report = msgspec.json.decode(answer, type=HoldReport)
+        time.sleep(1.0)
+        rss_after, sockets_after = tree_memory(server.pid)
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        watchdog.cancel()
+    return Idle(
+        rss_before,
+        rss_after,
+        sockets_before,
+        sockets_after,
+        report.opened,
+        report.failed,
+        report.seconds,
+    )
+
+
+def compare_servers(
+    workdir: Path,
+    wrk: str,
+    verify: dict[str, Any],
+    verify_total: int,
+    args: argparse.Namespace,
+    candidates: list[Candidate],
+    *,
+    sweep: bool = False,
+) -> Comparison:
+    """Every candidate started at once, then ``args.server_rounds`` interleaved rounds:
+    each measure on every candidate in turn, the order rotated each round, so that other
+    load on the machine hits all alike. Then (not in a sweep) each candidate again on its
+    own, with ``args.idle_connections`` idle connections."""
+    measures = server_measures(workdir, verify, sweep=sweep)
+    rounds, seconds = args.server_rounds, args.server_seconds
+    result = Comparison(
+        names={c.key: c.name for c in candidates},
+        notes={c.key: c.note for c in candidates},
+        measures=measures,
+        rounds=rounds,
+        seconds=seconds,
+    )
+    keys = [c.key for c in candidates]
+    warmup = 1  # wrk's -d is in whole seconds
+    warmed = [m for m in measures if m.path and m.connections == 32]  # check_server: a game
+    with ExitStack() as stack:
+        servers: dict[str, Server] = {}
+        for candidate in candidates:
+            server = stack.enter_context(candidate_server(workdir, candidate))
+            servers[candidate.key] = server
+            print(f"  {candidate.name}: pid {server.pid} on {server.base_url}")
+            bad = check_server(server, verify, verify_total)
+            result.bad += [f"{candidate.name}: {problem}" for problem in bad]
+        total = len(candidates) * (len(warmed) + len(measures) * rounds)
+        with bar(total, "server runs", unit="run") as done:
+            for key in keys:  # warm: every path run before the timing
+                for measure in warmed:
+                    run_measure(wrk, servers[key], measure, warmup, warmup, seed=0)
+                    done.advance()
+            for number in range(rounds):
+                shift = number % len(keys)
+                order = keys[shift:] + keys[:shift]
+                for measure in measures:
+                    for key in order:
+                        length = seconds if measure.connections == 32 else 2 * seconds
+                        run = run_measure(
+                            wrk, servers[key], measure, length, warmup, seed=number + 1
+                        )
+                        result.cpu.setdefault((key, measure.key), []).append(run.cpu_us)
+                        result.rate.setdefault((key, measure.key), []).append(run.rate)
+                        result.p99.setdefault((key, measure.key), []).append(run.p99_ms)
+                        if run.bad:
+                            result.bad.append(f"{result.names[key]} {measure.key}: {run.bad}")
+                        done.advance()
+    if sweep or args.idle_connections <= 0:
+        return result
+    for candidate in candidates:
+        with candidate_server(workdir, candidate, idle=True) as server:
+            idle = idle_memory(wrk, server, args.idle_connections)
+            result.idle[candidate.key] = idle
+            if idle.failed:
+                result.bad.append(f"{candidate.name}: {idle.failed} idle connections refused")
+    return result
+
+
+def print_comparison(result: Comparison) -> None:
+    """The tables: CPU per request, requests a second per core, p99 at 200 clients, idle
+    memory; each with its ratio to the first candidate (``cardproof serve``)."""
+    keys = list(result.names)
+    ref = keys[0]
+    width = max(len(name) for name in result.names.values()) + 2
+    measured = {m.key for m in result.measures}
+    plain = [m for m in result.measures if m.connections == 32]
+    crowd = [m for m in result.measures if m.connections == 200]
+    print(f"  servers (one worker, memory store; ratios are to {result.names[ref]}):")
+    for key in keys:
+        print(f"    {result.names[key]:<{width}}{result.notes[key]}")
+    print(
+        f"  server CPU per request, us (user + system of the server's processes, /proc; "
+        f"median of {result.rounds} rounds of {result.seconds:g} s; ratio: median of "
+        "per-round ratios); 32 keep-alive clients (wrk -t1 -c32; moves: this file's driver)"
+    )
+    print(f"  {'server':<{width}}" + "".join(f"{m.label:>20}" for m in plain))
+    for key in keys:
+        cells = [
+            f"{result.mid(result.cpu, key, m.key):.0f} "
+            f"({result.ratio(result.cpu, key, m.key, ref):.2f})"
+            for m in plain
+        ]
+        print(f"  {result.names[key]:<{width}}" + "".join(f"{cell:>20}" for cell in cells))
+    print("  requests a second per core (req/s / server CPU seconds a second), and req/s:")
+    print(f"  {'server':<{width}}" + "".join(f"{m.label:>20}" for m in plain))
+    for key in keys:
+        cells = [
+            f"{1e6 / result.mid(result.cpu, key, m.key):,.0f} "
+            f"({result.mid(result.rate, key, m.key):,.0f})"
+            for m in plain
+        ]
+        print(f"  {result.names[key]:<{width}}" + "".join(f"{cell:>20}" for cell in cells))
+    if crowd:
+        print(
+            f"  200 keep-alive clients (wrk -t1 -c200, closed loop, runs of "
+            f"{2 * result.seconds:g} s): p99 ms (ratio), req/s"
+        )
+        print(f"  {'server':<{width}}" + "".join(f"{m.label:>28}" for m in crowd))
+        for key in keys:
+            cells = [
+                f"{result.mid(result.p99, key, m.key):.1f} "
+                f"({result.ratio(result.p99, key, m.key, ref):.2f}), "
+                f"{result.mid(result.rate, key, m.key):,.0f}/s"
+                for m in crowd
+            ]
+            print(f"  {result.names[key]:<{width}}" + "".join(f"{cell:>28}" for cell in cells))
+    if result.idle:
+        connections = max(idle.opened + idle.failed for idle in result.idle.values())
+        print(
+            f"  {connections:,} idle keep-alive connections (each served one GET /healthz, "
+            "then held by a separate process): the server's RSS"
+        )
+        print(
+            f"  {'server':<{width}}{'before MB':>10}{'with MB':>10}{'increase MB':>13}"
+            f"{'KB each':>9}{'ratio':>7}{'sockets':>9}{'opened in':>11}"
+        )
+        base = result.idle.get(ref)
+        for key, idle in result.idle.items():
+            grown = idle.rss_after - idle.rss_before
+            ratio = grown / (base.rss_after - base.rss_before) if base else float("nan")
+            print(
+                f"  {result.names[key]:<{width}}{idle.rss_before / 2**20:>10.1f}"
+                f"{idle.rss_after / 2**20:>10.1f}{grown / 2**20:>13.1f}"
+                f"{idle.per_connection / 1024:>9.1f}{ratio:>7.2f}"
+                f"{idle.sockets_after - idle.sockets_before:>9,}{idle.seconds:>10.1f}s"
+            )
+    if RULE_REFERENCE in result.names and {"verify", "move"} <= measured:
+        print(
+            f"  issue 40's rule: server CPU per verify and per move <= {RULE_RATIO:.2f}x "
+            f"{result.names[RULE_REFERENCE]} ({result.notes[RULE_REFERENCE]}):"
+        )
+        for key in keys:
+            if key == RULE_REFERENCE:
+                continue
+            verify = result.ratio(result.cpu, key, "verify", RULE_REFERENCE)
+            move = result.ratio(result.cpu, key, "move", RULE_REFERENCE)
+            within = verify <= RULE_RATIO and move <= RULE_RATIO
+            print(
+                f"    {result.names[key]:<{width}}{result.rule(key)}: "
+                f"{'within' if within else 'OVER'}"
+            )
+    for problem in result.bad:
+        print(f"  !!! {problem}")
 
 
 # --- checks done once, outside the timing -----------------------------------------------
@@ -1287,12 +1937,61 @@ def main() -> None:
     parser.add_argument(
         "--headline-only", action="store_true", help="only the wrk headline (about 90 s)"
     )
+    parser.add_argument(
+        "--servers",
+        action="store_true",
+        help="only the servers side by side (cardproof serve, uvicorn httptools and h11, "
+        "Granian, Hypercorn; about 5 minutes)",
+    )
+    parser.add_argument(
+        "--no-servers", action="store_true", help="the full run without the servers part"
+    )
+    parser.add_argument(
+        "--server-rounds", type=int, default=3, help="interleaved rounds of the servers part"
+    )
+    parser.add_argument(
+        "--server-seconds",
+        type=int,
+        default=1,
+        help="whole seconds of each run in the servers part (wrk's unit; default 1; the "
+        "runs with 200 clients last twice as long)",
+    )
+    parser.add_argument(
+        "--idle-connections",
+        type=int,
+        default=10_000,
+        help="idle connections each server holds for its memory figure (0: not measured)",
+    )
+    parser.add_argument(
+        "--granian",
+        action="append",
+        metavar="OPTIONS",
+        help=f"Granian's options in the servers part (default {GRANIAN_DEFAULT!r}); given "
+        "more than once, each is a candidate",
+    )
+    parser.add_argument(
+        "--granian-sweep",
+        action="store_true",
+        help="only compare Granian's runtime configurations on CPU per request (healthz, "
+        "verify, a move), with cardproof serve and uvicorn httptools beside them",
+    )
     parser.add_argument("--drive", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--hold", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.think_ms <= 0:
         parser.error("--think-ms must be positive (the saturated run is the zero-think one)")
+    if args.server_rounds < 1 or args.server_seconds <= 0:
+        parser.error("--server-rounds and --server-seconds must be positive")
     if args.drive:
         driver_main()
+        return
+    # a SIGTERM (timeout, say) unwinds like Ctrl-C: every server started is stopped
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
+    if args.hold:
+        hold_main()
+        return
+    if args.servers or args.granian_sweep:
+        servers_main(args)
         return
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # no line per readiness poll
@@ -1329,6 +2028,8 @@ def main() -> None:
     problems: list[str] = []
     started_at = time.monotonic()
     head: Headline | None = None
+    comparison: Comparison | None = None
+    raise_file_limit()  # the servers part's idle connections (inherited by the servers)
     with tempfile.TemporaryDirectory(prefix="cardproof-bench-") as tmp, ExitStack() as stack:
         workdir = Path(tmp)
         print("-- headline: server CPU per request under wrk -t1 -c32 (memory store, 1 worker)")
@@ -1343,6 +2044,9 @@ def main() -> None:
         if args.headline_only:
             print_verdicts(head, runs, memory, problems, args)
             return
+        if wrk is not None and not args.no_servers:
+            comparison = servers_part(workdir, wrk, verify, verify_total, args)
+            print()
         print("-- memory store")
         with cardproof_server(workdir, "memory") as server:
             problems += [f"memory: {p}" for p in check_server(server, verify, verify_total)]
@@ -1382,7 +2086,46 @@ def main() -> None:
             f"p99 {run.players.p99:.2f} ms, max {run.players.top:.2f} ms "
             f"({run.players.count} moves)"
         )
-    print_verdicts(head, runs, memory, problems, args)
+    print_verdicts(head, runs, memory, problems, args, comparison)
+
+
+def servers_part(
+    workdir: Path, wrk: str, verify: dict[str, Any], verify_total: int, args: argparse.Namespace
+) -> Comparison:
+    """The servers side by side (or Granian's configurations), printed."""
+    if args.granian_sweep:
+        print("-- Granian's configurations side by side (memory store, 1 worker)")
+        chosen = [serve_candidate(), *candidates([])[1:2], *map(granian, GRANIAN_SWEEP)]
+        comparison = compare_servers(workdir, wrk, verify, verify_total, args, chosen, sweep=True)
+    else:
+        print("-- servers side by side: the same app (memory store, 1 worker)")
+        chosen = candidates(args.granian or [GRANIAN_DEFAULT])
+        comparison = compare_servers(workdir, wrk, verify, verify_total, args, chosen)
+    print_comparison(comparison)
+    return comparison
+
+
+def servers_main(args: argparse.Namespace) -> None:
+    """``--servers`` (or ``--granian-sweep``): that part alone, and its verdict."""
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    title = "Granian's configurations" if args.granian_sweep else "the servers side by side"
+    print_machine(f"bench/service.py: {title} (one worker)")
+    verify, verify_total = verify_body()
+    limit = raise_file_limit()
+    print(
+        f"open files: {limit} (the idle connections' driver and every server inherit it); "
+        f"{args.server_rounds} rounds of {args.server_seconds:g} s"
+    )
+    started_at = time.monotonic()
+    wrk = ensure_wrk()
+    if wrk is None:
+        raise SystemExit("wrk could not be installed (apt-get install wrk)")
+    with tempfile.TemporaryDirectory(prefix="cardproof-bench-") as tmp:
+        comparison = servers_part(Path(tmp), wrk, verify, verify_total, args)
+    print()
+    print(f"load average at the end: {load_average()} (2 logical CPUs; other work skews figures)")
+    print(f"wall time: {time.monotonic() - started_at:.0f} s")
+    print_verdicts(None, {}, None, [], args, comparison)
 
 
 def print_verdicts(
@@ -1391,10 +2134,26 @@ def print_verdicts(
     memory: RedisMemory | None,
     problems: list[str],
     args: argparse.Namespace,
+    comparison: Comparison | None = None,
 ) -> None:
     """The targets, the headline ones first."""
     for problem in problems:
         print(f"  !!! {problem}")
+    if comparison is not None and {"serve", RULE_REFERENCE} <= set(comparison.names):
+        verify = comparison.ratio(comparison.cpu, "serve", "verify", RULE_REFERENCE)
+        move = comparison.ratio(comparison.cpu, "serve", "move", RULE_REFERENCE)
+        print(
+            verdict(
+                f"cardproof serve's CPU per verify and per move <= {RULE_RATIO:.2f}x "
+                f"{comparison.names[RULE_REFERENCE]}'s (issue 40; no door)",
+                verify <= RULE_RATIO and move <= RULE_RATIO,
+                f"{comparison.rule('serve')} (median of per-round ratios, min..max)",
+            )
+        )
+        if comparison.bad:
+            print(f"  !!! the servers part: {len(comparison.bad)} problems (listed above)")
+    if args.servers or args.granian_sweep:
+        return
     if head is not None:
         ratios = head.ratios("warning")
         print(
