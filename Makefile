@@ -62,8 +62,13 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP) $(PAR_STAMP)
 	$(BIN)/mypy
 
+# The suite on TEST_WORKERS processes (pytest-xdist), then the tests marked `serial`
+# (latencies under a flood, deadlines, whole-machine limits) alone, so no other test's
+# load is counted in their figures.
+TEST_WORKERS ?= 2
 pytest: $(DEV_STAMP) $(PAR_STAMP) browser go java $(NPM_STAMP) $(OUTSIDERS_NPM_STAMP) $(OUTSIDERS_PIP_STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
+	$(BIN)/pytest -m serial
 
 # The web client's tools, pinned by service/web/package-lock.json (Node.js 20+ and npm).
 $(NPM_STAMP): service/web/package.json service/web/package-lock.json

@@ -7,6 +7,7 @@ the end, or the run fails naming each one left and the test after which it appea
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import secrets
@@ -18,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import httpx
 import msgspec
@@ -40,7 +41,13 @@ LEFTOVERS = pytest.StashKey[Leftovers]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Note what runs before the session, to tell what the session starts."""
+    """Note what runs before the session, to tell what the session starts.
+
+    An xdist worker takes a process group of its own first: what its tests start is then
+    told apart from what the other workers' tests start (``leftovers.py``).
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.setpgid(0, 0)
     config.stash[LEFTOVERS] = Leftovers()
     config.addinivalue_line(
         "markers", "own_redis: on Redis, a private server even when REDIS_URL is set"
@@ -206,12 +213,32 @@ UNLIMITED_ENV = {
 """``UNLIMITED`` for server processes (a test's own ``env`` may set limits again)."""
 
 
+WORKER_PORTS: Final = 1500
+"""Ports each pytest-xdist worker picks from, in its own range from 10000 up: below the
+kernel's ephemeral ports (32768 on), so no worker takes a port another was handed, nor
+one a connection is given; a Redis Cluster node's bus port (10000 higher) stays below
+them too, for up to six workers."""
+_NEXT_PORT = itertools.count()
+
+
 def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A TCP port nobody listens on right now (in an xdist worker, one of its own range)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):  # one process: the kernel's pick
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port: int = sock.getsockname()[1]
+            return port
+    first = 10_000 + int(worker[2:]) * WORKER_PORTS
+    for _ in range(WORKER_PORTS):  # in turn, so a port handed out is not handed again soon
+        port = first + next(_NEXT_PORT) % WORKER_PORTS
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {first}..{first + WORKER_PORTS - 1}")
 
 
 @contextmanager

@@ -446,9 +446,7 @@ def _cluster_port() -> int:
     """A free port for a cluster node: at most 55535, with its bus port (10000 higher)
     free too."""
     while True:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = int(probe.getsockname()[1])
+        port = free_port()
         if port > 55535:
             port = 20000 + port % 30000
         try:

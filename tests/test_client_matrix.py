@@ -43,6 +43,7 @@ from cardproof.client import Client
 from cardproof.games import variant
 from cardproof.receipts import JWKS, Expected, verify_receipt
 from conftest import served
+from event_stream import server_sent_events
 
 CLIENTS_DIR = Path(__file__).parent / "clients"
 CELLS = [f"{col}{row}" for row in "12345" for col in "abcde"]
@@ -120,15 +121,7 @@ def reported(output: str) -> list[Exchange]:
 
 def first_event(lines: Iterable[str]) -> tuple[str, str] | None:
     """The first server-sent event with data in ``lines`` (without their line ends)."""
-    name, data = "message", ""
-    for line in lines:
-        if line.startswith("event:"):
-            name = line.partition(":")[2].strip()
-        elif line.startswith("data:"):
-            data += line.partition(":")[2].strip()
-        elif not line and data:
-            return name, data
-    return None
+    return next(server_sent_events(lines), None)
 
 
 def event_exchange(version: str, status: int, event: tuple[str, str] | None) -> Exchange:
@@ -158,6 +151,20 @@ def deal_body(commitment_id: str, client_seed: str) -> dict[str, Any]:
 
 MARK = "@@cardproof-exchange@@"
 """What curl writes after each answer's body (``-w``), with its version and status."""
+
+
+Send = Callable[[str, str, "dict[str, Any] | None"], Exchange]
+"""One exchange of a game: its step, its URL and its JSON body (``None`` for a GET)."""
+
+
+def play_game(base: str, client_seed: str, send: Send) -> None:
+    """A whole committed poker-squares game through ``send``: commit, deal, 25 moves, receipt."""
+    commitment = member(send("commit", f"{base}/v1/commitments", {}), "commitment_id")
+    dealt = send("deal", f"{base}/v1/deals", deal_body(commitment, client_seed))
+    deal_id = member(dealt, "deal_id")
+    for index in range(25):
+        send("move", f"{base}/v1/deals/{deal_id}/moves", move_body(index))
+    send("receipt", f"{base}/v1/deals/{deal_id}/receipt", None)
 
 
 def curl_transfers(
@@ -293,13 +300,7 @@ def httpx_game(matrix: Matrix, client_seed: str) -> list[Exchange]:
             exchanges.append(exchange)
             return exchange
 
-        base = matrix.base_url
-        commitment = member(send("commit", f"{base}/v1/commitments", {}), "commitment_id")
-        dealt = send("deal", f"{base}/v1/deals", deal_body(commitment, client_seed))
-        deal_id = member(dealt, "deal_id")
-        for index in range(25):
-            send("move", f"{base}/v1/deals/{deal_id}/moves", move_body(index))
-        send("receipt", f"{base}/v1/deals/{deal_id}/receipt", None)
+        play_game(matrix.base_url, client_seed, send)
     return exchanges
 
 
@@ -338,13 +339,7 @@ def urllib_game(matrix: Matrix, client_seed: str) -> list[Exchange]:
         exchanges.append(exchange)
         return exchange
 
-    base = matrix.base_url
-    commitment = member(send("commit", f"{base}/v1/commitments", {}), "commitment_id")
-    dealt = send("deal", f"{base}/v1/deals", deal_body(commitment, client_seed))
-    deal_id = member(dealt, "deal_id")
-    for index in range(25):
-        send("move", f"{base}/v1/deals/{deal_id}/moves", move_body(index))
-    send("receipt", f"{base}/v1/deals/{deal_id}/receipt", None)
+    play_game(matrix.base_url, client_seed, send)
     return exchanges
 
 

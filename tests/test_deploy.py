@@ -304,6 +304,7 @@ def test_manifests_hold_every_object() -> None:
         "Secret",
         "StatefulSet",
         "Ingress",
+        "NetworkPolicy",
     } <= kinds
 
 
@@ -610,6 +611,39 @@ def test_the_service_sees_clients_through_the_edge_and_trusts_only_it() -> None:
     door = Connections(DoorSettings(), trusted)
     assert door.exempt(str(next(networks[0].hosts())))
     assert not door.exempt("203.0.113.7")
+
+
+def _selects(selector: Doc, workload: Doc) -> bool:
+    """Whether a label selector picks ``workload``'s pods."""
+    labels: dict[str, str] = workload["spec"]["template"]["metadata"]["labels"]
+    wanted: dict[str, str] = selector["matchLabels"]
+    return wanted.items() <= labels.items()
+
+
+def test_only_the_edge_and_prometheus_reach_the_service_and_only_it_reaches_redis() -> None:
+    """The service trusts X-Forwarded-For from the pod network: no other pod may reach it."""
+    deployment, redis_set = _one("Deployment", "cardproof"), _one("StatefulSet", "redis")
+    api, store = _one("NetworkPolicy", "cardproof"), _one("NetworkPolicy", "redis")
+    assert _selects(api["spec"]["podSelector"], deployment)
+    assert not _selects(api["spec"]["podSelector"], redis_set)
+    assert api["spec"]["policyTypes"] == ["Ingress"]
+    (rule,) = api["spec"]["ingress"]
+    assert [_port_number(_container(deployment), p["port"]) for p in rule["ports"]] == [
+        _serve_args(_container(deployment)["command"]).port
+    ]
+    edge, monitoring = rule["from"]
+    namespace = "kubernetes.io/metadata.name"
+    # the controller of deploy/ingress-nginx/values.yaml, in the namespace it is installed in
+    install = (DEPLOY / "ingress-nginx" / "values.yaml").read_text()
+    assert f"--namespace {edge['namespaceSelector']['matchLabels'][namespace]} " in install
+    assert edge["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": "ingress-nginx"}
+    assert set(monitoring) == {"namespaceSelector"}  # Prometheus, scraping /metrics
+    assert _selects(store["spec"]["podSelector"], redis_set)
+    (rule,) = store["spec"]["ingress"]
+    (source,) = rule["from"]
+    assert set(source) == {"podSelector"}
+    assert _selects(source["podSelector"], deployment)
+    assert [_port_number(_container(redis_set), p["port"]) for p in rule["ports"]] == [6379]
 
 
 def test_the_edge_table_names_every_limit_its_default_and_its_edge_value() -> None:

@@ -22,6 +22,9 @@ from cardproof_service.front.examples import SCORE
 from cardproof_service.plumbing import DoorSettings, Settings
 from conftest import served, served_process
 
+pytestmark = pytest.mark.serial
+"""Latencies under a flood of 20,000 connections, and deadlines: run alone (`make test`)."""
+
 SHORT = {
     "CARDPROOF_HEADER_TIMEOUT": "1",
     "CARDPROOF_BODY_TIMEOUT": "1",

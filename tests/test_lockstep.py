@@ -19,6 +19,7 @@ from cardproof.receipts import verify_receipt
 from cardproof.tournaments import round_deal
 from cardproof_service.deals.commitments import round_commitment_id
 from cardproof_service.deals.service import Deals
+from event_stream import server_sent_events
 from test_tournaments_api import CELLS, bearer, enter, new_tournament, open_tournament, reader
 
 HttpClient = TestClient[Litestar]
@@ -504,17 +505,10 @@ def test_the_calls_come_as_a_long_poll_and_as_server_sent_events(
 def _events(lines: Iterable[str]) -> list[tuple[str, dict[str, Any]]]:
     """Server-sent events as (event, data) pairs, until ``end``."""
     events = []
-    name, data = "message", ""
-    for line in lines:
-        if line.startswith("event:"):
-            name = line.partition(":")[2].strip()
-        elif line.startswith("data:"):
-            data += line.partition(":")[2].strip()
-        elif not line and data:
-            events.append((name, json.loads(data)))
-            if name == "end":
-                break
-            name, data = "message", ""
+    for name, data in server_sent_events(lines):
+        events.append((name, json.loads(data)))
+        if name == "end":
+            break
     return events
 
 

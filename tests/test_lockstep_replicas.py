@@ -23,6 +23,7 @@ from cardproof.receipts import verify_receipt
 from cardproof.tournaments import round_deal
 from cardproof_service.tournaments.organizers import new_organizer
 from conftest import served_process
+from event_stream import server_sent_events
 from redis_server import RedisServer, private_redis
 from test_tournaments_api import CELLS, add_organizer_to
 
@@ -108,17 +109,10 @@ class Listener(threading.Thread):
         headers = {"Accept": "text/event-stream"}
         with httpx.stream("GET", self.url, headers=headers, timeout=60) as stream:
             self.connected.set()
-            name, data = "message", ""
-            for line in stream.iter_lines():
-                if line.startswith("event:"):
-                    name = line.partition(":")[2].strip()
-                elif line.startswith("data:"):
-                    data += line.partition(":")[2].strip()
-                elif not line and data:
-                    self.events.append((name, json.loads(data)))
-                    if name == "end":
-                        return
-                    name, data = "message", ""
+            for name, data in server_sent_events(stream.iter_lines()):
+                self.events.append((name, json.loads(data)))
+                if name == "end":
+                    return
 
 
 @pytest.fixture

@@ -82,7 +82,7 @@ def silent_witness() -> Iterator[str]:
         yield f"http://127.0.0.1:{listening.getsockname()[1]}"
 
 
-def eventually(check: Callable[[], Any], seconds: float = 5.0) -> Any:
+def eventually(check: Callable[[], Any], seconds: float = 30.0) -> Any:
     """``check()``'s first true answer within ``seconds`` (else its last, false, one)."""
     deadline = time.monotonic() + seconds
     while True:
@@ -156,9 +156,9 @@ def test_a_witness_that_is_down_delays_nothing(tmp_path: Path) -> None:
             ended = time.monotonic()
             answer = logged_receipt(client, deal)
             assert answer["log"] is not None
-            assert time.monotonic() - ended < 1.5  # as fast as without witnesses
+            assert time.monotonic() - ended < 3.0  # well within a witness's 5 s: not waited on
             size = msgspec.convert(answer["log"], LogProof).index + 1
-            assert eventually(functools.partial(cosigned_up_to, state, size), 1.5)
+            assert eventually(functools.partial(cosigned_up_to, state, size), 3.0)
         note = client.get("/log/checkpoint").text
         assert cosigners(note, [key, down]) == ["up.example"]  # the one that answered
 

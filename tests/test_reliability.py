@@ -21,6 +21,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import served
 from redis_server import private_redis, redis_cluster, sentinel_group
 
@@ -39,6 +41,9 @@ from reliability import (
     serve_pid,
     worker_pids,
 )
+
+pytestmark = pytest.mark.serial
+"""Load with crashes, timed: run alone, after the rest (`make test`)."""
 
 
 def test_a_redis_crash_keeps_every_finished_game_and_tournament_result() -> None:

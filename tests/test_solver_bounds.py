@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from litestar.testing import AsyncTestClient
 
 from cardproof.games import SoloDrez
@@ -30,6 +31,7 @@ def search(budget: float) -> dict[str, Any]:
     return {"variant": "solodrez", "cards": HARD_DECK, "budget": budget}
 
 
+@pytest.mark.serial  # the health check's latency under a flood: alone (`make test`)
 def test_a_flood_of_searches_leaves_the_service_answering() -> None:
     env = {
         "CARDPROOF_SOLVER_WORKERS": "1",

@@ -71,6 +71,9 @@ def own_redis_url(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 OWN_REDIS = pytest.mark.own_redis
+STORE_TIMEOUT = 10.0
+"""Seconds a contract step may wait on Redis: no test here is about a slow server (the
+outage tests below set their own), and a loaded machine can hold a step a few seconds."""
 """A test of the due rounds: ``due_rounds`` reads every tournament's. On a shared
 ``REDIS_URL`` any running app's keeper acts on the rounds the test schedules (it drops
 those of a tournament it does not know) and older due rounds of others come first under
@@ -99,7 +102,7 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
         address: str = request.getfixturevalue("cluster_url")
         with redis.RedisCluster.from_url(address) as admin:
             admin.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
-        cluster_store = RedisStore.from_cluster(address, timeout=2.0)
+        cluster_store = RedisStore.from_cluster(address, timeout=STORE_TIMEOUT)
         try:
             yield cluster_store
         finally:
@@ -110,7 +113,7 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
     if own or not os.environ.get("REDIS_URL"):  # a private server: ours to flush
         with redis.Redis.from_url(url) as admin:
             admin.flushdb()
-    redis_store = RedisStore.from_url(url, timeout=2.0)
+    redis_store = RedisStore.from_url(url, timeout=STORE_TIMEOUT)
     try:
         yield redis_store
     finally:

@@ -8,7 +8,6 @@ survives its restart; its answers are C2SP's statuses; ``cardproof witness keyge
 from __future__ import annotations
 
 import argparse
-import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +20,7 @@ import pytest
 from cardproof.tlog.note import COSIGNATURE_V1, Checkpoint, Signer, Verifier, open_note, sign_note
 from cardproof.tlog.tree import EMPTY_ROOT, MemoryTree, leaf_hash
 from cardproof.tlog.witness import MAX_BODY, Witness, request_body
+from conftest import free_port
 
 LOG = Signer("cardproof.example/log", bytes(range(32)))
 WITNESS = Signer("witness.example/w1", bytes(32), COSIGNATURE_V1)
@@ -126,12 +126,6 @@ def test_what_it_cosigned_survives_a_restart(tmp_path: Path) -> None:
         state.write_text(broken)
         with pytest.raises(ValueError, match="not a witness's state file"):
             Witness(WITNESS, [LOG.verifier], state)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture

@@ -41,6 +41,10 @@ from hpack import Decoder, Encoder
 
 from cardproof_service.front.examples import SCORE
 from conftest import served_process
+from test_door import read_all
+
+pytestmark = pytest.mark.serial
+"""Floods, deadlines and the process's descriptors: run alone, after the rest (`make test`)."""
 
 SHORT = {
     "REDIS_URL": "",
@@ -94,17 +98,6 @@ def connect(port: int, source: str = "127.0.0.1", rcvbuf: int = 0) -> socket.soc
     sock.bind((source, 0))
     sock.connect(("127.0.0.1", port))
     return sock
-
-
-def read_all(sock: socket.socket) -> bytes:
-    """Everything until the server closes (or resets) the connection."""
-    chunks = []
-    try:
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    except (ConnectionResetError, TimeoutError):
-        pass
-    return b"".join(chunks)
 
 
 def read_for(sock: socket.socket, seconds: float) -> tuple[bytes, bool]:
@@ -642,26 +635,6 @@ def test_http1_request_without_one_host_is_refused(short: int, request_bytes: by
     assert is_problem(answer)
 
 
-@pytest.mark.parametrize(
-    "request_bytes",
-    [
-        b"GET /healthz HTTP/1.1\r\nHost: x\r\nBroken\r\n\r\n",
-        b"POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n",
-        b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
-    ],
-    ids=["header-without-colon", "two-lengths", "tls-hello"],
-)
-def test_a_request_that_cannot_be_read_is_answered_problem_json(
-    short: int, request_bytes: bytes
-) -> None:
-    """ "Every error is application/problem+json": not uvicorn's text/plain 400."""
-    with connect(short) as sock:
-        sock.sendall(request_bytes)
-        answer = read_all(sock)
-    assert status_of(answer) == 400
-    assert is_problem(answer), answer[:200]
-
-
 def test_http2_content_length_that_disagrees_with_the_body_is_refused(short: int) -> None:
     """RFC 9113 8.1.1: a content-length unlike the DATA's total is malformed (here: 10, none).
 
@@ -725,6 +698,9 @@ def test_http2_header_block_is_held_to_the_header_timeout_on_a_busy_connection()
         b"POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: +2\r\n\r\n{}" + HEALTHZ,
         b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n" + HEALTHZ,
         b"GET /healthz HTTP/1.1\nHost: x\n\n" + HEALTHZ,
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nBroken\r\n\r\n",
+        b"POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n",
+        b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
     ],
     ids=[
         "cl-te",
@@ -736,15 +712,20 @@ def test_http2_header_block_is_held_to_the_header_timeout_on_a_busy_connection()
         "plus-cl",
         "obs-fold",
         "bare-lf",
+        "header-without-colon",
+        "two-lengths",
+        "tls-hello",
     ],
 )
-def test_ambiguous_framing_is_refused_and_nothing_is_smuggled(
+def test_ambiguous_or_unreadable_framing_is_refused_and_nothing_is_smuggled(
     short: int, request_bytes: bytes
 ) -> None:
+    """One 400, in problem+json ("every error is"), not uvicorn's text/plain; nothing after it."""
     with connect(short) as sock:
         sock.sendall(request_bytes)
         answers = read_all(sock)
     assert statuses(answers) == [400], answers[:300]
+    assert is_problem(answers), answers[:300]
 
 
 def test_h2c_offers_are_answered_in_http1_in_order(short: int) -> None:

@@ -22,6 +22,9 @@ import cardproof_service.deals.verification as verification_module
 from cardproof.games import SoloDrez, replay_log
 from conftest import served
 
+pytestmark = pytest.mark.serial
+"""The health check's latency under a flood: run alone, after the rest (`make test`)."""
+
 CYCLE = ["4:1>2", "2:1>4"]
 """Two moves that undo each other on the deal of :data:`SEEDS`: a log as long as allowed."""
 SEEDS = {"server_seed": "00" * 32, "client_seed": "flood-0"}

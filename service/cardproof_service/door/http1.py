@@ -43,6 +43,7 @@ from uvicorn.server import ServerState
 
 from cardproof_service.door import replies
 from cardproof_service.door.connections import Connections
+from cardproof_service.door.deadlines import Deadline
 from cardproof_service.door.http2 import Http2Protocol
 from cardproof_service.door.rates import body_balance
 from cardproof_service.plumbing import DoorSettings, report_offence
@@ -82,7 +83,7 @@ class DoorProtocol(HttpToolsProtocol):
         self.book = connections()
         self.key: str | None = None
         """The connection's key in the book, once counted."""
-        self.watch: asyncio.TimerHandle | None = None
+        self.deadline = Deadline(self.loop)
         """The deadline of the request's head, or of its body's window."""
         self.send_watch: asyncio.TimerHandle | None = None
         self.start: bytes | None = b""
@@ -121,12 +122,13 @@ class DoorProtocol(HttpToolsProtocol):
                 report_offence(host)
             transport.abort()
             return
-        self.watch = self.loop.call_later(self.door.header_timeout, self.head_too_slow)
+        self.deadline.set(self.door.header_timeout, self.head_too_slow)
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Uncount the connection; stop its deadlines."""
-        cancel(self.watch, self.send_watch)
-        self.watch = self.send_watch = None
+        self.deadline.stop()
+        cancel(self.send_watch)
+        self.send_watch = None
         if self.key is not None:
             self.book.close(self.key)
             self.key = None
@@ -142,8 +144,9 @@ class DoorProtocol(HttpToolsProtocol):
 
     def to_http2(self, start: bytes) -> None:
         """Hand the connection to HTTP/2 (it opened with the preface); its count goes too."""
-        cancel(self.watch, self.send_watch)
-        self.watch = self.send_watch = None
+        self.deadline.stop()
+        cancel(self.send_watch)
+        self.send_watch = None
         self.connections.discard(self)
         protocol = Http2Protocol(
             self.config, self.server_state, self.app_state, self.door, self.book, self.key
@@ -175,10 +178,10 @@ class DoorProtocol(HttpToolsProtocol):
         if self.refused:
             return
         cycle = self.cycle
-        if not self.in_head and self.watch is None and cycle and cycle.response_complete:
+        if not self.in_head and not self.deadline.active and cycle and cycle.response_complete:
             # bytes that begin no request (blank lines) stopped the keep-alive deadline
             self.in_head, self.head_bytes = True, len(data)
-            self.watch = self.loop.call_later(self.door.header_timeout, self.head_too_slow)
+            self.deadline.set(self.door.header_timeout, self.head_too_slow)
         if self.in_head:
             # a head begun in this chunk counts from the next (a chunk is at most 256 KiB)
             self.head_bytes = 1 if self.began else self.head_bytes + len(data)
@@ -238,8 +241,8 @@ class DoorProtocol(HttpToolsProtocol):
         self.in_head = self.began = True
         self.head_bytes = self.target_bytes = self.header_bytes = self.header_count = 0
         self.hosts = self.drained = 0
-        if self.watch is None:
-            self.watch = self.loop.call_later(self.door.header_timeout, self.head_too_slow)
+        if not self.deadline.active:
+            self.deadline.set(self.door.header_timeout, self.head_too_slow)
 
     def on_url(self, url: bytes) -> None:
         """The target, within its limit (414)."""
@@ -278,12 +281,10 @@ class DoorProtocol(HttpToolsProtocol):
             if len(self.pipeline) >= MOST_PIPELINED:
                 raise FULL
             super().on_headers_complete()
-        if self.watch is not None:
-            self.watch.cancel()
-            self.watch = None
+        self.deadline.clear()
         if expects_body(self.headers):
             self.window_bytes = self.credit = 0
-            self.watch = self.loop.call_later(self.door.body_timeout, self.body_window)
+            self.deadline.set(self.door.body_timeout, self.body_window)
 
     def on_body(self, body: bytes) -> None:
         """Body bytes count in the window.
@@ -302,16 +303,13 @@ class DoorProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         """The body is in: its window stops."""
-        if self.watch is not None:
-            self.watch.cancel()
-            self.watch = None
+        self.deadline.clear()
         super().on_message_complete()
 
     # deadlines
 
     def head_too_slow(self) -> None:
         """The head did not arrive in time: 408 if it began, else closed."""
-        self.watch = None
         if self.transport.is_closing():
             return
         if self.in_head and self.head_bytes == 0 and self.cycle is None:
@@ -321,13 +319,12 @@ class DoorProtocol(HttpToolsProtocol):
 
     def body_window(self) -> None:
         """A body's window ends: enough came (or the app is not reading), else 408."""
-        self.watch = None
         if self.transport.is_closing():
             return
         self.credit, enough = body_balance(self.window_bytes, self.credit, self.door)
         if enough or self.flow.read_paused:
             self.window_bytes = 0
-            self.watch = self.loop.call_later(self.door.body_timeout, self.body_window)
+            self.deadline.set(self.door.body_timeout, self.body_window)
             return
         refusal = replies.too_slow_body(self.door.body_min_rate, self.door.body_timeout)
         if self.cycle is not None and not self.cycle.response_started:
