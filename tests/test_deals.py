@@ -17,6 +17,7 @@ from cardproof.deal import seed_hash
 from cardproof.games import GridView, variant
 from cardproof.receipts import ReceiptError, verify_receipt
 from cardproof_service import Settings, create_app
+from cardproof_service.deals import commitments, dealing
 from cardproof_service.store import Claim, DailyQuota, DealRecord, MemoryStore, StoreUnavailable
 from conftest import TEST_KEYS, UNLIMITED
 
@@ -211,7 +212,12 @@ def test_after_the_end_moves_are_409(sdk: Client, client: HttpClient) -> None:
     assert sdk.verify_receipt(receipt.receipt, allow=["casual"]).replayed
 
 
-def test_a_resent_deal_request_gets_its_deal_after_the_commitment_expired() -> None:
+def test_a_resent_deal_request_gets_its_deal_after_the_commitment_expired(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    held = [int(time.time())]  # the dealer's clock, moved by the test alone
+    monkeypatch.setattr(commitments, "now", lambda: held[0])
+    monkeypatch.setattr(dealing, "now", lambda: held[0])
     quick = create_app(Settings(warm_up=False, commitment_ttl=1, **UNLIMITED), keys=TEST_KEYS)
     with TestClient(quick) as client:
         commitment = client.post("/v1/commitments", json={}).json()["commitment_id"]
@@ -223,7 +229,7 @@ def test_a_resent_deal_request_gets_its_deal_after_the_commitment_expired() -> N
         key = {"idempotency-key": "7d3f0c1e-2b4a-4e5f-9a8b-0c1d2e3f4a5b"}
         first = client.post("/v1/deals", json=request, headers=key)
         assert first.status_code == 201
-        time.sleep(2.1)  # the commitment expired; the replay window (24 hours) has not
+        held[0] += 1  # the commitment expired; the replay window (24 hours) has not
         again = client.post("/v1/deals", json=request, headers=key)
         assert (again.status_code, again.json()["deal_id"]) == (201, first.json()["deal_id"])
         other = {"idempotency-key": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"}

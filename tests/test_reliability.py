@@ -42,9 +42,6 @@ from reliability import (
     worker_pids,
 )
 
-pytestmark = pytest.mark.serial
-"""Load with crashes, timed: run alone, after the rest (`make test`)."""
-
 
 def test_a_redis_crash_keeps_every_finished_game_and_tournament_result() -> None:
     with (
@@ -57,6 +54,7 @@ def test_a_redis_crash_keeps_every_finished_game_and_tournament_result() -> None
     assert report.passed, report.text()
 
 
+@pytest.mark.serial  # the longest gap without an answer is timed: alone (`make test`)
 def test_a_worker_killed_under_load_leaves_the_other_answering_and_no_game_corrupted() -> None:
     with (
         private_redis(*AOF_ALWAYS) as redis,

@@ -20,12 +20,19 @@ class Deadline:
     >>> fired = []
     >>> deadline = Deadline(loop)
     >>> deadline.set(0.01, lambda: fired.append("head"))
-    >>> deadline.set(0.02, lambda: fired.append("body"))  # moved later: the timer stays
-    >>> loop.run_until_complete(asyncio.sleep(0.05)); fired
+    >>> deadline.set(0.5, lambda: fired.append("body"))  # moved later: the timer stays
+    >>> loop.run_until_complete(asyncio.sleep(0.03)); fired  # it woke, and waits on
+    []
+    >>> loop.run_until_complete(asyncio.sleep(0.6)); fired
     ['body']
     >>> deadline.set(0.01, lambda: fired.append("late")); deadline.clear()
     >>> loop.run_until_complete(asyncio.sleep(0.03)); fired, deadline.active
     (['body'], False)
+    >>> deadline.set(60, lambda: fired.append("idle"))
+    >>> deadline.set(0.01, lambda: fired.append("sooner"))  # moved sooner: a new timer
+    >>> loop.run_until_complete(asyncio.sleep(0.03)); fired
+    ['body', 'sooner']
+    >>> deadline.stop()
     >>> loop.close()
     """
 
