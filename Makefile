@@ -62,14 +62,13 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP) $(PAR_STAMP)
 	$(BIN)/mypy
 
-# The suite on TEST_WORKERS processes (pytest-xdist), each test file on one of them (its
-# module's servers and browsers start once), then the tests marked `serial` (latencies
-# under a flood, deadlines, whole-machine limits) alone, so no other test's load is
-# counted in their figures; only the files that mark some are collected again.
+# The suite on TEST_WORKERS processes (pytest-xdist), then the tests marked `serial`
+# (latencies under a flood, deadlines, whole-machine limits) alone, so no other test's
+# load is counted in their figures; only the files that mark some are collected again.
 TEST_WORKERS ?= 2
 SERIAL_FILES = $(shell grep -rlE "mark\.serial\b" tests --include='test_*.py')
 pytest: $(DEV_STAMP) $(PAR_STAMP) browser go java $(NPM_STAMP) $(OUTSIDERS_NPM_STAMP) $(OUTSIDERS_PIP_STAMP)
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not serial"
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
 	$(BIN)/pytest -m serial $(SERIAL_FILES)
 
 # The web client's tools, pinned by service/web/package-lock.json (Node.js 20+ and npm).
