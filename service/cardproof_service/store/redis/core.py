@@ -202,11 +202,14 @@ class RedisCore:
                     pipe.wait(self._min_replicas, max(1, int(self._timeout * 500)))
                     reply, _, confirmed = await pipe.execute()
             except AskError as error:  # MOVED or ASK (redis-py strips the word from its text)
-                # not written here. MOVED: the slot moved (a failover, a resharding), so the
-                # slots are learnt anew. ASK: the key left a slot being migrated; until the
-                # migration ends, a write to it with its WAIT is refused (503)
+                # not written here. MOVED: the slot moved (a failover, a resharding); the
+                # next try goes where the answer named (as redis-py's own client does: a
+                # slots map learnt anew from a node gossip has not reached yet would send it
+                # back to the old master). ASK: the key left a slot being migrated; until
+                # the migration ends, a write to it with its WAIT is refused (503)
                 if isinstance(error, MovedError):
-                    self._cluster_ready = not isinstance(self._redis, RedisCluster)
+                    if isinstance(self._redis, RedisCluster):
+                        await self._redis.nodes_manager.move_slot(error)
                     raise StoreUnavailable("redis: the slot moved to another master") from error
                 raise StoreUnavailable("redis: the key is being migrated") from error
             except (RedisConnectionError, RedisTimeoutError, OSError):
