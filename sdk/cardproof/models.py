@@ -798,8 +798,9 @@ class Entry(Struct):
     rounds: list[RoundCommitment] = msgspec.field(default_factory=list)
     """Every round's committed seed hash, as the entrant was shown them at entry: the
     SDK holds the tournament to these when it deals and when it reveals its seeds."""
-    salt: SaltHex = ""
-    """The tournament's public client seed (every round game's)."""
+    salt: SaltHex | None = None
+    """The tournament's public client seed (every round game's); the service always sends
+    it, a server older than it did not (``None``: read it from the tournament)."""
 
 
 class StandingLine(Struct, omit_defaults=True):

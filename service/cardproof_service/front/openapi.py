@@ -377,7 +377,7 @@ LINKS: Final[dict[tuple[str, str], dict[str, Link]]] = {
             operation_id="openRoundGame",
             parameters={
                 "tournament_id": BODY + "tournament_id",
-                "round_number": 1,
+                "round_number": "1",
                 "header.Authorization": "Bearer {" + BODY + "token}",
             },
             description="Open the entrant's game on round 1 with the entrant's token.",

@@ -810,11 +810,8 @@ export interface components {
             expires_at: string;
             /** @default [] */
             rounds?: components["schemas"]["RoundCommitment"][];
-            /**
-             * @description 16 bytes as lower-case hex.
-             * @default
-             */
-            salt?: string;
+            /** @default null */
+            salt?: string | null;
         };
         /** @enum {string} */
         EntryMode: "invite" | "public";
