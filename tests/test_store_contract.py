@@ -602,9 +602,65 @@ async def test_an_organizers_tournaments_are_listed_newest_first_by_page(store: 
         for key in (
             layout.organizer_tournaments(organizer),
             layout.organizer_tournaments_expiry(organizer),
+            layout.organizer_tournaments_sequence(organizer),
         ):
             assert "{o." + organizer + "}" in key
             assert 86_000 < await store._redis.ttl(key) <= 86_400
+
+
+async def test_the_listing_keeps_the_order_tournaments_were_made_in_whatever_the_clock(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store numbers an organizer's tournaments as it lists them: a clock that stands
+    still or steps back (NTP, a replica's skew) changes no place, and a cursor on any
+    line walks on exactly from it."""
+    ticks = iter(range(2_000_000_000_000_000_000, 0, -1_000_000_000))  # steps back
+    monkeypatch.setattr(time, "time_ns", lambda: next(ticks))
+    organizer = uuid.uuid4().hex[:16]
+    made = [organizers_tournament(organizer, name=f"Open {n}") for n in range(7)]
+    for record in made:
+        await store.create_tournament(record)
+    monkeypatch.undo()
+    newest_first = [record.tournament_id for record in reversed(made)]
+    whole = await store.organizer_tournaments(organizer, 100)
+    assert [record.tournament_id for record in whole.records] == newest_first
+    for size in (1, 3):
+        listed: list[str] = []
+        cursor: str | None = None
+        while True:
+            page = await store.organizer_tournaments(organizer, size, cursor)
+            listed += [record.tournament_id for record in page.records]
+            if page.next is None:
+                break
+            cursor = page.next
+        assert listed == newest_first  # each once, in order
+
+
+@pytest.mark.parametrize("store", ["redis", "cluster"], indirect=True)
+async def test_a_listing_from_before_the_numbering_lists_new_tournaments_first(
+    store: Store,
+) -> None:
+    """A listing written when lines were microsecond times: the counter starts at its
+    newest line, so tournaments made after the upgrade list above every older one."""
+    assert isinstance(store, RedisStore)
+    redis_store = store
+    organizer = uuid.uuid4().hex[:16]
+    expires_at = int(time.time()) + 86_400
+    old = organizers_tournament(organizer, name="Before", expires_at=expires_at)
+    old_member = f"{1_700_000_000_123_456:016d}:{old.tournament_id}"
+    await redis_store._redis.zadd(layout.organizer_tournaments(organizer), {old_member: 0})
+    await redis_store._redis.zadd(
+        layout.organizer_tournaments_expiry(organizer), {old_member: expires_at}
+    )
+    await redis_store._redis.set(layout.tournament(old.tournament_id), msgspec.json.encode(old))
+    new = organizers_tournament(organizer, name="After")
+    await redis_store.create_tournament(new)
+    page = await redis_store.organizer_tournaments(organizer, 1)
+    assert [record.name for record in page.records] == ["After"]
+    assert page.next is not None
+    assert page.next > old_member
+    rest = await redis_store.organizer_tournaments(organizer, 10, page.next)
+    assert ([record.name for record in rest.records], rest.next) == (["Before"], None)
 
 
 async def test_an_expired_tournament_leaves_its_organizers_listing(store: Store) -> None:

@@ -166,6 +166,11 @@ def organizer_tournaments_expiry(organizer_id: str) -> str:
     return f"{organizer_tournaments(organizer_id)}:expiry"
 
 
+def organizer_tournaments_sequence(organizer_id: str) -> str:
+    """The number the organizer's last listed tournament was given (a counter)."""
+    return f"{organizer_tournaments(organizer_id)}:sequence"
+
+
 def log_pool(tag: str) -> str:
     """A tag's pool of log entries (a list), written in the steps that sign receipts."""
     return f"{tagged(tag)}:log-pool"

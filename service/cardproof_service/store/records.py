@@ -184,16 +184,18 @@ ORGANIZER_LISTED: Final = 10_000
 drops the oldest from the listing (not the tournament itself)."""
 
 
-def listing_member(tournament_id: str, indexed_us: int) -> str:
-    """A tournament's place in its organizer's listing: when it was stored, then its id.
+def listing_member(tournament_id: str, sequence: int) -> str:
+    """A tournament's place in its organizer's listing: its number there, then its id.
 
-    Sixteen digits of microseconds since the epoch, so that text order is time order
-    (newest last); the id breaks a tie. It is also the listing's cursor.
+    The store numbers an organizer's tournaments 1, 2, 3... as it lists them (above the
+    microsecond times a listing made before numbering holds), so no two share a place
+    however fast they come or however the clock steps. Sixteen digits, so that text
+    order is that order (newest last). It is also the listing's cursor.
 
-    >>> listing_member("t_2c819c823954a2e50ea4", 1_700_000_000_123_456)
-    '1700000000123456:t_2c819c823954a2e50ea4'
+    >>> listing_member("t_2c819c823954a2e50ea4", 42)
+    '0000000000000042:t_2c819c823954a2e50ea4'
     """
-    return f"{indexed_us:016d}:{tournament_id}"
+    return f"{sequence:016d}:{tournament_id}"
 
 
 class TournamentListing(msgspec.Struct, frozen=True):

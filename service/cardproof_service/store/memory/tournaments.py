@@ -56,6 +56,8 @@ class MemoryTournaments(MemoryCore):
         self._listed: dict[str, list[tuple[str, str]]] = {}
         """Per organizer: (listing member, tournament id), oldest first (at most
         ``ORGANIZER_LISTED``); an expired tournament's line goes when a listing meets it."""
+        self._listing_numbers: dict[str, int] = {}
+        """Per organizer: the number its last listed tournament was given."""
 
     def _sweep_tournaments(self) -> None:
         """Forget expired entry replays, and expired tournaments with all of theirs."""
@@ -105,7 +107,9 @@ class MemoryTournaments(MemoryCore):
         ``ORGANIZER_LISTED``.
         """
         listed = self._listed.setdefault(record.organizer_id, [])
-        member = listing_member(record.tournament_id, time.time_ns() // 1000)
+        number = self._listing_numbers.get(record.organizer_id, 0) + 1
+        self._listing_numbers[record.organizer_id] = number
+        member = listing_member(record.tournament_id, number)
         bisect.insort(listed, (member, record.tournament_id))
         del listed[:-ORGANIZER_LISTED]
         self._tournaments[record.tournament_id] = record

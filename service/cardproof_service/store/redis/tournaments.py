@@ -26,7 +26,6 @@ from cardproof_service.store.records import (
     Standing,
     TournamentListing,
     TournamentRecord,
-    listing_member,
 )
 from cardproof_service.store.redis.core import RedisClient, RedisCore
 
@@ -118,8 +117,13 @@ end
 _LIST_TOURNAMENT: Final = (
     _PRUNE_LISTED
     + """
-redis.call('ZADD', KEYS[1], 0, ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  local newest = redis.call('ZRANGE', KEYS[1], -1, -1)[1]
+  if newest then redis.call('SET', KEYS[3], string.sub(newest, 1, 16)) end
+end
+local member = string.format('%016d', redis.call('INCR', KEYS[3])) .. ':' .. ARGV[2]
+redis.call('ZADD', KEYS[1], 0, member)
+redis.call('ZADD', KEYS[2], ARGV[3], member)
 local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4])
 if over > 0 then
   for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, over - 1)) do
@@ -128,16 +132,18 @@ if over > 0 then
   end
 end
 local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
-for i = 1, 2 do
+for i = 1, 3 do
   if last[2] == 'inf' then redis.call('PERSIST', KEYS[i])
   else redis.call('EXPIREAT', KEYS[i], math.floor(tonumber(last[2]))) end
 end
-return 1
+return member
 """
 )
-"""List a tournament among its organizer's (``ARGV[2]``, expiring at ``ARGV[3]``):
-expired lines dropped, the oldest past ``ARGV[4]`` lines dropped, and both keys
-expiring with the last of the organizer's tournaments to expire."""
+"""List a tournament (``ARGV[2]``, expiring at ``ARGV[3]``) among its organizer's, under
+the next number of the organizer's counter (``KEYS[3]``; a listing made before there was
+one starts it at its newest line's time): expired lines dropped, the oldest past
+``ARGV[4]`` lines dropped, and the three keys expiring with the last of the organizer's
+tournaments to expire."""
 
 _LISTED: Final = (
     _PRUNE_LISTED
@@ -211,10 +217,10 @@ class RedisTournaments(RedisCore):
         keys = [
             layout.organizer_tournaments(record.organizer_id),
             layout.organizer_tournaments_expiry(record.organizer_id),
+            layout.organizer_tournaments_sequence(record.organizer_id),
         ]
-        member = listing_member(record.tournament_id, time.time_ns() // 1000)
         expires = "+inf" if record.expires_at is None else record.expires_at
-        args: list[EncodableT] = [int(time.time()), member, expires, ORGANIZER_LISTED]
+        args: list[EncodableT] = [int(time.time()), record.tournament_id, expires, ORGANIZER_LISTED]
         await self._written(
             keys[0], lambda c: self._list_tournament(keys=keys, args=args, client=c)
         )
