@@ -77,11 +77,18 @@ def rival(app: Litestar) -> str:
 
 
 def test_creating_a_tournament_needs_an_organizer_key(client: HttpClient) -> None:
-    for headers in ({}, {"Authorization": "Bearer cpo_nope"}, {"Authorization": "Basic x"}):
+    unknown = "Bearer cpo_" + "0" * 16 + "_" + "A" * 43  # a key's form, never issued
+    for headers, code in (
+        ({}, "credential-missing"),
+        ({"Authorization": "Bearer cpo_nope"}, "credential-malformed"),
+        ({"Authorization": "Basic x"}, "credential-malformed"),
+        ({"Authorization": unknown}, "credential-invalid"),
+    ):
         answer = client.post("/v1/tournaments", json=new_tournament(), headers=headers)
         assert answer.status_code == 401, headers
         assert answer.headers["www-authenticate"].startswith("Bearer")
         assert answer.headers["content-type"].startswith("application/problem+json")
+        assert answer.json()["code"] == code, headers
 
 
 def test_a_tournament_commits_to_every_round_seed(client: HttpClient, owner: str) -> None:
@@ -412,10 +419,16 @@ def test_tokens_are_checked(client: HttpClient, owner: str) -> None:
     forged_tag = head + "." + ("A" if tag[0] != "A" else "B") + tag[1:]
     forged_name = token.replace(token.split(".")[1], "0" * 16, 1)
     url = f"/v1/tournaments/{tid}/rounds/1/deal"
-    for headers in ({}, bearer("cpe_junk"), bearer(forged_tag), bearer(forged_name)):
+    for headers, code in (
+        ({}, "credential-missing"),
+        (bearer("cpe_junk"), "credential-malformed"),
+        (bearer(forged_tag), "credential-invalid"),
+        (bearer(forged_name), "credential-invalid"),
+    ):
         answer = client.post(url, json={}, headers=headers)
         assert answer.status_code == 401, headers
         assert answer.headers["www-authenticate"].startswith("Bearer")
+        assert answer.json()["code"] == code, headers
     wrong = client.post(url, json={}, headers=bearer(foreign))
     assert (wrong.status_code, wrong.json()["code"]) == (403, "other-tournament")
     standings = client.get(f"/v1/tournaments/{tid}/standings", headers=reader(tid)).json()
@@ -530,6 +543,7 @@ def test_a_closed_tournament_reveals_the_seed_of_every_receipt(
     expired = client.post(f"/v1/tournaments/{tid}/rounds/2/deal", json={}, headers=bearer(token))
     assert expired.status_code == 401
     assert "expired" in expired.json()["detail"]
+    assert expired.json()["code"] == "credential-expired"
 
 
 def closes_in(client: HttpClient, tournament_id: str) -> float:

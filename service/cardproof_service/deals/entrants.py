@@ -45,7 +45,9 @@ def _offered_token(authorization: str | None) -> list[str]:
     parts = token.removeprefix(ENTRANT_PREFIX).split(".")
     if scheme.lower() != "bearer" or not token.startswith(ENTRANT_PREFIX) or len(parts) != 4:
         raise unauthorized(
-            "this needs the entrant's token: Authorization: Bearer cpe_...", "cardproof entrants"
+            "this needs the entrant's token: Authorization: Bearer cpe_...",
+            "cardproof entrants",
+            "credential-malformed" if authorization else "credential-missing",
         )
     return parts
 
@@ -76,7 +78,9 @@ def require_entrant(
     """
     parts = _offered_token(authorization)
     if not hmac.compare_digest(parts[3], _tag(master, ".".join(parts[:3]))):
-        raise unauthorized("this entrant token is not valid", "cardproof entrants")
+        raise unauthorized(
+            "this entrant token is not valid", "cardproof entrants", "credential-invalid"
+        )
     found = EntrantToken(parts[0], parts[1], int(parts[2]) if parts[2].isdigit() else 0)
     if found.tournament_id != tournament_id:
         raise problem(
@@ -87,7 +91,9 @@ def require_entrant(
         )
     if found.expires <= now and not allow_expired:
         raise unauthorized(
-            "this entrant token has expired: the tournament is closed", "cardproof entrants"
+            "this entrant token has expired: the tournament is closed",
+            "cardproof entrants",
+            "credential-expired",
         )
     if entrant_id is not None and not hmac.compare_digest(found.entrant_id, entrant_id):
         raise problem(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 from litestar.exceptions import HTTPException, ValidationException
@@ -28,6 +28,7 @@ from cardproof.models import Problem
 from cardproof_service.deals import SolverBusy, TooManySearches
 from cardproof_service.front.expected import reword, reword_parameter
 from cardproof_service.plumbing import KEY_RULE, PROBLEM_MEDIA_TYPE, come_back, problem
+from cardproof_service.plumbing.problems import UNAUTHORIZED_CODES
 from cardproof_service.store import OverDailyQuota, StoreUnavailable, TooManyGames
 
 RETRY_AFTER_SECONDS = 1
@@ -204,11 +205,25 @@ def probe_responses() -> dict[int, ResponseSpec]:
     return _responses((), {})
 
 
+UNAUTHORIZED_NOTE: Final = (
+    " `code`: "
+    + "; ".join(f"`{code}`, {meaning}" for code, meaning in UNAUTHORIZED_CODES.items())
+    + "."
+)
+"""What every 401's description ends with: the codes a 401 carries."""
+
+
+def _description(status: int, described: dict[str, str]) -> str:
+    """An error response's description: the operation's own, or the general one."""
+    text = described.get(f"e{status}", _DESCRIPTIONS[status])
+    return text + UNAUTHORIZED_NOTE if status == 401 else text
+
+
 def _responses(statuses: tuple[int, ...], described: dict[str, str]) -> dict[int, ResponseSpec]:
     return {
         status: ResponseSpec(
             data_container=Problem,
-            description=described.get(f"e{status}", _DESCRIPTIONS[status]),
+            description=_description(status, described),
             media_type=PROBLEM_MEDIA_TYPE,
             generate_examples=False,
         )

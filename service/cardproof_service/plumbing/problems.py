@@ -68,9 +68,23 @@ def problem_body(status: int, detail: str, *, type_: str, **extra: Any) -> bytes
     return msgspec.json.encode({**fields, "detail": detail, **extra})
 
 
-def unauthorized(detail: str, realm: str) -> ProblemDetailsException:
-    """401 with ``WWW-Authenticate: Bearer``: a missing, malformed or unknown credential."""
-    refused = problem(401, detail, type_="/problems/unauthorized")
+UNAUTHORIZED_CODES: Final = {
+    "credential-missing": "no `Authorization` header",
+    "credential-malformed": "not `Bearer` and a key or token of the form asked for",
+    "credential-invalid": "a key or token the service never issued (or no longer knows)",
+    "credential-expired": "an entrant token past its tournament's close",
+}
+"""The ``code`` of a 401, what it means (the spec's 401 descriptions list them)."""
+
+
+def unauthorized(detail: str, realm: str, code: str) -> ProblemDetailsException:
+    """401 with ``WWW-Authenticate: Bearer``: a credential missing, malformed or refused.
+
+    ``code`` says which (one of :data:`UNAUTHORIZED_CODES`).
+    """
+    if code not in UNAUTHORIZED_CODES:
+        raise ValueError(f"not a 401 code: {code}")
+    refused = problem(401, detail, type_="/problems/unauthorized", code=code)
     refused.headers = {"WWW-Authenticate": f'Bearer realm="{realm}"'}
     return refused
 

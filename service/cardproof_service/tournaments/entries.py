@@ -76,7 +76,9 @@ class Entries:
         token = require_entrant(self.keys.master, authorization, record.tournament_id, now())
         name = await self.store.entrant_name(record.tournament_id, token.entrant_id)
         if name is None:  # only if the store lost it: the tag is ours
-            raise unauthorized("this entrant is not known", "cardproof entrants")
+            raise unauthorized(
+                "this entrant is not known", "cardproof entrants", "credential-invalid"
+            )
         return token.entrant_id, name
 
     async def enter(

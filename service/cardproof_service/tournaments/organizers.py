@@ -50,18 +50,23 @@ def new_organizer(name: str) -> tuple[str, OrganizerRecord]:
     return key, record
 
 
-def _unauthorized(detail: str) -> ProblemDetailsException:
-    return unauthorized(detail, "cardproof organizers")
+def _unauthorized(detail: str, code: str) -> ProblemDetailsException:
+    """A 401 of the organizers' realm."""
+    return unauthorized(detail, "cardproof organizers", code)
 
 
 def _offered_key(authorization: str | None) -> re.Match[str]:
     """The organizer key an ``Authorization`` header offers, read (401 if it offers none)."""
     if not authorization:
-        raise _unauthorized("this needs an organizer key: Authorization: Bearer cpo_...")
+        raise _unauthorized(
+            "this needs an organizer key: Authorization: Bearer cpo_...", "credential-missing"
+        )
     scheme, _, key = authorization.partition(" ")
     match = _KEY.fullmatch(key.strip()) if scheme.lower() == "bearer" else None
     if match is None:
-        raise _unauthorized("the Authorization header is not 'Bearer cpo_...' with a key")
+        raise _unauthorized(
+            "the Authorization header is not 'Bearer cpo_...' with a key", "credential-malformed"
+        )
     return match
 
 
@@ -84,7 +89,7 @@ async def authenticate(store: Store, authorization: str | None) -> OrganizerReco
     record = await store.get_organizer(match[1])
     expected = record.key_hash if record is not None else key_hash(f"{KEY_PREFIX}{'0' * 16}_")
     if not hmac.compare_digest(key_hash(key), expected) or record is None:
-        raise _unauthorized("this organizer key is not known")
+        raise _unauthorized("this organizer key is not known", "credential-invalid")
     return record
 
 

@@ -1907,7 +1907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A whole log for an unplayed tournament game without its entrant's token. */
+            /** @description A whole log for an unplayed tournament game without its entrant's token. `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2324,7 +2324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A tournament game without its entrant's token, or with a forged or expired one (`Authorization: Bearer cpe_...`). */
+            /** @description A tournament game without its entrant's token, or with a forged or expired one (`Authorization: Bearer cpe_...`). `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2437,7 +2437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A tournament game without its entrant's token (`Authorization: Bearer cpe_...`), or with a forged one. */
+            /** @description A tournament game without its entrant's token (`Authorization: Bearer cpe_...`), or with a forged one. `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,7 +2523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A tournament game without its entrant's token, or with a forged one. */
+            /** @description A tournament game without its entrant's token, or with a forged one. `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2629,7 +2629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. */
+            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2712,7 +2712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. */
+            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2803,7 +2803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. */
+            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3024,7 +3024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
+            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3128,7 +3128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. */
+            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3232,7 +3232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
+            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3325,7 +3325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
+            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3414,7 +3414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
+            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3528,7 +3528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No entrant token, a forged one, or one that expired (`Authorization: Bearer cpe_...`). */
+            /** @description No entrant token, a forged one, or one that expired (`Authorization: Bearer cpe_...`). `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3642,7 +3642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
+            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3739,7 +3739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). */
+            /** @description An invite-only tournament is read with its organizer's key, an entrant's token (`Authorization: Bearer ...`) or one of its invite codes (`X-Invite-Code`). `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3841,7 +3841,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. */
+            /** @description This needs an organizer key: `Authorization: Bearer cpo_...` (missing, malformed or unknown); the answer has `WWW-Authenticate: Bearer`. `code`: `credential-missing`, no `Authorization` header; `credential-malformed`, not `Bearer` and a key or token of the form asked for; `credential-invalid`, a key or token the service never issued (or no longer knows); `credential-expired`, an entrant token past its tournament's close. */
             401: {
                 headers: {
                     [name: string]: unknown;
