@@ -127,6 +127,14 @@ def test_head_of_an_event_stream_ends_with_its_headers(
     assert head.status_code == 200
     assert head.headers["content-type"].startswith("text/event-stream")
     assert head.content == b""
+    # the long poll: a GET waits up to `wait` seconds for a call; HEAD answers at once
+    started = time.monotonic()
+    polled = client.head(f"/v1/tournaments/{tid}/rounds/1/calls?wait=20")
+    assert time.monotonic() - started < 10
+    assert polled.status_code == 200
+    assert polled.headers["content-type"] == "application/json"
+    assert polled.headers["cache-control"] == "no-store"
+    assert polled.content == b""
 
 
 def test_allow_lists_head_wherever_it_lists_get(client: TestClient[Litestar]) -> None:

@@ -30,6 +30,7 @@ from cardproof_service.front import (
     route_handlers,
     safe_headers,
 )
+from cardproof_service.front.site import HEAD_REQUEST
 from cardproof_service.lockstep import Calls, Rounds
 from cardproof_service.log import Log
 from cardproof_service.plumbing import (
@@ -100,6 +101,7 @@ def answer_head(app: ASGIApp) -> ASGIApp:
             return
         as_get = scope.copy()
         as_get["method"] = "GET"
+        as_get["state"] = {**scope.get("state", {}), HEAD_REQUEST: True}
         try:
             await app(as_get, receiving, sending)
         finally:  # the route it took, for the request's log line and metrics

@@ -28,6 +28,17 @@ PAGE_POLICY: Final = (
     "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 """Scripts, styles and API calls from this origin only; nothing inline, nothing outside."""
+
+HEAD_REQUEST: Final = "cardproof.head"
+"""The scope state a HEAD request, answered as a GET, carries: the route may then skip
+what only a body needs (a long poll's wait)."""
+
+
+def asked_for_head(scope: Scope) -> bool:
+    """Whether this GET answers a HEAD request (whose body nobody reads)."""
+    return bool(scope.get("state", {}).get(HEAD_REQUEST))
+
+
 PAGE_HEADERS: Final = {
     "Content-Security-Policy": PAGE_POLICY,
     "Cache-Control": "no-cache",

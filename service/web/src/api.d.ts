@@ -3624,7 +3624,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The calls after `after` (a long poll), or with `Accept: text/event-stream` a stream of `call` events (data: a Call; id: its index) ending with an `end` event (data: the RoundStatus). */
+            /** @description The calls after `after` (a long poll), or with `Accept: text/event-stream` a stream of `call` events (data: a Call; id: its index) ending with an `end` event (data: the RoundStatus). `HEAD` answers at once, without waiting. */
             200: {
                 headers: {
                     [name: string]: unknown;

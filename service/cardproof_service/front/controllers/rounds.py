@@ -27,6 +27,7 @@ from cardproof_service.front.controllers.tournaments import (
 )
 from cardproof_service.front.errors import problem_responses
 from cardproof_service.front.openapi import ENTRANT_ONLY, ORGANIZER_ONLY, TOURNAMENT_READERS
+from cardproof_service.front.site import asked_for_head
 from cardproof_service.lockstep import MAX_WAIT
 from cardproof_service.plumbing import IdempotencyKey, client_id
 from cardproof_service.tournaments import organizer_offered
@@ -168,7 +169,8 @@ class RoundsController(Controller):
                 data_container=RoundCalls,
                 description="The calls after `after` (a long poll), or with `Accept: "
                 "text/event-stream` a stream of `call` events (data: a Call; id: its index) "
-                "ending with an `end` event (data: the RoundStatus).",
+                "ending with an `end` event (data: the RoundStatus). `HEAD` answers at once, "
+                "without waiting.",
                 generate_examples=False,
             ),
             **problem_responses(
@@ -246,6 +248,8 @@ class RoundsController(Controller):
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             )
+        if asked_for_head(request.scope):  # the status and headers now: no body to wait for
+            wait = 0.0
         gone = asyncio.ensure_future(until_gone(request))
         try:
             calls = await tournaments.round_calls(
