@@ -603,7 +603,18 @@ def test_listing_needs_the_organizer_key_and_a_page_size_it_takes(
 
 
 @pytest.mark.parametrize(
-    "value", ["yesterday", "+2x", "2030-12-31T18:00:00", "tomorrow-1h", "+1h+2m", "+999999w", ""]
+    "value",
+    [
+        "yesterday",
+        "+2x",
+        "2030-12-31T18:00:00",
+        "tomorrow-1h",
+        "+1h+2m",
+        "+999999w",
+        "",
+        "+1h1h",
+        "+30m1h",
+    ],
 )
 def test_a_time_neither_iso_with_a_zone_nor_relative_is_an_argument_error(value: str) -> None:
     refused = cardproof(

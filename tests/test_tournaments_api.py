@@ -997,3 +997,35 @@ def test_options_on_the_tournaments_path_allows_its_get_and_its_post(client: Htt
     answer = client.options("/v1/tournaments")
     assert answer.status_code == 204
     assert answer.headers["allow"] == "GET, HEAD, OPTIONS, POST"
+
+
+@pytest.mark.parametrize("written", ["1e2", "100.0", "010", "+10", "1_0", " 10", "١٠", "-0"])
+def test_a_whole_number_is_written_in_plain_digits(
+    client: HttpClient, owner: str, written: str
+) -> None:
+    """One spelling of a number: an exponent, a point, a sign, a leading zero, an
+    underscore, a space or another script's digits is a 400 naming the parameter (Python
+    and msgspec would read each as a number), in the query and in the path alike."""
+    tid = open_tournament(client, owner, format="lockstep")["tournament"]["tournament_id"]
+    asked = {
+        "limit": ("/v1/tournaments?limit=" + written, {"Authorization": owner}),
+        "after": (f"/v1/tournaments/{tid}/rounds/1/calls?wait=0&after={written}", reader(tid)),
+        "round_number": (f"/v1/tournaments/{tid}/rounds/{written}", reader(tid)),
+    }
+    for field, (url, headers) in asked.items():
+        answer = client.get(url, headers=headers)
+        if field == "round_number" and not written.strip("+-_ 0123456789١٠"):
+            pass  # a segment Python's int reads: the route is found, the spelling refused
+        elif field == "round_number":  # no number at all: no route
+            assert answer.status_code == 404, (url, answer.text)
+            continue
+        assert answer.status_code == 400, (url, answer.text)
+        problem = answer.json()
+        assert (problem["field"], problem["type"]) == (field, "/problems/parse-error")
+        assert "plain digits" in problem["detail"]
+    plain = client.get(f"/v1/tournaments/{tid}/rounds/1", headers=reader(tid))
+    assert plain.status_code == 200, plain.text
+    listed = client.get("/v1/tournaments?limit=10", headers={"Authorization": owner})
+    assert listed.status_code == 200
+    anonymous = client.get("/v1/tournaments?limit=" + written)  # the key is asked for first
+    assert anonymous.status_code == 401

@@ -21,6 +21,7 @@ from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Sen
 from cardproof.solvers import serpent
 from cardproof_service.deals import DealParts, Deals, Solvers
 from cardproof_service.front import (
+    HEAD_REQUEST,
     StandingsPages,
     html_not_found,
     install_exact_schemas,
@@ -29,8 +30,8 @@ from cardproof_service.front import (
     reference_headers,
     route_handlers,
     safe_headers,
+    whole_numbers_as_written,
 )
-from cardproof_service.front.site import HEAD_REQUEST
 from cardproof_service.lockstep import Calls, Rounds
 from cardproof_service.log import Log
 from cardproof_service.plumbing import (
@@ -176,6 +177,7 @@ def create_app(
 
     app = Litestar(
         route_handlers=route_handlers(),
+        before_request=whole_numbers_as_written,
         plugins=[problem_details_plugin()],
         middleware=[limiter] if limiter is not None else [],
         openapi_config=openapi_config(settings.public_url),

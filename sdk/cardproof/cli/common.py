@@ -53,18 +53,24 @@ def json_object(text: str) -> dict[str, Any]:
 
 
 RELATIVE_TIMES: Final = (
-    "now, +2h, +30m, +1d, +1h30m (from now; units s m h d w), tomorrow (00:00 local time "
+    "now, +2h, +30m, +1d, +1h30m (from now; units w d h m s, each once, largest first), "
+    "tomorrow (00:00 local time "
     "tomorrow) or tomorrow+18h (18:00 local time tomorrow)"
 )
 """The relative forms :func:`moment_arg` takes, as its help and its errors say them."""
-_RELATIVE: Final = re.compile(r"(now|tomorrow)?((?:\+(?:[0-9]{1,6}[smhdw])+)?)")
+_RELATIVE: Final = re.compile(
+    r"(now|tomorrow)?((?:\+(?=[0-9])(?:[0-9]{1,6}w)?(?:[0-9]{1,6}d)?(?:[0-9]{1,6}h)?"
+    r"(?:[0-9]{1,6}m)?(?:[0-9]{1,6}s)?)?)"
+)
+"""``now`` or ``tomorrow``, then each unit once at most, largest first (``+1d2h30m``)."""
 _UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
 
 def moment_arg(text: str) -> datetime:
     """A ``--opens``/``--closes``/``--round-starts`` time: ISO 8601 with a zone, or relative.
 
-    ``now``; ``+2h``, ``+30m``, ``+1d`` (units ``s m h d w``, summed: ``+1h30m``) from now;
+    ``now``; ``+2h``, ``+30m``, ``+1d`` (units ``s m h d w``, each once, largest first,
+    summed: ``+1h30m``) from now;
     ``tomorrow``: 00:00 tomorrow in the local time zone, and ``tomorrow+18h``: 18:00
     local time tomorrow (wall-clock time, so a change to or from summer time that night
     does not shift it).

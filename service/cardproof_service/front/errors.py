@@ -27,8 +27,13 @@ from cardproof.errors import IllegalMove, ParseError, RuleError
 from cardproof.models import Problem
 from cardproof_service.deals import SolverBusy, TooManySearches
 from cardproof_service.front.expected import reword, reword_parameter
-from cardproof_service.plumbing import KEY_RULE, PROBLEM_MEDIA_TYPE, come_back, problem
-from cardproof_service.plumbing.problems import UNAUTHORIZED_CODES
+from cardproof_service.plumbing import (
+    KEY_RULE,
+    PROBLEM_MEDIA_TYPE,
+    UNAUTHORIZED_CODES,
+    come_back,
+    problem,
+)
 from cardproof_service.store import OverDailyQuota, StoreUnavailable, TooManyGames
 
 RETRY_AFTER_SECONDS = 1

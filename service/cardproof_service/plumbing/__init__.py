@@ -25,6 +25,7 @@ from cardproof_service.plumbing.observability import logging_config, observe_req
 from cardproof_service.plumbing.offences import report as report_offence
 from cardproof_service.plumbing.problems import (
     PROBLEM_MEDIA_TYPE,
+    UNAUTHORIZED_CODES,
     come_back,
     conflict,
     not_found,
@@ -51,6 +52,7 @@ __all__ = [
     "MULTIPROCESS_DIR",
     "PROBLEM_MEDIA_TYPE",
     "REPLAY_WINDOW",
+    "UNAUTHORIZED_CODES",
     "VERIFY_FAILURES",
     "DoorSettings",
     "IdempotencyKey",
