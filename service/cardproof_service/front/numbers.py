@@ -63,11 +63,12 @@ def whole_number_parameters(
     return tuple(found)
 
 
-def whole_numbers_as_written(request: Request[Any, Any, Any]) -> None:
+async def whole_numbers_as_written(request: Request[Any, Any, Any]) -> None:
     """Refuse (400) a whole-number parameter not written in plain digits.
 
     Run as the app's ``before_request``: the route's guards have let it in, its
-    parameters are not read yet.
+    parameters are not read yet. A coroutine, as Litestar runs a plain function in
+    a worker thread.
     """
     handler = request.route_handler
     template: str = request.scope.get("path_template") or ""
