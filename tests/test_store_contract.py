@@ -33,8 +33,10 @@ from cardproof_service.store import (
     MemoryStore,
     NewEntrant,
     OpenTournament,
+    OrganizerQuota,
     OrganizerRecord,
     OverDailyQuota,
+    OverOrganizerQuota,
     Placement,
     RoundStarted,
     Standing,
@@ -661,6 +663,36 @@ async def test_a_listing_from_before_the_numbering_lists_new_tournaments_first(
     assert page.next > old_member
     rest = await redis_store.organizer_tournaments(organizer, 10, page.next)
     assert ([record.name for record in rest.records], rest.next) == (["Before"], None)
+
+
+async def test_an_organizers_day_counts_tournaments_and_invite_codes_both_or_neither(
+    store: Store,
+) -> None:
+    organizer = uuid.uuid4().hex[:16]
+    today = int(time.time()) // 86_400
+    quota = OrganizerQuota(organizer, 2, 10, today, 3_600)
+    await store.spend_organizer_quota(quota, 1, 6)
+    with pytest.raises(OverOrganizerQuota) as over:
+        await store.spend_organizer_quota(quota, 1, 5)  # the tournament fits, the codes not
+    assert (over.value.what, over.value.limit, over.value.used) == ("invites", 10, 6)
+    assert over.value.retry_after == 3_600
+    await store.spend_organizer_quota(quota, 1, 4)  # nothing was counted: 2 and 10 now
+    with pytest.raises(OverOrganizerQuota) as full:
+        await store.spend_organizer_quota(quota, 1, 0)
+    assert (full.value.what, full.value.used) == ("tournaments", 2)
+    await store.spend_organizer_quota(quota, 0, 0)  # nothing asked: nothing refused
+    lowered = OrganizerQuota(organizer, 1, 10, today, 3_600)  # the operator lowered it
+    await store.spend_organizer_quota(lowered, 0, 0)  # still not asked for more tournaments
+    unlimited = OrganizerQuota(organizer, 0, 0, today, 3_600)
+    await store.spend_organizer_quota(unlimited, 5, 500)  # 0: no quota
+    tomorrow = OrganizerQuota(organizer, 2, 10, today + 1, 3_600)
+    await store.spend_organizer_quota(tomorrow, 2, 10)  # a new day, a new count
+    other = OrganizerQuota(uuid.uuid4().hex[:16], 2, 10, today, 3_600)
+    await store.spend_organizer_quota(other, 2, 10)  # each organizer its own
+    if isinstance(store, RedisStore):  # under the organizer's tag, kept past its day
+        key = layout.organizer_today(organizer, today)
+        assert "{o." + organizer + "}" in key
+        assert 3_600 < await store._redis.ttl(key) <= 7_200
 
 
 async def test_an_expired_tournament_leaves_its_organizers_listing(store: Store) -> None:

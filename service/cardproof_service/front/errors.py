@@ -34,7 +34,12 @@ from cardproof_service.plumbing import (
     come_back,
     problem,
 )
-from cardproof_service.store import OverDailyQuota, StoreUnavailable, TooManyGames
+from cardproof_service.store import (
+    OverDailyQuota,
+    OverOrganizerQuota,
+    StoreUnavailable,
+    TooManyGames,
+)
 
 RETRY_AFTER_SECONDS = 1
 log = logging.getLogger("cardproof.service")
@@ -134,6 +139,17 @@ def from_over_daily_quota(error: OverDailyQuota) -> ProblemDetailsException:
     return come_back(429, detail, "daily-quota", error.retry_after, limited="daily-quota")
 
 
+def from_over_organizer_quota(error: OverOrganizerQuota) -> ProblemDetailsException:
+    """429: the organizer made its tournaments, or issued its invite codes, of today."""
+    made = "made" if error.what == "tournaments" else "issued"
+    kind = "tournaments" if error.what == "tournaments" else "invite codes"
+    detail = (
+        f"this organizer has {made} {error.used} of its {error.limit} {kind} a day (UTC), "
+        f"too few left for this request: the quota starts again in {error.retry_after} s"
+    )
+    return come_back(429, detail, "organizer-quota", error.retry_after, limited="organizer-quota")
+
+
 def from_solver_busy(error: SolverBusy) -> ProblemDetailsException:
     """503: every solver is busy and the queue is full; nothing was started."""
     detail = f"every solver is busy and the queue is full: try again in {error.retry_after} s"
@@ -188,6 +204,7 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
                 StoreUnavailable: from_store_unavailable,
                 TooManyGames: from_too_many_games,
                 OverDailyQuota: from_over_daily_quota,
+                OverOrganizerQuota: from_over_organizer_quota,
                 SolverBusy: from_solver_busy,
                 TooManySearches: from_too_many_searches,
                 Exception: from_unexpected,

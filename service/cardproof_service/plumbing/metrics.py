@@ -73,7 +73,8 @@ STORE_ERRORS: Final = Counter(
 )
 RATE_LIMITED: Final = Counter(
     "cardproof_rate_limited",
-    "Requests refused with 429, by reason (`rate`, `games-in-flight`, `daily-quota`).",
+    "Requests refused with 429, by reason (`rate`, `games-in-flight`, `daily-quota`, "
+    "`organizer-quota`, ...).",
     ["reason"],
 )
 

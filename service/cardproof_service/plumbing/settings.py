@@ -264,6 +264,12 @@ class Settings:
     """``CARDPROOF_MAX_GAMES_IN_FLIGHT``: unfinished deals a client may hold (0: no cap)."""
     daily_deal_quota: int = 2000
     """``CARDPROOF_DAILY_DEAL_QUOTA``: deals a client may open a day, UTC (0: no quota)."""
+    organizer_tournaments_per_day: int = 100
+    """``CARDPROOF_ORGANIZER_TOURNAMENTS_PER_DAY``: tournaments one organizer key may make
+    a day, UTC (0: no quota)."""
+    organizer_invites_per_day: int = 100_000
+    """``CARDPROOF_ORGANIZER_INVITES_PER_DAY``: invite codes one organizer key may issue a
+    day, UTC, at creation and after (0: no quota)."""
     listeners_per_client: int = 4
     """``CARDPROOF_LISTENERS_PER_CLIENT``: event streams and long polls a client may hold
     on one lockstep round in one process (0: no share, only the process's cap)."""
@@ -351,6 +357,12 @@ class Settings:
             rate_window=number("CARDPROOF_RATE_WINDOW", 60),
             max_games_in_flight=number("CARDPROOF_MAX_GAMES_IN_FLIGHT", 100, zero=True),
             daily_deal_quota=number("CARDPROOF_DAILY_DEAL_QUOTA", 2000, zero=True),
+            organizer_tournaments_per_day=number(
+                "CARDPROOF_ORGANIZER_TOURNAMENTS_PER_DAY", 100, zero=True
+            ),
+            organizer_invites_per_day=number(
+                "CARDPROOF_ORGANIZER_INVITES_PER_DAY", 100_000, zero=True
+            ),
             listeners_per_client=number("CARDPROOF_LISTENERS_PER_CLIENT", 4, zero=True),
             listeners_per_address=number("CARDPROOF_LISTENERS_PER_ADDRESS", 32, zero=True),
             entries_per_address=number("CARDPROOF_ENTRIES_PER_ADDRESS", 4, zero=True),

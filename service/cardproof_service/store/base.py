@@ -25,6 +25,7 @@ from cardproof_service.store.records import (
     LogState,
     NewEntrant,
     OpenTournament,
+    OrganizerQuota,
     OrganizerRecord,
     Placement,
     Pooled,
@@ -197,6 +198,15 @@ class TournamentStore(Protocol):
         ``per_address`` (a client's id, and its limit), that client must have made fewer
         than ``per_address`` entries in the tournament (``entries-per-address``). Entering
         marks the invite used by this entrant and counts it among ``address``'s.
+        """
+
+    async def spend_organizer_quota(
+        self, quota: OrganizerQuota, tournaments: int, invites: int
+    ) -> None:
+        """Count ``tournaments`` made and ``invites`` issued against the organizer's day.
+
+        Both or neither: past either limit nothing is counted and
+        :class:`OverOrganizerQuota` says which.
         """
 
     async def add_invites(

@@ -166,6 +166,15 @@ def organizer_tournaments_expiry(organizer_id: str) -> str:
     return f"{organizer_tournaments(organizer_id)}:expiry"
 
 
+def organizer_today(organizer_id: str, day: int) -> str:
+    """An organizer's counts of ``day`` (UTC): tournaments made and invite codes issued.
+
+    >>> organizer_today("0123456789abcdef", 20_000)
+    'cardproof:{o.0123456789abcdef}:today:20000'
+    """
+    return f"{PREFIX}{{o.{organizer_id}}}:today:{day}"
+
+
 def organizer_tournaments_sequence(organizer_id: str) -> str:
     """The number the organizer's last listed tournament was given (a counter)."""
     return f"{organizer_tournaments(organizer_id)}:sequence"

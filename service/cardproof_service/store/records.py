@@ -36,6 +36,37 @@ class OverDailyQuota(Exception):
         self.retry_after = retry_after
 
 
+class OverOrganizerQuota(Exception):
+    """An organizer's day (UTC) is spent: its tournaments or its invite codes; nothing stored."""
+
+    def __init__(self, what: str, limit: int, used: int, retry_after: int) -> None:
+        """``what``: ``tournaments`` or ``invites``; ``used``: how many so far today.
+
+        ``retry_after``: seconds until the day (UTC) ends and the count starts again.
+        """
+        super().__init__(f"{limit} {what} today")
+        self.what = what
+        self.limit = limit
+        self.used = used
+        self.retry_after = retry_after
+
+
+class OrganizerQuota(msgspec.Struct, frozen=True):
+    """An organizer's quota of a day (UTC): tournaments made, invite codes issued.
+
+    Each is bounded so that one organizer key cannot fill the store: a limit of 0 is
+    none.
+    """
+
+    organizer_id: str
+    tournaments: int
+    invites: int
+    day: int
+    """Days since the Unix epoch."""
+    seconds_left: int
+    """Until the day ends."""
+
+
 class DailyQuota(msgspec.Struct, frozen=True):
     """A client's quota of deals a day: who, how many, and the day's number (UTC)."""
 

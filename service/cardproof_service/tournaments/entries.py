@@ -64,6 +64,8 @@ class Entries:
             raise conflict("this tournament is public: anyone may enter", "not-invite-only")
         if tournament_closed(record):
             raise conflict("the tournament is closed", "closed")
+        quota = self.tournaments.organizer_quota(record.organizer_id)
+        await self.store.spend_organizer_quota(quota, 0, request.count)
         return InviteCodes(tournament_id, await add_invites(self.store, record, request.count))
 
     def entrant_token(self, record: TournamentRecord, entrant_id: str) -> str:

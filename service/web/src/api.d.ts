@@ -2739,7 +2739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            /** @description Too many requests from this client (`rate-limited`), or this organizer's day (UTC) is spent (`organizer-quota`: `CARDPROOF_ORGANIZER_TOURNAMENTS_PER_DAY` tournaments, `CARDPROOF_ORGANIZER_INVITES_PER_DAY` invite codes): come back after `Retry-After` seconds. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3173,7 +3173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests from this client (`rate-limited`): come back after `Retry-After` seconds. Every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`. */
+            /** @description Too many requests from this client (`rate-limited`), or this organizer's day (UTC) is spent (`organizer-quota`: `CARDPROOF_ORGANIZER_TOURNAMENTS_PER_DAY` tournaments, `CARDPROOF_ORGANIZER_INVITES_PER_DAY` invite codes): come back after `Retry-After` seconds. */
             429: {
                 headers: {
                     [name: string]: unknown;

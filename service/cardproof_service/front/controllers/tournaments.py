@@ -108,6 +108,10 @@ class TournamentsController(Controller):
             "(`invisible-character`) or no letter or digit (`empty-name`), `lockstep` with "
             "options that show every card or may deal an open game (`lockstep-needs-hidden`), "
             "a hidden variant `async` and public (`async-needs-invite`).",
+            e429="Too many requests from this client (`rate-limited`), or this organizer's "
+            "day (UTC) is spent (`organizer-quota`: `CARDPROOF_ORGANIZER_TOURNAMENTS_PER_DAY` "
+            "tournaments, `CARDPROOF_ORGANIZER_INVITES_PER_DAY` invite codes): come back after "
+            "`Retry-After` seconds.",
         ),
         opt={"body": TournamentRequest, "example": examples.TOURNAMENT},
     )
@@ -268,6 +272,10 @@ class TournamentsController(Controller):
             e409="A public tournament (`not-invite-only`), a closed one (`closed`), or more "
             "codes than it may have (`too-many-invites`: twice its `max_entrants`, at most "
             "100,000).",
+            e429="Too many requests from this client (`rate-limited`), or this organizer's "
+            "day (UTC) is spent (`organizer-quota`: `CARDPROOF_ORGANIZER_TOURNAMENTS_PER_DAY` "
+            "tournaments, `CARDPROOF_ORGANIZER_INVITES_PER_DAY` invite codes): come back after "
+            "`Retry-After` seconds.",
         ),
         opt={"body": InviteRequest, "example": {"count": 10}},
     )
