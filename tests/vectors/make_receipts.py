@@ -7,8 +7,9 @@ Run from the repository root::
 Each run signs fresh deals: the receipts kept in the file are older ones too (an entry
 is added, not replaced, so the page keeps reading receipts signed before its changes).
 
-Each entry is a committed game of a grid variant (or reserve-poker, or repeat-poker's
-five-level ladder, whose ``seen`` cards name each level's stream) played in-process
+Each entry is a committed game of a grid variant (or reserve-poker, repeat-poker's
+five-level ladder, whose ``seen`` cards name each level's stream, or solodrez, played by
+its solver: a won game and one stopped after three series) played in-process
 with the test keys (``conftest.TEST_KEYS``): the compact JWS, the key set, the point
 tables, the cards shown (each at its place in the deal), the committed hash, the client
 seed and, for a table drawn from the seeds, its system. Two more are lies: that game's
@@ -30,8 +31,11 @@ import msgspec
 from litestar.testing import TestClient
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
+from cardproof.games import SoloDrez
 from cardproof.games.repeat_poker import DECK, level_stream
+from cardproof.pokerdrez import parse_pokerdrez_cards
 from cardproof.receipts import decode_receipt
+from cardproof.solvers.solodrez import solve
 from cardproof_service import Settings, create_app
 from conftest import TEST_KEYS
 
@@ -76,11 +80,30 @@ GAMES: list[dict[str, Any]] = [
         "options": {"levels": 5},
         "moves": [f"r{i % (5 - i // 52) + 1}" for i in range(5 * 52)],
     },
+    {  # the 56-card Pokerdrez deck, all face up: the solver's winning line
+        "variant": "solodrez",
+        "client_seed": "a Pokerdrez deck",
+        "series": 9,
+    },
+    {  # the solver's line up to its third series, then stop: won false, scored 3
+        "variant": "solodrez",
+        "client_seed": "three series, then stop",
+        "series": 3,
+    },
 ]
+SOLODREZ_COLUMNS = 9
 
 
 def shown(view: dict[str, Any], next_index: int) -> dict[int, str]:
     """The cards a view shows, by their place in the deal (the deck's index)."""
+    if view["kind"] == "columns":  # solodrez: card i dealt to column i mod 9, all shown
+        if next_index:
+            return {}  # cards moved since the deal: their places are the first view's
+        return {
+            j * SOLODREZ_COLUMNS + c: card
+            for c, column in enumerate(view["columns"])
+            for j, card in enumerate(column)
+        }
     if view["kind"] == "reserve":  # dealt round-robin into four columns
         return {
             i * 4 + f: card
@@ -99,14 +122,36 @@ def place(game: dict[str, Any], i: int) -> tuple[str, int]:
     return "deal", i
 
 
+def solodrez_line(view: dict[str, Any], series: int) -> list[str] | None:
+    """The solver's winning line on a solodrez deal, cut after ``series`` removals (then
+    ``stop``); ``None`` if the solver finds no win."""
+    columns = [parse_pokerdrez_cards(column) for column in view["columns"]]
+    found = solve(SoloDrez.from_columns(columns), budget=10.0)
+    if found.result != "won":
+        return None
+    line: list[str] = []
+    for move in found.moves:
+        line.append(SoloDrez.move_text(move))
+        if sum(text.startswith("r") for text in line) == series < 9:
+            return [*line, "stop"]
+    return line
+
+
 def play(client: TestClient[Any], game: dict[str, Any]) -> dict[str, Any]:
-    """One committed game, played through the API; what the JS test needs of it."""
-    commitment = client.post("/v1/commitments", json={}).json()
-    body = {"variant": game["variant"], "options": game.get("options", {})}
-    body |= {"commitment_id": commitment["commitment_id"], "client_seed": game["client_seed"]}
-    state = client.post("/v1/deals", json=body).json()
+    """One committed game, played through the API; what the JS test needs of it.
+
+    A solodrez game is dealt again (a fresh commitment) until its solver finds a win.
+    """
+    while True:
+        commitment = client.post("/v1/commitments", json={}).json()
+        body = {"variant": game["variant"], "options": game.get("options", {})}
+        body |= {"commitment_id": commitment["commitment_id"], "client_seed": game["client_seed"]}
+        state = client.post("/v1/deals", json=body).json()
+        moves = game.get("moves") or solodrez_line(state["view"], game["series"])
+        if moves is not None:
+            break
     seen = shown(state["view"], 0)
-    for index, cell in enumerate(game["moves"]):
+    for index, cell in enumerate(moves):
         url = f"/v1/deals/{state['deal_id']}/moves"
         answer = client.post(url, json={"index": index, "move": cell})
         assert answer.status_code == 200, answer.text
