@@ -9,7 +9,8 @@ is added, not replaced, so the page keeps reading receipts signed before its cha
 
 Each entry is a committed game of a grid variant (or reserve-poker, repeat-poker's
 five-level ladder, whose ``seen`` cards name each level's stream, or solodrez, played by
-its solver: a won game and one stopped after three series) played in-process
+its solver: a won game, one stopped after three series, and one played at random until no
+move is left) played in-process
 with the test keys (``conftest.TEST_KEYS``): the compact JWS, the key set, the point
 tables, the cards shown (each at its place in the deal), the committed hash, the client
 seed and, for a table drawn from the seeds, its system. Two more are lies: that game's
@@ -23,6 +24,7 @@ its key was retired before it was issued (``lie: "key-period"``).
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,11 @@ GAMES: list[dict[str, Any]] = [
         "client_seed": "three series, then stop",
         "series": 3,
     },
+    {  # random legal moves (seeded) until none is left: the game ends without a stop
+        "variant": "solodrez",
+        "client_seed": "no move left",
+        "series": 0,
+    },
 ]
 SOLODREZ_COLUMNS = 9
 
@@ -124,8 +131,19 @@ def place(game: dict[str, Any], i: int) -> tuple[str, int]:
 
 def solodrez_line(view: dict[str, Any], series: int) -> list[str] | None:
     """The solver's winning line on a solodrez deal, cut after ``series`` removals (then
-    ``stop``); ``None`` if the solver finds no win."""
+    ``stop``); ``None`` if the solver finds no win.
+
+    ``series`` 0: random legal moves but ``stop`` (seeded, so a rerun tries the same) until
+    none is left; ``None`` if the game is won or runs past 2,000 moves.
+    """
     columns = [parse_pokerdrez_cards(column) for column in view["columns"]]
+    if series == 0:
+        game = SoloDrez.from_columns(columns)
+        rng = random.Random(41)
+        while not game.is_over() and len(game.moves) < 2000:
+            game.play(rng.choice([m for m in game.legal_moves() if not m.stop]))
+        over = game.is_over() and not game.won
+        return [SoloDrez.move_text(m) for m in game.moves] if over else None
     found = solve(SoloDrez.from_columns(columns), budget=10.0)
     if found.result != "won":
         return None
