@@ -288,6 +288,8 @@ class SigningKey:
         return f"{signing_input}.{b64url(self._sign(signing_input.encode('ascii')))}"
 
 
+TOKEN_SPACE: Final = " \t\n\r"
+"""The white space a token may have around it (JSON's four; not U+00A0, U+FEFF...)."""
 SAFE_INTEGER: Final = 2**53 - 1
 """The largest magnitude of an integer in a receipt or a key set (I-JSON, RFC 7493
 section 2.2): every JSON number library reads such integers exactly."""
@@ -359,7 +361,7 @@ def decode_receipt(token: str) -> tuple[dict[str, Any], ReceiptPayload]:
     Each part is read by :func:`read_json`; the payload then by its type
     (:class:`ReceiptPayload`), with no ``null`` score member and no negative date.
     """
-    parts = token.strip().split(".") if isinstance(token, str) else []
+    parts = token.strip(TOKEN_SPACE).split(".") if isinstance(token, str) else []
     if len(parts) != 3:
         raise ReceiptError("malformed", "a receipt is a compact JWS: three base64url parts")
     try:
@@ -429,7 +431,7 @@ def verify_signature(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -
         raise ReceiptError("unknown-key", f"no key {kid!r} in the key set")
     if (key.kty, key.crv) != ("OKP", "Ed25519"):
         raise ReceiptError("unknown-key", f"key {kid!r} is not an Ed25519 key")
-    signing_input, _, signature = token.strip().rpartition(".")
+    signing_input, _, signature = token.strip(TOKEN_SPACE).rpartition(".")
     try:
         raw = b64url_decode(signature)
     except ValueError:

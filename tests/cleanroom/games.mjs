@@ -207,7 +207,7 @@ export function canonicalLog(variant, moves) {
   if (typeof moves === 'string') return splitLog(moves, read).join(' ');
   if (!Array.isArray(moves)) throw new ReplayError('a log is a text or a list of moves');
   return moves.map((m, i) => {
-    const t = typeof m === 'string' ? read(m.trim()) : moveObjectText(variant, m);
+    const t = typeof m === 'string' ? read(m.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '')) : moveObjectText(variant, m);
     if (t === null) throw new ReplayError(`not a move: ${JSON.stringify(m)}`, i);
     return t;
   }).join(' ');

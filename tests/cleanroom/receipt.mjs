@@ -116,7 +116,8 @@ export function checkPayloadTypes(p) {
 /** Step 1: the token, its three strict base64url parts, the header and the typed payload. */
 export function splitToken(token) {
   if (typeof token !== 'string') fail('malformed', 'a token is text');
-  const parts = token.trim().split('.');
+  // White space around the token: JSON's four only (protocol.md 4.1), not trim()'s U+FEFF, U+00A0.
+  const parts = token.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '').split('.');
   if (parts.length !== 3) fail('malformed', `a compact JWS has 3 parts, not ${parts.length}`);
   const header = decodeJson(parts[0], 'header');
   const payload = decodeJson(parts[1], 'payload');

@@ -367,6 +367,18 @@ def build() -> Json:
             replaced(r8, pair, first.encode() + space + second.encode()),
             "replay-failed",
         )
+    for name, around, about in (
+        ("token-in-line-breaks", "\r\n\t ", "CR LF, a tab and a space around the token: stripped"),
+        ("token-in-no-break-space", "\u00a0", "U+00A0 around the token: not white space here"),
+        ("token-after-bom", "\ufeff", "U+FEFF before the token"),
+    ):
+        case(
+            5,
+            name,
+            about,
+            around + r8["receipt"] + around.strip("\ufeff"),
+            None if around.strip(" \t\r\n") == "" else "malformed",
+        )
     case(
         5,
         "moves-leading-space",
