@@ -13,7 +13,9 @@ import {
   ReceiptError, cliVerify, splitToken, verifyReceipt,
 } from './receipt.mjs';
 
-const receipts = parseJson(readFileSync(new URL('../vectors/receipts.json', import.meta.url), 'utf8'));
+// receipts.json, then receipts-solodrez.json (protocol.md 6.4): R0..R10, then S0..S2 as 11..13.
+const receipts = ['receipts.json', 'receipts-solodrez.json']
+  .flatMap((name) => parseJson(readFileSync(new URL(`../vectors/${name}`, import.meta.url), 'utf8')));
 
 /** How a vector is to be checked: the kinds it needs allowed and what its player knew. */
 function optionsFor(r) {

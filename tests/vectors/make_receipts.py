@@ -1,4 +1,4 @@
-"""Write ``receipts.json``: receipts the service signed, for the web client's JS tests.
+"""Write ``receipts.json`` (and ``receipts-solodrez.json``): receipts the service signed.
 
 Run from the repository root::
 
@@ -18,7 +18,9 @@ receipt signed again with a table its seeds do not draw, and a receipt whose key
 its key was retired before it was issued (``lie: "key-period"``).
 ``service/web/test/shuffle.test.ts`` verifies each in WebCrypto and tampers with it;
 ``tests/test_web.py`` checks the file still verifies with :func:`cardproof.verify_receipt`
-(and the lies do not).
+(and the lies do not). The solodrez games are written to ``receipts-solodrez.json``, in
+the same form (the web client's tests count and index ``receipts.json``'s entries);
+``tests/test_vectors.py`` and the clean room check them.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from cardproof_service import Settings, create_app
 from conftest import TEST_KEYS
 
 OUTPUT = Path(__file__).with_name("receipts.json")
+SOLODREZ_OUTPUT = Path(__file__).with_name("receipts-solodrez.json")
+"""The solodrez games, apart: the web client's tests count receipts.json's entries."""
 ROWS = [f"{c}{r}" for r in "12345" for c in "abcde"]
 COLUMNS = [f"{c}{r}" for c in "abcde" for r in "12345"]
 SNAKE = [f"{c}{r}" for r in "12345" for c in ("abcde" if r in "135" else "edcba")]
@@ -82,6 +86,8 @@ GAMES: list[dict[str, Any]] = [
         "options": {"levels": 5},
         "moves": [f"r{i % (5 - i // 52) + 1}" for i in range(5 * 52)],
     },
+]
+SOLODREZ_GAMES: list[dict[str, Any]] = [
     {  # the 56-card Pokerdrez deck, all face up: the solver's winning line
         "variant": "solodrez",
         "client_seed": "a Pokerdrez deck",
@@ -244,18 +250,32 @@ def _key(entry: dict[str, Any]) -> tuple[str, str, str]:
     return entry["client_seed"], entry.get("kind", ""), entry.get("lie", "")
 
 
+def _kept(path: Path) -> list[dict[str, Any]]:
+    """The entries a file holds already (none if it is not there)."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+
+
+def _write(path: Path, kept: list[dict[str, Any]], added: list[dict[str, Any]]) -> None:
+    path.write_text(json.dumps(kept + added, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"kept {len(kept)} receipts, added {len(added)}, in {path}")
+
+
 def main() -> None:
-    """Play the games the file lacks and add them; the entries it has are kept."""
-    kept: list[dict[str, Any]] = (
-        json.loads(OUTPUT.read_text(encoding="utf-8")) if OUTPUT.exists() else []
-    )
+    """Play the games the files lack and add them; the entries they have are kept."""
+    kept = _kept(OUTPUT)
     have = {_key(entry) for entry in kept}
+    solodrez_kept = _kept(SOLODREZ_OUTPUT)
+    solodrez_have = {_key(entry) for entry in solodrez_kept}
     app = create_app(Settings(warm_up=False), keys=TEST_KEYS)
     added: list[dict[str, Any]] = []
+    solodrez_added: list[dict[str, Any]] = []
     with TestClient(app) as client:
         for game in GAMES:
             if (game["client_seed"], "", "") not in have:
                 added.append(play(client, game))
+        for game in SOLODREZ_GAMES:
+            if (game["client_seed"], "", "") not in solodrez_have:
+                solodrez_added.append(play(client, game))
         if ("my own seeds", "practice", "") not in have:
             added.append(practice(client))
         drawn = next(e for e in kept + added if "system" in e and "lie" not in e)
@@ -264,9 +284,8 @@ def main() -> None:
         named = next(e for e in kept + added if e["client_seed"] == "a named issuer")
         if (named["client_seed"], "", "key-period") not in have:
             added.append(retired(named))
-    entries = kept + added
-    OUTPUT.write_text(json.dumps(entries, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"kept {len(kept)} receipts, added {len(added)}, in {OUTPUT}")
+    _write(OUTPUT, kept, added)
+    _write(SOLODREZ_OUTPUT, solodrez_kept, solodrez_added)
 
 
 if __name__ == "__main__":
