@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from litestar.plugins.problem_details import ProblemDetailsException
 
-from cardproof.deal import standard_deck
+from cardproof.deal import pokerdrez_deck, standard_deck
 from cardproof.games.reserve_poker import ReservePoker
 from cardproof.receipts import SigningKey, decode_receipt, verify_receipt
 from cardproof_service.deals.commitments import Commitments, round_commitment_id
@@ -133,3 +133,23 @@ def test_the_repeat_poker_receipt() -> None:
         assert hand.level is not None
         assert hand.removed is not None
         assert set(hand.removed) <= set(hand.cards)
+
+
+def test_the_solodrez_receipts() -> None:
+    """A won game, one stopped after three series, one that ends with no move left; all 56
+    cards shown, dealt by stream ``deal`` of the ``pokerdrez-56`` deck, card i to column i
+    mod 9."""
+    games = json.loads((VECTORS_DIR / "receipts-solodrez.json").read_text(encoding="utf-8"))
+    assert all(decode_receipt(e["receipt"])[1].variant == "solodrez" for e in games)
+    results = []
+    for entry in games:
+        payload = verify_receipt(entry["receipt"], entry["jwks"]).payload
+        assert (payload.kind, payload.options, payload.score.hands) == ("committed-open", {}, ())
+        assert payload.score.total == payload.score.series_removed
+        results.append((payload.score.won, payload.moves.endswith(" stop")))
+        assert payload.server_seed is not None
+        deck = pokerdrez_deck(bytes.fromhex(payload.server_seed), payload.client_seed)
+        assert [(s["stream"], s["index"], s["card"]) for s in entry["seen"]] == [
+            ("deal", i, card.text) for i, card in enumerate(deck)
+        ]
+    assert sorted(results) == [(False, False), (False, True), (True, False)]

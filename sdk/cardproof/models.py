@@ -26,6 +26,7 @@ from cardproof.games import (
     SoloDrezMove,
     SoloDrezView,
 )
+from cardproof.games.base import log_tokens
 from cardproof.hands import CustomTable, Score, TableName
 from cardproof.pokerdrez import ANY_CARD_PATTERN, POKERDREZ_CARD_PATTERN, DeckCardShown
 from cardproof.receipts import JWKS, ReceiptPayload
@@ -93,8 +94,9 @@ if not _OVERLAPPING <= _FORMS:  # a variant changed its forms: merge the overlap
 _TOKEN = "(?:" + "|".join(sorted(_FORMS - _OVERLAPPING)) + "|[rR][0-8])"
 """One move of some variant, as text; no two forms match the same token, so that a
 pattern built from it has one way to match (``R7`` reads here, and its variant refuses it)."""
-LOG_PATTERN = rf"^\s*(?:{_TOKEN}(?:\s+{_TOKEN})*\s*)?$"
-"""Every string that reads as a move log of some variant (checked by ``check_log_text``)."""
+LOG_PATTERN = rf"^[ \t\n\r]*(?:{_TOKEN}(?:[ \t\n\r]+{_TOKEN})*[ \t\n\r]*)?$"
+"""Every string that reads as a move log of some variant (checked by ``check_log_text``);
+moves are separated by JSON's four white space characters only (``games.base.LOG_SPACE``)."""
 LOG_MAX_LENGTH = 80_000
 """Characters of a log in text form: room for solodrez's 10,000 moves."""
 # The pattern is stated in the schema but checked in code: msgspec 0.21-0.22 corrupts
@@ -116,7 +118,7 @@ MOVE_TOKEN_MAX = 16
 
 def check_move_text(text: str, field: str) -> str:
     """The one move ``text`` holds, if it reads as a move of some variant (else 400)."""
-    tokens = text.split()
+    tokens = log_tokens(text)
     if len(text) > 32 or len(tokens) != 1 or not _ANY_MOVE.fullmatch(tokens[0]):
         raise ParseError(f"{field}: {text[:40]!r} is not a move in text form", field=field)
     return tokens[0]
@@ -132,7 +134,7 @@ def check_log_text(text: str) -> str:
     """
     if len(text) > LOG_MAX_LENGTH:
         raise ParseError(f"moves: a log is at most {LOG_MAX_LENGTH} characters", field="moves")
-    tokens = text.split()
+    tokens = log_tokens(text)
     if _MATCHED_TOKENS.issuperset(tokens):  # the common case, in one C-level pass
         return text
     match = _ANY_MOVE.fullmatch
@@ -206,7 +208,7 @@ ClientSeed = Annotated[
     ),
 ]
 DealId = Annotated[str, Meta(min_length=1, max_length=64, description="A deal id.")]
-MOVE_TOKEN_PATTERN = rf"^\s*{_TOKEN}\s*$"
+MOVE_TOKEN_PATTERN = rf"^[ \t\n\r]*{_TOKEN}[ \t\n\r]*$"
 MoveText = Annotated[
     str,
     Meta(

@@ -30,9 +30,10 @@ from cryptography.hazmat.primitives.serialization import (
 )
 
 from cardproof.deal import ALGORITHM
+from cardproof.edwards import is_strict_public_key
 from cardproof.errors import CardproofError, ParseError, RuleError
 from cardproof.games import replay_log, variant
-from cardproof.hands import Score
+from cardproof.hands import HandScore, Score
 from cardproof.tables import is_generated
 
 SIGNATURE_BYTES: Final = 64
@@ -287,29 +288,120 @@ class SigningKey:
         return f"{signing_input}.{b64url(self._sign(signing_input.encode('ascii')))}"
 
 
+TOKEN_SPACE: Final = " \t\n\r"
+"""The white space a token may have around it (JSON's four; not U+00A0, U+FEFF...)."""
+SAFE_INTEGER: Final = 2**53 - 1
+"""The largest magnitude of an integer in a receipt or a key set (I-JSON, RFC 7493
+section 2.2): every JSON number library reads such integers exactly."""
+_SCORE_MEMBERS: Final = frozenset(f.encode_name for f in msgspec.structs.fields(Score))
+_HAND_MEMBERS: Final = frozenset(f.encode_name for f in msgspec.structs.fields(HandScore))
+_JWK_MEMBERS: Final = ("kty", "kid", "crv", "x", "use", "alg", "nbf", "exp")
+
+
+def read_json(data: bytes | str) -> Any:
+    r"""A receipt part or a key set as JSON, strictly (``ValueError`` otherwise).
+
+    The bytes are UTF-8 exactly as Python's strict codec reads it (no overlong forms, no
+    encoded surrogates, no byte that is not UTF-8), all of them, members a reader
+    ignores included; no byte order mark; no lone surrogate escape (``\ud800``); every
+    integer from ``-(2**53 - 1)`` to ``2**53 - 1`` (:data:`SAFE_INTEGER`).
+
+    >>> read_json(b'{"a": [1, -9007199254740991]}')
+    {'a': [1, -9007199254740991]}
+    >>> for bad in (b'{"a": 9007199254740992}', b'{"a": "\xff"}', b'\xef\xbb\xbf{}'):
+    ...     try:
+    ...         read_json(bad)
+    ...     except ValueError:
+    ...         print("refused")
+    refused
+    refused
+    refused
+    """
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError as error:
+        raise ValueError(str(error)) from None
+    check_integers(value)
+    return value
+
+
+def check_integers(value: Any) -> None:
+    """``ValueError`` if a JSON value holds an integer beyond :data:`SAFE_INTEGER`."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > SAFE_INTEGER:
+            raise ValueError(f"the integer {item} is beyond 2**53 - 1 (I-JSON)")
+
+
+def _check_score_nulls(payload: Any) -> None:
+    """``ValueError`` for a ``null`` score member the SDK knows: absent, or of its type."""
+    score = payload.get("score") if isinstance(payload, dict) else None
+    if not isinstance(score, dict):
+        return  # the typed decode refuses it
+    for name in _SCORE_MEMBERS:
+        if name in score and score[name] is None:
+            raise ValueError(f"score.{name} is null: a score member is absent or of its type")
+    for index, hand in enumerate(score.get("hands") or ()):
+        for name in _HAND_MEMBERS:
+            if isinstance(hand, dict) and name in hand and hand[name] is None:
+                raise ValueError(
+                    f"score.hands[{index}].{name} is null: a hand member is absent or of its type"
+                )
+
+
 def decode_receipt(token: str) -> tuple[dict[str, Any], ReceiptPayload]:
-    """The header and payload of a receipt, NOT verified (``ReceiptError`` if malformed)."""
-    parts = token.strip().split(".") if isinstance(token, str) else []
+    """The header and payload of a receipt, NOT verified (``ReceiptError`` if malformed).
+
+    Each part is read by :func:`read_json`; the payload then by its type
+    (:class:`ReceiptPayload`), with no ``null`` score member and no negative date.
+    """
+    parts = token.strip(TOKEN_SPACE).split(".") if isinstance(token, str) else []
     if len(parts) != 3:
         raise ReceiptError("malformed", "a receipt is a compact JWS: three base64url parts")
     try:
-        header = msgspec.json.decode(b64url_decode(parts[0]))
-        payload = msgspec.json.decode(b64url_decode(parts[1]), type=ReceiptPayload)
+        header = read_json(b64url_decode(parts[0]))
+        raw = b64url_decode(parts[1])
+        _check_score_nulls(read_json(raw))
+        payload = msgspec.json.decode(raw, type=ReceiptPayload)
     except (ValueError, msgspec.DecodeError) as error:
         raise ReceiptError("malformed", f"the receipt cannot be read: {error}") from None
     if not isinstance(header, dict):
         raise ReceiptError("malformed", "the receipt header is not a JSON object")
+    if payload.issued_at < 0 or (payload.iat is not None and payload.iat < 0):
+        raise ReceiptError("malformed", "a receipt's date (issued_at, iat) is negative")
     return header, payload
 
 
 def _jwks(jwks: JWKS | Mapping[str, Any] | str | bytes) -> JWKS:
+    """The key set, read strictly (``bad-jwks`` if not).
+
+    JSON as :func:`read_json` reads it, each key an object, no key member the SDK knows
+    ``null``, ``nbf`` and ``exp`` not negative.
+    """
     if isinstance(jwks, JWKS):
         return jwks
     try:
-        if isinstance(jwks, str | bytes):
-            return msgspec.json.decode(jwks, type=JWKS)
-        return msgspec.convert(jwks, JWKS)
-    except msgspec.DecodeError as error:
+        raw = read_json(jwks) if isinstance(jwks, str | bytes) else jwks
+        if not isinstance(jwks, str | bytes):
+            check_integers(raw)
+        keys = raw.get("keys") if isinstance(raw, Mapping) else None
+        for key in keys if isinstance(keys, list) else ():
+            if not isinstance(key, Mapping):
+                continue  # the typed read refuses it
+            for name in _JWK_MEMBERS:
+                if name in key and key[name] is None:
+                    raise ValueError(f"a key's {name} is null: a member is absent or of its type")
+            for name in ("nbf", "exp"):
+                if isinstance(key.get(name), int) and key[name] < 0:
+                    raise ValueError(f"a key's {name} is negative")
+        return msgspec.convert(raw, JWKS)
+    except (ValueError, msgspec.DecodeError) as error:
         raise ReceiptError("bad-jwks", f"the key set cannot be read: {error}") from None
 
 
@@ -332,12 +424,14 @@ def verify_signature(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -
     if "crit" in header:  # RFC 7515 section 4.1.11: no extension is understood here
         raise ReceiptError("malformed", f"critical header extensions {header['crit']!r}")
     kid = header.get("kid")
+    if not isinstance(kid, str):  # a key without a kid is never picked
+        raise ReceiptError("malformed", f"the header's kid {kid!r} is not a string")
     key = next((k for k in _jwks(jwks).keys if k.kid == kid), None)
     if key is None or key.x is None:
         raise ReceiptError("unknown-key", f"no key {kid!r} in the key set")
     if (key.kty, key.crv) != ("OKP", "Ed25519"):
         raise ReceiptError("unknown-key", f"key {kid!r} is not an Ed25519 key")
-    signing_input, _, signature = token.strip().rpartition(".")
+    signing_input, _, signature = token.strip(TOKEN_SPACE).rpartition(".")
     try:
         raw = b64url_decode(signature)
     except ValueError:
@@ -347,7 +441,10 @@ def verify_signature(token: str, jwks: JWKS | Mapping[str, Any] | str | bytes) -
             "malformed", f"an Ed25519 signature is {SIGNATURE_BYTES} bytes, not {len(raw)}"
         )
     try:
-        public_key = Ed25519PublicKey.from_public_bytes(b64url_decode(key.x))
+        x = b64url_decode(key.x)
+        if not is_strict_public_key(x):  # OpenSSL takes any 32 bytes: the identity too
+            raise ValueError("not a point of the prime-order group")
+        public_key = Ed25519PublicKey.from_public_bytes(x)
     except ValueError:
         raise ReceiptError("unknown-key", f"key {kid!r} is not a valid Ed25519 key") from None
     try:
@@ -408,12 +505,19 @@ def check_payload(payload: ReceiptPayload) -> None:
         cards = cls.deal_cards(seed, payload.client_seed, options)
         game = replay_log(payload.variant, cards, options, payload.moves)
         score = game.score()
+        canonical = cls.format_log(game.moves)
     except (RuleError, ParseError, ValueError) as error:
         raise ReceiptError("replay-failed", f"the log does not replay: {error}") from None
+    if canonical != payload.moves:  # one spelling: r3, not R3; one space, no other
+        raise ReceiptError(
+            "replay-failed", "the log is not in canonical text form (moves separated by one space)"
+        )
     if score != _current_names(payload):
         raise ReceiptError(
             "score-mismatch",
-            f"the log scores {score.total}, the receipt says {payload.score.total}",
+            f"the log scores {score.total}, the receipt says {payload.score.total}"
+            if score.total != payload.score.total
+            else "the receipt's score differs from the replay's in a hand or a member",
         )
     auto = payload.auto_placed
     if auto is not None and (

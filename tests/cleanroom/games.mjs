@@ -135,13 +135,14 @@ function scoreLines(lines, table) {
 // ---- logs -------------------------------------------------------------------------------
 
 /**
- * The moves of a log: any white space between moves (protocol.md 4.5 step 8: the canonical
- * form is not required), each token read by `read` into its canonical text or refused.
- * What "white space" is is not pinned (NOTES.md): JavaScript's \s here.
+ * The moves of a log: separated by JSON's four white space characters only (space, tab, line
+ * feed, carriage return: rules.md 1), each token read by `read` into its canonical text or
+ * refused. (A receipt's log must also be in canonical form, protocol.md 4.5 step 8.)
  */
 export function splitLog(moves, read) {
   if (typeof moves !== 'string') throw new ReplayError('moves is not a string');
-  const tokens = moves.trim() === '' ? [] : moves.trim().split(/\s+/);
+  const text = moves.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '');
+  const tokens = text === '' ? [] : text.split(/[ \t\n\r]+/);
   return tokens.map((t, i) => {
     const canonical = read(t);
     if (canonical === null) throw new ReplayError(`not a move: ${JSON.stringify(t)}`, i);
@@ -161,9 +162,9 @@ function readOffset(t) {
 }
 /** rules.md 6: `f>c`. Columns outside the board are read and refused as off-board. */
 const readReserve = (t) => (/^[0-9]>[0-9]$/.test(t) ? t : null);
-/** rules.md 5: `r1`..`r5` (only lower case: rules.md says nothing of `R1`, NOTES.md). */
-const readRow = (t) => (/^r[1-9]$/.test(t) ? t : null);
-/** rules.md 7 (solodrez), not replayed here. */
+/** rules.md 5: `r1`..`r5`; `R1` is read too, written `r1`. */
+const readRow = (t) => (/^[rR][1-9]$/.test(t) ? t.toLowerCase() : null);
+/** rules.md 7 (solodrez): lower case only (`R4`, `STOP` are not moves). */
 const readSolodrez = (t) => (/^(?:[0-8]:[1-9][0-9]*>[0-8]|r[0-8]|stop)$/.test(t) ? t : null);
 
 export const MOVE_READERS = {
@@ -206,7 +207,7 @@ export function canonicalLog(variant, moves) {
   if (typeof moves === 'string') return splitLog(moves, read).join(' ');
   if (!Array.isArray(moves)) throw new ReplayError('a log is a text or a list of moves');
   return moves.map((m, i) => {
-    const t = typeof m === 'string' ? read(m.trim()) : moveObjectText(variant, m);
+    const t = typeof m === 'string' ? read(m.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '')) : moveObjectText(variant, m);
     if (t === null) throw new ReplayError(`not a move: ${JSON.stringify(m)}`, i);
     return t;
   }).join(' ');
@@ -397,20 +398,101 @@ export function replayRepeatPoker(decks, moves, options) {
   return { total: levelTotals.reduce((a, b) => a + b, 0), hands, levels: levelTotals };
 }
 
-// ---- solodrez (rules.md section 7), the result only ------------------------------------
+// ---- solodrez (rules.md section 7) -----------------------------------------------------
+
+/** Figures high to low (rules.md 7): Joker 0, Queen 1, Tower 2, Bishop 3, Knight 4, Pawn 5. */
+const FIGURES = 'JQTBNP';
+const PAWN = 5;
+/** A card's figure 0..5, or null for a neutral (`X1`, `X2`). */
+const figureOf = (card) => (card[0] === 'X' ? null : FIGURES.indexOf(card[0]));
 
 /**
- * What a solodrez log says of its result without replaying the columns: each `rN` removes one
- * series, the game is won when all nine are removed, the score is the series removed.
+ * The figures a run's first card can stand for (rules.md 7, "A run"; neutrals are wild): the
+ * cards, first to last, each exactly one figure below the one before, all within Joker..Pawn.
+ * Empty when the cards are no run.
  */
-export function checkSolodrezResult(moves) {
+export function runStarts(cards) {
+  let start = null;
+  for (let i = 0; i < cards.length; i += 1) {
+    const f = figureOf(cards[i]);
+    if (f === null) continue;
+    if (start === null) start = f - i;
+    else if (f - i !== start) return [];
+  }
+  const starts = start === null ? [0, 1, 2, 3, 4, 5] : [start];
+  return starts.filter((s) => s >= 0 && s + cards.length - 1 <= PAWN);
+}
+
+/**
+ * Whether the run `cards` may go onto `columns[to]` (rules.md 7, move `a:n>b`): onto a card
+ * exactly one figure above its first card (a neutral there stands for whatever makes this
+ * true; nothing goes onto a Pawn, as no run starts below one); a run that starts with a Joker
+ * (or a neutral standing for one) only into an empty column, which takes only such a run.
+ */
+export function fits(cards, target) {
+  const starts = runStarts(cards);
+  if (target.length === 0) return starts.includes(0);
+  const below = figureOf(target[target.length - 1]);
+  if (below === null) return starts.some((s) => s >= 1);
+  return starts.includes(below + 1);
+}
+
+/** Exactly one complete series, J Q T B N P first to last, no neutral, nothing else. */
+const isSeries = (column) => column.length === 6 && column.every((c, i) => figureOf(c) === i);
+
+export const SOLODREZ_MAX_MOVES = 10000;
+
+/** Whether any move but `stop` is legal (rules.md 7, "End"). */
+function anyMoveLeft(columns) {
+  for (let a = 0; a < 9; a += 1) {
+    if (isSeries(columns[a])) return true;
+    for (let n = 1; n <= Math.min(6, columns[a].length); n += 1) {
+      const run = columns[a].slice(-n);
+      if (runStarts(run).length === 0) break; // a longer tail holds this one: no run either
+      for (let b = 0; b < 9; b += 1) if (b !== a && fits(run, columns[b])) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Replays a solodrez log on the 56-card deal (card i to column i mod 9, the last card of a
+ * column exposed) and returns the score the rules give: `{total, hands: [], won,
+ * series_removed}`, total = series_removed (protocol.md 4.3.3). Throws ReplayError on an
+ * illegal move, a move after the end, or a log that stops while moves are left (`incomplete`).
+ */
+export function replaySolodrez(deck, moves) {
+  const columns = Array.from({ length: 9 }, () => []);
+  deck.forEach((card, i) => columns[i % 9].push(card));
   const log = splitLog(moves, readSolodrez);
-  if (log.length > 10000) throw new ReplayError('too-many-moves', 10000);
-  const removes = log.filter((t) => t[0] === 'r').length;
-  if (removes > 9) throw new ReplayError('more than nine series removed');
-  const stop = log.indexOf('stop');
-  if (stop !== -1 && stop !== log.length - 1) throw new ReplayError('game-over', stop + 1);
-  return { total: removes, hands: [], won: removes === 9, series_removed: removes };
+  let removed = 0;
+  let over = !anyMoveLeft(columns); // a deal may leave no move at all
+  log.forEach((move, i) => {
+    if (over) throw new ReplayError('game-over', i);
+    if (move === 'stop') {
+      over = true;
+      return;
+    }
+    if (move[0] === 'r') {
+      const a = Number(move.slice(1));
+      if (!isSeries(columns[a])) throw new ReplayError('not-a-series', i);
+      columns[a] = [];
+      removed += 1;
+    } else {
+      const [, from, count, to] = /^(\d+):(\d+)>(\d+)$/.exec(move).map(Number);
+      if (from > 8 || to > 8) throw new ReplayError('off-board', i);
+      if (from === to) throw new ReplayError('same-column', i);
+      if (count > columns[from].length) throw new ReplayError('too-many-cards', i);
+      const run = columns[from].slice(-count);
+      if (runStarts(run).length === 0) throw new ReplayError('not-a-run', i);
+      if (!fits(run, columns[to])) throw new ReplayError('not-one-higher, onto-pawn, joker-needs-empty or empty-needs-joker', i);
+      columns[from] = columns[from].slice(0, -count);
+      columns[to] = [...columns[to], ...run];
+    }
+    over = removed === 9 || i + 1 >= SOLODREZ_MAX_MOVES || !anyMoveLeft(columns);
+  });
+  if (!over) throw new ReplayError('incomplete', log.length);
+  return { total: removed, hands: [], won: removed === 9, series_removed: removed };
 }
 
 // ---- variants ---------------------------------------------------------------------------

@@ -74,3 +74,48 @@ test('repeat-poker: hand cards removed, kickers stay, drop-top on a high card', 
   assert.deepEqual(hands[1].removed, ['KC']);
   assert.equal(hands[1].category, 'high-card');
 });
+
+test('solodrez runs, neutrals and where a run may go (rules.md 7)', async () => {
+  const { runStarts, replaySolodrez } = await import('./games.mjs');
+  assert.deepEqual(runStarts(['Q1', 'T2', 'B3']), [1]);
+  assert.deepEqual(runStarts(['Q1', 'X1', 'B3']), [1]); // the neutral stands for the Tower
+  assert.deepEqual(runStarts(['Q1', 'B3']), []); // a figure skipped
+  assert.deepEqual(runStarts(['X1', 'X2']), [0, 1, 2, 3, 4]); // room down to the Pawn
+  assert.deepEqual(runStarts(['N1', 'P2', 'X1']), []); // nothing below the Pawn
+  assert.deepEqual(runStarts(['J1', 'Q2', 'T3', 'B4', 'N5', 'P6']), [0]);
+  // A deal where column 2 (6 cards) is J..P of colour 1 from its first card: r2 removes it.
+  const figures = 'JQTBNP';
+  const deck = Array(56).fill(null);
+  for (let j = 0; j < 6; j += 1) deck[9 * j + 2] = `${figures[j]}1`;
+  const rest = [];
+  for (let c = 2; c <= 9; c += 1) for (const f of figures) rest.push(`${f}${c}`);
+  rest.push('X1', 'X2');
+  for (let i = 0; i < 56; i += 1) if (deck[i] === null) deck[i] = rest.shift();
+  assert.equal(replaySolodrez(deck, 'r2 stop').series_removed, 1);
+  assert.throws(() => replaySolodrez(deck, 'r0 stop'), /not-a-series/); // 7 cards
+  assert.throws(() => replaySolodrez(deck, 'r2'), /incomplete/);
+  assert.throws(() => replaySolodrez(deck, 'stop r2'), /game-over/);
+  assert.throws(() => replaySolodrez(deck, '2:6>3 stop'), /joker-needs-empty/); // a whole series onto a card
+});
+
+test('solodrez: where a run may go, and a deal with no move at all (rules.md 7)', async () => {
+  const { fits, replaySolodrez } = await import('./games.mjs');
+  assert.equal(fits(['Q1'], ['J2']), true);
+  assert.equal(fits(['T1'], ['J2']), false); // not one higher
+  assert.equal(fits(['X1'], ['P2']), false); // nothing onto a Pawn
+  assert.equal(fits(['Q1'], ['X1']), true); // the neutral below stands for a Joker
+  assert.equal(fits(['J1'], ['X1']), false); // a Joker only into an empty column
+  assert.equal(fits(['J1', 'Q2'], ['Q3']), false);
+  assert.equal(fits(['J1', 'Q2'], []), true);
+  assert.equal(fits(['X1', 'Q2'], []), true); // the neutral stands for a Joker
+  assert.equal(fits(['Q1'], []), false); // an empty column takes only a Joker's run
+  assert.equal(fits(['X1', 'X2'], ['B3']), true); // neutrals for Knight and Pawn
+  // Every exposed card a Pawn, no column empty, no series: no legal move from the deal, so the
+  // empty log is a whole game (scored 0) and any move is after the end (the SDK agrees).
+  const deck = ['J1', 'Q1', 'T1', 'B1', 'N1', 'J2', 'Q2', 'T2', 'B2', 'N2', 'J3', 'Q3', 'T3', 'B3',
+    'N3', 'J4', 'Q4', 'T4', 'B4', 'N4', 'J5', 'Q5', 'T5', 'B5', 'N5', 'J6', 'Q6', 'T6', 'B6', 'N6',
+    'J7', 'Q7', 'T7', 'B7', 'N7', 'J8', 'Q8', 'T8', 'B8', 'N8', 'J9', 'Q9', 'T9', 'B9', 'N9', 'X1',
+    'X2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9', 'P1', 'P2'];
+  assert.deepEqual(replaySolodrez(deck, ''), { total: 0, hands: [], won: false, series_removed: 0 });
+  assert.throws(() => replaySolodrez(deck, 'stop'), /game-over/);
+});

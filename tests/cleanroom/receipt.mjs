@@ -7,10 +7,11 @@ import {
 } from './derive.mjs';
 import {
   ANY_TABLE, ANY_VERSION, GRID_VARIANTS, MOVE_READERS, ReplayError, VARIANTS, canonicalLog,
-  checkSolodrezResult, isOpen, readOptions, replayPokerPatience, replayPokerSquares, replayRepeatPoker,
-  replayReservePoker, replaySerpentPatience, splitLog, v3LineName,
+  isOpen, readOptions, replayPokerPatience, replayPokerSquares, replayRepeatPoker,
+  replayReservePoker, replaySerpentPatience, replaySolodrez, splitLog, v3LineName,
 } from './games.mjs';
 import { isJsonInt, parseJson, sameJson } from './json.mjs';
+import { isStrictPublicKey } from './edwards.mjs';
 
 export class ReceiptError extends Error {
   constructor(code, message) {
@@ -20,6 +21,9 @@ export class ReceiptError extends Error {
 }
 
 const fail = (code, message) => { throw new ReceiptError(code, message); };
+/** Step 2: seconds a receipt's date may run ahead of the verifier's clock. */
+const CLOCK_LEEWAY = 300;
+const now = () => Math.floor(Date.now() / 1000);
 
 export const COMMITTED_KINDS = ['committed-blind', 'committed-open', 'tournament'];
 export const KINDS = [...COMMITTED_KINDS, 'casual', 'practice'];
@@ -35,12 +39,25 @@ const opt = (o, k) => (has(o, k) ? o[k] : null);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/**
+ * Whether a JSON value holds an integer beyond 2^53 - 1 (protocol.md 4.3.1, I-JSON): the strict
+ * reader gives such integers as BigInt.
+ */
+function hasBigInteger(v) {
+  if (typeof v === 'bigint') return true;
+  if (Array.isArray(v)) return v.some(hasBigInteger);
+  if (isObject(v)) return Object.values(v).some(hasBigInteger);
+  return false;
+}
+
+/** Step 1 (section 4.3.1): the whole part strict UTF-8 (no BOM), JSON, integers within 2^53 - 1. */
 function decodeJson(part, what) {
   let bytes;
   try { bytes = b64urlDecode(part); } catch (e) { fail('malformed', `${what}: ${e.message}`); }
   let value;
   try { value = parseJson(utf8.decode(bytes)); } catch (e) { fail('malformed', `${what} is not UTF-8 JSON: ${e.message}`); }
   if (!isObject(value)) fail('malformed', `${what} is not a JSON object`);
+  if (hasBigInteger(value)) fail('malformed', `${what} holds an integer beyond 2^53 - 1`);
   return value;
 }
 
@@ -66,6 +83,7 @@ export function checkPayloadTypes(p) {
     if (!has(p, f)) bad(f, 'is missing');
     if (!ok(p[f])) bad(f);
   }
+  if (p.issued_at < 0) bad('issued_at', 'is negative');
   const optional = {
     kind: (v) => typeof v === 'string', player: (v) => typeof v === 'string',
     tournament: (v) => typeof v === 'string', auto_placed: (v) => Array.isArray(v) && v.every(isJsonInt),
@@ -75,6 +93,7 @@ export function checkPayloadTypes(p) {
     const v = opt(p, f);
     if (v !== null && !ok(v)) bad(f);
   }
+  if (opt(p, 'iat') !== null && p.iat < 0) bad('iat', 'is negative');
   if (opt(p, 'kind') !== null && !KINDS.includes(p.kind)) bad('kind', `${JSON.stringify(p.kind)} is no kind`);
   const s = p.score;
   if (!has(s, 'total') || !isJsonInt(s.total)) bad('score.total');
@@ -97,7 +116,8 @@ export function checkPayloadTypes(p) {
 /** Step 1: the token, its three strict base64url parts, the header and the typed payload. */
 export function splitToken(token) {
   if (typeof token !== 'string') fail('malformed', 'a token is text');
-  const parts = token.trim().split('.');
+  // White space around the token: JSON's four only (protocol.md 4.1), not trim()'s U+FEFF, U+00A0.
+  const parts = token.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '').split('.');
   if (parts.length !== 3) fail('malformed', `a compact JWS has 3 parts, not ${parts.length}`);
   const header = decodeJson(parts[0], 'header');
   const payload = decodeJson(parts[1], 'payload');
@@ -120,10 +140,16 @@ export function readKeySet(jwks) {
     try { set = parseJson(jwks); } catch (e) { fail('bad-jwks', `the key set is not JSON: ${e.message}`); }
   }
   if (!isObject(set) || !Array.isArray(set.keys)) fail('bad-jwks', 'a key set is {"keys": [...]}');
+  if (hasBigInteger(set)) fail('bad-jwks', 'the key set holds an integer beyond 2^53 - 1');
   for (const key of set.keys) {
     if (!isObject(key) || !has(key, 'kty')) fail('bad-jwks', 'a key is an object with a kty');
+    for (const name of ['kty', 'kid', 'crv', 'x', 'use', 'alg']) {
+      if (has(key, name) && typeof key[name] !== 'string') fail('bad-jwks', `a key's ${name} is not a string`);
+    }
     for (const bound of ['nbf', 'exp']) {
-      if (has(key, bound) && !isJsonInt(key[bound])) fail('bad-jwks', `a key's ${bound} is not a JSON integer`);
+      if (has(key, bound) && !(isJsonInt(key[bound]) && key[bound] >= 0)) {
+        fail('bad-jwks', `a key's ${bound} is not a JSON integer from 0`);
+      }
     }
   }
   return set;
@@ -141,6 +167,7 @@ function publicKeyOf(key) {
   let raw;
   try { raw = b64urlDecode(key.x); } catch (e) { fail('unknown-key', `the key's x: ${e.message}`); }
   if (raw.length !== 32) fail('unknown-key', 'an Ed25519 public key is 32 bytes');
+  if (!isStrictPublicKey(raw)) fail('unknown-key', 'the key is no canonical point of the prime-order group, or the identity');
   try {
     return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.x }, format: 'jwk' });
   } catch (e) {
@@ -245,7 +272,7 @@ export function replay(p, decks, o) {
       const list = [deal, ...[2, 3, 4, 5].slice(0, o.levels - 1).map((k) => decks[`level-${k}`])];
       return replayRepeatPoker(list, p.moves, o);
     }
-    case 'solodrez': return checkSolodrezResult(p.moves);
+    case 'solodrez': return replaySolodrez(deal, p.moves);
     default: throw new ReplayError(`unknown variant ${p.variant}`);
   }
 }
@@ -294,6 +321,7 @@ export function verifyReceipt(token, jwks, opts = {}) {
   if (header.alg !== 'Ed25519') fail('unsupported-alg', `alg ${JSON.stringify(header.alg)}`);
   if (!TYPES.includes(header.typ)) fail('unsupported-typ', `typ ${JSON.stringify(header.typ)}`);
   if (has(header, 'crit')) fail('malformed', 'a crit header member: no extension is understood');
+  if (typeof header.kid !== 'string') fail('malformed', 'the header\'s kid is not a string');
   const key = findKey(readKeySet(jwks), header.kid);
   if (signature.length !== 64) fail('malformed', 'an Ed25519 signature is 64 bytes');
   const publicKey = publicKeyOf(key);
@@ -304,6 +332,7 @@ export function verifyReceipt(token, jwks, opts = {}) {
   if ((has(key, 'nbf') && date < key.nbf) || (has(key, 'exp') && date >= key.exp)) {
     fail('key-not-valid', `dated ${date}, outside its key's period [${key.nbf ?? '-inf'}, ${key.exp ?? 'inf'})`);
   }
+  if (date > now() + CLOCK_LEEWAY) fail('key-not-valid', `dated ${date}, more than ${CLOCK_LEEWAY} s ahead of this clock`);
   // 3.
   if ((p.version !== 2 && p.version !== 3) || opt(p, 'kind') === null) fail('bad-version', `version ${p.version}, kind ${opt(p, 'kind')}`);
   // 4.
@@ -344,6 +373,7 @@ export function verifyReceipt(token, jwks, opts = {}) {
     decks = decksOf({ ...withSeed, server_seed: seedRaw }, o);
     expected = replay(p, decks, o);
     count = splitLog(p.moves, MOVE_READERS[p.variant]).length;
+    if (canonicalLog(p.variant, p.moves) !== p.moves) throw new ReplayError('the log is not in canonical text form');
   } catch (e) {
     if (e instanceof ReceiptError) throw e;
     fail('replay-failed', e.message);

@@ -13,7 +13,9 @@ import {
   ReceiptError, cliVerify, splitToken, verifyReceipt,
 } from './receipt.mjs';
 
-const receipts = parseJson(readFileSync(new URL('../vectors/receipts.json', import.meta.url), 'utf8'));
+// receipts.json, then receipts-solodrez.json (protocol.md 6.4): R0..R10, then S0..S2 as 11..13.
+const receipts = ['receipts.json', 'receipts-solodrez.json']
+  .flatMap((name) => parseJson(readFileSync(new URL(`../vectors/${name}`, import.meta.url), 'utf8')));
 
 /** How a vector is to be checked: the kinds it needs allowed and what its player knew. */
 function optionsFor(r) {
@@ -56,6 +58,8 @@ function streamsOf(p) {
  */
 function expectedSeen(p) {
   if (p.kind === 'practice') return [];
+  // solodrez is open: all 56 cards show from the deal (rules.md 7, protocol.md 3.5).
+  if (p.variant === 'solodrez') return Array.from({ length: 56 }, (_, index) => ({ stream: 'deal', index }));
   const moves = p.moves.trim().split(/\s+/).length;
   if (p.variant === 'reserve-poker') {
     return reserveSeen(53, p.moves, p.options.version).map((index) => ({ stream: 'deal', index }));
@@ -107,7 +111,7 @@ receipts.forEach((r, n) => {
   });
 
   test(`${label}: the cards shown were the ones dealt`, () => {
-    const deckType = payload.variant === 'reserve-poker' ? 'joker-53' : 'standard-52';
+    const deckType = { 'reserve-poker': 'joker-53', solodrez: 'pokerdrez-56' }[payload.variant] ?? 'standard-52';
     const decks = {};
     for (const s of r.seen) {
       decks[s.stream] ??= deckCards(payload.server_seed, payload.client_seed, deckType, s.stream);
@@ -518,14 +522,12 @@ test("a receipt's server_seed is exactly 64 lower-case hex digits (4.3.1, 4.5 st
   }
 });
 
-test('logs: any white space and either case are read; illegal or short logs are not', () => {
+test('logs: only the canonical text form is signed (4.5 step 8); illegal or short logs are refused', () => {
   const p = base(squares);
   const cells = p.moves.split(' ');
-  const ok = (moves) => assert.equal(verifyReceipt(forge({ ...p, moves }), jwks).replayed, true, moves.slice(0, 12));
-  ok(p.moves.replace(' ', '  '));
-  ok(`\n${cells.join('\t')} `);
-  ok(p.moves.replace('a1', 'A1'));
-  for (const moves of [cells.slice(0, 24).join(' '), [cells[0], ...cells.slice(0, 24)].join(' '),
+  // Read as input (rules.md 1), but not the one spelling a receipt carries.
+  for (const moves of [p.moves.replace(' ', '  '), `\n${cells.join('\t')} `, p.moves.replace('a1', 'A1'),
+    p.moves.replace(' ', '\u00a0'), cells.slice(0, 24).join(' '), [cells[0], ...cells.slice(0, 24)].join(' '),
     `${p.moves} a1`, p.moves.replace('a1', 'f1'), p.moves.replace('a1', 'a1,')]) {
     refuses(() => verifyReceipt(forge({ ...p, moves }), jwks), 'replay-failed');
   }
@@ -537,10 +539,11 @@ test('logs: any white space and either case are read; illegal or short logs are 
   const patience = base(indexWhere((q) => q.variant === 'poker-patience'));
   refuses(() => verifyReceipt(forge({ ...patience, moves: patience.moves.replace('0,0 0,1', '0,1 0,0') }), jwks), 'replay-failed');
   refuses(() => verifyReceipt(forge({ ...patience, moves: patience.moves.replace('0,1 0,2 0,3', '0,2 0,1 0,3') }), jwks), 'replay-failed');
-  // rules.md 3: `+1` and `-0` are read.
+  // rules.md 3: `+1` and `-0` are read as input, but a receipt writes `1` and `0`.
   const signed = patience.moves.split(' ').map((m) => m.replace(/(^|,)([1-4])/g, '$1+$2').replace(/(^|,)0(?=,|$)/g, '$1-0')).join(' ');
   assert.notEqual(signed, patience.moves);
-  assert.equal(verifyReceipt(forge({ ...patience, moves: signed }), jwks).replayed, true);
+  refuses(() => verifyReceipt(forge({ ...patience, moves: signed }), jwks), 'replay-failed');
+  assert.equal(verifyReceipt(forge({ ...patience, moves: patience.moves }), jwks).replayed, true);
   const reserve = base(indexWhere((q) => q.variant === 'reserve-poker'));
   refuses(() => verifyReceipt(forge({ ...reserve, moves: reserve.moves.replace(/>[0-4]/g, '>0') }), jwks), 'replay-failed');
 });
@@ -761,7 +764,7 @@ test('typ: the receipt type, or JOSE; compared exactly; other header members ign
     x5u: 'https://evil.example/cert', x5c: ['AAAA'], b64: false, cty: 'JWT',
   };
   assert.equal(verifyReceipt(forge(claims(), h), jwks).replayed, true);
-  refuses(() => verifyReceipt(forge(claims(), { ...typed('JOSE'), kid: undefined }), jwks), 'unknown-key');
+  refuses(() => verifyReceipt(forge(claims(), { ...typed('JOSE'), kid: undefined }), jwks), 'malformed'); // kid: a string (4.5 step 2)
 });
 
 test('a header with crit is malformed, after alg and typ, before the key (4.1, 4.5 step 2)', () => {
@@ -891,4 +894,48 @@ test("cardproof verify's URL: --url, else $CARDPROOF_URL, else the default, neve
   assert.equal(cliVerify(token, { env: {}, jwks, fetchJwks: () => assert.fail('fetched') }).replayed, true);
   // A receipt that does not read is refused as verify_receipt refuses it, whatever its iss.
   refuses(() => cliVerify('a.b.c', { env: {}, fetchJwks: () => jwks }), 'malformed');
+});
+
+// ---- solodrez (rules.md 7), replayed column by column -----------------------------------
+
+const solodrezIndexes = receipts.map((r, n) => n).filter((n) => payloadOf(receipts[n]).variant === 'solodrez');
+
+test('solodrez: a won game, a stopped one, one with no move left, replayed; short, long, illegal logs and false results refused', () => {
+  assert.equal(solodrezIndexes.length, 3);
+  const results = [];
+  for (const n of solodrezIndexes) {
+    const p = base(n);
+    const { score } = verifyReceipt(receipts[n].receipt, receipts[n].jwks);
+    assert.deepEqual(score, p.score);
+    results.push([p.score.won, p.moves.endsWith(' stop')]);
+    const moves = p.moves.split(' ');
+    // The log's last move ends the game: without it moves are left (incomplete); after it none is legal.
+    refuses(() => verifyReceipt(forge({ ...p, moves: moves.slice(0, -1).join(' ') }), jwks), 'replay-failed');
+    refuses(() => verifyReceipt(forge({ ...p, moves: `${p.moves} stop` }), jwks), 'replay-failed');
+    // A removal of a column that holds no series, a run onto a card it does not fit.
+    refuses(() => verifyReceipt(forge({ ...p, moves: `r0 ${p.moves}` }), jwks), 'replay-failed');
+    const first = moves.findIndex((m) => m.includes(':'));
+    const [from, rest] = moves[first].split(':');
+    const to = rest.split('>')[1];
+    const back = [...moves.slice(0, first), `${to}:${rest.split('>')[0]}>${from}`, ...moves.slice(first + 1)];
+    refuses(() => verifyReceipt(forge({ ...p, moves: back.join(' ') }), jwks), 'replay-failed');
+    // The result the log gives, not another.
+    refuses(() => verifyReceipt(forge({ ...p, score: { ...p.score, won: !p.score.won } }), jwks), 'score-mismatch');
+    const more = p.score.series_removed === 9 ? -1 : 1;
+    refuses(() => verifyReceipt(forge({
+      ...p, score: { ...p.score, total: p.score.total + more, series_removed: p.score.series_removed + more },
+    }), jwks), 'score-mismatch');
+    // Stopped at once: scored 0, not won.
+    const stopped = { ...p, moves: 'stop', score: { total: 0, hands: [], won: false, series_removed: 0 } };
+    assert.equal(verifyReceipt(forge(stopped), jwks).replayed, true);
+  }
+  assert.deepEqual(results.sort(), [[false, false], [false, true], [true, false]]);
+});
+
+test('a negative issued_at without iat (4.3.1), a caller\'s log with U+00A0 (4.5 step 6, rules.md 1)', () => {
+  const p = base(squares);
+  refuses(() => verifyReceipt(forge({ ...p, issued_at: -1 }), jwks), 'malformed');
+  const cells = p.moves.split(' ');
+  assert.equal(verifyReceipt(forge(p), jwks, { expect: { moves: cells.join('\t') } }).replayed, true);
+  refuses(() => verifyReceipt(forge(p), jwks, { expect: { moves: cells.join('\u00a0') } }), 'mismatch');
 });

@@ -28,6 +28,25 @@ O = TypeVar("O", bound=msgspec.Struct)  # noqa: E741
 Information = Literal["open", "hidden"]
 _ANY_DECK_CARD = re.compile(ANY_CARD_PATTERN)
 """The text of a card of any of cardproof's decks."""
+LOG_SPACE = " \t\n\r"
+"""The white space that separates a log's moves: JSON's four (space, tab, line feed,
+carriage return), nothing else. Other characters (U+00A0, U+3000, U+FEFF, ``\\x1c``,
+``\\v``...) are not white space in a log: a token holding one is not a move."""
+_LOG_SEPARATOR = re.compile(f"[{LOG_SPACE}]+")
+
+
+def log_tokens(text: str) -> list[str]:
+    r"""The move texts of a log: ``text`` split at runs of :data:`LOG_SPACE`.
+
+    >>> log_tokens(" a1\tb2\r\nc3 ")
+    ['a1', 'b2', 'c3']
+    >>> log_tokens("a1\u00a0b2")  # U+00A0 is not a separator: one token, no move
+    ['a1\xa0b2']
+    >>> log_tokens(" ")
+    []
+    """
+    text = text.strip(LOG_SPACE)
+    return _LOG_SEPARATOR.split(text) if text else []
 
 
 class Game(ABC, Generic[M, O]):
@@ -270,12 +289,12 @@ class Game(ABC, Generic[M, O]):
 
     @classmethod
     def parse_log(cls, text: str) -> list[M]:
-        """Read a whole log: moves in text form separated by white space.
+        """Read a whole log: moves in text form separated by white space (:data:`LOG_SPACE`).
 
         A token that is not a move of this variant is an ``IllegalMove`` with its index
         (``wrong-move-shape``), like a move object of the wrong shape.
         """
-        tokens = text.split()
+        tokens = log_tokens(text)
         if cls.moves_by_text is not None:
             found = list(map(cls.moves_by_text.get, tokens))
             if None not in found:
@@ -290,7 +309,7 @@ class Game(ABC, Generic[M, O]):
         an object of the wrong shape.
         """
         try:
-            return cls.parse_move(text.strip())
+            return cls.parse_move(text.strip(LOG_SPACE))
         except ParseError as error:
             raise IllegalMove(
                 "wrong-move-shape",
