@@ -235,6 +235,22 @@ def test_the_search_alone_reaches_the_optimum_from_a_poor_grid(vector: dict[str,
     assert kernel.score_grid(grid, points) == vector["optimum"]
 
 
+@pytest.mark.parametrize("vector", VECTORS["vectors"], ids=lambda v: f"{v['table']}-{v['seed']}")
+def test_a_search_stopped_below_the_optimum_claims_no_proof(vector: dict[str, Any]) -> None:
+    # a deadline already past stops the search after its first nodes, far below the
+    # optimum: the bound must cover the grids not searched, never be the unproven target
+    deal = [Card.parse(text).index for text in vector["cards"]]
+    points, optimum = vector["points"], vector["optimum"]
+    for target, seconds in ((None, 0.0), (optimum - 1, 0.0), (optimum - 1, 0.005)):
+        aim = {} if target is None else {"target": target}
+        score, grid, finished, bound, _ = kernel.search(deal, points, deal, seconds=seconds, **aim)
+        assert kernel.score_grid(grid, points) == score <= optimum
+        if target is None:
+            assert score < optimum  # stopped below it, as the test means
+        assert not finished or score == optimum
+        assert bound >= optimum, (target, seconds, score, bound)
+
+
 @pytest.mark.parametrize("seed", [3, 4, 6, 9])
 def test_from_a_poor_grid_the_search_reaches_what_solve_proves(seed: int) -> None:
     # british points are small, so the bounds run close to the targets: a bound one
