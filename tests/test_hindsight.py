@@ -202,7 +202,7 @@ TWO_SF = table_of(
 """Every line 10 at least, a flush 30, a straight flush 100."""
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deal=suited_deals(), table=SPARSE)
 @example(deal=NINE_SPADES, table=TWO_SF)  # two straight flushes of nine spades, crossing at 6S
 def test_the_relaxation_bounds_grids_where_high_card_scores(
