@@ -498,3 +498,38 @@ def test_other_than_integers_is_refused_with_a_type_error() -> None:
         kernel.category([0, 1, 2, 3, 4.0])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="hand: 5 values expected"):
         kernel.category([0, 1, 2, 3])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"steps": 10**8, "restarts": 1000},  # an hour with the GIL released
+        {"steps": 10**6, "restarts": 101},
+        {"steps": -1},
+        {"restarts": 0},
+        {"seconds": -1.0},
+        {"seconds": math.nan},
+        {"seconds": 3601.0},
+        {"hot": math.inf},
+        {"cold": -1.0},
+    ],
+)
+def test_annealing_refuses_absurd_arguments(options: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match=r"steps|seconds"):
+        kernel.anneal(DEAL, AMERICAN, **options)
+
+
+def test_annealing_keeps_its_time_limit() -> None:
+    # 10**8 steps take seconds; a limit of 0.2 s stops it there with the best grid so far
+    for patience in (False, True):
+        started = time.perf_counter()
+        score, grid = kernel.anneal(
+            DEAL, AMERICAN, steps=10**8, restarts=1, seconds=0.2, patience=patience
+        )
+        assert time.perf_counter() - started < 1.5
+        assert grid is not None
+        assert sorted(grid) == sorted(DEAL)
+        assert kernel.score_grid(grid, AMERICAN) == score
+    started = time.perf_counter()
+    kernel.anneal(DEAL, AMERICAN, steps=10**6, restarts=100, seconds=0.2)
+    assert time.perf_counter() - started < 1.5  # the restarts stop at the limit too

@@ -618,6 +618,7 @@ def _solve_exact(
         seed=seed,
         diagonals=diagonals,
         patience=patience,
+        seconds=max(0.0, end - time.perf_counter()),
     )
     grid = list(found) if found is not None else list(deal)  # the deal row by row always lays
     plain = kernel.score_grid(grid, table)

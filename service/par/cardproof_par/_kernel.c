@@ -257,11 +257,11 @@ static void cell_lines(CellLines *t, int nlines) {
     }
 }
 
-/* Simulated annealing over swaps from a shuffle (or ``start``), ``steps`` swaps; the
- * best grid (layable ones only when ``patience``) goes to ``best``. Returns its score,
- * or INT32_MIN when no layable grid was met. */
+/* Simulated annealing over swaps from a shuffle (or ``start``), ``steps`` swaps or until
+ * ``deadline``; the best grid (layable ones only when ``patience``) goes to ``best``.
+ * Returns its score, or INT32_MIN when no layable grid was met. */
 static int anneal_once(const Deal *d, int nlines, int patience, long steps, double hot,
-                       double cold, Rng *g, const int *start, int *best) {
+                       double cold, double deadline, Rng *g, const int *start, int *best) {
     int grid[NCARDS], value[12];
     CellLines through;
     cell_lines(&through, nlines);
@@ -280,6 +280,7 @@ static int anneal_once(const Deal *d, int nlines, int patience, long steps, doub
     if (!patience || layable(grid)) best_score = current, memcpy(best, grid, sizeof grid);
     int touched[8], fresh[8];
     for (long step = 0; step < steps; step++) {
+        if ((step & 1023) == 1023 && now_s() > deadline) break;
         double heat = hot * pow(cold / hot, (double)step / (double)steps);
         int i = rng_below(g, NCARDS), j = rng_below(g, NCARDS);
         if (i == j) continue;
@@ -1035,23 +1036,30 @@ static Deal *new_deal(const int *cards, const int *points) {
     return d;
 }
 
-/* anneal(cards, points, *, steps, restarts, seed, diagonals, patience, start) */
+/* anneal(cards, points, *, steps, restarts, seed, diagonals, patience, start, seconds)
+ * Stops at ``seconds`` (the GIL is released meanwhile); steps x restarts is capped. */
 static PyObject *py_anneal(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
     static char *names[] = {"cards", "points", "steps", "restarts", "seed", "diagonals", "patience",
-                            "start", "hot", "cold", NULL};
+                            "start", "hot", "cold", "seconds", NULL};
     PyObject *cards_obj, *points_obj, *start_obj = Py_None;
     long steps = 200000;
     int restarts = 4, diagonals = 0, patience = 0;
     unsigned long long seed = 0;
-    double hot = 0, cold = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$liKppOdd", names, &cards_obj, &points_obj, &steps,
-                                     &restarts, &seed, &diagonals, &patience, &start_obj, &hot, &cold))
+    double hot = 0, cold = 0, seconds = 10.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$liKppOddd", names, &cards_obj, &points_obj, &steps,
+                                     &restarts, &seed, &diagonals, &patience, &start_obj, &hot, &cold,
+                                     &seconds))
         return NULL;
-    if (steps < 0 || steps > 100000000 || restarts < 1 || restarts > 1000) {
-        PyErr_SetString(PyExc_ValueError, "steps 0..1e8, restarts 1..1000");
+    if (steps < 0 || restarts < 1 || restarts > 1000 || steps > 100000000 / restarts) {
+        PyErr_SetString(PyExc_ValueError, "steps 0.., restarts 1..1000, steps x restarts at most 1e8");
         return NULL;
     }
+    if (!(seconds >= 0 && seconds <= 3600) || !(hot >= 0 && hot <= 1e9) || !(cold >= 0 && cold <= 1e9)) {
+        PyErr_SetString(PyExc_ValueError, "seconds 0..3600, hot and cold 0..1e9 (0: the default)");
+        return NULL;
+    }
+    double started = now_s();
     int cards[NCARDS], points[NCAT];
     if (read_deal(cards_obj, points_obj, cards, points)) return NULL;
     Deal *d = new_deal(cards, points);
@@ -1069,9 +1077,11 @@ static PyObject *py_anneal(PyObject *self, PyObject *args, PyObject *kw) {
     if (spread < 0.01) spread = 0.01;
     if (!(hot > 0)) hot = 8.0 * spread;
     if (!(cold > 0) || cold > hot) cold = 0.3 * spread;
+    if (cold > hot) cold = hot;
     Rng g = {seed * 0x9E3779B97F4A7C15ull + 1};
-    for (int r = 0; r < restarts; r++) {
-        int s = anneal_once(d, nlines, patience, steps, hot, cold, &g,
+    double deadline = started + seconds;
+    for (int r = 0; r < restarts && (r == 0 || now_s() <= deadline); r++) {
+        int s = anneal_once(d, nlines, patience, steps, hot, cold, deadline, &g,
                             have_start && r == 0 ? start : NULL, grid);
         if (s > best_score) best_score = s, memcpy(best, grid, sizeof grid);
     }
@@ -1144,7 +1154,8 @@ static PyObject *py_search(PyObject *self, PyObject *args, PyObject *kw) {
 static PyMethodDef methods[] = {
     {"anneal", (PyCFunction)(void (*)(void))py_anneal, METH_VARARGS | METH_KEYWORDS,
      "anneal(cards, points, *, steps=200000, restarts=4, seed=0, diagonals=False, patience=False, "
-     "start=None) -> (score, grid | None): the best grid of simulated annealing over swaps."},
+     "start=None, seconds=10.0) -> (score, grid | None): the best grid of simulated annealing over "
+     "swaps, within seconds (steps x restarts at most 1e8)."},
     {"search", (PyCFunction)(void (*)(void))py_search, METH_VARARGS | METH_KEYWORDS,
      "search(cards, points, grid, *, target=score, seconds=2.0, patience=False) -> (score, grid, "
      "finished, bound, nodes): the branch-and-bound search for grids above the target."},
