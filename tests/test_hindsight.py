@@ -319,6 +319,39 @@ def test_patience_layering_agrees_with_brute_force() -> None:
     assert outcomes == {True, False}  # both answers were exercised
 
 
+def laid_by_moves(deal: list[int], moves: tuple[tuple[int, int], ...]) -> list[int]:
+    """The grid that laying ``deal`` at ``moves`` (offsets from the first card) makes."""
+    top, left = min(r for r, _ in moves), min(c for _, c in moves)
+    grid = [-1] * 25
+    for card, (r, c) in zip(deal, moves, strict=True):
+        grid[(r - top) * SIZE + (c - left)] = card
+    return grid
+
+
+def assert_scores_its_own_grid(deal: list[int], *, exact: bool) -> None:
+    """A patience answer with the diagonals: its moves lay its grid, scored as it stands."""
+    table = TABLES["american"]
+    cards = [Card(i) for i in deal]
+    found = solve(cards, table, budget=0.1, diagonals=True, patience=True, exact=exact)
+    assert found.moves is not None
+    assert laid_by_moves(deal, found.moves) == list(found.grid)
+    assert legal_in_deal_order(list(found.grid), deal)
+    assert found.score == grid_score(list(found.grid), table, diagonals=True) <= found.upper_bound
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deck=st.permutations(range(52)))
+@example(deck=deal_of(0))
+def test_a_patience_answer_with_the_diagonals_scores_its_own_grid(deck: list[int]) -> None:
+    # laying a grid in deal order may reorder its rows and columns, which moves the
+    # diagonals: the score is the laid grid's (it was the grid's before it was laid)
+    assert_scores_its_own_grid(deck[:25], exact=True)
+
+
+def test_without_the_kernel_a_patience_answer_scores_its_own_grid() -> None:
+    assert_scores_its_own_grid(deal_of(1), exact=False)
+
+
 # --- over HTTP --------------------------------------------------------------------------
 
 

@@ -228,6 +228,22 @@ static int layable(const int *grid) {
     return 0;
 }
 
+/* With the diagonals on, reordering rows and columns moves them: a grid counts only as
+ * laid, each card (in deal order) touching one laid before it where it stands. */
+static int lays_in_place(const int *grid) {
+    int cell_of[NCARDS];
+    for (int cell = 0; cell < NCARDS; cell++) cell_of[grid[cell]] = cell;
+    for (int p = 1; p < NCARDS; p++) {
+        int r = cell_of[p] / 5, c = cell_of[p] % 5, touches = 0;
+        for (int q = 0; q < p && !touches; q++) {
+            int dr = cell_of[q] / 5 - r, dc = cell_of[q] % 5 - c;
+            touches = dr >= -1 && dr <= 1 && dc >= -1 && dc <= 1;
+        }
+        if (!touches) return 0;
+    }
+    return 1;
+}
+
 /* ---- annealing: a strong grid before the proof ------------------------------------ */
 
 typedef struct {
@@ -258,8 +274,12 @@ static void cell_lines(CellLines *t, int nlines) {
 }
 
 /* Simulated annealing over swaps from a shuffle (or ``start``), ``steps`` swaps or until
- * ``deadline``; the best grid (layable ones only when ``patience``) goes to ``best``.
- * Returns its score, or INT32_MIN when no layable grid was met. */
+ * ``deadline``; the best grid (when ``patience``, layable ones only: 2, laid in place)
+ * goes to ``best``. Returns its score, or INT32_MIN when no layable grid was met. */
+static int lays(const int *grid, int patience) {
+    return !patience || (patience == 2 ? lays_in_place(grid) : layable(grid));
+}
+
 static int anneal_once(const Deal *d, int nlines, int patience, long steps, double hot,
                        double cold, double deadline, Rng *g, const int *start, int *best) {
     int grid[NCARDS], value[12];
@@ -277,7 +297,7 @@ static int anneal_once(const Deal *d, int nlines, int patience, long steps, doub
     int current = 0;
     for (int k = 0; k < nlines; k++) current += value[k] = line_score(d, grid, k);
     int best_score = INT32_MIN;
-    if (!patience || layable(grid)) best_score = current, memcpy(best, grid, sizeof grid);
+    if (lays(grid, patience)) best_score = current, memcpy(best, grid, sizeof grid);
     int touched[8], fresh[8];
     for (long step = 0; step < steps; step++) {
         if ((step & 1023) == 1023 && now_s() > deadline) break;
@@ -298,7 +318,7 @@ static int anneal_once(const Deal *d, int nlines, int patience, long steps, doub
         if (delta >= 0 || rng_unit(g) < exp((double)delta / heat)) {
             for (int b = 0; b < n; b++) value[touched[b]] = fresh[b];
             current += delta;
-            if (current > best_score && (!patience || layable(grid))) {
+            if (current > best_score && lays(grid, patience)) {
                 best_score = current;
                 memcpy(best, grid, sizeof grid);
             }
@@ -1080,8 +1100,9 @@ static PyObject *py_anneal(PyObject *self, PyObject *args, PyObject *kw) {
     if (cold > hot) cold = hot;
     Rng g = {seed * 0x9E3779B97F4A7C15ull + 1};
     double deadline = started + seconds;
+    int lay = patience ? (diagonals ? 2 : 1) : 0;
     for (int r = 0; r < restarts && (r == 0 || now_s() <= deadline); r++) {
-        int s = anneal_once(d, nlines, patience, steps, hot, cold, deadline, &g,
+        int s = anneal_once(d, nlines, lay, steps, hot, cold, deadline, &g,
                             have_start && r == 0 ? start : NULL, grid);
         if (s > best_score) best_score = s, memcpy(best, grid, sizeof grid);
     }
