@@ -235,6 +235,22 @@ def test_the_search_alone_reaches_the_optimum_from_a_poor_grid(vector: dict[str,
     assert kernel.score_grid(grid, points) == vector["optimum"]
 
 
+@pytest.mark.parametrize("vector", VECTORS["vectors"], ids=lambda v: f"{v['table']}-{v['seed']}")
+def test_a_search_stopped_below_the_optimum_claims_no_proof(vector: dict[str, Any]) -> None:
+    # a deadline already past stops the search after its first nodes, far below the
+    # optimum: the bound must cover the grids not searched, never be the unproven target
+    deal = [Card.parse(text).index for text in vector["cards"]]
+    points, optimum = vector["points"], vector["optimum"]
+    for target, seconds in ((None, 0.0), (optimum - 1, 0.0), (optimum - 1, 0.005)):
+        aim = {} if target is None else {"target": target}
+        score, grid, finished, bound, _ = kernel.search(deal, points, deal, seconds=seconds, **aim)
+        assert kernel.score_grid(grid, points) == score <= optimum
+        if target is None:
+            assert score < optimum  # stopped below it, as the test means
+        assert not finished or score == optimum
+        assert bound >= optimum, (target, seconds, score, bound)
+
+
 @pytest.mark.parametrize("seed", [3, 4, 6, 9])
 def test_from_a_poor_grid_the_search_reaches_what_solve_proves(seed: int) -> None:
     # british points are small, so the bounds run close to the targets: a bound one
@@ -368,3 +384,152 @@ def test_without_the_kernel_the_relaxation_answers(monkeypatch: pytest.MonkeyPat
     found = solve([Card(i) for i in deal_of(0)], TABLES["american"], budget=0.5)
     assert found.method == "relaxation"
     assert found.score <= found.upper_bound
+
+
+# --- the kernel's own inputs: refused with an exception, never read wrong -----------------
+
+
+class Shrinking:
+    """An index that empties the list holding it when read (the list then has no items)."""
+
+    def __init__(self, value: int, holder: list[Any]) -> None:
+        self.value, self.holder = value, holder
+
+    def __index__(self) -> int:
+        self.holder.clear()
+        return self.value
+
+
+def shrinking(values: Sequence[int]) -> list[Any]:
+    """``values`` as a list whose first item clears it when read."""
+    held: list[Any] = list(values)
+    held[0] = Shrinking(values[0], held)
+    return held
+
+
+DEAL = deal_of(0)
+AMERICAN = points_of(TABLES["american"])
+
+
+def refusals() -> list[tuple[str, Any]]:
+    """Each entry point with an argument a list that empties itself while it is read."""
+    return [
+        ("hand", lambda: kernel.category(shrinking([0, 1, 2, 3, 4]))),
+        ("grid", lambda: kernel.score_grid(shrinking(DEAL), AMERICAN)),
+        ("points", lambda: kernel.score_grid(DEAL, shrinking(AMERICAN))),
+        ("cards", lambda: kernel.anneal(shrinking(DEAL), AMERICAN, steps=10, restarts=1)),
+        ("grid", lambda: kernel.search(DEAL, AMERICAN, shrinking(DEAL), seconds=0)),
+        ("grid", lambda: kernel.layable(shrinking(list(range(25))))),
+        ("fixed", lambda: kernel.column_best(shrinking([0, 1]), [[2]], [3, 4], 2, AMERICAN)),
+        ("rows", lambda: kernel.column_best([0], [shrinking([1, 2])], [3, 4, 5], 3, AMERICAN)),
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(refusals())))
+def test_a_list_resized_while_the_kernel_reads_it_is_refused(index: int) -> None:
+    # the kernel reads a copy, so nothing past the list's end (once a SEGV), and says so
+    what, call = refusals()[index]
+    with pytest.raises(ValueError, match=f"{what}: the list changed size while it was read"):
+        call()
+
+
+def test_the_rows_list_resized_by_a_nested_index_is_refused() -> None:
+    rows: list[Any] = [[1], [2]]
+    rows[0] = [Shrinking(1, rows)]  # reading row 1 empties the rows
+    with pytest.raises(ValueError, match="rows: the list changed size"):
+        kernel.column_best([0], rows, [3, 4, 5], 2, AMERICAN)
+
+
+@pytest.mark.parametrize("big", [2**32, 2**31, 2**63, 2**64, -(2**32)])
+def test_values_are_checked_before_they_are_cut_to_32_bits(big: int) -> None:
+    # 2**32 + 8 was card 8 (a royal flush with 9..12), 2**32 + 5 points passed as 5
+    royal = [big + 8, 9, 10, 11, 12]
+    with pytest.raises(ValueError, match=r"hand: 5 different integers in 0\.\.51"):
+        kernel.category(royal)
+    points = [big + 5, *AMERICAN[1:]]
+    with pytest.raises(ValueError, match=r"points: 10 integers in -10000\.\.10000"):
+        kernel.score_grid(DEAL, points)
+    with pytest.raises(ValueError, match="points"):
+        kernel.search(DEAL, points, DEAL, seconds=0)
+    with pytest.raises(ValueError, match="points"):
+        kernel.anneal(DEAL, points, steps=10, restarts=1)
+    with pytest.raises(ValueError, match="points"):
+        kernel.column_best([0], [], [1, 2, 3, 4], 4, points)
+    with pytest.raises(ValueError, match="cards"):
+        kernel.search([big + DEAL[0], *DEAL[1:]], AMERICAN, DEAL, seconds=0)
+    with pytest.raises(ValueError, match="grid"):
+        kernel.search(DEAL, AMERICAN, [big + DEAL[0], *DEAL[1:]], seconds=0)
+    with pytest.raises(ValueError, match="grid"):
+        kernel.score_grid([big + DEAL[0], *DEAL[1:]], AMERICAN)
+    with pytest.raises(ValueError, match=r"grid: 25 different integers in 0\.\.24"):
+        kernel.layable([big, *range(1, 25)])
+    with pytest.raises(ValueError, match="fixed"):
+        kernel.column_best([big], [], [1, 2, 3, 4], 4, AMERICAN)
+
+
+def test_points_are_range_checked_before_they_are_summed() -> None:
+    # twelve lines of 2**31 - 1 overflowed score_grid's int; the search's -10000..10000 holds
+    for points in ([2**31 - 1] * 10, [-(2**31)] * 10, [10_001] * 10, [-10_001] * 10):
+        with pytest.raises(ValueError, match=r"points: 10 integers in -10000\.\.10000"):
+            kernel.score_grid(DEAL, points, True)
+    assert kernel.score_grid(DEAL, [10_000] * 10, True) == 120_000
+    assert kernel.score_grid(DEAL, [-10_000] * 10, True) == -120_000
+
+
+def test_a_card_twice_is_refused() -> None:
+    # five aces of spades were a pair
+    with pytest.raises(ValueError, match="hand: 5 different integers"):
+        kernel.category([0] * 5)
+    with pytest.raises(ValueError, match="hand: 5 different integers"):
+        kernel.category([0, 13, 26, 39, 0])
+    with pytest.raises(ValueError, match="grid: 25 different integers"):
+        kernel.score_grid([DEAL[1], *DEAL[1:]], AMERICAN)
+    with pytest.raises(ValueError, match="cards: 25 different integers"):
+        kernel.anneal([DEAL[1], *DEAL[1:]], AMERICAN, steps=10, restarts=1)
+    with pytest.raises(ValueError, match="grid: 25 different integers"):
+        kernel.layable([1, *range(1, 25)])
+    assert kernel.category([0, 13, 26, 39, 1]) == 7  # four deuces: the cards, not their ranks
+
+
+def test_other_than_integers_is_refused_with_a_type_error() -> None:
+    with pytest.raises(TypeError, match="hand: a sequence of 5 integers"):
+        kernel.category(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        kernel.category([0, 1, 2, 3, 4.0])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="hand: 5 values expected"):
+        kernel.category([0, 1, 2, 3])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"steps": 10**8, "restarts": 1000},  # an hour with the GIL released
+        {"steps": 10**6, "restarts": 101},
+        {"steps": -1},
+        {"restarts": 0},
+        {"seconds": -1.0},
+        {"seconds": math.nan},
+        {"seconds": 3601.0},
+        {"hot": math.inf},
+        {"cold": -1.0},
+    ],
+)
+def test_annealing_refuses_absurd_arguments(options: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match=r"steps|seconds"):
+        kernel.anneal(DEAL, AMERICAN, **options)
+
+
+def test_annealing_keeps_its_time_limit() -> None:
+    # 10**8 steps take seconds; a limit of 0.2 s stops it there with the best grid so far
+    for patience in (False, True):
+        started = time.perf_counter()
+        score, grid = kernel.anneal(
+            DEAL, AMERICAN, steps=10**8, restarts=1, seconds=0.2, patience=patience
+        )
+        assert time.perf_counter() - started < 1.5
+        assert grid is not None
+        assert sorted(grid) == sorted(DEAL)
+        assert kernel.score_grid(grid, AMERICAN) == score
+    started = time.perf_counter()
+    kernel.anneal(DEAL, AMERICAN, steps=10**6, restarts=100, seconds=0.2)
+    assert time.perf_counter() - started < 1.5  # the restarts stop at the limit too

@@ -5,9 +5,12 @@ CP-SAT relaxation is its fallback and the answer without the compiled kernel. Th
 relaxation's bound rests on one lemma per line (a line is worth at most high card plus
 the best core inside it), checked here by brute force over every five cards of several
 deals under several tables, and on the grid rules of the relaxation, checked by every
-grid the searches find never beating the bound. Special tables whose optimum is known by
-counting (quads, flushes) must be solved *and proven*. The poker-patience layer's
-backtracking is checked against a brute force over all row and column orders.
+grid the searches find never beating the bound; the relaxation also runs on its own (its
+two models, and ``solve`` without the kernel) on tables where high card scores and on
+nine cards of a suit (two flush lines), a bound below a known grid being unsound.
+Special tables whose optimum is known by counting (quads, flushes) must be solved *and
+proven*. The poker-patience layer's backtracking is checked against a brute force over
+all row and column orders.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
@@ -140,6 +144,134 @@ def test_flush_lines_are_counted_by_suit() -> None:
     assert (found.score, found.upper_bound, found.optimal) == (3, 3, True)
 
 
+# --- the relaxation on its own (the answer without the kernel, and when it stalls) ------
+
+
+def relaxed_bounds(deal: list[int], table: PointTable, grid: list[int]) -> list[int]:
+    """The bound of each of the relaxation's two models that states one in 5 s.
+
+    The quick model (no crossing rule) always does on these small models; the larger one
+    may still be presolving on a busy machine, and then states none (a bound is the
+    other's).
+    """
+    bounds = []
+    for crossing in (False, True):
+        until = time.perf_counter() + 5
+        relaxed = hindsight._relax(deal, table.points, grid, until, 0, crossing=crossing)
+        assert relaxed is not None or crossing
+        if relaxed is not None:
+            bounds.append(relaxed.bound)
+    return bounds
+
+
+SPARSE = st.builds(
+    lambda high, extra: table_of({"high-card": high} | extra),
+    st.integers(1, 60),
+    st.dictionaries(
+        st.sampled_from(["three-of-a-kind", "four-of-a-kind", "flush", "straight-flush"]),
+        st.integers(1, 200),
+        max_size=3,
+    ),
+)
+"""Tables where high card scores: few categories above it, so CP-SAT answers at once."""
+
+
+@st.composite
+def suited_deals(draw: st.DrawFn) -> list[int]:
+    """25 cards, ``n`` (5..10) of one suit: a suit of nine or more makes two flush lines."""
+    suit, n = draw(st.integers(0, 3)), draw(st.integers(5, 10))
+    ranks = draw(st.lists(st.integers(0, 12), min_size=n, max_size=n, unique=True))
+    others = [c for c in range(52) if c // 13 != suit]
+    rest = draw(st.lists(st.sampled_from(others), min_size=25 - n, max_size=25 - n, unique=True))
+    return sorted(suit * 13 + r for r in ranks) + rest
+
+
+def two_suited_lines(deal: list[int]) -> list[int]:
+    """The deal laid with its first nine cards (a suit's, by rank) in the top row and left column.
+
+    Nine of a suit: two flush lines (straight flushes if their ranks run), sharing a card.
+    """
+    grid = [-1] * 25
+    for cell, card in zip([1, 2, 3, 4, 0, 5, 10, 15, 20], deal, strict=False):
+        grid[cell] = card
+    rest = iter(deal[9:])
+    return [card if card >= 0 else next(rest) for card in grid]
+
+
+NINE_SPADES_TEXT = "2S 3S 4S 5S 6S 7S 8S 9S TS 2C 3C 4C 6C 7C 9C 3D 4D 6D 7D 9D 2H 4H 6H 8H TH"
+NINE_SPADES = [Card.parse(text).index for text in NINE_SPADES_TEXT.split()]
+"""2S..TS, and 16 cards whose suits hold no run of five: one flush line each."""
+TWO_SF = table_of(
+    {name: 10 for name in ("high-card", "one-pair", "two-pair", "three-of-a-kind", "straight")}
+    | {"full-house": 10, "four-of-a-kind": 10, "flush": 30, "straight-flush": 100}
+)
+"""Every line 10 at least, a flush 30, a straight flush 100."""
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deal=suited_deals(), table=SPARSE)
+@example(deal=NINE_SPADES, table=TWO_SF)  # two straight flushes of nine spades, crossing at 6S
+def test_the_relaxation_bounds_grids_where_high_card_scores(
+    deal: list[int], table: PointTable
+) -> None:
+    # the relaxation is an upper bound: no grid of the deal may score above it, counted
+    # with high card on every line the cores leave free (ten of them)
+    grids = [deal, two_suited_lines(deal), hill_climb(deal, table.points, steps=2000)[1]]
+    best = max(grid_score(grid, table) for grid in grids)
+    for bound in relaxed_bounds(deal, table, grids[1]):
+        assert best <= bound, (best, bound)
+
+
+def test_nine_cards_of_a_suit_make_two_flush_lines_in_the_relaxation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # two straight flushes crossing at 6S and eight lines of 10: 280, above what one flush
+    # line per suit allows (a straight flush, three flushes, high card: 250); without the
+    # kernel the relaxation must allow both
+    deal = NINE_SPADES
+    grid = two_suited_lines(deal)
+    crossed = grid_score(grid, TWO_SF)
+    assert crossed == 2 * 100 + 8 * 10
+    assert min(relaxed_bounds(deal, TWO_SF, grid)) >= crossed
+    monkeypatch.setattr(hindsight, "compiled", lambda: None)
+    found = solve([Card(i) for i in deal], TWO_SF, budget=1)
+    assert found.method == "relaxation"
+    assert found.score <= found.upper_bound
+    assert crossed <= found.upper_bound
+
+
+def test_the_relaxation_counts_high_card_on_all_ten_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every line scores high card's points or more on these tables, so every grid scores
+    # ten times them: so must the bound, with cores (trips, quads) or without any
+    at_least = dict.fromkeys(
+        (
+            "one-pair",
+            "two-pair",
+            "straight",
+            "flush",
+            "full-house",
+            "straight-flush",
+            "royal-flush",
+        ),
+        20,
+    )
+    tables = [
+        table_of({"high-card": 3}),
+        table_of({"high-card": 20, "three-of-a-kind": 30, "four-of-a-kind": 60} | at_least),
+    ]
+    monkeypatch.setattr(hindsight, "compiled", lambda: None)
+    for table in tables:
+        for seed in (1, 3):
+            deal = deal_of(seed)
+            floor = 10 * table.points[0]
+            assert floor <= min(relaxed_bounds(deal, table, deal))
+            found = solve([Card(i) for i in deal], table, budget=0.3)
+            assert found.method == "relaxation"
+            assert floor <= found.score <= found.upper_bound
+            if table.points[0] == 3:  # nothing above high card: proven at once
+                assert (found.score, found.upper_bound, found.optimal) == (30, 30, True)
+
+
 # --- poker-patience -----------------------------------------------------------------------
 
 
@@ -185,6 +317,39 @@ def test_patience_layering_agrees_with_brute_force() -> None:
             assert grid_score(laid, TABLES["british"]) == grid_score(grid, TABLES["british"])
             assert moves[0] == (0, 0)
     assert outcomes == {True, False}  # both answers were exercised
+
+
+def laid_by_moves(deal: list[int], moves: tuple[tuple[int, int], ...]) -> list[int]:
+    """The grid that laying ``deal`` at ``moves`` (offsets from the first card) makes."""
+    top, left = min(r for r, _ in moves), min(c for _, c in moves)
+    grid = [-1] * 25
+    for card, (r, c) in zip(deal, moves, strict=True):
+        grid[(r - top) * SIZE + (c - left)] = card
+    return grid
+
+
+def assert_scores_its_own_grid(deal: list[int], *, exact: bool) -> None:
+    """A patience answer with the diagonals: its moves lay its grid, scored as it stands."""
+    table = TABLES["american"]
+    cards = [Card(i) for i in deal]
+    found = solve(cards, table, budget=0.1, diagonals=True, patience=True, exact=exact)
+    assert found.moves is not None
+    assert laid_by_moves(deal, found.moves) == list(found.grid)
+    assert legal_in_deal_order(list(found.grid), deal)
+    assert found.score == grid_score(list(found.grid), table, diagonals=True) <= found.upper_bound
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deck=st.permutations(range(52)))
+@example(deck=deal_of(0))
+def test_a_patience_answer_with_the_diagonals_scores_its_own_grid(deck: list[int]) -> None:
+    # laying a grid in deal order may reorder its rows and columns, which moves the
+    # diagonals: the score is the laid grid's (it was the grid's before it was laid)
+    assert_scores_its_own_grid(deck[:25], exact=True)
+
+
+def test_without_the_kernel_a_patience_answer_scores_its_own_grid() -> None:
+    assert_scores_its_own_grid(deal_of(1), exact=False)
 
 
 # --- over HTTP --------------------------------------------------------------------------

@@ -20,7 +20,8 @@ from litestar.testing import TestClient
 
 import cardproof_service.tournaments.standings as standings_module
 from cardproof.models import HindsightSolution, RoundPar
-from cardproof_service.tournaments.pars import PAR_CLIENT
+from cardproof_service.store import GameResult
+from cardproof_service.tournaments.pars import PAR_CLIENT, Solved, round_par
 from test_tournaments_api import (
     CELLS,
     enter,
@@ -157,3 +158,13 @@ def test_a_par_kept_before_the_exact_search_reads_as_such(
     assert second.method == "branch-and-bound"
     page = client.get(f"/tournaments/{tid}", headers=reader(tid))
     assert "best found (earlier solver)" in page.text
+
+
+def test_a_game_equal_to_the_solvers_grid_leaves_the_solvers_par() -> None:
+    # a tie is not a better game: the par stays the solver's grid, its log and its proof
+    solved = Solved(120, 120, "a1 b1", "branch-and-bound")
+    tie = GameResult("Ada", 1, "d_1", 120, 0, "e5 d4", blind=False)
+    par = round_par(1, solved, tie)
+    assert (par.score, par.moves, par.by, par.optimal) == (120, "a1 b1", "solver", True)
+    above = round_par(1, solved, msgspec.structs.replace(tie, total=121))
+    assert (above.score, above.moves, above.by, above.upper_bound) == (121, "e5 d4", "entrant", 121)

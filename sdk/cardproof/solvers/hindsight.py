@@ -42,7 +42,9 @@ search does not see are bounded by the best single line twice.
 cards in deal order, each touching one laid before: the exact search only takes grids
 that can be laid so; :func:`patience_moves` finds the order of rows and columns (or the
 transpose) that lays one (a legal order always exists for the grid in deal order, row
-by row).
+by row). Reordering keeps the rows' and columns' points, not the diagonals': with them
+on, the answer is the grid as laid, scored as laid, and annealing keeps only grids that
+lay where they stand.
 """
 
 from __future__ import annotations
@@ -433,7 +435,9 @@ def patience_moves(
 
     Each card after the first must touch (8 ways) a card laid before it. Returns the
     grid as laid and each card's offset from the first; ``None`` if no order of rows
-    and columns allows it (the score is the same for all of them).
+    and columns allows it. Rows and columns keep their places where they can, so a grid
+    that lays as it stands is laid unchanged (reordering keeps the rows' and columns'
+    score, not the diagonals').
 
     >>> deal = list(range(25))
     >>> laid, moves = patience_moves(deal, deal)
@@ -468,12 +472,8 @@ def _lay(spots: Sequence[tuple[int, int]]) -> tuple[dict[int, int], dict[int, in
         if i == len(spots):
             return True
         r, c = spots[i]
-        row_choices = (
-            [row_at[r]] if r in row_at else [p for p in range(SIZE) if p not in row_at.values()]
-        )
-        col_choices = (
-            [col_at[c]] if c in col_at else [p for p in range(SIZE) if p not in col_at.values()]
-        )
+        row_choices = [row_at[r]] if r in row_at else _free(row_at, r)
+        col_choices = [col_at[c]] if c in col_at else _free(col_at, c)
         for pr in row_choices:
             for pc in col_choices:
                 if i and not any(
@@ -491,6 +491,12 @@ def _lay(spots: Sequence[tuple[int, int]]) -> tuple[dict[int, int], dict[int, in
         return False
 
     return (row_at, col_at) if place(0) else None
+
+
+def _free(placed: dict[int, int], own: int) -> list[int]:
+    """The places no row (or column) holds yet, its own place first."""
+    free = [p for p in range(SIZE) if p not in placed.values()]
+    return sorted(free, key=lambda p: p != own)
 
 
 # --- the solver ----------------------------------------------------------------------
@@ -547,8 +553,6 @@ def solve(
     kernel = compiled() if exact else None
     solver = _solve_relaxed if kernel is None else partial(_solve_exact, kernel)
     score, grid, bound = solver(deal, table.points, budget, diagonals, patience, seed, started)
-    if score > bound:
-        raise RuntimeError(f"hindsight bound {bound} below a grid scoring {score}: a bug")
     moves: tuple[tuple[int, int], ...] | None = None
     if patience:
         laid = patience_moves(grid, deal)
@@ -556,6 +560,11 @@ def solve(
             raise RuntimeError("hindsight's poker-patience grid cannot be laid in deal order")
         grid, offsets = laid
         moves = tuple(offsets)
+        # the grid as laid is the answer: its rows and columns may have moved, and with
+        # them the diagonals, so its score is counted again
+        score = _Scorer(table.points).grid(grid, _lines(diagonals))
+    if score > bound:
+        raise RuntimeError(f"hindsight bound {bound} below a grid scoring {score}: a bug")
     return Hindsight(
         score=score,
         grid=tuple(grid),
@@ -618,6 +627,7 @@ def _solve_exact(
         seed=seed,
         diagonals=diagonals,
         patience=patience,
+        seconds=max(0.0, end - time.perf_counter()),
     )
     grid = list(found) if found is not None else list(deal)  # the deal row by row always lays
     plain = kernel.score_grid(grid, table)
@@ -649,9 +659,19 @@ def _solve_exact(
                 plain, grid = other_plain, other
     if diagonals:
         bound += 2 * max(points[:10])
+        if patience:  # the grid as laid: reordering it for the deal moves its diagonals
+            grid = _laid(grid, deal)
         if found is not None and scorer.grid(found, lines) > scorer.grid(grid, lines):
-            grid = list(found)
+            grid = list(found)  # annealing's grids with the diagonals lay where they stand
     return scorer.grid(grid, lines), grid, bound
+
+
+def _laid(grid: Sequence[int], deal: Sequence[int]) -> list[int]:
+    """``grid`` as poker-patience lays it in deal order (rows and columns reordered)."""
+    laid = patience_moves(grid, deal)
+    if laid is None:  # every grid offered here lays: a bug
+        raise RuntimeError("hindsight's poker-patience grid cannot be laid in deal order")
+    return laid[0]
 
 
 def _relaxation(
@@ -737,9 +757,10 @@ def _solve_relaxed(
         offer(grid)
     if diagonals:
         bound += 2 * max(points[:10])
+    if patience:  # the deal-order grid (a candidate) always lays: the best as laid
+        laid = [patience_moves(grid, deal) for _, grid in candidates]
+        candidates = [(scorer.grid(found[0], lines), found[0]) for found in laid if found]
     candidates.sort(key=lambda found: -found[0])
-    if patience:  # the deal-order grid (a candidate) always lays: the best that does
-        candidates = [found for found in candidates if patience_moves(found[1], deal) is not None]
     score, grid = candidates[0]
     return score, grid, bound
 

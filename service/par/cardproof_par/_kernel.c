@@ -228,6 +228,22 @@ static int layable(const int *grid) {
     return 0;
 }
 
+/* With the diagonals on, reordering rows and columns moves them: a grid counts only as
+ * laid, each card (in deal order) touching one laid before it where it stands. */
+static int lays_in_place(const int *grid) {
+    int cell_of[NCARDS];
+    for (int cell = 0; cell < NCARDS; cell++) cell_of[grid[cell]] = cell;
+    for (int p = 1; p < NCARDS; p++) {
+        int r = cell_of[p] / 5, c = cell_of[p] % 5, touches = 0;
+        for (int q = 0; q < p && !touches; q++) {
+            int dr = cell_of[q] / 5 - r, dc = cell_of[q] % 5 - c;
+            touches = dr >= -1 && dr <= 1 && dc >= -1 && dc <= 1;
+        }
+        if (!touches) return 0;
+    }
+    return 1;
+}
+
 /* ---- annealing: a strong grid before the proof ------------------------------------ */
 
 typedef struct {
@@ -257,11 +273,15 @@ static void cell_lines(CellLines *t, int nlines) {
     }
 }
 
-/* Simulated annealing over swaps from a shuffle (or ``start``), ``steps`` swaps; the
- * best grid (layable ones only when ``patience``) goes to ``best``. Returns its score,
- * or INT32_MIN when no layable grid was met. */
+/* Simulated annealing over swaps from a shuffle (or ``start``), ``steps`` swaps or until
+ * ``deadline``; the best grid (when ``patience``, layable ones only: 2, laid in place)
+ * goes to ``best``. Returns its score, or INT32_MIN when no layable grid was met. */
+static int lays(const int *grid, int patience) {
+    return !patience || (patience == 2 ? lays_in_place(grid) : layable(grid));
+}
+
 static int anneal_once(const Deal *d, int nlines, int patience, long steps, double hot,
-                       double cold, Rng *g, const int *start, int *best) {
+                       double cold, double deadline, Rng *g, const int *start, int *best) {
     int grid[NCARDS], value[12];
     CellLines through;
     cell_lines(&through, nlines);
@@ -277,9 +297,10 @@ static int anneal_once(const Deal *d, int nlines, int patience, long steps, doub
     int current = 0;
     for (int k = 0; k < nlines; k++) current += value[k] = line_score(d, grid, k);
     int best_score = INT32_MIN;
-    if (!patience || layable(grid)) best_score = current, memcpy(best, grid, sizeof grid);
+    if (lays(grid, patience)) best_score = current, memcpy(best, grid, sizeof grid);
     int touched[8], fresh[8];
     for (long step = 0; step < steps; step++) {
+        if ((step & 1023) == 1023 && now_s() > deadline) break;
         double heat = hot * pow(cold / hot, (double)step / (double)steps);
         int i = rng_below(g, NCARDS), j = rng_below(g, NCARDS);
         if (i == j) continue;
@@ -297,7 +318,7 @@ static int anneal_once(const Deal *d, int nlines, int patience, long steps, doub
         if (delta >= 0 || rng_unit(g) < exp((double)delta / heat)) {
             for (int b = 0; b < n; b++) value[touched[b]] = fresh[b];
             current += delta;
-            if (current > best_score && (!patience || layable(grid))) {
+            if (current > best_score && lays(grid, patience)) {
                 best_score = current;
                 memcpy(best, grid, sizeof grid);
             }
@@ -847,43 +868,56 @@ static int run_search(Search *S, int *stopped_bound) {
 
 /* ---- Python ----------------------------------------------------------------------- */
 
-static int read_ints(PyObject *seq, int *out, int n, const char *what) {
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (!fast) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != n) {
-        PyErr_Format(PyExc_ValueError, "%s: %d values expected", what, n);
-        Py_DECREF(fast);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (v == -1 && PyErr_Occurred()) {
-            Py_DECREF(fast);
-            return -1;
-        }
-        out[i] = (int)v;
-    }
-    Py_DECREF(fast);
-    return 0;
+/* A list an item's ``__index__`` resized while it was read (its copy was read): refused. */
+static int resized(PyObject *seq, Py_ssize_t n, const char *what) {
+    if (!PyList_Check(seq) || PyList_GET_SIZE(seq) == n) return 0;
+    PyErr_Format(PyExc_ValueError, "%s: the list changed size while it was read", what);
+    return -1;
 }
 
-static int read_deal(PyObject *cards_obj, PyObject *points_obj, int *cards, int *points) {
-    if (read_ints(cards_obj, cards, NCARDS, "cards") || read_ints(points_obj, points, NCAT, "points"))
+/* ``n`` integers of ``seq``, each in ``lo``..``hi`` (checked before it is cut to an int),
+ * all different when ``distinct`` (card indices, lo >= 0 and hi <= 63). The sequence is
+ * copied to a tuple first: an item's ``__index__`` may change a list, never the copy. */
+static int read_ints(PyObject *seq, int *out, int n, int lo, int hi, int distinct, const char *what) {
+    PyObject *items = PySequence_Tuple(seq);
+    if (!items) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError))
+            PyErr_Format(PyExc_TypeError, "%s: a sequence of %d integers expected", what, n);
         return -1;
-    uint64_t seen = 0;
-    for (int i = 0; i < NCARDS; i++) {
-        if (cards[i] < 0 || cards[i] > 51 || ((seen >> cards[i]) & 1)) {
-            PyErr_SetString(PyExc_ValueError, "cards: 25 distinct card indices 0..51 expected");
-            return -1;
-        }
-        seen |= 1ull << cards[i];
     }
-    for (int i = 0; i < NCAT; i++)
-        if (points[i] < -10000 || points[i] > 10000) {
-            PyErr_SetString(PyExc_ValueError, "points: each in -10000..10000");
+    if (PyTuple_GET_SIZE(items) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: %d values expected", what, n);
+        Py_DECREF(items);
+        return -1;
+    }
+    uint64_t seen = 0;
+    for (int i = 0; i < n; i++) {
+        int overflow = 0;
+        long v = PyLong_AsLongAndOverflow(PyTuple_GET_ITEM(items, i), &overflow);
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(items);
             return -1;
         }
-    return 0;
+        if (overflow || v < lo || v > hi || (distinct && ((seen >> v) & 1))) {
+            PyErr_Format(PyExc_ValueError, "%s: %d %sintegers in %d..%d expected", what, n,
+                         distinct ? "different " : "", lo, hi);
+            Py_DECREF(items);
+            return -1;
+        }
+        if (distinct) seen |= 1ull << v;
+        out[i] = (int)v;
+    }
+    Py_DECREF(items);
+    return resized(seq, n, what);
+}
+
+#define MAX_POINTS 10000 /* a category's points: 12 lines of them sum far inside an int */
+
+static int read_deal(PyObject *cards_obj, PyObject *points_obj, int *cards, int *points) {
+    return read_ints(cards_obj, cards, NCARDS, 0, 51, 1, "cards") ||
+                   read_ints(points_obj, points, NCAT, -MAX_POINTS, MAX_POINTS, 0, "points")
+               ? -1
+               : 0;
 }
 
 static PyObject *grid_tuple(const Deal *d, const int *grid) {
@@ -896,7 +930,7 @@ static PyObject *grid_tuple(const Deal *d, const int *grid) {
 /* grid given as card indices: to deal positions */
 static int grid_positions(const Deal *d, PyObject *obj, int *grid) {
     int cards[NCARDS];
-    if (read_ints(obj, cards, NCARDS, "grid")) return -1;
+    if (read_ints(obj, cards, NCARDS, 0, 51, 1, "grid")) return -1;
     uint32_t seen = 0;
     for (int cell = 0; cell < NCARDS; cell++) {
         int found = -1;
@@ -920,18 +954,13 @@ static PyObject *py_score_grid(PyObject *self, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|p", names, &grid_obj, &points_obj, &diagonals))
         return NULL;
     int cards[NCARDS], points[NCAT];
-    if (read_ints(grid_obj, cards, NCARDS, "grid") || read_ints(points_obj, points, NCAT, "points"))
+    if (read_ints(grid_obj, cards, NCARDS, 0, 51, 1, "grid") ||
+        read_ints(points_obj, points, NCAT, -MAX_POINTS, MAX_POINTS, 0, "points"))
         return NULL;
     int total = 0;
     for (int k = 0; k < (diagonals ? 12 : 10); k++) {
         int c[5];
-        for (int i = 0; i < 5; i++) {
-            c[i] = cards[LINES[k][i]];
-            if (c[i] < 0 || c[i] > 51) {
-                PyErr_SetString(PyExc_ValueError, "grid: card indices 0..51");
-                return NULL;
-            }
-        }
+        for (int i = 0; i < 5; i++) c[i] = cards[LINES[k][i]];
         total += points[category5(c)];
     }
     return PyLong_FromLong(total);
@@ -940,30 +969,28 @@ static PyObject *py_score_grid(PyObject *self, PyObject *args, PyObject *kw) {
 static PyObject *py_category(PyObject *self, PyObject *arg) {
     (void)self;
     int c[5];
-    if (read_ints(arg, c, 5, "hand")) return NULL;
-    for (int i = 0; i < 5; i++)
-        if (c[i] < 0 || c[i] > 51) {
-            PyErr_SetString(PyExc_ValueError, "hand: card indices 0..51");
-            return NULL;
-        }
+    if (read_ints(arg, c, 5, 0, 51, 1, "hand")) return NULL;
     return PyLong_FromLong(category5(c));
 }
 
+/* Card indices as a mask (a tuple copy, as in read_ints). */
 static int read_mask(PyObject *seq, uint64_t *mask, const char *what) {
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (!fast) return -1;
+    PyObject *items = PySequence_Tuple(seq);
+    if (!items) return -1;
     *mask = 0;
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
-        if ((v == -1 && PyErr_Occurred()) || v < 0 || v > 51 || ((*mask >> v) & 1)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items); i++) {
+        int overflow = 0;
+        long v = PyLong_AsLongAndOverflow(PyTuple_GET_ITEM(items, i), &overflow);
+        if ((v == -1 && PyErr_Occurred()) || overflow || v < 0 || v > 51 || ((*mask >> v) & 1)) {
             if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s: distinct card indices 0..51", what);
-            Py_DECREF(fast);
+            Py_DECREF(items);
             return -1;
         }
         *mask |= 1ull << v;
     }
-    Py_DECREF(fast);
-    return 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    Py_DECREF(items);
+    return resized(seq, n, what);
 }
 
 static PyObject *py_column_best(PyObject *self, PyObject *args) {
@@ -975,21 +1002,22 @@ static PyObject *py_column_best(PyObject *self, PyObject *args) {
     Deal *d = PyMem_Calloc(1, sizeof(Deal));
     if (!d) return PyErr_NoMemory();
     PyObject *result = NULL, *seq = NULL;
-    if (read_ints(points_obj, d->points, NCAT, "points") || read_mask(fixed_obj, &fixed, "fixed") ||
-        read_mask(pool_obj, &pool, "pool"))
+    if (read_ints(points_obj, d->points, NCAT, -MAX_POINTS, MAX_POINTS, 0, "points") ||
+        read_mask(fixed_obj, &fixed, "fixed") || read_mask(pool_obj, &pool, "pool"))
         goto done;
-    seq = PySequence_Fast(rows_obj, "rows");
+    seq = PySequence_Tuple(rows_obj);
     if (!seq) goto done;
-    m = (int)PySequence_Fast_GET_SIZE(seq);
+    m = PyTuple_GET_SIZE(seq) > 5 ? 5 : (int)PyTuple_GET_SIZE(seq);
     uint64_t all = fixed | pool;
     int overlap = (fixed & pool) != 0;
     for (int i = 0; i < m && i < 4; i++) {
-        if (read_mask(PySequence_Fast_GET_ITEM(seq, i), &rows[i], "rows")) goto done;
+        if (read_mask(PyTuple_GET_ITEM(seq, i), &rows[i], "rows")) goto done;
         overlap |= (all & rows[i]) != 0 || rows[i] == 0;
         all |= rows[i];
     }
+    if (resized(rows_obj, PyTuple_GET_SIZE(seq), "rows")) goto done;
     int f = __builtin_popcountll(fixed);
-    if (m > 4 || f < 1 || f + m + p != 5 || p < 0 || __builtin_popcountll(pool) < p || overlap) {
+    if (m > 4 || p < 0 || p > 5 || f < 1 || f + m + p != 5 || __builtin_popcountll(pool) < p || overlap) {
         PyErr_SetString(PyExc_ValueError,
                         "a column: 1..5 fixed cards, at most 4 non-empty rows, fixed + rows + p == 5, "
                         "p <= pool's size, no card twice");
@@ -1007,18 +1035,8 @@ done:
 
 static PyObject *py_layable(PyObject *self, PyObject *arg) {
     (void)self;
-    int cards[NCARDS], grid[NCARDS];
-    if (read_ints(arg, cards, NCARDS, "grid")) return NULL;
-    /* the grid holds deal positions 0..24: position p is dealt p-th */
-    uint32_t seen = 0;
-    for (int i = 0; i < NCARDS; i++) {
-        if (cards[i] < 0 || cards[i] >= NCARDS || ((seen >> cards[i]) & 1)) {
-            PyErr_SetString(PyExc_ValueError, "grid: the deal positions 0..24, each once");
-            return NULL;
-        }
-        seen |= 1u << cards[i];
-        grid[i] = cards[i];
-    }
+    int grid[NCARDS]; /* deal positions 0..24: position p is dealt p-th */
+    if (read_ints(arg, grid, NCARDS, 0, NCARDS - 1, 1, "grid")) return NULL;
     return PyBool_FromLong(layable(grid));
 }
 
@@ -1038,23 +1056,30 @@ static Deal *new_deal(const int *cards, const int *points) {
     return d;
 }
 
-/* anneal(cards, points, *, steps, restarts, seed, diagonals, patience, start) */
+/* anneal(cards, points, *, steps, restarts, seed, diagonals, patience, start, seconds)
+ * Stops at ``seconds`` (the GIL is released meanwhile); steps x restarts is capped. */
 static PyObject *py_anneal(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
     static char *names[] = {"cards", "points", "steps", "restarts", "seed", "diagonals", "patience",
-                            "start", "hot", "cold", NULL};
+                            "start", "hot", "cold", "seconds", NULL};
     PyObject *cards_obj, *points_obj, *start_obj = Py_None;
     long steps = 200000;
     int restarts = 4, diagonals = 0, patience = 0;
     unsigned long long seed = 0;
-    double hot = 0, cold = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$liKppOdd", names, &cards_obj, &points_obj, &steps,
-                                     &restarts, &seed, &diagonals, &patience, &start_obj, &hot, &cold))
+    double hot = 0, cold = 0, seconds = 10.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$liKppOddd", names, &cards_obj, &points_obj, &steps,
+                                     &restarts, &seed, &diagonals, &patience, &start_obj, &hot, &cold,
+                                     &seconds))
         return NULL;
-    if (steps < 0 || steps > 100000000 || restarts < 1 || restarts > 1000) {
-        PyErr_SetString(PyExc_ValueError, "steps 0..1e8, restarts 1..1000");
+    if (steps < 0 || restarts < 1 || restarts > 1000 || steps > 100000000 / restarts) {
+        PyErr_SetString(PyExc_ValueError, "steps 0.., restarts 1..1000, steps x restarts at most 1e8");
         return NULL;
     }
+    if (!(seconds >= 0 && seconds <= 3600) || !(hot >= 0 && hot <= 1e9) || !(cold >= 0 && cold <= 1e9)) {
+        PyErr_SetString(PyExc_ValueError, "seconds 0..3600, hot and cold 0..1e9 (0: the default)");
+        return NULL;
+    }
+    double started = now_s();
     int cards[NCARDS], points[NCAT];
     if (read_deal(cards_obj, points_obj, cards, points)) return NULL;
     Deal *d = new_deal(cards, points);
@@ -1072,9 +1097,12 @@ static PyObject *py_anneal(PyObject *self, PyObject *args, PyObject *kw) {
     if (spread < 0.01) spread = 0.01;
     if (!(hot > 0)) hot = 8.0 * spread;
     if (!(cold > 0) || cold > hot) cold = 0.3 * spread;
+    if (cold > hot) cold = hot;
     Rng g = {seed * 0x9E3779B97F4A7C15ull + 1};
-    for (int r = 0; r < restarts; r++) {
-        int s = anneal_once(d, nlines, patience, steps, hot, cold, &g,
+    double deadline = started + seconds;
+    int lay = patience ? (diagonals ? 2 : 1) : 0;
+    for (int r = 0; r < restarts && (r == 0 || now_s() <= deadline); r++) {
+        int s = anneal_once(d, nlines, lay, steps, hot, cold, deadline, &g,
                             have_start && r == 0 ? start : NULL, grid);
         if (s > best_score) best_score = s, memcpy(best, grid, sizeof grid);
     }
@@ -1147,7 +1175,8 @@ static PyObject *py_search(PyObject *self, PyObject *args, PyObject *kw) {
 static PyMethodDef methods[] = {
     {"anneal", (PyCFunction)(void (*)(void))py_anneal, METH_VARARGS | METH_KEYWORDS,
      "anneal(cards, points, *, steps=200000, restarts=4, seed=0, diagonals=False, patience=False, "
-     "start=None) -> (score, grid | None): the best grid of simulated annealing over swaps."},
+     "start=None, seconds=10.0) -> (score, grid | None): the best grid of simulated annealing over "
+     "swaps, within seconds (steps x restarts at most 1e8)."},
     {"search", (PyCFunction)(void (*)(void))py_search, METH_VARARGS | METH_KEYWORDS,
      "search(cards, points, grid, *, target=score, seconds=2.0, patience=False) -> (score, grid, "
      "finished, bound, nodes): the branch-and-bound search for grids above the target."},

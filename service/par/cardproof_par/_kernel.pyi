@@ -12,6 +12,7 @@ def anneal(
     diagonals: bool = False,
     patience: bool = False,
     start: Sequence[int] | None = None,
+    seconds: float = 10.0,
 ) -> tuple[int, tuple[int, ...] | None]: ...
 def search(
     cards: Sequence[int],
