@@ -200,15 +200,6 @@ class TournamentStore(Protocol):
         marks the invite used by this entrant and counts it among ``address``'s.
         """
 
-    async def spend_organizer_quota(
-        self, quota: OrganizerQuota, tournaments: int, invites: int
-    ) -> None:
-        """Count ``tournaments`` made and ``invites`` issued against the organizer's day.
-
-        Both or neither: past either limit nothing is counted and
-        :class:`OverOrganizerQuota` says which.
-        """
-
     async def add_invites(
         self, tournament_id: str, hashes: list[str], limit: int, expires_at: int | None = None
     ) -> bool:
@@ -345,11 +336,20 @@ class RoundStore(Protocol):
 
 
 class LimitStore(Protocol):
-    """Rate limits: each client's requests counted in fixed windows.
+    """Rate limits: each client's requests counted in fixed windows; each organizer's day.
 
     The other limits (games in flight, deals a day) are checked as a deal is opened:
     see :meth:`DealStore.create_deal`.
     """
+
+    async def spend_organizer_quota(
+        self, quota: OrganizerQuota, tournaments: int, invites: int
+    ) -> None:
+        """Count ``tournaments`` made and ``invites`` issued against the organizer's day.
+
+        Both or neither: past either limit nothing is counted and
+        :class:`OverOrganizerQuota` says which.
+        """
 
     async def count_request(self, client: str, window: int, weight: int = 1) -> Hits:
         """Count one request of ``client`` in the current ``window``-second window.

@@ -1,6 +1,7 @@
-"""The memory store's limits: requests counted by window, games in flight, deals a day.
+"""The memory store's limits: requests by window, games in flight, deals and tournaments a day.
 
-Owns each client's counters. A deal is counted against its client in the step that
+Owns each client's counters, and each organizer's count of a day (tournaments made,
+invite codes issued). A deal is counted against its client in the step that
 opens it (deals.py), and leaves its owner's games in flight when its last move lands
 (moves.py) or it expires.
 """
@@ -15,7 +16,9 @@ from cardproof_service.store.records import (
     DailyQuota,
     DealRecord,
     Hits,
+    OrganizerQuota,
     OverDailyQuota,
+    OverOrganizerQuota,
     TooManyGames,
 )
 
@@ -36,6 +39,8 @@ class MemoryLimits(MemoryCore):
         """The number of the rate-limit window ``_hits`` counts in."""
         self._hits: dict[str, int] = {}
         """Per client: requests counted in the current window."""
+        self._organizers_today: dict[tuple[str, int], list[int]] = {}
+        """Per organizer and day: [tournaments made, invite codes issued]."""
 
     async def count_request(self, client: str, window: int, weight: int = 1) -> Hits:
         """Count in the client's fixed window (windows start at multiples of ``window``)."""
@@ -98,3 +103,19 @@ class MemoryLimits(MemoryCore):
                 del games[deal_id]
             if not games:
                 del self._in_flight[owner]
+
+    async def spend_organizer_quota(
+        self, quota: OrganizerQuota, tournaments: int, invites: int
+    ) -> None:
+        """Both counts of the day, or neither (past days' counts dropped)."""
+        for key in [key for key in self._organizers_today if key[1] < quota.day]:
+            del self._organizers_today[key]
+        spent = self._organizers_today.setdefault((quota.organizer_id, quota.day), [0, 0])
+        for what, limit, used, more in (
+            ("tournaments", quota.tournaments, spent[0], tournaments),
+            ("invites", quota.invites, spent[1], invites),
+        ):
+            if limit and more and used + more > limit:
+                raise OverOrganizerQuota(what, limit, used, quota.seconds_left)
+        spent[0] += tournaments
+        spent[1] += invites

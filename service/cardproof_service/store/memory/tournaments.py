@@ -23,8 +23,6 @@ from cardproof_service.store.records import (
     GameResult,
     NewEntrant,
     OpenTournament,
-    OrganizerQuota,
-    OverOrganizerQuota,
     Standing,
     TournamentListing,
     TournamentRecord,
@@ -60,8 +58,6 @@ class MemoryTournaments(MemoryCore):
         ``ORGANIZER_LISTED``); an expired tournament's line goes when a listing meets it."""
         self._listing_numbers: dict[str, int] = {}
         """Per organizer: the number its last listed tournament was given."""
-        self._organizers_today: dict[tuple[str, int], list[int]] = {}
-        """Per organizer and day: [tournaments made, invite codes issued]."""
 
     def _sweep_tournaments(self) -> None:
         """Forget expired entry replays, and expired tournaments with all of theirs."""
@@ -117,22 +113,6 @@ class MemoryTournaments(MemoryCore):
         bisect.insort(listed, (member, record.tournament_id))
         del listed[:-ORGANIZER_LISTED]
         self._tournaments[record.tournament_id] = record
-
-    async def spend_organizer_quota(
-        self, quota: OrganizerQuota, tournaments: int, invites: int
-    ) -> None:
-        """Both counts of the day, or neither (past days' counts dropped)."""
-        for key in [key for key in self._organizers_today if key[1] < quota.day]:
-            del self._organizers_today[key]
-        spent = self._organizers_today.setdefault((quota.organizer_id, quota.day), [0, 0])
-        for what, limit, used, more in (
-            ("tournaments", quota.tournaments, spent[0], tournaments),
-            ("invites", quota.invites, spent[1], invites),
-        ):
-            if limit and more and used + more > limit:
-                raise OverOrganizerQuota(what, limit, used, quota.seconds_left)
-        spent[0] += tournaments
-        spent[1] += invites
 
     async def organizer_tournaments(
         self, organizer_id: str, limit: int, cursor: str | None = None

@@ -1,7 +1,8 @@
-"""The Redis store's limits: requests counted by window, games in flight, deals a day.
+"""The Redis store's limits: requests by window, games in flight, deals and tournaments a day.
 
 Owns the keys under a client's tag (its rate counter, its deals in flight, its deals of
-the day) and the scripts that alone write them. Opening, moving and finishing a deal
+the day), an organizer's count of a day under the organizer's tag, and the scripts that
+alone write them. Opening, moving and finishing a deal
 (deals.py, moves.py) count and release it here, in steps of their own: a client's keys
 and a deal's live under different tags, so on different nodes of a cluster.
 """
@@ -18,7 +19,9 @@ import cardproof_service.store.keys as layout
 from cardproof_service.store.records import (
     DailyQuota,
     Hits,
+    OrganizerQuota,
     OverDailyQuota,
+    OverOrganizerQuota,
     StoreUnavailable,
     TooManyGames,
 )
@@ -73,6 +76,24 @@ return count
 """``ARGV[2]`` more requests in a client's window (the counter expires with the window)."""
 
 
+_SPEND_ORGANIZER_QUOTA: Final = """
+local used = redis.call('HMGET', KEYS[1], 'tournaments', 'invites')
+local kinds = {'tournaments', 'invites'}
+for i = 1, 2 do
+  local limit, more = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i - 1])
+  local so_far = tonumber(used[i] or '0')
+  if limit > 0 and more > 0 and so_far + more > limit then return {kinds[i], so_far} end
+end
+redis.call('HINCRBY', KEYS[1], 'tournaments', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'invites', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+return false
+"""
+"""Count ``ARGV[1]`` tournaments (limit ``ARGV[2]``) and ``ARGV[3]`` invite codes (limit
+``ARGV[4]``) in the organizer's day (``KEYS[1]``, kept ``ARGV[5]`` seconds): both or,
+past a limit (0: none), neither, naming it and its count so far."""
+
+
 class RedisLimits(RedisCore):
     """Rate limits, and each client's games in flight and deals of the day."""
 
@@ -83,6 +104,7 @@ class RedisLimits(RedisCore):
         self._release = client.register_script(_RELEASE)
         self._extend = client.register_script(_EXTEND)
         self._count_request = client.register_script(_COUNT_REQUEST)
+        self._spend_organizer_quota = client.register_script(_SPEND_ORGANIZER_QUOTA)
 
     async def count_request(self, client: str, window: int, weight: int = 1) -> Hits:
         """The count script on the client's counter for the current window."""
@@ -138,3 +160,23 @@ class RedisLimits(RedisCore):
         await self._written(
             keys[0], lambda c: self._extend(keys=keys, args=[deal_id, ttl], client=c)
         )
+
+    async def spend_organizer_quota(
+        self, quota: OrganizerQuota, tournaments: int, invites: int
+    ) -> None:
+        """The spend script on the organizer's day, under the organizer's tag."""
+        keys = [layout.organizer_today(quota.organizer_id, quota.day)]
+        args: list[EncodableT] = [
+            tournaments,
+            quota.tournaments,
+            invites,
+            quota.invites,
+            quota.seconds_left + 3600,
+        ]
+        refused = await self._written(
+            keys[0], lambda c: self._spend_organizer_quota(keys=keys, args=args, client=c)
+        )
+        if isinstance(refused, list):  # [what, count so far]
+            what = refused[0].decode() if isinstance(refused[0], bytes) else str(refused[0])
+            limit = quota.tournaments if what == "tournaments" else quota.invites
+            raise OverOrganizerQuota(what, limit, int(refused[1]), quota.seconds_left)

@@ -22,9 +22,7 @@ from cardproof_service.store.records import (
     EntryResult,
     GameResult,
     NewEntrant,
-    OrganizerQuota,
     OrganizerRecord,
-    OverOrganizerQuota,
     Standing,
     TournamentListing,
     TournamentRecord,
@@ -106,23 +104,6 @@ return 1
 """Unused invite codes (by hash), within the limit on codes in all, expiring with their
 tournament."""
 
-
-_SPEND_ORGANIZER_QUOTA: Final = """
-local used = redis.call('HMGET', KEYS[1], 'tournaments', 'invites')
-local kinds = {'tournaments', 'invites'}
-for i = 1, 2 do
-  local limit, more = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i - 1])
-  local so_far = tonumber(used[i] or '0')
-  if limit > 0 and more > 0 and so_far + more > limit then return {kinds[i], so_far} end
-end
-redis.call('HINCRBY', KEYS[1], 'tournaments', ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'invites', ARGV[3])
-redis.call('EXPIRE', KEYS[1], ARGV[5])
-return false
-"""
-"""Count ``ARGV[1]`` tournaments (limit ``ARGV[2]``) and ``ARGV[3]`` invite codes (limit
-``ARGV[4]``) in the organizer's day (``KEYS[1]``, kept ``ARGV[5]`` seconds): both or,
-past a limit (0: none), neither, naming it and its count so far."""
 
 _PRUNE_LISTED: Final = """
 local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 1000)
@@ -209,7 +190,6 @@ class RedisTournaments(RedisCore):
         self._close_tournament = client.register_script(_CLOSE_TOURNAMENT)
         self._list_tournament = client.register_script(_LIST_TOURNAMENT)
         self._listed = client.register_script(_LISTED)
-        self._spend_organizer_quota = client.register_script(_SPEND_ORGANIZER_QUOTA)
         self._result_decoder = msgspec.json.Decoder(_StoredResult)
         self._organizer_decoder = msgspec.json.Decoder(OrganizerRecord)
         self._tournament_decoder = msgspec.json.Decoder(TournamentRecord)
@@ -247,26 +227,6 @@ class RedisTournaments(RedisCore):
         key = layout.tournament(record.tournament_id)
         value = msgspec.json.encode(record)
         await self._written(key, lambda c: c.set(key, value, exat=record.expires_at))
-
-    async def spend_organizer_quota(
-        self, quota: OrganizerQuota, tournaments: int, invites: int
-    ) -> None:
-        """The spend script on the organizer's day, under the organizer's tag."""
-        keys = [layout.organizer_today(quota.organizer_id, quota.day)]
-        args: list[EncodableT] = [
-            tournaments,
-            quota.tournaments,
-            invites,
-            quota.invites,
-            quota.seconds_left + 3600,
-        ]
-        refused = await self._written(
-            keys[0], lambda c: self._spend_organizer_quota(keys=keys, args=args, client=c)
-        )
-        if isinstance(refused, list):  # [what, count so far]
-            what = refused[0].decode() if isinstance(refused[0], bytes) else str(refused[0])
-            limit = quota.tournaments if what == "tournaments" else quota.invites
-            raise OverOrganizerQuota(what, limit, int(refused[1]), quota.seconds_left)
 
     async def organizer_tournaments(
         self, organizer_id: str, limit: int, cursor: str | None = None
