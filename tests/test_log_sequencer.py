@@ -10,6 +10,7 @@ twice, and no tile ever held other bytes than it holds at the end.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import random
 import signal
@@ -28,7 +29,7 @@ from cardproof.tlog.tree import MemoryTree, leaf_hash
 from cardproof_service.log import Due, Log
 from cardproof_service.log.sequencer import RETRY_DUTY_MS, ForeignLog
 from cardproof_service.plumbing import Settings
-from cardproof_service.store import MemoryStore, RedisStore, Store
+from cardproof_service.store import LogConflict, MemoryStore, RedisStore, Store
 from cardproof_service.store import keys as layout
 from conftest import TEST_KEYS, served_process
 from redis_server import private_redis
@@ -68,6 +69,14 @@ def new_log(store: Store) -> Log:
     return Log(store, TEST_KEYS, Settings(warm_up=False, log_interval=0.01))
 
 
+async def step_as_run(log: Log) -> None:
+    """One step as the sequencer's loop takes it: a fold refused (its lease ran out
+    meanwhile, as on a busy machine, and the other replica took it) leaves its entries
+    pooled for the next."""
+    with contextlib.suppress(LogConflict):
+        await log.sequencer.step()
+
+
 async def test_two_sequencers_log_each_entry_once(redis_store: Store) -> None:
     one, two = new_log(redis_store), new_log(redis_store)
     pooled = []
@@ -75,11 +84,11 @@ async def test_two_sequencers_log_each_entry_once(redis_store: Store) -> None:
         pooled.append(entry(n))
         await redis_store.pool_entries(random.choice(["Ab", "Cd", "Ef"]), [entry(n)])
         if n % 50 == 0:
-            await asyncio.gather(one.sequencer.step(), two.sequencer.step())
+            await asyncio.gather(step_as_run(one), step_as_run(two))
     await redis_store.take_lease(one.sequencer.holder, 1)  # one's lease runs out: two's turn
     await asyncio.sleep(0.01)
     while await redis_store.pooled(1, sweep=True):
-        await asyncio.gather(one.sequencer.step(), two.sequencer.step())
+        await asyncio.gather(step_as_run(one), step_as_run(two))
     _, found = await logged_entries(one)
     assert sorted(found) == sorted(pooled)
 
