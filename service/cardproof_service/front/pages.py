@@ -297,6 +297,14 @@ def _calls_html(rounds: Sequence[RoundStatus]) -> str:
         elif status.status == "waiting":
             starts = f", starts by itself at {escape(status.starts_at)}" if status.starts_at else ""
             where = f"waiting for its start &middot; {status.seats} seated{starts}"
+        elif status.called == 0 and status.seats == 0:
+            where = "finished &middot; nobody was seated, no card called"
+        elif status.called is not None and status.called < status.calls:
+            where = (
+                f"cut short by the tournament's close &middot; {status.seats} seated, "
+                f"{status.called} of {status.calls} cards called (the rest of each game "
+                "was placed for its player at the close)"
+            )
         else:
             where = f"finished &middot; {status.seats} seated, {status.calls} cards called"
         rows.append(
