@@ -30,7 +30,7 @@ from cardproof.games import variant
 from cardproof.models import StandingLine, Standings, Tournament
 from cardproof_service.deals.commitments import round_commitment_id
 from cardproof_service.deals.service import Deals
-from cardproof_service.front.pages import render
+from cardproof_service.front.pages import GATE_POLICY, render
 from cardproof_service.store import GameResult
 from conftest import CHROMIUM_ARGS, chromium_or_skip, organizer_key, served
 from test_tournaments_api import (
@@ -356,6 +356,16 @@ def test_an_invite_only_page_is_its_organizers_like_the_api(
         other = client.get(url, headers={"Authorization": rival})
         assert (other.status_code, other.json()["code"]) == (403, "not-your-tournament")
         assert client.get(url, headers={"Authorization": owner}).status_code == 200
+    # a browser following the link sends no header: the page asks for the code or the entry
+    gate = client.get(f"/tournaments/{tid}", headers={"Accept": "text/html"})
+    assert gate.status_code == 401
+    assert gate.headers["content-type"].startswith("text/html")
+    assert gate.headers["content-security-policy"] == GATE_POLICY
+    assert "Invite code or entry token" in gate.text
+    assert '<script type="module" src="/static/web/standings.js">' in gate.text
+    assert client.get("/static/web/standings.js").status_code == 200
+    api = client.get(f"/v1/tournaments/{tid}", headers={"Accept": "text/html"})
+    assert api.headers["content-type"] == "application/problem+json"  # the API is the API
 
 
 def test_the_page_is_not_in_the_api_schema(client: HttpClient) -> None:

@@ -417,6 +417,59 @@ def render(
     )
 
 
+GATE_POLICY: Final = (
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+"""The invite-only gate (:func:`invite_gate`): the standings page's inline style, and one
+script of this origin that reads the page again with the reader's credential."""
+
+
+def invite_gate(tournament_id: str) -> str:
+    """The standings page of an invite-only tournament, to a browser that sent no credential.
+
+    A browser cannot send the ``X-Invite-Code`` or ``Authorization`` header a link does not
+    carry: the page asks for the invite code or the entry's token (or finds the entry this
+    browser made on ``/play``), and its script (``/static/web/standings.js``) reads the
+    standings page with it and shows it in place. The credential stays in the browser:
+    the entry's token where ``/play`` keeps it, a code given here in this tab only.
+    """
+    tid = escape(tournament_id)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>An invite-only tournament: standings · cardproof</title>"
+        f"{FAVICON_LINK}<style>{_STYLE}{HEADER_STYLE}{_GATE_STYLE}</style>"
+        '<script type="module" src="/static/web/standings.js"></script></head>'
+        f'<body>{site_header()}<main id="gate" data-tournament="{tid}">'
+        "<h1>An invite-only tournament</h1>"
+        "<p>Its standings are for its entrants and those invited. Give the invite code you "
+        "were sent, or your entry's token (<code>cpe_...</code>: <code>cardproof tournament "
+        "enter</code> keeps it in its entry file). Entered on this browser's "
+        f'<a href="/play?tournament={quote(tournament_id)}">tournament page</a>? The '
+        "standings open by themselves.</p>"
+        '<p class="gate-form"><label for="credential">Invite code or entry token</label> '
+        '<input id="credential" autocomplete="off" spellcheck="false" maxlength="200"> '
+        '<button type="button" id="open">Show the standings</button></p>'
+        '<p id="said" role="status"></p>'
+        f"<footer>Tournament <code>{tid}</code>.</footer>"
+        "</main></body></html>\n"
+    )
+
+
+_GATE_STYLE: Final = """
+.gate-form { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.gate-form label { font-weight: 600; }
+.gate-form input { font: inherit; padding: 5px 7px; border: 1px solid #77736a; border-radius: 4px;
+  min-width: 0; flex: 1 1 220px; }
+.gate-form button { font: inherit; background: #1c4f8a; color: #fff; border: 0; border-radius: 5px;
+  padding: 7px 14px; cursor: pointer; }
+#said { color: #a1101a; font-weight: 600; }
+#said:empty { display: none; }
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class Kept:
     """A rendered page, with the state it was rendered from (its fingerprint)."""
@@ -504,4 +557,13 @@ _ENCODER: Final = msgspec.msgpack.Encoder()
 """Encodes a page's state into its fingerprint."""
 
 
-__all__ = ["CONTENT_SECURITY_POLICY", "Kept", "StandingsPages", "card_html", "grid_html", "render"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "GATE_POLICY",
+    "Kept",
+    "StandingsPages",
+    "card_html",
+    "grid_html",
+    "invite_gate",
+    "render",
+]
