@@ -247,14 +247,17 @@ def _pars_html(standings: Standings) -> str:
         if standings.pars_pending
         else ""
     )
-    return (
-        "<h2>Par</h2><p>Each round's par is the best score known for its deal (the solver's "
-        "or an entrant's game), with the solver's proven upper bound; a game's share of par "
-        "is its total over its round's par.</p>"
-        f"{pending}"
+    table = (  # none while every round is still being solved: no empty table
         '<table id="pars"><thead><tr><th class="num">Round</th><th class="num">Par</th>'
         '<th class="num">Upper bound</th><th>Par is</th><th>Reached by</th></tr></thead>'
         f"<tbody>{rows}</tbody></table>"
+        if standings.pars
+        else ""
+    )
+    return (
+        "<h2>Par</h2><p>Each round's par is the best score known for its deal (the solver's "
+        "or an entrant's game), with the solver's proven upper bound; a game's share of par "
+        f"is its total over its round's par.</p>{pending}{table}"
     )
 
 
