@@ -47,6 +47,9 @@ export class Session {
     readonly token: string | null = null,
     /** Told after every change (a move, a refresh). */
     readonly changed: () => void = () => undefined,
+    /** Told of the moves a refresh found that this page did not send: the server placed
+     * them for the player (a lockstep card whose deadline passed), by index and move text. */
+    readonly placedForYou: (placed: Array<{ index: number; move: string }>) => void = () => undefined,
   ) {
     this.view = state.view;
     this.next = state.next_index;
@@ -81,13 +84,16 @@ export class Session {
     if (moves.slice(0, this.log.length).join(" ") !== this.log.join(" ")) {
       throw new Error("the server's log is not the one played here");
     }
+    const theirs = moves.slice(this.log.length).map((move, i) => ({ index: this.log.length + i, move }));
     this.log = moves;
     this.view = state.view;
     this.next = state.next_index;
     const ended = state.finished && !this.finished;
     this.finished = state.finished;
     this.remember(state.view);
+    for (const { move } of theirs) this.board.placed?.(move);
     this.changed();
+    if (theirs.length) this.placedForYou(theirs);
     if (ended) await this.finish(state.score ?? null);
   }
 
