@@ -410,6 +410,10 @@ def test_a_variant_without_a_grid_shows_its_log(
     assert f"<code>{' '.join(tokens[:5])}</code>" in page
     assert f"and {len(tokens) - 5:,} moves more ({len(tokens):,} in all" in page
     assert f"/v1/tournaments/{tid}/export" in page
+    # pars still being solved, none known: the note, and no empty table under it
+    solving = render(tournament, msgspec.structs.replace(standings, pars_pending=1), [result])
+    assert 'id="pars-pending"' in solving
+    assert 'id="pars"' not in solving
 
 
 # --- in headless Chromium --------------------------------------------------------------------
