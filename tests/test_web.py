@@ -522,8 +522,13 @@ def test_serpent_warns_before_a_dead_end(chromium: Any, web_server: str) -> None
     expect(page.locator("#message")).to_contain_text("leaves no way on")
     assert by_move(page, "a1").text_content() == "a1"  # still empty
     page.get_by_role("button", name="a1", exact=True).click()  # again: placed, the end
-    expect(page.locator("#final-score")).to_have_text(re.compile(r"^Final score: none"))
-    expect(page.get_by_role("status")).to_have_text(re.compile(r"^Not verified: an unscored"))
+    expect(page.locator("#final-score")).to_have_text("Final score: none")
+    status = page.get_by_role("status")  # said plainly, not as a failed verification
+    expect(status).to_have_text(re.compile(r"^The game ended with no legal move .* unscored"))
+    expect(status).not_to_have_class("not-verified")
+    expect(page.get_by_label("Receipt (compact JWS)")).to_be_hidden()  # no empty box
+    expect(page.get_by_role("button", name="Copy the receipt")).to_be_hidden()
+    expect(page.get_by_role("link", name="Download the receipt")).to_be_hidden()
     page.close()
 
 

@@ -128,15 +128,17 @@ export class Session {
   /** The score, the receipt, and the page's own verification of it. */
   async finish(score: Schemas["Score"] | null): Promise<void> {
     $("result").hidden = false;
-    $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none (a dead end scores nothing)";
+    $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none";
+    $("receipt-box").hidden = !score; // an unscored game has no receipt: no empty box to copy
     const status = $("verification");
     void this.board
       .finished?.(this.view, [...this.seen.values()])
       .then((words) => ($("par").textContent = words))
       .catch((error: unknown) => ($("par").textContent = `Par unavailable: ${describe(error)}.`));
     if (!score) {
-      status.textContent = "Not verified: an unscored game has no receipt.";
-      status.className = "not-verified";
+      status.textContent =
+        "The game ended with no legal move for the next card (a dead end): it is unscored, and an unscored game has no receipt to verify.";
+      status.className = "";
       return;
     }
     status.textContent = "Verifying…";
