@@ -413,6 +413,10 @@ def test_each_variant_explains_itself_and_offers_only_its_options(
         for label in everyone:
             shown = page.get_by_label(label, exact=True)
             expect(shown).to_have_count(1 if label in own[variant] else 0)
+        if "Scoring" in own[variant]:  # the grid's tables and drawn systems, no other game's
+            names = page.get_by_label("Scoring", exact=True).locator("option").all_text_contents()
+            assert names[:2] == ["american", "british"], names
+            assert not {"repeat", "reserve"} & set(names), names
         summary.click()
     page.close()
 

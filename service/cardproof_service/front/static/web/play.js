@@ -1141,6 +1141,7 @@ var ColumnsBoard = class {
 
 // src/boards/grid-board.ts
 var TOTAL = 25;
+var OTHER_VARIANTS_TABLES = /* @__PURE__ */ new Set(["repeat", "reserve"]);
 var GridBoard = class {
   constructor(variant, area, context) {
     this.variant = variant;
@@ -1166,7 +1167,9 @@ var GridBoard = class {
     label.textContent = "Scoring";
     const select = document.createElement("select");
     select.id = "scoring";
-    for (const name of Object.keys(context.tables)) select.append(new Option(name, name));
+    for (const name of Object.keys(context.tables).filter((name2) => !OTHER_VARIANTS_TABLES.has(name2))) {
+      select.append(new Option(name, name));
+    }
     for (const name of context.pointSystems ?? []) {
       select.append(new Option(`${name} (drawn from the deal's seeds)`, name));
     }
