@@ -493,6 +493,9 @@ def test_a_whole_poker_patience_game_by_clicks(chromium: Any, web_server: str) -
             assert "row from 0,-1:" in str(page.locator("#lines").text_content())
     assert page.locator("#grid button").count() == 25  # the square, and nothing around it
     finish_and_check(page, web_server, recorder, seen)
+    lines = page.locator("#lines li").all_text_contents()  # named at the end as mid-game
+    assert len(lines) == 10, lines
+    assert all(re.match(r"(row|col) from -?\d,-?\d: ", line) for line in lines), lines
     page.close()
 
 

@@ -239,16 +239,10 @@ function scoredLines(variant, placed, diagonals) {
   const wide = cols.length > 0 && last(cols) - first(cols) === SIZE - 1;
   const tall = rows.length > 0 && last(rows) - first(rows) === SIZE - 1;
   if (wide) {
-    for (const r of rows) {
-      const name = tall ? `row ${r - first(rows) + 1}` : `row from ${r},${first(cols)}`;
-      found.push([name, range.map((i) => [r, first(cols) + i])]);
-    }
+    for (const r of rows) found.push([`row from ${r},${first(cols)}`, range.map((i) => [r, first(cols) + i])]);
   }
   if (tall) {
-    for (const c of cols) {
-      const name = wide ? `col ${COLUMNS[c - first(cols)]}` : `col from ${first(rows)},${c}`;
-      found.push([name, range.map((i) => [first(rows) + i, c])]);
-    }
+    for (const c of cols) found.push([`col from ${first(rows)},${c}`, range.map((i) => [first(rows) + i, c])]);
   }
   return found;
 }
