@@ -258,7 +258,10 @@ def test_a_settled_page_is_drawn_once_and_a_large_field_is_paged(
     assert client.get(f"/tournaments/{tid}?page=2", headers=reader(tid)).text == second.text
     past = client.get(f"/tournaments/{tid}?page=3", headers=reader(tid))
     assert (past.status_code, past.json()["code"]) == (404, "no-page")
-    assert client.get(f"/tournaments/{tid}?page=0", headers=reader(tid)).status_code == 400
+    refused = client.get(f"/tournaments/{tid}?page=0", headers=reader(tid))
+    assert refused.status_code == 400
+    assert refused.json()["field"] == "page"  # the field as the address names it
+    assert refused.json()["detail"].startswith("page: ")
     hidden = open_tournament(client, owner, entry="invite")["tournament"]["tournament_id"]
     assert client.get(f"/tournaments/{hidden}").status_code == 401  # access checked each time
 

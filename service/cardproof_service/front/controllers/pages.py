@@ -30,7 +30,7 @@ class PagesController(Controller):
         self,
         request: Request[Any, Any, Any],
         tournament_id: Annotated[str, Parameter(max_length=64)],
-        number: Annotated[int, QueryParameter(name="page", ge=1, le=10_000)] = 1,
+        page: Annotated[int, QueryParameter(ge=1, le=10_000)] = 1,
     ) -> Response[str]:
         """The tournament's standings page, readable as ``GET /v1/tournaments/{id}`` is.
 
@@ -42,8 +42,8 @@ class PagesController(Controller):
         scoreboard: Scoreboard = request.app.state.scoreboard
         pages: StandingsPages = request.app.state.standings_pages
         try:
-            page = await pages.page(
-                tournaments, scoreboard, tournament_id, access_of(request), number
+            html = await pages.page(
+                tournaments, scoreboard, tournament_id, access_of(request), page
             )
         except ProblemDetailsException as refused:
             # an invite-only tournament, and a browser that sent no credential: the page
@@ -63,7 +63,7 @@ class PagesController(Controller):
                 },
             )
         return Response(
-            content=page,
+            content=html,
             media_type=MediaType.HTML,
             headers={
                 "Content-Security-Policy": CONTENT_SECURITY_POLICY,
