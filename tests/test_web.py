@@ -863,7 +863,8 @@ def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[s
     checker.goto(f"{base_url}/verify")
     checker.get_by_label("Receipt", exact=True).fill(receipt)
     checker.get_by_role("button", name="Verify").click()
-    expect(checker.get_by_role("status")).to_have_text(re.compile(r"^Not verified yet: Ed25519"))
+    expect(checker.get_by_role("status")).to_have_text(re.compile(r"^Not verified yet: "))
+    expect(checker.locator("#checks li").first).to_have_text(re.compile(r"^Ed25519 signature"))
     expect(checker.get_by_role("status")).to_have_class("pending")
     checker.close()
     closed = httpx.post(
@@ -1048,11 +1049,42 @@ def test_the_verify_page_tells_a_good_receipt_from_a_tampered_one(
     assert str(status.text_content()).startswith("Verified"), status.text_content()
     head, body, signature = receipt.split(".")
     payload = json.loads(_b64decode(body))
+    # what it checked: each check a line, the kind, the grid and each line's points
+    checks = page.locator("#checks li").all_text_contents()
+    assert checks[0].startswith("Ed25519 signature by key"), checks
+    assert "the deck's cards on the log's cells score the receipt's total" in checks
+    expect(page.locator("#kind")).to_have_text(
+        f"Poker Squares (poker-squares), a committed-blind receipt: 25 moves, total "
+        f"{payload['score']['total']}."
+    )
+    deck = receipt_deck(
+        verify_receipt(receipt, httpx.get(f"{web_server}/.well-known/jwks.json").json()).payload
+    )
+    cells = page.locator("#checked-grid .card").all_text_contents()
+    assert [c.replace("10", "T") for c in cells] == [
+        f"{card[0]}{SYMBOLS[card[1]]}" for card in deck[:25]
+    ]  # row by row: ROW_ORDER placed the deck in order
+    rows = page.locator("#checked-lines tbody tr")
+    expect(rows).to_have_count(len(payload["score"]["hands"]))
+    for row, hand in zip(rows.all(), payload["score"]["hands"], strict=True):
+        cells_of = row.locator("td").all_text_contents()
+        assert [cells_of[0], cells_of[2], cells_of[3]] == [
+            hand["line"],
+            hand["category"],
+            str(hand["points"]),
+        ]
+    expect(page.locator("#checked-total")).to_have_text(str(payload["score"]["total"]))
+    for width, height in ((390, 844), (1280, 900)):  # to look at, with CARDPROOF_SCREENSHOTS
+        page.set_viewport_size({"width": width, "height": height})
+        if os.environ.get("CARDPROOF_SCREENSHOTS"):
+            folder = Path(os.environ["CARDPROOF_SCREENSHOTS"])
+            page.screenshot(path=str(folder / f"verify-{width}.png"), full_page=True)
     payload["score"]["total"] += 1
     forged = ".".join([head, _b64encode(json.dumps(payload).encode()), signature])
     area.fill(forged)
     page.get_by_role("button", name="Verify").click()
     expect(status).to_have_text(re.compile(r"^Not verified: bad signature"))
+    expect(page.locator("#checked")).to_be_hidden()  # nothing of a forged game is shown
     area.fill(receipt[:-5])
     page.get_by_role("button", name="Verify").click()
     expect(status).to_have_text(re.compile(r"^Not verified: (bad signature|malformed)"))
