@@ -413,6 +413,13 @@ def test_a_variant_without_a_grid_shows_its_log(
     assert f"<code>{' '.join(tokens[:5])}</code>" in page
     assert f"and {len(tokens) - 5:,} moves more ({len(tokens):,} in all" in page
     assert f"/v1/tournaments/{tid}/export" in page
+    # a solodrez log counts its columns 1 to 9, as the play page does (the API's from 0)
+    solodrez = msgspec.structs.replace(tournament, variant="solodrez")
+    logged = msgspec.structs.replace(result, moves="3:2>5 r4 0:1>8 stop")
+    drawn = render(solodrez, standings, [logged])
+    shown = "2 from column 4 to 6 &middot; remove column 5 &middot; 1 from column 1 to 9"
+    assert f"<code>{shown} &middot; stop</code>" in drawn
+    assert "3:2&gt;5" not in drawn
     # pars still being solved, none known: the note, and no empty table under it
     solving = render(tournament, msgspec.structs.replace(standings, pars_pending=1), [result])
     assert 'id="pars-pending"' in solving

@@ -11,6 +11,7 @@ it shows the revealed round seeds and each finished game drawn from its move log
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -176,7 +177,10 @@ def _log_html(tournament: Tournament, moves: str) -> str:
     tournament would weigh hundreds of megabytes.
     """
     tokens = moves.split()
-    shown = " ".join(tokens[:LOG_SHOWN])
+    if tournament.variant == "solodrez":  # columns counted 1 to 9, as on the play page
+        shown = " &middot; ".join(escape(_solodrez_words(move)) for move in tokens[:LOG_SHOWN])
+    else:
+        shown = escape(" ".join(tokens[:LOG_SHOWN]))
     rest = ""
     if len(tokens) > LOG_SHOWN:
         export = f"/v1/tournaments/{quote(tournament.tournament_id)}/export"
@@ -184,7 +188,20 @@ def _log_html(tournament: Tournament, moves: str) -> str:
             f' <span class="more">&hellip; and {len(tokens) - LOG_SHOWN:,} moves more '
             f"({len(tokens):,} in all: every log is in <code>{escape(export)}</code>)</span>"
         )
-    return f'<p class="log" data-moves="{len(tokens)}"><code>{escape(shown)}</code>{rest}</p>'
+    return f'<p class="log" data-moves="{len(tokens)}"><code>{shown}</code>{rest}</p>'
+
+
+def _solodrez_words(move: str) -> str:
+    """A solodrez move of the API's log (columns 0 to 8) as people count columns, 1 to 9.
+
+    >>> [_solodrez_words(m) for m in ("3:2>5", "r4", "stop", "0:1>8")]
+    ['2 from column 4 to 6', 'remove column 5', 'stop', '1 from column 1 to 9']
+    """
+    run = re.fullmatch(r"([0-8]):([1-9][0-9]*)>([0-8])", move)
+    if run:
+        return f"{run[2]} from column {int(run[1]) + 1} to {int(run[3]) + 1}"
+    removal = re.fullmatch(r"r([0-8])", move)
+    return f"remove column {int(removal[1]) + 1}" if removal else move
 
 
 def _percent(value: float | None) -> str:
