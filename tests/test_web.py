@@ -309,6 +309,8 @@ def test_a_whole_blind_game_by_clicks(chromium: Any, web_server: str) -> None:
         if number == 5:
             assert "row 1:" in str(page.locator("#lines").text_content())
     finish_and_check(page, web_server, recorder, seen)
+    # the game over: no empty space kept above the grid for a card there is no more
+    assert page.locator(".next").bounding_box()["height"] < 5
     receipt = page.get_by_label("Receipt (compact JWS)").input_value()
     jwks = httpx.get(f"{web_server}/.well-known/jwks.json").json()
     assert verify_receipt(receipt, jwks).payload.moves == " ".join(ROW_ORDER)
@@ -1127,6 +1129,15 @@ def test_a_phone_sized_page_fits(
     page = chromium.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
     recorder = Recorder(page)
     new_game(page, web_server, "phone", variant)
+    # after Deal the board comes first under the title, the form below it: on screen
+    board = page.evaluate("document.getElementById('board').getBoundingClientRect().toJSON()")
+    assert page.evaluate("window.scrollY") == 0
+    assert board["top"] < 300, board
+    if variant == "poker-squares":  # the card to place and the whole grid on one screen
+        grid = page.evaluate("document.getElementById('grid').getBoundingClientRect().toJSON()")
+        assert grid["bottom"] <= 844, grid
+        card = page.evaluate("document.getElementById('next-card').getBoundingClientRect().y")
+        assert 0 <= card < grid["top"], (card, grid)
     for cell in moves:
         by_move(page, cell).click()
         expect_text(page, "#message", f"Played {cell}.")
