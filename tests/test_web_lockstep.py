@@ -221,6 +221,11 @@ def test_a_lockstep_round_at_three_tables(
     expect(timer).to_have_text(re.compile(r"^\d+ s left to place it\.$"))
     expect(phone.locator("#t-standings caption")).to_have_text("Standings after round 1")
     on_screen(phone, "#next-card", "#deadline", "#t-placed", "#grid")
+    grid, table = (
+        phone.locator("#grid").bounding_box(),
+        phone.locator("#t-standings").bounding_box(),
+    )
+    assert table["y"] >= grid["y"] + grid["height"], (grid, table)  # a big field's table too
     shoot(phone, folder, "round-2-390")
     for context in contexts:
         context.close()
