@@ -125,6 +125,15 @@ def test_an_idle_phone_seat_is_told_each_card_placed_for_it_and_the_close(
     expect(phone.locator("#deadline")).to_contain_text(cut)
     expect(phone.locator("#message")).to_contain_text(cut)
     expect(phone.locator("#deadline")).not_to_contain_text("The round is over")
+    # the page after the close: when it closed, and round 1 cut short beside its grids
+    phone.reload()
+    phone.wait_for_selector("body[data-ready]")
+    expect(phone.locator("#t-status")).to_contain_text(f"closed at {closed.json()['closed_at']}")
+    expect(phone.locator("#t-after h3").first).to_have_text(
+        re.compile(rf"^Round 1 \(cut short by the close: {called} of 25 cards called")
+    )
+    caption = phone.locator("#t-after caption").nth(1)  # "Settlement (each entrant's net)"
+    assert caption.bounding_box()["height"] < 40  # on one line (31 px), on a phone
     for context in (phone.context, organizer.context):
         context.close()
 

@@ -1773,7 +1773,7 @@ async function show() {
   showRules(tournament.variant, info?.title ?? tournament.variant);
   const lockstep = tournament.format === "lockstep";
   const format = lockstep ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
-  $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
+  $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.closed_at ? `closed at ${tournament.closed_at}` : `${tournament.status}, closes ${tournament.closes_at}`}.`;
   showEntry(entry, organizer, tournament.entry, tournament);
   if (tournament.status === "closed") {
     watchRound(null);
@@ -2242,6 +2242,20 @@ async function drawnTableNote(system, serverSeed, salt, games) {
   note.textContent = other.length ? `Not the ${system} table this round's seed draws: the games of ${other.join(", ")}.` : `Every game was scored with the ${system} table this round's seed draws (${POINTS_ALGORITHM}).`;
   return note;
 }
+async function cutShort(tournament, round, headers) {
+  if (tournament.format !== "lockstep") return "";
+  try {
+    const status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
+      params: { tournament_id: tid, round_number: round },
+      headers
+    });
+    const called = status.called;
+    if (typeof called !== "number" || called >= status.calls) return "";
+    return called === 0 ? " (never played: the tournament closed before it started)" : ` (cut short by the close: ${called} of ${status.calls} cards called, the rest placed for each player)`;
+  } catch {
+    return "";
+  }
+}
 async function grids(id, tournament, headers) {
   const exported = await call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: id }, headers });
   const system = tournament.options?.scoring;
@@ -2255,7 +2269,8 @@ async function grids(id, tournament, headers) {
     const par = exported.pars?.find((p) => p.round === round.round);
     const earlier = par?.method === "earlier-solver" ? ", earlier solver" : "";
     const proof = par ? (par.optimal ? "optimal" : `at most ${par.upper_bound}`) + earlier : "";
-    title.textContent = par ? `Round ${round.round}: par ${par.score} (${proof})` : `Round ${round.round}`;
+    const cut = await cutShort(tournament, round.round, headers);
+    title.textContent = `Round ${round.round}${cut}${par ? `: par ${par.score} (${proof})` : ""}`;
     section.append(title);
     const games = exported.games.filter((g) => g.round === round.round);
     if (isPointSystem(system)) section.append(await drawnTableNote(system, round.server_seed, tournament.salt, games));
