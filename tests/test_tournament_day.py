@@ -111,6 +111,15 @@ def test_an_idle_phone_seat_is_told_each_card_placed_for_it_and_the_close(
     expect(phone.get_by_role("button", name=re.compile(r"^a1 "))).to_have_text(
         re.compile(re.escape(label(first)))
     )
+    # a second deadline passes: both said, and the grid still ends on the phone's screen
+    expect(phone.locator("#t-auto")).to_have_text(
+        re.compile(
+            rf"^Placed for you when time ran out: {re.escape(label(first))} at a1, .+ at b1"
+        ),
+        timeout=8000,
+    )
+    grid = phone.locator("#grid").bounding_box()
+    assert grid["y"] + grid["height"] <= PHONE["height"], grid
     # the organizer closes the tournament in mid-round: the seat reads that, not a timeout
     closed = httpx.post(
         f"{base_url}/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner}

@@ -670,7 +670,10 @@ function showCall(): void {
   $("t-placed").textContent = placed;
   const auto = $("t-auto");
   auto.hidden = seat.placedForYou.length === 0;
-  auto.textContent = `Placed for you when time ran out: ${seat.placedForYou.join(", ")}.`;
+  // the latest few: a phone keeps the card, the clock and the whole grid on one screen
+  const all = seat.placedForYou;
+  const earlier = all.length > 3 ? ` (and ${all.length - 3} before)` : "";
+  auto.textContent = `Placed for you when time ran out: ${all.slice(-3).join(", ")}${earlier}.`;
   $("t-call").toggleAttribute("data-live", !seat.over);
 }
 

@@ -2194,7 +2194,9 @@ function showCall() {
   $("t-placed").textContent = placed;
   const auto = $("t-auto");
   auto.hidden = seat.placedForYou.length === 0;
-  auto.textContent = `Placed for you when time ran out: ${seat.placedForYou.join(", ")}.`;
+  const all = seat.placedForYou;
+  const earlier = all.length > 3 ? ` (and ${all.length - 3} before)` : "";
+  auto.textContent = `Placed for you when time ran out: ${all.slice(-3).join(", ")}${earlier}.`;
   $("t-call").toggleAttribute("data-live", !seat.over);
 }
 function table(caption, head, rows) {
