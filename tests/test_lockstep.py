@@ -218,7 +218,9 @@ def test_a_lockstep_round_calls_each_card_once_every_seat_placed_the_last(
                 assert cards[index + 1] not in ahead.text
         if index < 24:
             assert status(client, tid)["call"] == index + 1
-    assert status(client, tid)["status"] == "finished"
+            assert status(client, tid)["called"] is None  # told once the round has finished
+    finished = status(client, tid)
+    assert (finished["status"], finished["called"], finished["calls"]) == ("finished", 25, 25)
     standings = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
     assert [line["games_finished"] for line in standings] == [1, 1, 1, 0]
     receipt = client.get(f"/v1/deals/{ada_deal}/receipt", headers=bearer(ada)).json()
@@ -319,7 +321,14 @@ def test_the_close_completes_every_open_game_of_a_started_round(
     assert move(client, ada, ada_deal, 3, "e5").status_code == 200
     closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     assert closed.status_code == 200, closed.text
-    assert status(client, tid)["status"] == "finished"
+    # the close cut round 1 short after its 4th call, and round 2 before its start
+    cut = status(client, tid)
+    assert (cut["status"], cut["called"], cut["calls"]) == ("finished", 4, 25)
+    assert (status(client, tid, 2)["status"], status(client, tid, 2)["called"]) == ("finished", 0)
+    page = client.get(f"/tournaments/{tid}").text  # the standings page says so, not "25 called"
+    assert "cut short by the tournament's close &middot; 2 seated, 4 of 25 cards called" in page
+    assert "finished &middot; nobody was seated, no card called" in page
+    assert "cards called</td>" not in page.replace("4 of 25 cards called", "")
     standings = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
     assert {line["name"]: line["games_finished"] for line in standings} == {"Ada": 1, "Bea": 1}
     receipt = client.get(f"/v1/deals/{bea_deal}/receipt", headers=bearer(bea)).json()

@@ -30,7 +30,7 @@ from cardproof.games import variant
 from cardproof.models import StandingLine, Standings, Tournament
 from cardproof_service.deals.commitments import round_commitment_id
 from cardproof_service.deals.service import Deals
-from cardproof_service.front.pages import render
+from cardproof_service.front.pages import GATE_POLICY, render
 from cardproof_service.store import GameResult
 from conftest import CHROMIUM_ARGS, chromium_or_skip, organizer_key, served
 from test_tournaments_api import (
@@ -258,7 +258,10 @@ def test_a_settled_page_is_drawn_once_and_a_large_field_is_paged(
     assert client.get(f"/tournaments/{tid}?page=2", headers=reader(tid)).text == second.text
     past = client.get(f"/tournaments/{tid}?page=3", headers=reader(tid))
     assert (past.status_code, past.json()["code"]) == (404, "no-page")
-    assert client.get(f"/tournaments/{tid}?page=0", headers=reader(tid)).status_code == 400
+    refused = client.get(f"/tournaments/{tid}?page=0", headers=reader(tid))
+    assert refused.status_code == 400
+    assert refused.json()["field"] == "page"  # the field as the address names it
+    assert refused.json()["detail"].startswith("page: ")
     hidden = open_tournament(client, owner, entry="invite")["tournament"]["tournament_id"]
     assert client.get(f"/tournaments/{hidden}").status_code == 401  # access checked each time
 
@@ -356,6 +359,16 @@ def test_an_invite_only_page_is_its_organizers_like_the_api(
         other = client.get(url, headers={"Authorization": rival})
         assert (other.status_code, other.json()["code"]) == (403, "not-your-tournament")
         assert client.get(url, headers={"Authorization": owner}).status_code == 200
+    # a browser following the link sends no header: the page asks for the code or the entry
+    gate = client.get(f"/tournaments/{tid}", headers={"Accept": "text/html"})
+    assert gate.status_code == 401
+    assert gate.headers["content-type"].startswith("text/html")
+    assert gate.headers["content-security-policy"] == GATE_POLICY
+    assert "Invite code or entry token" in gate.text
+    assert '<script type="module" src="/static/web/standings.js">' in gate.text
+    assert client.get("/static/web/standings.js").status_code == 200
+    api = client.get(f"/v1/tournaments/{tid}", headers={"Accept": "text/html"})
+    assert api.headers["content-type"] == "application/problem+json"  # the API is the API
 
 
 def test_the_page_is_not_in_the_api_schema(client: HttpClient) -> None:
@@ -400,6 +413,17 @@ def test_a_variant_without_a_grid_shows_its_log(
     assert f"<code>{' '.join(tokens[:5])}</code>" in page
     assert f"and {len(tokens) - 5:,} moves more ({len(tokens):,} in all" in page
     assert f"/v1/tournaments/{tid}/export" in page
+    # a solodrez log counts its columns 1 to 9, as the play page does (the API's from 0)
+    solodrez = msgspec.structs.replace(tournament, variant="solodrez")
+    logged = msgspec.structs.replace(result, moves="3:2>5 r4 0:1>8 stop")
+    drawn = render(solodrez, standings, [logged])
+    shown = "2 from column 4 to 6 &middot; remove column 5 &middot; 1 from column 1 to 9"
+    assert f"<code>{shown} &middot; stop</code>" in drawn
+    assert "3:2&gt;5" not in drawn
+    # pars still being solved, none known: the note, and no empty table under it
+    solving = render(tournament, msgspec.structs.replace(standings, pars_pending=1), [result])
+    assert 'id="pars-pending"' in solving
+    assert 'id="pars"' not in solving
 
 
 # --- in headless Chromium --------------------------------------------------------------------

@@ -309,6 +309,8 @@ def test_a_whole_blind_game_by_clicks(chromium: Any, web_server: str) -> None:
         if number == 5:
             assert "row 1:" in str(page.locator("#lines").text_content())
     finish_and_check(page, web_server, recorder, seen)
+    # the game over: no empty space kept above the grid for a card there is no more
+    assert page.locator(".next").bounding_box()["height"] < 5
     receipt = page.get_by_label("Receipt (compact JWS)").input_value()
     jwks = httpx.get(f"{web_server}/.well-known/jwks.json").json()
     assert verify_receipt(receipt, jwks).payload.moves == " ".join(ROW_ORDER)
@@ -413,6 +415,10 @@ def test_each_variant_explains_itself_and_offers_only_its_options(
         for label in everyone:
             shown = page.get_by_label(label, exact=True)
             expect(shown).to_have_count(1 if label in own[variant] else 0)
+        if "Scoring" in own[variant]:  # the grid's tables and drawn systems, no other game's
+            names = page.get_by_label("Scoring", exact=True).locator("option").all_text_contents()
+            assert names[:2] == ["american", "british"], names
+            assert not {"repeat", "reserve"} & set(names), names
         summary.click()
     page.close()
 
@@ -489,6 +495,9 @@ def test_a_whole_poker_patience_game_by_clicks(chromium: Any, web_server: str) -
             assert "row from 0,-1:" in str(page.locator("#lines").text_content())
     assert page.locator("#grid button").count() == 25  # the square, and nothing around it
     finish_and_check(page, web_server, recorder, seen)
+    lines = page.locator("#lines li").all_text_contents()  # named at the end as mid-game
+    assert len(lines) == 10, lines
+    assert all(re.match(r"(row|col) from -?\d,-?\d: ", line) for line in lines), lines
     page.close()
 
 
@@ -522,8 +531,13 @@ def test_serpent_warns_before_a_dead_end(chromium: Any, web_server: str) -> None
     expect(page.locator("#message")).to_contain_text("leaves no way on")
     assert by_move(page, "a1").text_content() == "a1"  # still empty
     page.get_by_role("button", name="a1", exact=True).click()  # again: placed, the end
-    expect(page.locator("#final-score")).to_have_text(re.compile(r"^Final score: none"))
-    expect(page.get_by_role("status")).to_have_text(re.compile(r"^Not verified: an unscored"))
+    expect(page.locator("#final-score")).to_have_text("Final score: none")
+    status = page.get_by_role("status")  # said plainly, not as a failed verification
+    expect(status).to_have_text(re.compile(r"^The game ended with no legal move .* unscored"))
+    expect(status).not_to_have_class("not-verified")
+    expect(page.get_by_label("Receipt (compact JWS)")).to_be_hidden()  # no empty box
+    expect(page.get_by_role("button", name="Copy the receipt")).to_be_hidden()
+    expect(page.get_by_role("link", name="Download the receipt")).to_be_hidden()
     page.close()
 
 
@@ -834,9 +848,7 @@ def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[s
         for name, order in players.items():
             page = pages[name]
             expect(page.locator("#next-label")).to_have_text(f"Card {step + 1} of 25")
-            expect(page.locator("#deadline")).to_have_text(
-                re.compile(rf"^Card {step + 1} called: \d+ s left")
-            )
+            expect(page.locator("#deadline")).to_have_text(re.compile(r"^\d+ s left to place it"))
             if name == "Ada":
                 seen.append(page.content())
             page.get_by_role("button", name=order[step], exact=True).click()
@@ -853,7 +865,8 @@ def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[s
     checker.goto(f"{base_url}/verify")
     checker.get_by_label("Receipt", exact=True).fill(receipt)
     checker.get_by_role("button", name="Verify").click()
-    expect(checker.get_by_role("status")).to_have_text(re.compile(r"^Not verified yet: Ed25519"))
+    expect(checker.get_by_role("status")).to_have_text(re.compile(r"^Not verified yet: "))
+    expect(checker.locator("#checks li").first).to_have_text(re.compile(r"^Ed25519 signature"))
     expect(checker.get_by_role("status")).to_have_class("pending")
     checker.close()
     closed = httpx.post(
@@ -1038,11 +1051,42 @@ def test_the_verify_page_tells_a_good_receipt_from_a_tampered_one(
     assert str(status.text_content()).startswith("Verified"), status.text_content()
     head, body, signature = receipt.split(".")
     payload = json.loads(_b64decode(body))
+    # what it checked: each check a line, the kind, the grid and each line's points
+    checks = page.locator("#checks li").all_text_contents()
+    assert checks[0].startswith("Ed25519 signature by key"), checks
+    assert "the deck's cards on the log's cells score the receipt's total" in checks
+    expect(page.locator("#kind")).to_have_text(
+        f"Poker Squares (poker-squares), a committed-blind receipt: 25 moves, total "
+        f"{payload['score']['total']}."
+    )
+    deck = receipt_deck(
+        verify_receipt(receipt, httpx.get(f"{web_server}/.well-known/jwks.json").json()).payload
+    )
+    cells = page.locator("#checked-grid .card").all_text_contents()
+    assert [c.replace("10", "T") for c in cells] == [
+        f"{card[0]}{SYMBOLS[card[1]]}" for card in deck[:25]
+    ]  # row by row: ROW_ORDER placed the deck in order
+    rows = page.locator("#checked-lines tbody tr")
+    expect(rows).to_have_count(len(payload["score"]["hands"]))
+    for row, hand in zip(rows.all(), payload["score"]["hands"], strict=True):
+        cells_of = row.locator("td").all_text_contents()
+        assert [cells_of[0], cells_of[2], cells_of[3]] == [
+            hand["line"],
+            hand["category"],
+            str(hand["points"]),
+        ]
+    expect(page.locator("#checked-total")).to_have_text(str(payload["score"]["total"]))
+    for width, height in ((390, 844), (1280, 900)):  # to look at, with CARDPROOF_SCREENSHOTS
+        page.set_viewport_size({"width": width, "height": height})
+        if os.environ.get("CARDPROOF_SCREENSHOTS"):
+            folder = Path(os.environ["CARDPROOF_SCREENSHOTS"])
+            page.screenshot(path=str(folder / f"verify-{width}.png"), full_page=True)
     payload["score"]["total"] += 1
     forged = ".".join([head, _b64encode(json.dumps(payload).encode()), signature])
     area.fill(forged)
     page.get_by_role("button", name="Verify").click()
     expect(status).to_have_text(re.compile(r"^Not verified: bad signature"))
+    expect(page.locator("#checked")).to_be_hidden()  # nothing of a forged game is shown
     area.fill(receipt[:-5])
     page.get_by_role("button", name="Verify").click()
     expect(status).to_have_text(re.compile(r"^Not verified: (bad signature|malformed)"))
@@ -1085,6 +1129,15 @@ def test_a_phone_sized_page_fits(
     page = chromium.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
     recorder = Recorder(page)
     new_game(page, web_server, "phone", variant)
+    # after Deal the board comes first under the title, the form below it: on screen
+    board = page.evaluate("document.getElementById('board').getBoundingClientRect().toJSON()")
+    assert page.evaluate("window.scrollY") == 0
+    assert board["top"] < 300, board
+    if variant == "poker-squares":  # the card to place and the whole grid on one screen
+        grid = page.evaluate("document.getElementById('grid').getBoundingClientRect().toJSON()")
+        assert grid["bottom"] <= 844, grid
+        card = page.evaluate("document.getElementById('next-card').getBoundingClientRect().y")
+        assert 0 <= card < grid["top"], (card, grid)
     for cell in moves:
         by_move(page, cell).click()
         expect_text(page, "#message", f"Played {cell}.")

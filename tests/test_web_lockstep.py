@@ -110,7 +110,10 @@ def test_a_lockstep_round_at_three_tables(
     organizer.get_by_role("button", name="Organize", exact=True).click()
     seated = organizer.locator("#t-seated")
     start = organizer.get_by_role("button", name="Start round 1")
-    expect(seated).to_have_text("Round 1: nobody seated yet.")
+    expect(seated).to_have_text(
+        "Round 1: nobody has entered yet; nobody seated yet. An entrant is seated when they "
+        "open the round's game."
+    )
     expect(start).to_be_hidden()  # nobody to start it for
     expect(organizer.get_by_label("Your name")).to_be_hidden()
 
@@ -129,7 +132,8 @@ def test_a_lockstep_round_at_three_tables(
         page.get_by_role("button", name="Play round 1").click()
         expect(page.locator("#deadline")).to_have_text("Seated: waiting for the first call.")
         expect(page.get_by_role("button", name="Play round 1")).to_have_count(0)
-        expect(seated).to_have_text(f"Round 1: {count} seated.")  # live, without a reload
+        entered = ", ".join(list(ORDERS)[:count])  # who has entered, and how many sit
+        expect(seated).to_contain_text(f"Round 1: {count} entered ({entered}); {count} seated.")
         expect(start).to_be_visible()
     expect(players["Ada"].locator("#t-placed")).to_have_text("3 seated so far.")
     shoot(players["Ada"], folder, "seated-390")
@@ -147,12 +151,12 @@ def test_a_lockstep_round_at_three_tables(
     # the phone's table: the card, the countdown, the placements and the grid on one screen
     phone, wide = players["Ada"], players["Bea"]
     timer = phone.locator("#deadline")
-    expect(timer).to_have_text(re.compile(r"^Card 1 called: \d+ s left to place it\.$"))
+    expect(timer).to_have_text(re.compile(r"^\d+ s left to place it\.$"))
     expect(phone.locator("#t-placed")).to_have_text("0 of 3 placed")
     on_screen(phone, "#next-card", "#deadline", "#t-placed", "#grid")
     shown = str(timer.text_content())
     status = httpx.get(f"{base_url}/v1/tournaments/{tid}/rounds/1").json()
-    left = int(re.findall(r"\d+", shown)[1])
+    left = int(re.findall(r"\d+", shown)[0])
     assert abs(left - status["seconds_left"]) <= 2, (shown, status)  # from the deadline
     polls = re.compile(rf"/v1/tournaments/{tid}/rounds/1$")
     phone.route(polls, lambda route: route.abort())  # no status to redraw it: the clock alone
@@ -168,14 +172,16 @@ def test_a_lockstep_round_at_three_tables(
                 page.wait_for_selector("body[data-ready]")
             expect(page.locator("#next-label")).to_have_text(f"Card {step + 1} of 25")
             expect(page.locator("#deadline")).to_have_text(
-                re.compile(rf"^Card {step + 1} called: \d+ s left to place it\.$")
+                re.compile(r"^\d+ s left to place it\.$")
             )
             page.get_by_role("button", name=ORDERS[name][step], exact=True).click()
             if step > 0:
                 continue
             if name == "Ada":  # the others see the placement; Ada waits for them
                 expect(phone.locator("#t-placed")).to_have_text("Waiting for 2 of 3.")
-                expect(timer).to_have_text(re.compile(r"^Card 1 called: \d+ s left\.$"))
+                expect(timer).to_have_text(
+                    re.compile(r"^Placed: the next call comes within \d+ s\.$")
+                )
                 expect(wide.locator("#t-placed")).to_have_text("1 of 3 placed")
                 expect(seated).to_have_text("Round 1: card 1 of 25 called, 1 of 3 placed.")
                 on_screen(phone, "#deadline", "#t-placed", "#grid")
@@ -197,10 +203,29 @@ def test_a_lockstep_round_at_three_tables(
         expect(page.locator("#deadline")).to_have_text("The round is over.")
         expect(page.locator("#t-placed")).to_have_text("")
         expect(page.get_by_role("button", name="Play round 2")).to_be_visible()
-    expect(seated).to_have_text("Round 2: nobody seated yet.")
+    expect(seated).to_have_text("Round 2: none of the 3 entrants seated yet.")
     expect(organizer.get_by_role("button", name="Start round 2")).to_be_hidden()
     shoot(phone, folder, "after-390")
     shoot(wide, folder, "after-1280")
     shoot(organizer, folder, "organizer-1280")
+
+    # round 2 on the phone: the standings after round 1 go below the live call, so the
+    # card, the clock and the whole grid are still on one screen
+    for name in ("Ada", "Bea"):
+        players[name].get_by_role("button", name="Play round 2").click()
+        expect(players[name].locator("#deadline")).to_have_text(
+            "Seated: waiting for the first call."
+        )
+    expect(seated).to_have_text("Round 2: 2 of the 3 entrants seated.")
+    organizer.get_by_role("button", name="Start round 2").click()
+    expect(timer).to_have_text(re.compile(r"^\d+ s left to place it\.$"))
+    expect(phone.locator("#t-standings caption")).to_have_text("Standings after round 1")
+    on_screen(phone, "#next-card", "#deadline", "#t-placed", "#grid")
+    grid, table = (
+        phone.locator("#grid").bounding_box(),
+        phone.locator("#t-standings").bounding_box(),
+    )
+    assert table["y"] >= grid["y"] + grid["height"], (grid, table)  # a big field's table too
+    shoot(phone, folder, "round-2-390")
     for context in contexts:
         context.close()

@@ -777,6 +777,11 @@ class RoundStatus(Struct, frozen=True):
     placed: int = 0
     starts_at: Time | None = None
     """When the round starts by itself, if its tournament set a time."""
+    called: int | None = None
+    """A finished round: how many of its ``calls`` cards were called. Fewer when its
+    tournament closed before its last call (the close placed the rest of each seated game
+    for its player, the first legal move each time, and scored it): ``0`` for a round
+    that never started. ``null`` until the round has finished."""
 
 
 class RoundCalls(Struct, frozen=True):

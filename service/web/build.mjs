@@ -35,7 +35,11 @@ if (args.includes("--tests")) {
   await build({
     ...common,
     platform: "browser",
-    entryPoints: { play: join(here, "src", "play.ts"), verify: join(here, "src", "verify-page.ts") },
+    entryPoints: {
+      play: join(here, "src", "play.ts"),
+      verify: join(here, "src", "verify-page.ts"),
+      standings: join(here, "src", "standings-gate.ts"),
+    },
     outdir: web,
     charset: "utf8",
   });

@@ -11,6 +11,7 @@ it shows the revealed round seeds and each finished game drawn from its move log
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -176,7 +177,10 @@ def _log_html(tournament: Tournament, moves: str) -> str:
     tournament would weigh hundreds of megabytes.
     """
     tokens = moves.split()
-    shown = " ".join(tokens[:LOG_SHOWN])
+    if tournament.variant == "solodrez":  # columns counted 1 to 9, as on the play page
+        shown = " &middot; ".join(escape(_solodrez_words(move)) for move in tokens[:LOG_SHOWN])
+    else:
+        shown = escape(" ".join(tokens[:LOG_SHOWN]))
     rest = ""
     if len(tokens) > LOG_SHOWN:
         export = f"/v1/tournaments/{quote(tournament.tournament_id)}/export"
@@ -184,7 +188,20 @@ def _log_html(tournament: Tournament, moves: str) -> str:
             f' <span class="more">&hellip; and {len(tokens) - LOG_SHOWN:,} moves more '
             f"({len(tokens):,} in all: every log is in <code>{escape(export)}</code>)</span>"
         )
-    return f'<p class="log" data-moves="{len(tokens)}"><code>{escape(shown)}</code>{rest}</p>'
+    return f'<p class="log" data-moves="{len(tokens)}"><code>{shown}</code>{rest}</p>'
+
+
+def _solodrez_words(move: str) -> str:
+    """A solodrez move of the API's log (columns 0 to 8) as people count columns, 1 to 9.
+
+    >>> [_solodrez_words(m) for m in ("3:2>5", "r4", "stop", "0:1>8")]
+    ['2 from column 4 to 6', 'remove column 5', 'stop', '1 from column 1 to 9']
+    """
+    run = re.fullmatch(r"([0-8]):([1-9][0-9]*)>([0-8])", move)
+    if run:
+        return f"{run[2]} from column {int(run[1]) + 1} to {int(run[3]) + 1}"
+    removal = re.fullmatch(r"r([0-8])", move)
+    return f"remove column {int(removal[1]) + 1}" if removal else move
 
 
 def _percent(value: float | None) -> str:
@@ -247,14 +264,17 @@ def _pars_html(standings: Standings) -> str:
         if standings.pars_pending
         else ""
     )
-    return (
-        "<h2>Par</h2><p>Each round's par is the best score known for its deal (the solver's "
-        "or an entrant's game), with the solver's proven upper bound; a game's share of par "
-        "is its total over its round's par.</p>"
-        f"{pending}"
+    table = (  # none while every round is still being solved: no empty table
         '<table id="pars"><thead><tr><th class="num">Round</th><th class="num">Par</th>'
         '<th class="num">Upper bound</th><th>Par is</th><th>Reached by</th></tr></thead>'
         f"<tbody>{rows}</tbody></table>"
+        if standings.pars
+        else ""
+    )
+    return (
+        "<h2>Par</h2><p>Each round's par is the best score known for its deal (the solver's "
+        "or an entrant's game), with the solver's proven upper bound; a game's share of par "
+        f"is its total over its round's par.</p>{pending}{table}"
     )
 
 
@@ -297,6 +317,14 @@ def _calls_html(rounds: Sequence[RoundStatus]) -> str:
         elif status.status == "waiting":
             starts = f", starts by itself at {escape(status.starts_at)}" if status.starts_at else ""
             where = f"waiting for its start &middot; {status.seats} seated{starts}"
+        elif status.called == 0 and status.seats == 0:
+            where = "finished &middot; nobody was seated, no card called"
+        elif status.called is not None and status.called < status.calls:
+            where = (
+                f"cut short by the tournament's close &middot; {status.seats} seated, "
+                f"{status.called} of {status.calls} cards called (the rest of each game "
+                "was placed for its player at the close)"
+            )
         else:
             where = f"finished &middot; {status.seats} seated, {status.calls} cards called"
         rows.append(
@@ -409,6 +437,59 @@ def render(
     )
 
 
+GATE_POLICY: Final = (
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+"""The invite-only gate (:func:`invite_gate`): the standings page's inline style, and one
+script of this origin that reads the page again with the reader's credential."""
+
+
+def invite_gate(tournament_id: str) -> str:
+    """The standings page of an invite-only tournament, to a browser that sent no credential.
+
+    A browser cannot send the ``X-Invite-Code`` or ``Authorization`` header a link does not
+    carry: the page asks for the invite code or the entry's token (or finds the entry this
+    browser made on ``/play``), and its script (``/static/web/standings.js``) reads the
+    standings page with it and shows it in place. The credential stays in the browser:
+    the entry's token where ``/play`` keeps it, a code given here in this tab only.
+    """
+    tid = escape(tournament_id)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>An invite-only tournament: standings · cardproof</title>"
+        f"{FAVICON_LINK}<style>{_STYLE}{HEADER_STYLE}{_GATE_STYLE}</style>"
+        '<script type="module" src="/static/web/standings.js"></script></head>'
+        f'<body>{site_header()}<main id="gate" data-tournament="{tid}">'
+        "<h1>An invite-only tournament</h1>"
+        "<p>Its standings are for its entrants and those invited. Give the invite code you "
+        "were sent, or your entry's token (<code>cpe_...</code>: <code>cardproof tournament "
+        "enter</code> keeps it in its entry file). Entered on this browser's "
+        f'<a href="/play?tournament={quote(tournament_id)}">tournament page</a>? The '
+        "standings open by themselves.</p>"
+        '<p class="gate-form"><label for="credential">Invite code or entry token</label> '
+        '<input id="credential" autocomplete="off" spellcheck="false" maxlength="200"> '
+        '<button type="button" id="open">Show the standings</button></p>'
+        '<p id="said" role="status"></p>'
+        f"<footer>Tournament <code>{tid}</code>.</footer>"
+        "</main></body></html>\n"
+    )
+
+
+_GATE_STYLE: Final = """
+.gate-form { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.gate-form label { font-weight: 600; }
+.gate-form input { font: inherit; padding: 5px 7px; border: 1px solid #77736a; border-radius: 4px;
+  min-width: 0; flex: 1 1 220px; }
+.gate-form button { font: inherit; background: #1c4f8a; color: #fff; border: 0; border-radius: 5px;
+  padding: 7px 14px; cursor: pointer; }
+#said { color: #a1101a; font-weight: 600; }
+#said:empty { display: none; }
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class Kept:
     """A rendered page, with the state it was rendered from (its fingerprint)."""
@@ -496,4 +577,13 @@ _ENCODER: Final = msgspec.msgpack.Encoder()
 """Encodes a page's state into its fingerprint."""
 
 
-__all__ = ["CONTENT_SECURITY_POLICY", "Kept", "StandingsPages", "card_html", "grid_html", "render"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "GATE_POLICY",
+    "Kept",
+    "StandingsPages",
+    "card_html",
+    "grid_html",
+    "invite_gate",
+    "render",
+]

@@ -128,7 +128,10 @@ class Rounds:
             calls=state.turns or turns_of(record),
             starts_at=starts_at,
         )
-        if state.finished or state.started_at is None:
+        if state.finished:  # how many cards were called: fewer once a close cut it short
+            called = 0 if state.started_at is None else state.call + 1
+            return msgspec.structs.replace(base, called=called)
+        if state.started_at is None:
             return base
         card = None
         found = await self.store.round_calls(record.tournament_id, number, state.call - 1)

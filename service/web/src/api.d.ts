@@ -1240,6 +1240,8 @@ export interface components {
             placed?: number;
             /** @default null */
             starts_at?: string | null;
+            /** @default null */
+            called?: number | null;
         };
         /**
          * RowsView

@@ -135,19 +135,13 @@ export function scoredLines(
   const last = (list: number[]): number => list[list.length - 1] as number;
   const wide = cols.length > 0 && last(cols) - first(cols) === SIZE - 1;
   const tall = rows.length > 0 && last(rows) - first(rows) === SIZE - 1;
-  // named as the final square's lines once it is fixed that way; until then by the offset
-  // of their first cell (a poker-patience cell's own name)
+  // one naming, mid-game and at the end: by their first cell, as the board names a
+  // poker-patience cell (its offset from the first card): "row from 0,-1", "col from -3,0"
   if (wide) {
-    for (const r of rows) {
-      const name = tall ? `row ${r - first(rows) + 1}` : `row from ${r},${first(cols)}`;
-      found.push([name, range.map((i): Coord => [r, first(cols) + i])]);
-    }
+    for (const r of rows) found.push([`row from ${r},${first(cols)}`, range.map((i): Coord => [r, first(cols) + i])]);
   }
   if (tall) {
-    for (const c of cols) {
-      const name = wide ? `col ${COLUMNS[c - first(cols)]}` : `col from ${first(rows)},${c}`;
-      found.push([name, range.map((i): Coord => [first(rows) + i, c])]);
-    }
+    for (const c of cols) found.push([`col from ${first(rows)},${c}`, range.map((i): Coord => [first(rows) + i, c])]);
   }
   return found;
 }

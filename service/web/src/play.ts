@@ -151,6 +151,7 @@ async function deal(): Promise<void> {
       draw,
     );
     say(`Dealt ${state.deal_id}.`);
+    document.body.dataset["dealt"] = "1"; // a phone shows the board first from here
     draw();
   } catch (error) {
     say(describe(error));

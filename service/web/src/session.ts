@@ -47,6 +47,9 @@ export class Session {
     readonly token: string | null = null,
     /** Told after every change (a move, a refresh). */
     readonly changed: () => void = () => undefined,
+    /** Told of the moves a refresh found that this page did not send: the server placed
+     * them for the player (a lockstep card whose deadline passed), by index and move text. */
+    readonly placedForYou: (placed: Array<{ index: number; move: string }>) => void = () => undefined,
   ) {
     this.view = state.view;
     this.next = state.next_index;
@@ -81,13 +84,16 @@ export class Session {
     if (moves.slice(0, this.log.length).join(" ") !== this.log.join(" ")) {
       throw new Error("the server's log is not the one played here");
     }
+    const theirs = moves.slice(this.log.length).map((move, i) => ({ index: this.log.length + i, move }));
     this.log = moves;
     this.view = state.view;
     this.next = state.next_index;
     const ended = state.finished && !this.finished;
     this.finished = state.finished;
     this.remember(state.view);
+    for (const { move } of theirs) this.board.placed?.(move);
     this.changed();
+    if (theirs.length) this.placedForYou(theirs);
     if (ended) await this.finish(state.score ?? null);
   }
 
@@ -122,15 +128,17 @@ export class Session {
   /** The score, the receipt, and the page's own verification of it. */
   async finish(score: Schemas["Score"] | null): Promise<void> {
     $("result").hidden = false;
-    $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none (a dead end scores nothing)";
+    $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none";
+    $("receipt-box").hidden = !score; // an unscored game has no receipt: no empty box to copy
     const status = $("verification");
     void this.board
       .finished?.(this.view, [...this.seen.values()])
       .then((words) => ($("par").textContent = words))
       .catch((error: unknown) => ($("par").textContent = `Par unavailable: ${describe(error)}.`));
     if (!score) {
-      status.textContent = "Not verified: an unscored game has no receipt.";
-      status.className = "not-verified";
+      status.textContent =
+        "The game ended with no legal move for the next card (a dead end): it is unscored, and an unscored game has no receipt to verify.";
+      status.className = "";
       return;
     }
     status.textContent = "Verifying…";

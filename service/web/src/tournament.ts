@@ -51,7 +51,13 @@ interface Kept {
 interface Seat {
   round: number;
   call: Call | null;
+  /** Each card called to this seat, by its index (`null`: a turn, no common card). */
+  cards: Map<number, string | null>;
+  /** Where the server placed a card for this seat at its deadline: "10♥ at b1". */
+  placedForYou: string[];
   over: boolean;
+  /** Ended by the tournament's close before its last card was called: how many were. */
+  closedAfter: { called: number; calls: number } | null;
   /** When the game last changed here (a move, a call): counts asked before are stale. */
   changedAt: number;
 }
@@ -150,19 +156,24 @@ async function show(): Promise<void> {
   try {
     tournament = await call("get", "/v1/tournaments/{tournament_id}", { params: { tournament_id: tid }, headers });
   } catch (error) {
-    $("t-name").textContent = "A tournament";
+    if (error instanceof ApiError && error.status === 404) {
+      notFound();
+      return;
+    }
+    $("page-title").textContent = "A tournament";
     $("t-status").textContent = entry || organizer ? describe(error) : "Enter with your invite code to see this tournament.";
     showEntry(entry, organizer, "invite");
     $("t-start").hidden = true;
     $("t-seated").textContent = "";
     return;
   }
-  $("t-name").textContent = tournament.name;
+  $("page-title").textContent = tournament.name;
+  document.title = `${tournament.name} · cardproof`;
   const info = variantList.find((v) => v.id === tournament.variant);
   showRules(tournament.variant, info?.title ?? tournament.variant);
   const lockstep = tournament.format === "lockstep";
   const format = lockstep ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
-  $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
+  $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.closed_at ? `closed at ${tournament.closed_at}` : `${tournament.status}, closes ${tournament.closes_at}`}.`;
   showEntry(entry, organizer, tournament.entry, tournament);
   if (tournament.status === "closed") {
     watchRound(null);
@@ -175,9 +186,22 @@ async function show(): Promise<void> {
   // who waits on the round: an entrant, the organizer, a visitor while entries are open
   const waits = entry !== null || organizer !== null || (tournament.entries_closed_at ?? null) === null;
   watchRound(lockstep && waits ? current : null);
+  if (organizer !== null) await readEntrants(headers);
   showSeats(lockstep ? current : null, lockstep);
   showRounds(tournament, entry, current);
   await showStandings(played, lockstep, headers);
+}
+
+/** No such tournament (the API's 404): say so plainly, and offer nothing to do. */
+function notFound(): void {
+  watchRound(null);
+  document.title = "No such tournament · cardproof";
+  $("page-title").textContent = "No such tournament";
+  $("t-status").textContent = `This server has no tournament ${tid}: check the link you were sent (it may have been mistyped, or the tournament has expired).`;
+  for (const id of ["t-enter", "t-organizer", "t-organize", "rules"]) $(id).hidden = true;
+  for (const id of ["t-entered", "t-note"]) $(id).textContent = "";
+  $("t-rounds").replaceChildren();
+  $("t-standings").replaceChildren();
 }
 
 /** The first lockstep round not finished (`null` once every one is), and how many are. */
@@ -272,7 +296,7 @@ async function enter(): Promise<void> {
     const hashes: Record<string, string> = {};
     for (const round of answer.rounds ?? []) hashes[String(round.round)] = round.server_seed_hash;
     keep(tid, { token: answer.token, name: answer.name, hashes, salt: answer.salt ?? "", keys: {} });
-    say(`Entered as ${answer.name}. Your token is kept in this browser.`);
+    say("Your entry's token is kept in this browser: open this page here to play your rounds.");
     await rerender();
   } catch (error) {
     say(describe(error));
@@ -363,6 +387,7 @@ function watchRound(current: RoundStatus | null): void {
         clockOffset = Date.parse(status.deadline) - status.seconds_left * 1000 - Date.now();
       }
       if (seat?.round === status.round && status.status === "finished") seat.over = true;
+      if (organizerKey(tid) !== null && status.status === "waiting") await readEntrants(headers);
       showSeats(status, true);
       showCall();
       if (moved) void rerender();
@@ -370,7 +395,27 @@ function watchRound(current: RoundStatus | null): void {
   })();
 }
 
-/** The organizer's view of the current round: how many are seated, placed; Start. */
+/** The names of those who have entered, as the organizer last read them (the standings
+ * list every entrant, with or without a game). */
+let entrants: string[] = [];
+
+async function readEntrants(headers: Record<string, string>): Promise<void> {
+  try {
+    const standings = await call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: tid }, headers });
+    entrants = standings.entrants.map((line) => line.name);
+  } catch {
+    // the count stays as last read: the round's own status still shows
+  }
+}
+
+/** "3 entered (Ada, Bea, Cy)": a long field is cut after its first names. */
+function enteredWords(): string {
+  const shown = entrants.slice(0, 12);
+  const more = entrants.length > shown.length ? ` and ${entrants.length - shown.length} more` : "";
+  return entrants.length === 0 ? "nobody has entered yet" : `${entrants.length} entered (${shown.join(", ")}${more})`;
+}
+
+/** The organizer's view of the current round: who has entered, how many are seated, placed; Start. */
 function showSeats(status: RoundStatus | null, lockstep: boolean): void {
   const start = $("t-start");
   start.hidden = status?.status !== "waiting" || status.seats === 0;
@@ -379,9 +424,15 @@ function showSeats(status: RoundStatus | null, lockstep: boolean): void {
     start.textContent = `Start round ${status.round}`;
     const starts = status.starts_at ? ` It starts by itself at ${status.starts_at}.` : "";
     if (status.status === "waiting") {
-      text = `Round ${status.round}: ${status.seats === 0 ? "nobody seated yet" : `${status.seats} seated`}.${starts}`;
+      const seated = status.seats === 0 ? "nobody seated yet" : `${status.seats} seated`;
+      text =
+        status.round === 1
+          ? `Round 1: ${enteredWords()}; ${seated}. An entrant is seated when they open the round's game.${starts}`
+          : `Round ${status.round}: ${status.seats === 0 ? "none" : status.seats} of the ${entrants.length} entrants seated${status.seats === 0 ? " yet" : ""}.${starts}`;
     } else if (status.status === "playing") {
       text = `Round ${status.round}: card ${(status.call ?? 0) + 1} of ${status.calls} called, ${status.placed ?? 0} of ${status.seats} placed.`;
+    } else if (typeof status.called === "number" && status.called < status.calls) {
+      text = `Round ${status.round} was cut short by the tournament's close: ${status.called} of its ${status.calls} cards were called.`;
     } else {
       text = `Round ${status.round} is over.`;
     }
@@ -399,7 +450,9 @@ async function openRound(tournament: Tournament, round: number): Promise<void> {
   keep(tid, entry);
   following?.abort();
   clearInterval(ticking);
-  seat = lockstep ? { round, call: null, over: false, changedAt: performance.now() } : null;
+  seat = lockstep
+    ? { round, call: null, cards: new Map(), placedForYou: [], over: false, closedAfter: null, changedAt: performance.now() }
+    : null;
   $("result").hidden = true;
   let state: Schemas["DealState"];
   try {
@@ -429,6 +482,7 @@ async function openRound(tournament: Tournament, round: number): Promise<void> {
     return;
   }
   $("commitment").textContent = state.server_seed_hash;
+  $("commitment-words").textContent = `Round ${round}'s commitment (SHA-256 of its server seed, fixed when the tournament was created): `;
   $("commitment-line").hidden = false;
   const tables = (info.tables ?? {}) as Record<string, PointTable>;
   board = kind.board($("board"), {
@@ -451,10 +505,10 @@ async function openRound(tournament: Tournament, round: number): Promise<void> {
     watch?.wake(); // the counts asked before this change are stale: ask again
     showCall();
   };
-  session = new Session(state, board, promise, tables, entry.token, changed);
+  session = new Session(state, board, promise, tables, entry.token, changed, (placed) => tellPlaced(round, placed));
   document.body.dataset["table"] = "1";
   $("t-call").hidden = !lockstep;
-  say(`Round ${round}: ${state.deal_id}.`);
+  say(state.finished ? `Your game of round ${round} is over.` : `Your game of round ${round} is open here.`);
   draw();
   if (seat) seat.over = state.finished;
   showCall();
@@ -522,11 +576,15 @@ async function followOnce(
         if (fields["event"] === "call" && fields["data"]) {
           const called = JSON.parse(fields["data"]) as Call;
           seen(called.index);
+          if (seat?.round === round) seat.cards.set(called.index, called.card ?? null);
           if (seat?.round === round && (seat.call === null || called.index > seat.call.index)) seat.call = called;
           if (called.index >= game.next) await game.refresh();
           showCall();
         } else if (fields["event"] === "end") {
-          if (seat?.round === round) seat.over = true;
+          if (seat?.round === round) {
+            seat.over = true;
+            seat.closedAfter = await closedAfter(round, entry);
+          }
           clearInterval(ticking);
           await game.refresh();
           showCall();
@@ -540,6 +598,50 @@ async function followOnce(
   return false;
 }
 
+/** A round that ended with its tournament's close before its last card was called: how
+ * many of its cards were (the status's `called`, of `calls`); `null` for a round played
+ * to its end. */
+async function closedAfter(round: number, entry: Kept): Promise<{ called: number; calls: number } | null> {
+  try {
+    const status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
+      params: { tournament_id: tid, round_number: round },
+      headers: bearer(entry),
+    });
+    const called = status.called;
+    return typeof called === "number" && called < status.calls ? { called, calls: status.calls } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the organizer's close did to a round cut short, in a seat's words. */
+const closedWords = (closed: { called: number; calls: number }): string =>
+  `The organizer closed the tournament after ${closed.called} of the round's ${closed.calls} cards were called: ` +
+  "the rest of your game was placed for you (the first open place each time) and scored.";
+
+/**
+ * Moves the server placed for this seat (a refresh found them, not sent from here): each
+ * card whose deadline passed ("Time's up: 10♥ was placed for you at b1"), or, after a
+ * close in mid-round, the rest of the game.
+ */
+function tellPlaced(round: number, placed: Array<{ index: number; move: string }>): void {
+  if (!seat || seat.round !== round || !session) return;
+  if (seat.over && seat.closedAfter !== null) {
+    say(closedWords(seat.closedAfter));
+    return;
+  }
+  const board = session.board;
+  const words = placed.map(({ index, move }) => {
+    const described = board.describe?.(move);
+    if (described !== undefined) return `${described.replace(/^Played /, "")} was played for you`;
+    const card = seat?.cards.get(index);
+    return `${card ? cardLabel(card) : `card ${index + 1}`} was placed for you at ${move}`;
+  });
+  seat.placedForYou.push(...words.map((text) => text.replace(/ was (placed|played) for you( at)?/, "$2")));
+  say(`Time's up: ${words.join("; ")}.`);
+  showCall();
+}
+
 /**
  * The open lockstep round's call as it stands: the time left (by the server's clock) and
  * how many seats have placed the card, or, once this seat placed it, how many it waits for.
@@ -551,13 +653,14 @@ function showCall(): void {
   let timer = "Seated: waiting for the first call.";
   let placed = status?.status === "waiting" ? `${status.seats} seated so far.` : "";
   if (seat.over) {
-    timer = "The round is over.";
+    timer = seat.closedAfter !== null ? closedWords(seat.closedAfter) : "The round is over.";
     placed = "";
   } else if (called) {
     const left = Math.max(0, Math.ceil((Date.parse(called.deadline) - Date.now() - clockOffset) / 1000));
     const mine = session.next > called.index;
     const late = left === 0 ? " (it is placed for you at the deadline)" : "";
-    timer = mine ? `Card ${called.index + 1} called: ${left} s left.` : `Card ${called.index + 1} called: ${left} s left to place it${late}.`;
+    // the card's number is in the line above ("Card 3 of 25"): the clock says the time
+    timer = mine ? `Placed: the next call comes within ${left} s.` : `${left} s left to place it${late}.`;
     const fresh = status?.status === "playing" && status.call === called.index && watch !== null && watch.asked > seat.changedAt;
     const [done, seats] = fresh ? [status.placed ?? 0, status.seats] : [null, 0];
     if (mine) placed = done === null ? "Waiting for the others." : `Waiting for ${seats - done} of ${seats}.`;
@@ -565,6 +668,12 @@ function showCall(): void {
   }
   $("deadline").textContent = timer;
   $("t-placed").textContent = placed;
+  const auto = $("t-auto");
+  auto.hidden = seat.placedForYou.length === 0;
+  // the latest few: a phone keeps the card, the clock and the whole grid on one screen
+  const all = seat.placedForYou;
+  const earlier = all.length > 3 ? ` (and ${all.length - 3} before)` : "";
+  auto.textContent = `Placed for you when time ran out: ${all.slice(-3).join(", ")}${earlier}.`;
   $("t-call").toggleAttribute("data-live", !seat.over);
 }
 
@@ -631,6 +740,25 @@ async function drawnTableNote(
   return note;
 }
 
+/** A lockstep round the close cut short, in words (" (cut short by the close: 7 of 25
+ * cards called)"); "" for a round played to its end, or an async tournament's. */
+async function cutShort(tournament: Tournament, round: number, headers: Record<string, string>): Promise<string> {
+  if (tournament.format !== "lockstep") return "";
+  try {
+    const status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
+      params: { tournament_id: tid, round_number: round },
+      headers,
+    });
+    const called = status.called;
+    if (typeof called !== "number" || called >= status.calls) return "";
+    return called === 0
+      ? " (never played: the tournament closed before it started)"
+      : ` (cut short by the close: ${called} of ${status.calls} cards called, the rest placed for each player)`;
+  } catch {
+    return "";
+  }
+}
+
 async function grids(id: string, tournament: Tournament, headers: Record<string, string>): Promise<HTMLElement[]> {
   const exported = await call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: id }, headers });
   const system = (tournament.options as { scoring?: unknown } | null)?.scoring;
@@ -644,7 +772,8 @@ async function grids(id: string, tournament: Tournament, headers: Record<string,
     const par = exported.pars?.find((p) => p.round === round.round);
     const earlier = par?.method === "earlier-solver" ? ", earlier solver" : "";
     const proof = par ? (par.optimal ? "optimal" : `at most ${par.upper_bound}`) + earlier : "";
-    title.textContent = par ? `Round ${round.round}: par ${par.score} (${proof})` : `Round ${round.round}`;
+    const cut = await cutShort(tournament, round.round, headers);
+    title.textContent = `Round ${round.round}${cut}${par ? `: par ${par.score} (${proof})` : ""}`;
     section.append(title);
     const games = exported.games.filter((g) => g.round === round.round);
     if (isPointSystem(system)) section.append(await drawnTableNote(system, round.server_seed, tournament.salt, games));

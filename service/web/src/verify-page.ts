@@ -13,9 +13,11 @@
  * as the CLI refuses it (`not-in-log`).
  */
 
-import { ApiError, call } from "./client";
+import { cardLabel, colourClass } from "./cards";
+import { ApiError, call, type Schemas } from "./client";
+import { GRID_VARIANTS, type GridVariant, key, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
-import { cleanReceipt, verifyReceipt } from "./receipt";
+import { type Payload, cleanReceipt, verifyReceipt } from "./receipt";
 import { checkInLog, hex, leafHash, encodeEntry, EntryError, LogProofError, receiptEntry } from "./tlog";
 
 const status = document.getElementById("verification") as HTMLElement;
@@ -108,6 +110,90 @@ async function logCheck(token: string, kind: unknown, dealId: string | null | un
   }
 }
 
+/** A 5x5 grid of cards (row by row), as the tournament page draws a finished one. */
+function miniGrid(placed: Map<string, string>): HTMLElement {
+  const coords = [...placed.keys()].map((text) => text.split(",").map(Number) as [number, number]);
+  const top = Math.min(...coords.map(([r]) => r));
+  const left = Math.min(...coords.map(([, c]) => c));
+  const grid = document.createElement("div");
+  grid.className = "mini-grid";
+  grid.setAttribute("role", "img");
+  const cards: string[] = [];
+  for (let r = 0; r < 5; r++) {
+    for (let c = 0; c < 5; c++) {
+      const card = placed.get(key([top + r, left + c])) ?? null;
+      const cell = document.createElement("span");
+      cell.className = card ? `card ${colourClass(card, false)}` : "card";
+      cell.textContent = card ? cardLabel(card) : "";
+      if (card) cards.push(card);
+      grid.append(cell);
+    }
+  }
+  grid.setAttribute("aria-label", `the grid, row by row: ${cards.join(" ")}`);
+  return grid;
+}
+
+/** The game's cards where the log put them: replayed on the deck the seeds derive, or,
+ * without a revealed seed, the rows as the receipt's score lists them; null if neither. */
+function gridOf(p: Payload, deck: string[] | null): Map<string, string> | null {
+  const moves = p.moves.split(" ").filter(Boolean);
+  if (deck !== null && (GRID_VARIANTS as readonly string[]).includes(p.variant)) {
+    const replayed = replayPlaced(p.variant as GridVariant, moves, deck);
+    if (!("error" in replayed)) return replayed.placed;
+  }
+  if (deck !== null && p.variant === "reserve-poker") {
+    const replayed = replayReserve(moves, deck);
+    if (!("error" in replayed)) return replayed.placed;
+  }
+  const rows = [1, 2, 3, 4, 5].map((n) => p.score.hands.find((hand) => hand.line === `row ${n}` && !hand.level));
+  if (rows.some((row) => row === undefined || row.cards.length !== 5)) return null;
+  const placed = new Map<string, string>();
+  rows.forEach((row, r) => row?.cards.forEach((card, c) => placed.set(key([r, c]), card)));
+  return placed;
+}
+
+/** What the receipt's game is and what it scored: its kind and variant, its grid, each
+ * line with its category and points (solodrez: its result). */
+function showChecked(p: Payload | null, checked: string[], deck: string[] | null, titles: Map<string, string>): void {
+  const section = document.getElementById("checked") as HTMLElement;
+  section.hidden = checked.length === 0 && p === null;
+  (document.getElementById("checks") as HTMLElement).replaceChildren(
+    ...checked.map((text) => {
+      const item = document.createElement("li");
+      item.textContent = text;
+      return item;
+    }),
+  );
+  const kind = document.getElementById("kind") as HTMLElement;
+  const place = document.getElementById("checked-grid") as HTMLElement;
+  const lines = document.getElementById("checked-lines") as HTMLTableElement;
+  place.replaceChildren();
+  lines.tBodies[0]?.replaceChildren();
+  lines.hidden = true;
+  kind.textContent = "";
+  if (p === null) return;
+  const score = p.score as Schemas["Score"];
+  const title = titles.get(p.variant) ?? p.variant;
+  const moves = p.moves.split(" ").filter(Boolean).length;
+  const result =
+    typeof score.series_removed === "number"
+      ? `; ${score.won ? "won" : "not won"}, ${score.series_removed} of 9 series removed`
+      : "";
+  kind.textContent = `${title} (${p.variant}), a ${String(p.kind ?? "version 1")} receipt: ${moves} moves, total ${score.total}${result}.`;
+  const placed = gridOf(p, deck);
+  if (placed !== null) place.append(miniGrid(placed));
+  if (score.hands.length === 0) return;
+  for (const hand of score.hands) {
+    const row = lines.tBodies[0]?.insertRow();
+    const level = hand.level ? ` (level ${hand.level})` : "";
+    for (const text of [`${hand.line}${level}`, hand.cards.map(cardLabel).join(" "), hand.category, String(hand.points)]) {
+      if (row) row.insertCell().textContent = text;
+    }
+  }
+  (document.getElementById("checked-total") as HTMLElement).textContent = String(score.total);
+  lines.hidden = false;
+}
+
 /** Each check a number: a later one's answer replaces an earlier one's, never the reverse. */
 let generation = 0;
 /** What the last verified receipt's log check needs, to check it again. */
@@ -155,6 +241,7 @@ async function check(): Promise<void> {
   status.textContent = "Verifying…";
   status.className = "";
   details.textContent = "";
+  showChecked(null, [], null, new Map());
   logStatus.textContent = "";
   logStatus.className = "";
   logAgain.hidden = true;
@@ -166,11 +253,14 @@ async function check(): Promise<void> {
     const token = cleanReceipt(area.value);
     const verdict = await verifyReceipt(token, keys, { tables, allow, issuerOrigin: window.location.origin });
     if (mine !== generation) return;
-    if (verdict.ok) status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
+    // the verdict in one line; each check made in the list under it
+    if (verdict.ok) status.textContent = "Verified: every check below holds.";
     else if (verdict.pending) {
       // a tournament still open: the normal state until its close, said in a neutral style
-      status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
+      status.textContent = "Not verified yet: the signature holds; the seed, the deck and the cards are checked once the tournament closes.";
     } else status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
+    const titles = new Map(variants.map((info) => [info.id, info.title]));
+    showChecked(verdict.ok || verdict.pending ? verdict.payload : null, verdict.ok || verdict.pending ? verdict.checked : [], verdict.deck, titles);
     status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
     if (verdict.payload) {
       const p = verdict.payload;

@@ -38,7 +38,7 @@ test("move texts read back, and are the cells' names", () => {
   assert.equal(moveCoord("poker-patience", "5,0"), null);
 });
 
-test("line names are the cells' scheme: row 1..5, col a..e, diagonal \\ and /", () => {
+test("line names are the cells' scheme: row 1..5, col a..e, diagonal \\ and /; poker-patience's by a first cell", () => {
   assert.deepEqual(
     scoredLines("poker-squares", new Map(), true).map(([name]) => name),
     ["row 1", "row 2", "row 3", "row 4", "row 5", "col a", "col b", "col c", "col d", "col e", "diagonal \\", "diagonal /"],
@@ -47,8 +47,10 @@ test("line names are the cells' scheme: row 1..5, col a..e, diagonal \\ and /", 
   // the rows are complete lines, but which of rows 1..5 they are is not fixed yet
   assert.deepEqual(scoredLines("poker-patience", wide, false).map(([name]) => name), ["row from -1,-1", "row from 0,-1"]);
   const square = cards([[0, -1], [0, 0], [0, 1], [0, 2], [0, 3], [-1, 0], [1, 0], [2, 0], [3, 0]]);
+  // the square fixed: still named by their first cells, as mid-game (one naming)
   assert.deepEqual(scoredLines("poker-patience", square, false).map(([name]) => name), [
-    "row 1", "row 2", "row 3", "row 4", "row 5", "col a", "col b", "col c", "col d", "col e",
+    "row from -1,-1", "row from 0,-1", "row from 1,-1", "row from 2,-1", "row from 3,-1",
+    "col from -1,-1", "col from -1,0", "col from -1,1", "col from -1,2", "col from -1,3",
   ]);
 });
 

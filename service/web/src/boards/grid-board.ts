@@ -23,6 +23,9 @@ import type { PointTable } from "../hands";
 
 type GridView = Schemas["GridView"];
 const TOTAL = 25;
+/** Tables the API lists for every grid variant but named for another variant's game
+ * (repeat-poker's, reserve-poker's): the scoring menu leaves them out. */
+const OTHER_VARIANTS_TABLES = new Set(["repeat", "reserve"]);
 
 export class GridBoard implements Board {
   private focus: Coord = [0, 0];
@@ -49,7 +52,10 @@ export class GridBoard implements Board {
     label.textContent = "Scoring";
     const select = document.createElement("select");
     select.id = "scoring";
-    for (const name of Object.keys(context.tables)) select.append(new Option(name, name));
+    // the grid's own tables: `repeat` and `reserve` are repeat-poker's and reserve-poker's
+    for (const name of Object.keys(context.tables).filter((name) => !OTHER_VARIANTS_TABLES.has(name))) {
+      select.append(new Option(name, name));
+    }
     for (const name of context.pointSystems ?? []) {
       select.append(new Option(`${name} (drawn from the deal's seeds)`, name));
     }

@@ -239,16 +239,10 @@ function scoredLines(variant, placed, diagonals) {
   const wide = cols.length > 0 && last(cols) - first(cols) === SIZE - 1;
   const tall = rows.length > 0 && last(rows) - first(rows) === SIZE - 1;
   if (wide) {
-    for (const r of rows) {
-      const name = tall ? `row ${r - first(rows) + 1}` : `row from ${r},${first(cols)}`;
-      found.push([name, range.map((i) => [r, first(cols) + i])]);
-    }
+    for (const r of rows) found.push([`row from ${r},${first(cols)}`, range.map((i) => [r, first(cols) + i])]);
   }
   if (tall) {
-    for (const c of cols) {
-      const name = wide ? `col ${COLUMNS[c - first(cols)]}` : `col from ${first(rows)},${c}`;
-      found.push([name, range.map((i) => [first(rows) + i, c])]);
-    }
+    for (const c of cols) found.push([`col from ${first(rows)},${c}`, range.map((i) => [first(rows) + i, c])]);
   }
   return found;
 }
@@ -679,13 +673,14 @@ function describe(error) {
   return error instanceof Error ? error.message : String(error);
 }
 var Session = class {
-  constructor(state, board3, promised, tables, token = null, changed = () => void 0) {
+  constructor(state, board3, promised, tables, token = null, changed = () => void 0, placedForYou = () => void 0) {
     this.state = state;
     this.board = board3;
     this.promised = promised;
     this.tables = tables;
     this.token = token;
     this.changed = changed;
+    this.placedForYou = placedForYou;
     this.view = state.view;
     this.next = state.next_index;
     this.finished = state.finished;
@@ -699,6 +694,7 @@ var Session = class {
   tables;
   token;
   changed;
+  placedForYou;
   view;
   next;
   finished;
@@ -727,13 +723,16 @@ var Session = class {
     if (moves.slice(0, this.log.length).join(" ") !== this.log.join(" ")) {
       throw new Error("the server's log is not the one played here");
     }
+    const theirs = moves.slice(this.log.length).map((move, i) => ({ index: this.log.length + i, move }));
     this.log = moves;
     this.view = state.view;
     this.next = state.next_index;
     const ended = state.finished && !this.finished;
     this.finished = state.finished;
     this.remember(state.view);
+    for (const { move } of theirs) this.board.placed?.(move);
     this.changed();
+    if (theirs.length) this.placedForYou(theirs);
     if (ended) await this.finish(state.score ?? null);
   }
   /** Send one move (its text form); a refused one is said, and the game stays as it was. */
@@ -766,12 +765,13 @@ var Session = class {
   /** The score, the receipt, and the page's own verification of it. */
   async finish(score) {
     $("result").hidden = false;
-    $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none (a dead end scores nothing)";
+    $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none";
+    $("receipt-box").hidden = !score;
     const status = $("verification");
     void this.board.finished?.(this.view, [...this.seen.values()]).then((words) => $("par").textContent = words).catch((error) => $("par").textContent = `Par unavailable: ${describe(error)}.`);
     if (!score) {
-      status.textContent = "Not verified: an unscored game has no receipt.";
-      status.className = "not-verified";
+      status.textContent = "The game ended with no legal move for the next card (a dead end): it is unscored, and an unscored game has no receipt to verify.";
+      status.className = "";
       return;
     }
     status.textContent = "Verifying…";
@@ -1135,6 +1135,7 @@ var ColumnsBoard = class {
 
 // src/boards/grid-board.ts
 var TOTAL = 25;
+var OTHER_VARIANTS_TABLES = /* @__PURE__ */ new Set(["repeat", "reserve"]);
 var GridBoard = class {
   constructor(variant, area, context) {
     this.variant = variant;
@@ -1160,7 +1161,9 @@ var GridBoard = class {
     label.textContent = "Scoring";
     const select = document.createElement("select");
     select.id = "scoring";
-    for (const name of Object.keys(context.tables)) select.append(new Option(name, name));
+    for (const name of Object.keys(context.tables).filter((name2) => !OTHER_VARIANTS_TABLES.has(name2))) {
+      select.append(new Option(name, name));
+    }
     for (const name of context.pointSystems ?? []) {
       select.append(new Option(`${name} (drawn from the deal's seeds)`, name));
     }
@@ -1753,19 +1756,24 @@ async function show() {
   try {
     tournament = await call("get", "/v1/tournaments/{tournament_id}", { params: { tournament_id: tid }, headers });
   } catch (error) {
-    $("t-name").textContent = "A tournament";
+    if (error instanceof ApiError && error.status === 404) {
+      notFound();
+      return;
+    }
+    $("page-title").textContent = "A tournament";
     $("t-status").textContent = entry || organizer ? describe(error) : "Enter with your invite code to see this tournament.";
     showEntry(entry, organizer, "invite");
     $("t-start").hidden = true;
     $("t-seated").textContent = "";
     return;
   }
-  $("t-name").textContent = tournament.name;
+  $("page-title").textContent = tournament.name;
+  document.title = `${tournament.name} · cardproof`;
   const info = variantList.find((v) => v.id === tournament.variant);
   showRules(tournament.variant, info?.title ?? tournament.variant);
   const lockstep = tournament.format === "lockstep";
   const format = lockstep ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
-  $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.status}, closes ${tournament.closes_at}.`;
+  $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.closed_at ? `closed at ${tournament.closed_at}` : `${tournament.status}, closes ${tournament.closes_at}`}.`;
   showEntry(entry, organizer, tournament.entry, tournament);
   if (tournament.status === "closed") {
     watchRound(null);
@@ -1777,9 +1785,20 @@ async function show() {
   const { current, played } = lockstep ? await currentRound(tournament, headers) : { current: null, played: 0 };
   const waits = entry !== null || organizer !== null || (tournament.entries_closed_at ?? null) === null;
   watchRound(lockstep && waits ? current : null);
+  if (organizer !== null) await readEntrants(headers);
   showSeats(lockstep ? current : null, lockstep);
   showRounds(tournament, entry, current);
   await showStandings(played, lockstep, headers);
+}
+function notFound() {
+  watchRound(null);
+  document.title = "No such tournament · cardproof";
+  $("page-title").textContent = "No such tournament";
+  $("t-status").textContent = `This server has no tournament ${tid}: check the link you were sent (it may have been mistyped, or the tournament has expired).`;
+  for (const id of ["t-enter", "t-organizer", "t-organize", "rules"]) $(id).hidden = true;
+  for (const id of ["t-entered", "t-note"]) $(id).textContent = "";
+  $("t-rounds").replaceChildren();
+  $("t-standings").replaceChildren();
 }
 async function currentRound(tournament, headers) {
   for (const round of tournament.rounds) {
@@ -1862,7 +1881,7 @@ async function enter() {
     const hashes = {};
     for (const round of answer.rounds ?? []) hashes[String(round.round)] = round.server_seed_hash;
     keep(tid, { token: answer.token, name: answer.name, hashes, salt: answer.salt ?? "", keys: {} });
-    say(`Entered as ${answer.name}. Your token is kept in this browser.`);
+    say("Your entry's token is kept in this browser: open this page here to play your rounds.");
     await rerender();
   } catch (error) {
     say(describe(error));
@@ -1943,11 +1962,25 @@ function watchRound(current) {
         clockOffset = Date.parse(status.deadline) - status.seconds_left * 1e3 - Date.now();
       }
       if (seat?.round === status.round && status.status === "finished") seat.over = true;
+      if (organizerKey(tid) !== null && status.status === "waiting") await readEntrants(headers);
       showSeats(status, true);
       showCall();
       if (moved) void rerender();
     }
   })();
+}
+var entrants = [];
+async function readEntrants(headers) {
+  try {
+    const standings = await call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: tid }, headers });
+    entrants = standings.entrants.map((line) => line.name);
+  } catch {
+  }
+}
+function enteredWords() {
+  const shown2 = entrants.slice(0, 12);
+  const more = entrants.length > shown2.length ? ` and ${entrants.length - shown2.length} more` : "";
+  return entrants.length === 0 ? "nobody has entered yet" : `${entrants.length} entered (${shown2.join(", ")}${more})`;
 }
 function showSeats(status, lockstep) {
   const start2 = $("t-start");
@@ -1957,9 +1990,12 @@ function showSeats(status, lockstep) {
     start2.textContent = `Start round ${status.round}`;
     const starts = status.starts_at ? ` It starts by itself at ${status.starts_at}.` : "";
     if (status.status === "waiting") {
-      text = `Round ${status.round}: ${status.seats === 0 ? "nobody seated yet" : `${status.seats} seated`}.${starts}`;
+      const seated = status.seats === 0 ? "nobody seated yet" : `${status.seats} seated`;
+      text = status.round === 1 ? `Round 1: ${enteredWords()}; ${seated}. An entrant is seated when they open the round's game.${starts}` : `Round ${status.round}: ${status.seats === 0 ? "none" : status.seats} of the ${entrants.length} entrants seated${status.seats === 0 ? " yet" : ""}.${starts}`;
     } else if (status.status === "playing") {
       text = `Round ${status.round}: card ${(status.call ?? 0) + 1} of ${status.calls} called, ${status.placed ?? 0} of ${status.seats} placed.`;
+    } else if (typeof status.called === "number" && status.called < status.calls) {
+      text = `Round ${status.round} was cut short by the tournament's close: ${status.called} of its ${status.calls} cards were called.`;
     } else {
       text = `Round ${status.round} is over.`;
     }
@@ -1976,7 +2012,7 @@ async function openRound(tournament, round) {
   keep(tid, entry);
   following?.abort();
   clearInterval(ticking);
-  seat = lockstep ? { round, call: null, over: false, changedAt: performance.now() } : null;
+  seat = lockstep ? { round, call: null, cards: /* @__PURE__ */ new Map(), placedForYou: [], over: false, closedAfter: null, changedAt: performance.now() } : null;
   $("result").hidden = true;
   let state;
   try {
@@ -2006,6 +2042,7 @@ async function openRound(tournament, round) {
     return;
   }
   $("commitment").textContent = state.server_seed_hash;
+  $("commitment-words").textContent = `Round ${round}'s commitment (SHA-256 of its server seed, fixed when the tournament was created): `;
   $("commitment-line").hidden = false;
   const tables = info.tables ?? {};
   board = kind.board($("board"), {
@@ -2028,10 +2065,10 @@ async function openRound(tournament, round) {
     watch?.wake();
     showCall();
   };
-  session = new Session(state, board, promise, tables, entry.token, changed);
+  session = new Session(state, board, promise, tables, entry.token, changed, (placed) => tellPlaced(round, placed));
   document.body.dataset["table"] = "1";
   $("t-call").hidden = !lockstep;
-  say(`Round ${round}: ${state.deal_id}.`);
+  say(state.finished ? `Your game of round ${round} is over.` : `Your game of round ${round} is open here.`);
   draw();
   if (seat) seat.over = state.finished;
   showCall();
@@ -2083,11 +2120,15 @@ async function followOnce(round, entry, game, after, signal, seen) {
         if (fields["event"] === "call" && fields["data"]) {
           const called = JSON.parse(fields["data"]);
           seen(called.index);
+          if (seat?.round === round) seat.cards.set(called.index, called.card ?? null);
           if (seat?.round === round && (seat.call === null || called.index > seat.call.index)) seat.call = called;
           if (called.index >= game.next) await game.refresh();
           showCall();
         } else if (fields["event"] === "end") {
-          if (seat?.round === round) seat.over = true;
+          if (seat?.round === round) {
+            seat.over = true;
+            seat.closedAfter = await closedAfter(round, entry);
+          }
           clearInterval(ticking);
           await game.refresh();
           showCall();
@@ -2100,6 +2141,36 @@ async function followOnce(round, entry, game, after, signal, seen) {
   }
   return false;
 }
+async function closedAfter(round, entry) {
+  try {
+    const status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
+      params: { tournament_id: tid, round_number: round },
+      headers: bearer(entry)
+    });
+    const called = status.called;
+    return typeof called === "number" && called < status.calls ? { called, calls: status.calls } : null;
+  } catch {
+    return null;
+  }
+}
+var closedWords = (closed) => `The organizer closed the tournament after ${closed.called} of the round's ${closed.calls} cards were called: the rest of your game was placed for you (the first open place each time) and scored.`;
+function tellPlaced(round, placed) {
+  if (!seat || seat.round !== round || !session) return;
+  if (seat.over && seat.closedAfter !== null) {
+    say(closedWords(seat.closedAfter));
+    return;
+  }
+  const board3 = session.board;
+  const words = placed.map(({ index, move }) => {
+    const described = board3.describe?.(move);
+    if (described !== void 0) return `${described.replace(/^Played /, "")} was played for you`;
+    const card = seat?.cards.get(index);
+    return `${card ? cardLabel(card) : `card ${index + 1}`} was placed for you at ${move}`;
+  });
+  seat.placedForYou.push(...words.map((text) => text.replace(/ was (placed|played) for you( at)?/, "$2")));
+  say(`Time's up: ${words.join("; ")}.`);
+  showCall();
+}
 function showCall() {
   if (!seat || !session) return;
   const called = seat.call;
@@ -2107,13 +2178,13 @@ function showCall() {
   let timer = "Seated: waiting for the first call.";
   let placed = status?.status === "waiting" ? `${status.seats} seated so far.` : "";
   if (seat.over) {
-    timer = "The round is over.";
+    timer = seat.closedAfter !== null ? closedWords(seat.closedAfter) : "The round is over.";
     placed = "";
   } else if (called) {
     const left = Math.max(0, Math.ceil((Date.parse(called.deadline) - Date.now() - clockOffset) / 1e3));
     const mine = session.next > called.index;
     const late = left === 0 ? " (it is placed for you at the deadline)" : "";
-    timer = mine ? `Card ${called.index + 1} called: ${left} s left.` : `Card ${called.index + 1} called: ${left} s left to place it${late}.`;
+    timer = mine ? `Placed: the next call comes within ${left} s.` : `${left} s left to place it${late}.`;
     const fresh = status?.status === "playing" && status.call === called.index && watch !== null && watch.asked > seat.changedAt;
     const [done, seats] = fresh ? [status.placed ?? 0, status.seats] : [null, 0];
     if (mine) placed = done === null ? "Waiting for the others." : `Waiting for ${seats - done} of ${seats}.`;
@@ -2121,6 +2192,11 @@ function showCall() {
   }
   $("deadline").textContent = timer;
   $("t-placed").textContent = placed;
+  const auto = $("t-auto");
+  auto.hidden = seat.placedForYou.length === 0;
+  const all = seat.placedForYou;
+  const earlier = all.length > 3 ? ` (and ${all.length - 3} before)` : "";
+  auto.textContent = `Placed for you when time ran out: ${all.slice(-3).join(", ")}${earlier}.`;
   $("t-call").toggleAttribute("data-live", !seat.over);
 }
 function table(caption, head, rows) {
@@ -2168,6 +2244,20 @@ async function drawnTableNote(system, serverSeed, salt, games) {
   note.textContent = other.length ? `Not the ${system} table this round's seed draws: the games of ${other.join(", ")}.` : `Every game was scored with the ${system} table this round's seed draws (${POINTS_ALGORITHM}).`;
   return note;
 }
+async function cutShort(tournament, round, headers) {
+  if (tournament.format !== "lockstep") return "";
+  try {
+    const status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
+      params: { tournament_id: tid, round_number: round },
+      headers
+    });
+    const called = status.called;
+    if (typeof called !== "number" || called >= status.calls) return "";
+    return called === 0 ? " (never played: the tournament closed before it started)" : ` (cut short by the close: ${called} of ${status.calls} cards called, the rest placed for each player)`;
+  } catch {
+    return "";
+  }
+}
 async function grids(id, tournament, headers) {
   const exported = await call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: id }, headers });
   const system = tournament.options?.scoring;
@@ -2181,7 +2271,8 @@ async function grids(id, tournament, headers) {
     const par = exported.pars?.find((p) => p.round === round.round);
     const earlier = par?.method === "earlier-solver" ? ", earlier solver" : "";
     const proof = par ? (par.optimal ? "optimal" : `at most ${par.upper_bound}`) + earlier : "";
-    title.textContent = par ? `Round ${round.round}: par ${par.score} (${proof})` : `Round ${round.round}`;
+    const cut = await cutShort(tournament, round.round, headers);
+    title.textContent = `Round ${round.round}${cut}${par ? `: par ${par.score} (${proof})` : ""}`;
     section.append(title);
     const games = exported.games.filter((g) => g.round === round.round);
     if (isPointSystem(system)) section.append(await drawnTableNote(system, round.server_seed, tournament.salt, games));
@@ -2337,6 +2428,7 @@ async function deal() {
       draw2
     );
     say(`Dealt ${state.deal_id}.`);
+    document.body.dataset["dealt"] = "1";
     draw2();
   } catch (error) {
     say(describe(error));

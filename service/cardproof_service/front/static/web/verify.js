@@ -1,3 +1,48 @@
+// src/cards.ts
+var DECK_SIZES = {
+  "standard-52": 52,
+  "joker-53": 53,
+  "pokerdrez-56": 56
+};
+var RANKS = "23456789TJQKA";
+var SUITS = "CDHS";
+var FIGURES = "JQTBNP";
+var COLOURS = 9;
+function cardText(deck, index) {
+  if (!Number.isInteger(index) || index < 0 || index >= DECK_SIZES[deck]) {
+    throw new RangeError(`no card ${index} in a ${deck} deck`);
+  }
+  if (deck === "pokerdrez-56") {
+    const figures = FIGURES.length * COLOURS;
+    if (index < figures) {
+      return `${FIGURES[index % FIGURES.length]}${Math.floor(index / FIGURES.length) + 1}`;
+    }
+    return `X${index - figures + 1}`;
+  }
+  if (index === 52) return "JK";
+  return `${RANKS[index % 13]}${SUITS[Math.floor(index / 13)]}`;
+}
+function rankOf(card) {
+  return card === "JK" ? -1 : RANKS.indexOf(card[0] ?? "");
+}
+function suitOf(card) {
+  return card === "JK" ? "" : card[1] ?? "";
+}
+var SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+var RANK_NAMES = { T: "10" };
+function cardLabel(card) {
+  if (card === "JK") return "Joker";
+  const rank = card[0] ?? "";
+  const symbol = SYMBOLS[card[1] ?? ""];
+  return symbol === void 0 ? card : `${RANK_NAMES[rank] ?? rank}${symbol}`;
+}
+function colourClass(card, fourColours) {
+  const suit = suitOf(card);
+  if (!suit) return "card-joker";
+  if (fourColours) return `card-${suit.toLowerCase()}`;
+  return suit === "D" || suit === "H" ? "card-red" : "card-black";
+}
+
 // src/client.ts
 var ApiError = class extends Error {
   status;
@@ -38,37 +83,6 @@ async function call(method, path, options = {}) {
     throw new ApiError(response.status, parsed ?? {});
   }
   return parsed;
-}
-
-// src/cards.ts
-var DECK_SIZES = {
-  "standard-52": 52,
-  "joker-53": 53,
-  "pokerdrez-56": 56
-};
-var RANKS = "23456789TJQKA";
-var SUITS = "CDHS";
-var FIGURES = "JQTBNP";
-var COLOURS = 9;
-function cardText(deck, index) {
-  if (!Number.isInteger(index) || index < 0 || index >= DECK_SIZES[deck]) {
-    throw new RangeError(`no card ${index} in a ${deck} deck`);
-  }
-  if (deck === "pokerdrez-56") {
-    const figures = FIGURES.length * COLOURS;
-    if (index < figures) {
-      return `${FIGURES[index % FIGURES.length]}${Math.floor(index / FIGURES.length) + 1}`;
-    }
-    return `X${index - figures + 1}`;
-  }
-  if (index === 52) return "JK";
-  return `${RANKS[index % 13]}${SUITS[Math.floor(index / 13)]}`;
-}
-function rankOf(card) {
-  return card === "JK" ? -1 : RANKS.indexOf(card[0] ?? "");
-}
-function suitOf(card) {
-  return card === "JK" ? "" : card[1] ?? "";
 }
 
 // src/hands.ts
@@ -176,16 +190,10 @@ function scoredLines(variant, placed, diagonals) {
   const wide = cols.length > 0 && last(cols) - first(cols) === SIZE - 1;
   const tall = rows.length > 0 && last(rows) - first(rows) === SIZE - 1;
   if (wide) {
-    for (const r of rows) {
-      const name = tall ? `row ${r - first(rows) + 1}` : `row from ${r},${first(cols)}`;
-      found.push([name, range.map((i) => [r, first(cols) + i])]);
-    }
+    for (const r of rows) found.push([`row from ${r},${first(cols)}`, range.map((i) => [r, first(cols) + i])]);
   }
   if (tall) {
-    for (const c of cols) {
-      const name = wide ? `col ${COLUMNS[c - first(cols)]}` : `col from ${first(rows)},${c}`;
-      found.push([name, range.map((i) => [first(rows) + i, c])]);
-    }
+    for (const c of cols) found.push([`col from ${first(rows)},${c}`, range.map((i) => [first(rows) + i, c])]);
   }
   return found;
 }
@@ -1166,6 +1174,79 @@ async function logCheck(token, kind, dealId, issued) {
     };
   }
 }
+function miniGrid(placed) {
+  const coords = [...placed.keys()].map((text) => text.split(",").map(Number));
+  const top = Math.min(...coords.map(([r]) => r));
+  const left = Math.min(...coords.map(([, c]) => c));
+  const grid = document.createElement("div");
+  grid.className = "mini-grid";
+  grid.setAttribute("role", "img");
+  const cards = [];
+  for (let r = 0; r < 5; r++) {
+    for (let c = 0; c < 5; c++) {
+      const card = placed.get(key([top + r, left + c])) ?? null;
+      const cell = document.createElement("span");
+      cell.className = card ? `card ${colourClass(card, false)}` : "card";
+      cell.textContent = card ? cardLabel(card) : "";
+      if (card) cards.push(card);
+      grid.append(cell);
+    }
+  }
+  grid.setAttribute("aria-label", `the grid, row by row: ${cards.join(" ")}`);
+  return grid;
+}
+function gridOf(p, deck) {
+  const moves = p.moves.split(" ").filter(Boolean);
+  if (deck !== null && GRID_VARIANTS.includes(p.variant)) {
+    const replayed = replayPlaced(p.variant, moves, deck);
+    if (!("error" in replayed)) return replayed.placed;
+  }
+  if (deck !== null && p.variant === "reserve-poker") {
+    const replayed = replayReserve(moves, deck);
+    if (!("error" in replayed)) return replayed.placed;
+  }
+  const rows = [1, 2, 3, 4, 5].map((n) => p.score.hands.find((hand) => hand.line === `row ${n}` && !hand.level));
+  if (rows.some((row) => row === void 0 || row.cards.length !== 5)) return null;
+  const placed = /* @__PURE__ */ new Map();
+  rows.forEach((row, r) => row?.cards.forEach((card, c) => placed.set(key([r, c]), card)));
+  return placed;
+}
+function showChecked(p, checked, deck, titles) {
+  const section = document.getElementById("checked");
+  section.hidden = checked.length === 0 && p === null;
+  document.getElementById("checks").replaceChildren(
+    ...checked.map((text) => {
+      const item = document.createElement("li");
+      item.textContent = text;
+      return item;
+    })
+  );
+  const kind = document.getElementById("kind");
+  const place = document.getElementById("checked-grid");
+  const lines = document.getElementById("checked-lines");
+  place.replaceChildren();
+  lines.tBodies[0]?.replaceChildren();
+  lines.hidden = true;
+  kind.textContent = "";
+  if (p === null) return;
+  const score = p.score;
+  const title = titles.get(p.variant) ?? p.variant;
+  const moves = p.moves.split(" ").filter(Boolean).length;
+  const result = typeof score.series_removed === "number" ? `; ${score.won ? "won" : "not won"}, ${score.series_removed} of 9 series removed` : "";
+  kind.textContent = `${title} (${p.variant}), a ${String(p.kind ?? "version 1")} receipt: ${moves} moves, total ${score.total}${result}.`;
+  const placed = gridOf(p, deck);
+  if (placed !== null) place.append(miniGrid(placed));
+  if (score.hands.length === 0) return;
+  for (const hand of score.hands) {
+    const row = lines.tBodies[0]?.insertRow();
+    const level = hand.level ? ` (level ${hand.level})` : "";
+    for (const text of [`${hand.line}${level}`, hand.cards.map(cardLabel).join(" "), hand.category, String(hand.points)]) {
+      if (row) row.insertCell().textContent = text;
+    }
+  }
+  document.getElementById("checked-total").textContent = String(score.total);
+  lines.hidden = false;
+}
 var generation = 0;
 var lastReceipt = null;
 function showLog(line, mine) {
@@ -1207,6 +1288,7 @@ async function check() {
   status.textContent = "Verifying…";
   status.className = "";
   details.textContent = "";
+  showChecked(null, [], null, /* @__PURE__ */ new Map());
   logStatus.textContent = "";
   logStatus.className = "";
   logAgain.hidden = true;
@@ -1218,10 +1300,12 @@ async function check() {
     const token = cleanReceipt(area.value);
     const verdict = await verifyReceipt(token, keys, { tables, allow, issuerOrigin: window.location.origin });
     if (mine !== generation) return;
-    if (verdict.ok) status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
+    if (verdict.ok) status.textContent = "Verified: every check below holds.";
     else if (verdict.pending) {
-      status.textContent = `Not verified yet: ${verdict.checked.join("; ")}; the seed, the deck and the cards are checked once the tournament closes.`;
+      status.textContent = "Not verified yet: the signature holds; the seed, the deck and the cards are checked once the tournament closes.";
     } else status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
+    const titles = new Map(variants.map((info) => [info.id, info.title]));
+    showChecked(verdict.ok || verdict.pending ? verdict.payload : null, verdict.ok || verdict.pending ? verdict.checked : [], verdict.deck, titles);
     status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
     if (verdict.payload) {
       const p = verdict.payload;
