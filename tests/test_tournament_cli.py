@@ -262,6 +262,11 @@ def test_a_player_enters_from_the_command_line_and_keeps_the_token(
     kept = msgspec.json.decode(entry_file.read_bytes())
     assert (kept["tournament_id"], kept["name"]) == (tid, "Ada")
     assert kept["token"] not in entered.stdout  # on disk only
+    assert entered.stdout.splitlines()[:3] == [  # plain sentences
+        f'Entered {tid} as "Ada" (entrant {kept["entrant_id"]}).',
+        f"Your entry is saved in {entry_file}. Keep that file: its token is shown nowhere else.",
+        f"The token opens your games until the tournament closes ({kept['expires_at']}).",
+    ]
     with Client(base_url=url) as player:
         game = player.play_round(tid, 1, kept["token"])
         assert game.visible.next is None  # type: ignore[union-attr]  # seated, not yet called
@@ -311,7 +316,7 @@ def test_a_player_plays_a_lockstep_round_live_from_the_command_line(
         "tournament", "enter", tid, "--name", "Ada", "--entry-file", str(entry_file), "--url", url
     )
     assert entered.returncode == 0, entered.stderr
-    said = next(line for line in entered.stdout.splitlines() if line.startswith("play a lockstep"))
+    said = next(line for line in entered.stdout.splitlines() if line.startswith("To play round"))
     printed = shlex.split(said.split(": ", 1)[1].replace("--round N", "--round 1"))
     assert printed[0] == "cardproof"
     receipt = tmp_path / "ada.jws"
@@ -764,7 +769,7 @@ def test_an_entry_goes_to_a_private_state_directory_and_play_finds_it(
     )
     assert entered.returncode == 0, entered.stderr
     path = state / "cardproof" / "entries" / f"cardproof-entry-{tid}.json"
-    assert f"the entry and its token are in {path}:" in entered.stdout
+    assert f"Your entry is saved in {path}." in entered.stdout
     assert "--entry-file" not in entered.stdout  # play finds it there
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     for folder in (path.parent, path.parent.parent):

@@ -127,16 +127,17 @@ def _enter(client: Client, args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"cannot write {path} ({error.strerror}): your token is {entry.token}")
             return 1
-    print(f"entered {entry.tournament_id} as {json.dumps(entry.name)} (entrant {entry.entrant_id})")
-    print(f"the entry and its token are in {path}: keep it, the token is shown only once")
-    print(f"and opens your games until the tournament closes ({entry.expires_at})")
+    name = json.dumps(entry.name)
+    print(f"Entered {entry.tournament_id} as {name} (entrant {entry.entrant_id}).")
+    print(f"Your entry is saved in {path}. Keep that file: its token is shown nowhere else.")
+    print(f"The token opens your games until the tournament closes ({entry.expires_at}).")
     base = args.url.rstrip("/")
     file_option = f" --entry-file {shlex.quote(str(path))}" if args.entry_file else ""
     print(
-        f"play a lockstep round N here: cardproof play --tournament {shlex.quote(args.id)} "
-        f"--round N --url {shlex.quote(base)}{file_option}"
+        f"To play round N of a lockstep tournament here: cardproof play --tournament "
+        f"{shlex.quote(args.id)} --round N --url {shlex.quote(base)}{file_option}"
     )
-    print(f"the standings: {base}/tournaments/{quote(args.id, safe='')}")
+    print(f"Standings: {base}/tournaments/{quote(args.id, safe='')}")
     return 0
 
 
