@@ -486,6 +486,25 @@ def test_a_card_left_is_placed_for_the_player_who_is_told_where(
         terminal.kill()
 
 
+def test_help_at_the_seat_shows_the_seats_commands_too(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    tid, terminal = at_the_table(server, tmp_path, card_seconds=60)
+    try:
+        terminal.expect("Seated: 1 so far")
+        start(server, tid)
+        terminal.expect("s left] Place ")
+        terminal.type("?")
+        terminal.expect("Type a cell: its column letter")  # the variant's help
+        terminal.expect("q leaves the seat")  # and the seat's
+        terminal.expect("s left] Place ")
+        terminal.type("q")
+        terminal.expect("Left the seat after 0 of the round's cards;")
+        assert terminal.close() == 1
+    finally:
+        terminal.kill()
+
+
 def test_standings_print_each_entrants_share_of_par_and_a_players_games(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -34,6 +34,11 @@ WATCH_WAIT: Final = 1.0
 counts on screen are at most this old."""
 LATE: Final = frozenset({"auto-placed", "deadline-passed"})
 """A move's 409 codes when its card's deadline had passed: the server places the card."""
+SEAT_HELP: Final = (
+    "At the seat: type your move when the clock shows; a card you leave is placed for you "
+    "at its deadline. q leaves the seat (the cards left are placed for you as their "
+    "deadlines pass); ? or help shows this."
+)
 _STYLE: Final = re.compile(r"\x1b\[[0-9;]*m")
 """A colour escape (a red card): it takes no room on the line."""
 
@@ -429,6 +434,7 @@ def _play_calls(seat: Round, session: Session, watch: _RoundWatch, screen: _Scre
             command = answer.strip().lower()
             if command in HELP:
                 term.paragraph(HELP_TEXT[game.variant], indent="  ")
+                term.paragraph(SEAT_HELP, indent="  ")
             elif command and not session.command(command):
                 if _place(session, answer):
                     told = game.next_index
