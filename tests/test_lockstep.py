@@ -218,11 +218,16 @@ def test_a_lockstep_round_calls_each_card_once_every_seat_placed_the_last(
                 assert cards[index + 1] not in ahead.text
         if index < 24:
             assert status(client, tid)["call"] == index + 1
-    assert status(client, tid)["status"] == "finished"
+            assert status(client, tid)["called"] == index + 2
+    finished = status(client, tid)
+    assert (finished["status"], finished["called"], finished["closed"]) == ("finished", 25, False)
     standings = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
     assert [line["games_finished"] for line in standings] == [1, 1, 1, 0]
     receipt = client.get(f"/v1/deals/{ada_deal}/receipt", headers=bearer(ada)).json()
     assert receipt["payload"]["auto_placed"] == []
+    closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200, closed.text
+    assert status(client, tid)["closed"] is False  # played out before the close
 
 
 def test_a_card_not_placed_by_its_deadline_is_placed_for_its_player(
@@ -317,9 +322,26 @@ def test_the_close_completes_every_open_game_of_a_started_round(
         assert move(client, ada, ada_deal, index, CELLS[index]).status_code == 200
         assert move(client, bea, bea_deal, index, CELLS[index]).status_code == 200
     assert move(client, ada, ada_deal, 3, "e5").status_code == 200
+    assert (status(client, tid)["called"], status(client, tid)["closed"]) == (4, False)
+    started_at = client.get(f"/v1/tournaments/{tid}").json()["entries_closed_at"]
     closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     assert closed.status_code == 200, closed.text
-    assert status(client, tid)["status"] == "finished"
+    assert started_at is not None
+    assert closed.json()["entries_closed_at"] == started_at  # closed when round 1 started
+    # the round says it was the close that ended it, after 4 of its 25 cards were called
+    ended = status(client, tid)
+    assert (ended["status"], ended["called"], ended["calls"], ended["closed"]) == (
+        "finished",
+        4,
+        25,
+        True,
+    )
+    calls = client.get(f"/v1/tournaments/{tid}/rounds/1/calls?after=-1&wait=0").json()
+    assert (len(calls["calls"]), calls["status"]["closed"]) == (4, True)
+    never = status(client, tid, 2)  # round 2 never started: the close finished it, uncalled
+    assert (never["status"], never["called"], never["closed"]) == ("finished", 0, True)
+    page = client.get(f"/tournaments/{tid}").text
+    assert "2 seated, 4 of 25 cards called &middot; ended early: the tournament closed" in page
     standings = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
     assert {line["name"]: line["games_finished"] for line in standings} == {"Ada": 1, "Bea": 1}
     receipt = client.get(f"/v1/deals/{bea_deal}/receipt", headers=bearer(bea)).json()

@@ -505,6 +505,58 @@ def test_help_at_the_seat_shows_the_seats_commands_too(
         terminal.kill()
 
 
+def test_a_close_in_mid_round_is_told_once_as_a_close_not_as_timeouts(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    url, key = server
+    tid, terminal = at_the_table(server, tmp_path, card_seconds=60)
+    try:
+        terminal.expect("Seated: 1 so far")
+        with Client(base_url=url) as player:
+            bea = seat(player, tid, "Bea")
+            terminal.expect("Seated: 2 so far")
+            start(server, tid)
+            for index in range(2):
+                terminal.expect(f"poker-squares: card {index + 1} of 25")
+                terminal.expect("s left] Place ")
+                terminal.type(CELLS[index])
+                next(bea.calls())
+                bea.play(CELLS[index])
+            terminal.expect("poker-squares: card 3 of 25")
+            closed = cardproof("tournament", "close", tid, "--url", url, key=key)
+            assert closed.returncode == 0, closed.stderr
+            assert "entries     closed at " in closed.stdout  # round 1 had started
+            assert "open until round 1 starts" not in closed.stdout
+            told = terminal.expect("Final score:")
+            assert told.count("The organizer closed the tournament") == 1, told
+            assert "round 1 ended after 3 of its 25 cards were called." in told
+            assert "The server placed your remaining 23 cards" in told
+            assert "Time's up" not in told
+            terminal.expect("Receipt: written to")
+            assert terminal.close() == 0
+        line = cardproof("tournament", "round", tid, "1", "--url", url)
+        assert line.stdout.strip() == (
+            "round 1: finished, 2 seated; 3 of 25 cards called, ended early: the tournament closed"
+        )
+
+    finally:
+        terminal.kill()
+
+
+def test_close_says_entries_closed_when_round_one_never_started(server: tuple[str, str]) -> None:
+    url, key = server
+    made = cardproof(
+        *("tournament", "create", "Quiet Cup", "--variant", "poker-squares", "--rounds", "1"),
+        *("--opens", "now", "--closes", in_an_hour(), "--format", "lockstep", "--url", url),
+        key=key,
+    )
+    assert made.returncode == 0, made.stderr
+    assert "entries     open until round 1 starts" in made.stdout
+    closed = cardproof("tournament", "close", tournament_id(made.stdout), "--url", url, key=key)
+    assert closed.returncode == 0, closed.stderr
+    assert "entries     closed with the tournament (round 1 never started)" in closed.stdout
+
+
 def test_standings_print_each_entrants_share_of_par_and_a_players_games(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -746,7 +798,7 @@ def test_watching_a_round_follows_it_until_it_ends(server: tuple[str, str]) -> N
             watch.wait()
     assert (watch.returncode, err) == (0, "")
     lines = out.splitlines()
-    assert lines[-1] == "round 1: finished, 1 seated"
+    assert lines[-1] == "round 1: finished, 1 seated; 25 of 25 cards called"
     assert lines[0].startswith("round 1: playing, 1 seated; card 1 of 25")
     cards = [int(m[1]) for line in lines if (m := re.search(r"card (\d+) of 25", line))]
     assert cards == sorted(cards)

@@ -54,6 +54,8 @@ def _print_tournament(tournament: Tournament) -> None:
         entries = "open until round 1 starts"
         if t.entries_closed_at is not None:
             entries = f"closed at {t.entries_closed_at}, when round 1 started"
+        elif t.status == "closed":
+            entries = "closed with the tournament (round 1 never started)"
         print(f"entries     {entries}")
     print(f"deals       {t.algorithm}, salt {t.salt}")
     print(f"round  {'server_seed_hash (committed)':<64}  server_seed")
@@ -245,6 +247,10 @@ def _round_line(status: RoundStatus) -> str:
         )
     elif status.starts_at is not None and status.status == "waiting":
         where += f"; starts by itself at {status.starts_at}"
+    elif status.status == "finished":
+        where += f"; {status.called} of {status.calls} cards called"
+        if status.closed:
+            where += ", ended early: the tournament closed"
     return where
 
 

@@ -382,7 +382,7 @@ def run_round(
     )
     try:
         with _RoundWatch(follower, seat) as watch, _Screen(term, watch) as screen:
-            finished = _play_calls(seat, session, watch, screen)
+            finished = _play_calls(client, seat, session, watch, screen)
     except KeyboardInterrupt:
         finished = False
     except CardproofError as error:
@@ -398,12 +398,15 @@ def run_round(
     return show_receipt(client, game, term, server_url, receipt_out)
 
 
-def _play_calls(seat: Round, session: Session, watch: _RoundWatch, screen: _Screen) -> bool:
+def _play_calls(
+    client: Client, seat: Round, session: Session, watch: _RoundWatch, screen: _Screen
+) -> bool:
     """The round's calls as they come, until the game is over (True) or the player leaves.
 
     What the round does shows as it happens: the seats taken before the start, the clock
     while the player types, how many seats have still to place the card once the player
-    has, and each card the server placed for the player when its deadline passed.
+    has, each card the server placed for the player when its deadline passed, and a close
+    of the tournament that ended the round early (said once, with the cards it placed).
     """
     game, term = seat.game, session.term
     told = game.next_index  # the moves before it: the player's, or said to be placed for them
@@ -417,6 +420,8 @@ def _play_calls(seat: Round, session: Session, watch: _RoundWatch, screen: _Scre
         elif watch.past(shown):  # a new call, or the end: the game is read again
             screen.end()
             seat.sync()
+            if status.status == "finished" and status.closed:
+                told = _tell_closed(client, session, status, told)
             told = _tell_placed(session, watch, told)
             if game.finished or status.status == "finished":
                 break
@@ -457,6 +462,40 @@ def _place(session: Session, answer: str) -> bool:
         if error.code not in LATE:
             raise
         return False
+
+
+def _tell_closed(client: Client, session: Session, status: RoundStatus, told: int) -> int:
+    """Say, once, that the tournament's close ended the round; the next move to tell.
+
+    The moves from ``told`` on were placed by the server at the close (or at deadlines
+    just before it), to finish the game: they are told as one, not as timeouts.
+    """
+    game, term = session.game, session.term
+    try:
+        shown = client.tournament(status.tournament_id, token=game.token)
+        organizer = shown.closed_at is not None
+    except CardproofError:
+        organizer = None
+    who = {
+        True: "The organizer closed the tournament",
+        False: "The tournament reached its closing time",
+        None: "The tournament closed",
+    }[organizer]
+    left = game.next_index - told
+    placed = (
+        f" The server placed your remaining {plural(left, 'card')} to finish your game, each "
+        "at the first place the rules allow."
+        if left
+        else ""
+    )
+    term.say()
+    term.paragraph(
+        f"{who}: round {status.round} ended after {status.called} of its {status.calls} cards "
+        f"were called.{placed}"
+    )
+    if left:
+        session.moved()
+    return game.next_index
 
 
 def _tell_placed(session: Session, watch: _RoundWatch, told: int) -> int:

@@ -279,10 +279,7 @@ def _rounds_html(rounds: Iterable[RoundCommitment]) -> str:
 
 
 def _calls_html(rounds: Sequence[RoundStatus]) -> str:
-    """Each lockstep round: waiting, playing (the call, its deadline, who placed it), finished.
-
-    A called card is public, as when the dealer names it aloud.
-    """
+    """Each lockstep round: waiting, playing (its call, public as a dealer's), or finished."""
     rows = []
     for status in rounds:
         if status.status == "playing" and status.call is not None:
@@ -298,7 +295,9 @@ def _calls_html(rounds: Sequence[RoundStatus]) -> str:
             starts = f", starts by itself at {escape(status.starts_at)}" if status.starts_at else ""
             where = f"waiting for its start &middot; {status.seats} seated{starts}"
         else:
-            where = f"finished &middot; {status.seats} seated, {status.calls} cards called"
+            called = f"{status.called} of {status.calls} cards called"
+            early = " &middot; ended early: the tournament closed" if status.closed else ""
+            where = f"finished &middot; {status.seats} seated, {called}{early}"
         rows.append(
             f'<tr class="lockstep" data-round="{status.round}" data-status="{status.status}">'
             f'<td class="num">{status.round}</td><td>{where}</td></tr>'
