@@ -30,12 +30,15 @@ def embedded_client(
     """
     from litestar.testing import TestClient
 
-    from cardproof.receipts import SigningKey
+    from cardproof.receipts import EMBEDDED_ISSUER, SigningKey
     from cardproof_service.app import create_app
     from cardproof_service.plumbing import Keys, Settings
     from cardproof_service.tournaments import new_organizer
 
-    keys = Keys(master=secrets.token_bytes(32), signing=SigningKey.generate())
+    # its receipts name no server (nothing listens on the network): EMBEDDED_ISSUER
+    keys = Keys(
+        master=secrets.token_bytes(32), signing=SigningKey.generate(), issuer=EMBEDDED_ISSUER
+    )
     settings = Settings(warm_up=False)
     if not limits:
         settings = Settings(warm_up=False, rate_limit=0, max_games_in_flight=0, daily_deal_quota=0)
