@@ -87,7 +87,7 @@ HELP_TEXT: Final[dict[str, str]] = {
         "wild. The score so far counts only complete lines."
     ),
     "solodrez": (
-        "Columns 0-8 are shown top to bottom; the last card of each is exposed. Type "
+        "Columns 1-9 are shown top to bottom; the last card of each is exposed. Type "
         "'a n b' to move the last n cards of column a onto column b (like 3 2 5): they "
         "must be a run (each card one figure below the one before: J Q T B N P; a neutral "
         "X1/X2 stands for any figure), and column b's last card must be one figure above "
@@ -103,6 +103,10 @@ COMMANDS_HELP: Final = (
     "? or help shows this; q quits (the deal is left unfinished, with no receipt)."
 )
 
+PARAGRAPH_WIDTH: Final = 88
+"""The widest a wrapped paragraph is (a terminal narrower than this wraps narrower)."""
+MIN_WIDTH: Final = 20
+"""The narrowest a paragraph is wrapped to, however narrow the terminal claims to be."""
 _RED: Final = "\x1b[31m"
 _BOLD: Final = "\x1b[1m"
 _RESET: Final = "\x1b[0m"
@@ -183,9 +187,28 @@ class Terminal:
     def say(self, text: str = "") -> None:
         self.output.write(text + "\n")
 
+    def width(self) -> int:
+        """Columns a wrapped line fills: 88, or a narrower terminal's columns less one.
+
+        (Less one, so that a full line does not wrap by itself.)
+        """
+        if not _isatty(self.output):
+            return PARAGRAPH_WIDTH
+        try:
+            columns = os.get_terminal_size(self.output.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            return PARAGRAPH_WIDTH
+        return max(MIN_WIDTH, min(PARAGRAPH_WIDTH, columns - 1))
+
     def paragraph(self, text: str, indent: str = "") -> None:
+        """``text`` wrapped at word boundaries to :meth:`width`, each line indented."""
         for line in textwrap.wrap(
-            text, 88, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+            text,
+            self.width(),
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+            break_long_words=False,
         ):
             self.say(line)
 
@@ -287,6 +310,10 @@ class Session(ABC):
             category = printable(hand.category)
             self.term.say(f"  {line:<11} {cards:<15} {category:<16} {hand.points:>5}")
 
+    def refusal(self, answer: str, reason: str) -> str:
+        """Why the server refused the move typed as ``answer``: its detail, by default."""
+        return reason
+
     def unscored_text(self) -> str:
         """Why a finished game has no score (only a serpent dead end has none)."""
         return "This game ended unscored, so it has no receipt."
@@ -311,7 +338,8 @@ class Session(ABC):
             self.game.play(self.move_text(answer))
         except IllegalMoveError as error:
             reason = re.sub(r"^move \d+ ", "", error.detail or error.title)
-            self.term.say(f"  illegal move {printable(reason)}")
+            reason = printable(self.refusal(answer, reason))
+            self.term.paragraph(f"illegal move {reason}", indent="  ")
             return False
         except BadRequestError as error:
             reason = re.sub(r"^move: ", "", error.detail or error.title)
