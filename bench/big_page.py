@@ -84,7 +84,7 @@ async def hand_in(base_url: str, tid: str, codes: list[str], log: str) -> list[s
 
 def page_scenario(args: Any) -> list[str]:
     """The scenario; its verdict lines."""
-    from tournament import organizer_key
+    from wire import organizer_key
 
     with ExitStack() as stack:
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cardproof-")))

@@ -28,7 +28,7 @@ import httpx
 
 from _common import percentile
 from cardproof.progress import bar
-from tournament import CELLS, Wire, called_ms, event_stream, one_round, seat_all, url_calls
+from wire import CELLS, Wire, called_ms, event_stream, one_round, seat_all, url_calls
 
 CARD_SECONDS = 2
 TARGET_HEALTHZ_P99_MS = 50.0
@@ -281,7 +281,7 @@ def scenarios(args: Any, which: list[str]) -> list[str]:
     from pathlib import Path
 
     from service import cardproof_server, private_redis
-    from tournament import organizer_key
+    from wire import organizer_key
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from redis_server import redis_cluster

@@ -121,6 +121,26 @@ def test_no_module_imports_another_in_a_circle(package: str) -> None:
     assert circles(graph(package)) == []
 
 
+def bench_graph() -> dict[str, set[str]]:
+    """bench/'s scripts (run from bench/, importing each other by bare name) and their imports."""
+    scripts = {path.stem: path for path in (ROOT / "bench").glob("*.py")}
+    edges: dict[str, set[str]] = {name: set() for name in scripts}
+    for name, path in scripts.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                edges[name] |= {alias.name for alias in node.names if alias.name in scripts}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module in scripts:
+                edges[name].add(node.module)
+        edges[name].discard(name)
+    return edges
+
+
+def test_no_bench_script_imports_another_in_a_circle() -> None:
+    edges = bench_graph()
+    assert "wire" in edges["deadlines"]  # the graph is read at all
+    assert circles(edges) == []
+
+
 @pytest.mark.parametrize("package", sorted(PACKAGES))
 def test_no_module_takes_another_modules_private_names(package: str) -> None:
     found = modules(package)

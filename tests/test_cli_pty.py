@@ -32,9 +32,9 @@ class Terminal:
     is not a CI run's (which gets no progress bars).
     """
 
-    def __init__(self, *args: str, cwd: Path, term: str = "dumb") -> None:
+    def __init__(self, *args: str, cwd: Path, term: str = "dumb", columns: int = 100) -> None:
         self.main, follower = pty.openpty()
-        rows_columns = struct.pack("HHHH", 24, 100, 0, 0)  # a size, as a person's terminal has
+        rows_columns = struct.pack("HHHH", 24, columns, 0, 0)  # a size, as a person's has
         fcntl.ioctl(follower, termios.TIOCSWINSZ, rows_columns)
         env = {k: v for k, v in os.environ.items() if k not in ("CARDPROOF_URL", "CI")}
         self.process = subprocess.Popen(
@@ -149,6 +149,72 @@ def test_solodrez_stop_asks_first_at_a_terminal(tmp_path: Path) -> None:
     finally:
         code = terminal.close()
     assert code == 0
+
+
+def solodrez_board(screen: str) -> list[list[str]]:
+    """The columns of the last solodrez board drawn on ``screen`` (headed ``1 .. 9``)."""
+    lines = screen.split("    1   2   3   4   5   6   7   8   9")[-1].splitlines()[1:]
+    columns: list[list[str]] = [[] for _ in range(9)]
+    for line in lines:
+        if not line.startswith("   "):
+            break  # the prompt
+        for c, column in enumerate(columns):
+            card = line[2 + 4 * c : 5 + 4 * c].strip()
+            if card and card != "-":
+                column.append(card)
+    return columns
+
+
+def test_solodrez_counts_its_columns_1_to_9_at_a_terminal(tmp_path: Path) -> None:
+    """The board, the moves typed, the hint and the server's refusals count columns from 1,
+    as the page does (the API's move texts count from 0); a hint wraps at the terminal's
+    width between words."""
+    from cardproof.games.solodrez import SoloDrez
+    from cardproof.pokerdrez import parse_pokerdrez_cards
+
+    width = 40
+    terminal = Terminal("play", "solodrez", "--seed", "a stop", cwd=tmp_path, columns=width)
+    try:
+        board = solodrez_board(terminal.expect("hint, stop: "))
+        position = SoloDrez.from_columns([parse_pokerdrez_cards(c) for c in board])
+        terminal.type("hint")
+        told = terminal.expect("hint, stop: ")
+        hint = told[told.index("  hint: ") :].rsplit("\n", 1)[0].replace("\r", "")
+        lines = hint.splitlines()
+        assert len(lines) > 1, lines  # wrapped
+        assert all(len(line) < width for line in lines), lines
+        words = " ".join(line.strip() for line in lines)
+        assert words.endswith(" positions searched)"), words  # no word cut in two
+        advised = re.match(
+            r"hint: (\d) (\d+) (\d) \(move \d+ cards? from column \1 to column \3\)", words
+        )
+        runs = [m for m in position.legal_moves() if m.remove is None and m.stop is None]
+        if advised is not None:  # the solver found a win: its first move, counted from 1
+            source, count, target = (int(n) for n in advised.groups())
+        else:  # none found in time (a loaded machine): a legal move instead
+            assert words.startswith(("hint: no win found", "hint: this position cannot")), words
+            run = runs[0]
+            source, count, target = (run.from_ or 0) + 1, run.count or 0, (run.to or 0) + 1
+        assert SoloDrez.parse_move(f"{source - 1}:{count}>{target - 1}") in runs
+        terminal.type(f"{source} {count} {target}")  # typed back as the board counts
+        after = solodrez_board(terminal.expect("hint, stop: "))
+        assert after[target - 1][-count:] == board[source - 1][-count:]
+        assert after[source - 1] == board[source - 1][:-count]
+        terminal.type("0 1 2")
+        terminal.expect("columns are numbered 1 to 9, as the board shows them")
+        terminal.type("5 1 5")  # the server's detail counts from 0: said from 1
+        terminal.expect("illegal move (5 1 5):")
+        refused = " ".join(terminal.expect("hint, stop:").split())
+        assert refused.startswith("a run moves to another column, not back onto column 5 "), refused
+        terminal.type("?")
+        terminal.expect("Columns 1-9 are shown top to")
+        terminal.type("q")
+        terminal.expect("Quit? [y/N] ")
+        terminal.type("y")
+        terminal.expect("no receipt")
+    finally:
+        code = terminal.close()
+    assert code == 1
 
 
 def test_bots_run_draws_a_progress_bar_at_a_terminal(tmp_path: Path) -> None:

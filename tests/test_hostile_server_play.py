@@ -147,7 +147,8 @@ HANDS = {"line", "cards", "removed", "category"}
         ("repeat-poker", REPEAT, HANDS, ["Final score", "  \\u001b"]),
         ("reserve-poker", ["0>0", "1>1"], {"grid", "reserve"}, ["\\u001b"]),
         ("solodrez", ["stop", "y"], {"columns"}, ["\\u001b"]),
-        ("solodrez", ["stop", "y"], {"deal_id"}, ["Stopping ends deal \\u001b"]),
+        # a word longer than the line is not cut: the poisoned id starts a line of its own
+        ("solodrez", ["stop", "y"], {"deal_id"}, ["Stopping ends deal\n  \\u001b"]),
         ("poker-squares", SQUARES, {"deal_id"}, ["cannot fetch the receipt of deal \\u001b"]),
         ("poker-squares", ["q", "y"], {"deal_id"}, ["forfeits deal \\u001b", "Quit: deal \\u001b"]),
     ],

@@ -218,13 +218,16 @@ def test_a_lockstep_round_calls_each_card_once_every_seat_placed_the_last(
                 assert cards[index + 1] not in ahead.text
         if index < 24:
             assert status(client, tid)["call"] == index + 1
-            assert status(client, tid)["called"] is None  # told once the round has finished
+            assert status(client, tid)["called"] == index + 2
     finished = status(client, tid)
-    assert (finished["status"], finished["called"], finished["calls"]) == ("finished", 25, 25)
+    assert (finished["status"], finished["called"], finished["closed"]) == ("finished", 25, False)
     standings = client.get(f"/v1/tournaments/{tid}/standings").json()["entrants"]
     assert [line["games_finished"] for line in standings] == [1, 1, 1, 0]
     receipt = client.get(f"/v1/deals/{ada_deal}/receipt", headers=bearer(ada)).json()
     assert receipt["payload"]["auto_placed"] == []
+    closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
+    assert closed.status_code == 200, closed.text
+    assert status(client, tid)["closed"] is False  # played out before the close
 
 
 def test_a_card_not_placed_by_its_deadline_is_placed_for_its_player(
@@ -319,12 +322,24 @@ def test_the_close_completes_every_open_game_of_a_started_round(
         assert move(client, ada, ada_deal, index, CELLS[index]).status_code == 200
         assert move(client, bea, bea_deal, index, CELLS[index]).status_code == 200
     assert move(client, ada, ada_deal, 3, "e5").status_code == 200
+    assert (status(client, tid)["called"], status(client, tid)["closed"]) == (4, False)
+    started_at = client.get(f"/v1/tournaments/{tid}").json()["entries_closed_at"]
     closed = client.post(f"/v1/tournaments/{tid}/close", json={}, headers={"Authorization": owner})
     assert closed.status_code == 200, closed.text
-    # the close cut round 1 short after its 4th call, and round 2 before its start
-    cut = status(client, tid)
-    assert (cut["status"], cut["called"], cut["calls"]) == ("finished", 4, 25)
-    assert (status(client, tid, 2)["status"], status(client, tid, 2)["called"]) == ("finished", 0)
+    assert started_at is not None
+    assert closed.json()["entries_closed_at"] == started_at  # closed when round 1 started
+    # the round says it was the close that ended it, after 4 of its 25 cards were called
+    ended = status(client, tid)
+    assert (ended["status"], ended["called"], ended["calls"], ended["closed"]) == (
+        "finished",
+        4,
+        25,
+        True,
+    )
+    calls = client.get(f"/v1/tournaments/{tid}/rounds/1/calls?after=-1&wait=0").json()
+    assert (len(calls["calls"]), calls["status"]["closed"]) == (4, True)
+    never = status(client, tid, 2)  # round 2 never started: the close finished it, uncalled
+    assert (never["status"], never["called"], never["closed"]) == ("finished", 0, True)
     page = client.get(f"/tournaments/{tid}").text  # the standings page says so, not "25 called"
     assert "cut short by the tournament's close &middot; 2 seated, 4 of 25 cards called" in page
     assert "finished &middot; nobody was seated, no card called" in page

@@ -22,7 +22,7 @@ from cardproof.games.repeat_poker import RepeatPoker
 from cardproof.games.reserve_poker import ReservePoker, ReserveView
 from cardproof.hands import TABLES
 from cardproof.play import playable_cells, run, running_score, scored_lines
-from cardproof.receipts import ReceiptPayload, verify_receipt
+from cardproof.receipts import EMBEDDED_ISSUER, ReceiptPayload, verify_receipt
 
 SQUARES = [f"{col}{row}" for row in "12345" for col in "abcde"]
 SNAKE = [f"{col}{row}" for row in "12345" for col in ("abcde" if row in "135" else "edcba")]
@@ -257,7 +257,9 @@ def test_the_options_must_be_a_json_object(
     assert "--options" in capsys.readouterr().err
 
 
-def test_cardproof_play_runs_an_embedded_server(tmp_path: Path) -> None:
+def test_cardproof_play_runs_an_embedded_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     command = str(Path(sys.executable).parent / "cardproof")
     started = time.monotonic()
     result = subprocess.run(
@@ -281,6 +283,27 @@ def test_cardproof_play_runs_an_embedded_server(tmp_path: Path) -> None:
         f"receipt-{deal_id}.keys.json",
     ]
     assert "HTTP Request" not in result.stderr
+    # the receipt names no server, for none was listening: not make run's address
+    assert verify_receipt(token, jwks).payload.iss == EMBEDDED_ISSUER
+    receipt, keys = re.findall(r"cardproof verify (\S+) --jwks (\S+)", output)[0]
+    checked = subprocess.run(
+        [command, "verify", receipt, "--jwks", keys],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert (
+        "  issued by an embedded server (a throwaway key; no network service) at " in checked.stdout
+    )
+    assert "127.0.0.1" not in checked.stdout + checked.stderr
+    from cardproof.cli import verify
+
+    verify._hint_issuer(token, None)  # what verify says when it cannot fetch the default keys
+    hint = capsys.readouterr().err
+    assert "issued by an embedded server, which no network serves" in hint
+    assert "--url" not in hint
 
 
 # --- repeat-poker and reserve-poker ----------------------------------------------------

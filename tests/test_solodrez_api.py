@@ -344,21 +344,21 @@ def test_the_sdk_solves_plays_and_checks_a_receipt(sdk: Client) -> None:
 def test_play_solodrez_in_the_terminal_with_a_hint(
     sdk: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(play, "HINT_BUDGET", 0.2)
+    monkeypatch.setattr(play.solodrez, "HINT_BUDGET", 0.2)
     output = io.StringIO()
     status = play.run(
         sdk,
         "solodrez",
-        input=io.StringIO("?\nhint\n2 7 3\nstop\n"),
+        input=io.StringIO("?\nhint\n3 7 4\nstop\n"),
         output=output,
         client_seed="terminal",
         server_url="http://example.invalid",
     )
     text = output.getvalue()
     assert status == 0, text
-    assert "Columns 0-8 are shown top to bottom" in text
+    assert "Columns 1-9 are shown top to bottom" in text
     assert "hint: " in text
-    assert "column 2 holds 6 cards, not 7" in text
+    assert "illegal move (3 7 4): column 3 holds 6 cards, not 7" in text  # the API's column 2
     assert "0 series removed (not won)" in text
     assert "Receipt: " in text
 

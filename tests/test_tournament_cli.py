@@ -262,6 +262,11 @@ def test_a_player_enters_from_the_command_line_and_keeps_the_token(
     kept = msgspec.json.decode(entry_file.read_bytes())
     assert (kept["tournament_id"], kept["name"]) == (tid, "Ada")
     assert kept["token"] not in entered.stdout  # on disk only
+    assert entered.stdout.splitlines()[:3] == [  # plain sentences
+        f'Entered {tid} as "Ada" (entrant {kept["entrant_id"]}).',
+        f"Your entry is saved in {entry_file}. Keep that file: its token is shown nowhere else.",
+        f"The token opens your games until the tournament closes ({kept['expires_at']}).",
+    ]
     with Client(base_url=url) as player:
         game = player.play_round(tid, 1, kept["token"])
         assert game.visible.next is None  # type: ignore[union-attr]  # seated, not yet called
@@ -311,7 +316,7 @@ def test_a_player_plays_a_lockstep_round_live_from_the_command_line(
         "tournament", "enter", tid, "--name", "Ada", "--entry-file", str(entry_file), "--url", url
     )
     assert entered.returncode == 0, entered.stderr
-    said = next(line for line in entered.stdout.splitlines() if line.startswith("play a lockstep"))
+    said = next(line for line in entered.stdout.splitlines() if line.startswith("To play round"))
     printed = shlex.split(said.split(": ", 1)[1].replace("--round N", "--round 1"))
     assert printed[0] == "cardproof"
     receipt = tmp_path / "ada.jws"
@@ -479,6 +484,77 @@ def test_a_card_left_is_placed_for_the_player_who_is_told_where(
             assert player.join_round(tid, 1, token).game.played.moves[0] == "a1"
     finally:
         terminal.kill()
+
+
+def test_help_at_the_seat_shows_the_seats_commands_too(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    tid, terminal = at_the_table(server, tmp_path, card_seconds=60)
+    try:
+        terminal.expect("Seated: 1 so far")
+        start(server, tid)
+        terminal.expect("s left] Place ")
+        terminal.type("?")
+        terminal.expect("Type a cell: its column letter")  # the variant's help
+        terminal.expect("q leaves the seat")  # and the seat's
+        terminal.expect("s left] Place ")
+        terminal.type("q")
+        terminal.expect("Left the seat after 0 of the round's cards;")
+        assert terminal.close() == 1
+    finally:
+        terminal.kill()
+
+
+def test_a_close_in_mid_round_is_told_once_as_a_close_not_as_timeouts(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    url, key = server
+    tid, terminal = at_the_table(server, tmp_path, card_seconds=60)
+    try:
+        terminal.expect("Seated: 1 so far")
+        with Client(base_url=url) as player:
+            bea = seat(player, tid, "Bea")
+            terminal.expect("Seated: 2 so far")
+            start(server, tid)
+            for index in range(2):
+                terminal.expect(f"poker-squares: card {index + 1} of 25")
+                terminal.expect("s left] Place ")
+                terminal.type(CELLS[index])
+                next(bea.calls())
+                bea.play(CELLS[index])
+            terminal.expect("poker-squares: card 3 of 25")
+            closed = cardproof("tournament", "close", tid, "--url", url, key=key)
+            assert closed.returncode == 0, closed.stderr
+            assert "entries     closed at " in closed.stdout  # round 1 had started
+            assert "open until round 1 starts" not in closed.stdout
+            told = terminal.expect("Final score:")
+            assert told.count("The organizer closed the tournament") == 1, told
+            assert "round 1 ended after 3 of its 25 cards were called." in told
+            assert "The server placed your remaining 23 cards" in told
+            assert "Time's up" not in told
+            terminal.expect("Receipt: written to")
+            assert terminal.close() == 0
+        line = cardproof("tournament", "round", tid, "1", "--url", url)
+        assert line.stdout.strip() == (
+            "round 1: finished, 2 seated; 3 of 25 cards called, ended early: the tournament closed"
+        )
+
+    finally:
+        terminal.kill()
+
+
+def test_close_says_entries_closed_when_round_one_never_started(server: tuple[str, str]) -> None:
+    url, key = server
+    made = cardproof(
+        *("tournament", "create", "Quiet Cup", "--variant", "poker-squares", "--rounds", "1"),
+        *("--opens", "now", "--closes", in_an_hour(), "--format", "lockstep", "--url", url),
+        key=key,
+    )
+    assert made.returncode == 0, made.stderr
+    assert "entries     open until round 1 starts" in made.stdout
+    closed = cardproof("tournament", "close", tournament_id(made.stdout), "--url", url, key=key)
+    assert closed.returncode == 0, closed.stderr
+    assert "entries     closed with the tournament (round 1 never started)" in closed.stdout
 
 
 def test_standings_print_each_entrants_share_of_par_and_a_players_games(
@@ -733,7 +809,7 @@ def test_watching_a_round_follows_it_until_it_ends(server: tuple[str, str]) -> N
             watch.wait()
     assert (watch.returncode, err) == (0, "")
     lines = out.splitlines()
-    assert lines[-1] == "round 1: finished, 1 seated"
+    assert lines[-1] == "round 1: finished, 1 seated; 25 of 25 cards called"
     assert lines[0].startswith("round 1: playing, 1 seated; card 1 of 25")
     cards = [int(m[1]) for line in lines if (m := re.search(r"card (\d+) of 25", line))]
     assert cards == sorted(cards)
@@ -775,7 +851,7 @@ def test_an_entry_goes_to_a_private_state_directory_and_play_finds_it(
     )
     assert entered.returncode == 0, entered.stderr
     path = state / "cardproof" / "entries" / f"cardproof-entry-{tid}.json"
-    assert f"the entry and its token are in {path}:" in entered.stdout
+    assert f"Your entry is saved in {path}." in entered.stdout
     assert "--entry-file" not in entered.stdout  # play finds it there
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     for folder in (path.parent, path.parent.parent):

@@ -754,6 +754,20 @@ class Call(Struct, frozen=True):
     deadline: Time
 
 
+ROUND_CALLED: Final = (
+    "How many of the `calls` cards have been called: `call + 1` while the round plays; once "
+    "it has finished, how many were called before it ended (fewer than `calls` when its "
+    "tournament closed first)."
+)
+ROUND_CLOSED: Final = (
+    "The round finished because its tournament closed (its organizer closed it, or its "
+    "closing time came) before the round was played out: the server placed the rest of "
+    "every open game at the close, not at deadlines (a receipt lists those moves in "
+    "`auto_placed`). A close during the last call, before any seat placed that card, reads "
+    "as played out."
+)
+
+
 class RoundStatus(Struct, frozen=True):
     """A round of a tournament, now.
 
@@ -777,11 +791,10 @@ class RoundStatus(Struct, frozen=True):
     placed: int = 0
     starts_at: Time | None = None
     """When the round starts by itself, if its tournament set a time."""
-    called: int | None = None
-    """A finished round: how many of its ``calls`` cards were called. Fewer when its
-    tournament closed before its last call (the close placed the rest of each seated game
-    for its player, the first legal move each time, and scored it): ``0`` for a round
-    that never started. ``null`` until the round has finished."""
+    called: Annotated[int, Meta(description=ROUND_CALLED)] = 0
+    """How many of the ``calls`` cards have been called (:data:`ROUND_CALLED`)."""
+    closed: Annotated[bool, Meta(description=ROUND_CLOSED)] = False
+    """Whether its tournament's close ended it (:data:`ROUND_CLOSED`)."""
 
 
 class RoundCalls(Struct, frozen=True):

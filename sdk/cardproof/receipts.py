@@ -52,6 +52,10 @@ a version 1 receipt cannot say what it proves and is refused.)"""
 ALG: Final = "Ed25519"
 TYP: Final = "cardproof-receipt+jwt"
 """The header's ``typ`` (explicit typing, RFC 8725 section 3.11): this JWT is a receipt."""
+EMBEDDED_ISSUER: Final = "urn:cardproof:embedded"
+"""The ``iss`` of a receipt signed by an embedded server (``cardproof play`` or ``bots run``
+without ``--url``): a key made for one run, in one process; no service on the network
+vouches for it, and only the key set written beside the receipt checks it."""
 LEGACY_TYP: Final = "JOSE"
 """The ``typ`` of receipts signed before receipts named their own (still verified)."""
 

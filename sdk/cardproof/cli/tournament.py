@@ -54,6 +54,8 @@ def _print_tournament(tournament: Tournament) -> None:
         entries = "open until round 1 starts"
         if t.entries_closed_at is not None:
             entries = f"closed at {t.entries_closed_at}, when round 1 started"
+        elif t.status == "closed":
+            entries = "closed with the tournament (round 1 never started)"
         print(f"entries     {entries}")
     print(f"deals       {t.algorithm}, salt {t.salt}")
     print(f"round  {'server_seed_hash (committed)':<64}  server_seed")
@@ -127,16 +129,17 @@ def _enter(client: Client, args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"cannot write {path} ({error.strerror}): your token is {entry.token}")
             return 1
-    print(f"entered {entry.tournament_id} as {json.dumps(entry.name)} (entrant {entry.entrant_id})")
-    print(f"the entry and its token are in {path}: keep it, the token is shown only once")
-    print(f"and opens your games until the tournament closes ({entry.expires_at})")
+    name = json.dumps(entry.name)
+    print(f"Entered {entry.tournament_id} as {name} (entrant {entry.entrant_id}).")
+    print(f"Your entry is saved in {path}. Keep that file: its token is shown nowhere else.")
+    print(f"The token opens your games until the tournament closes ({entry.expires_at}).")
     base = args.url.rstrip("/")
     file_option = f" --entry-file {shlex.quote(str(path))}" if args.entry_file else ""
     print(
-        f"play a lockstep round N here: cardproof play --tournament {shlex.quote(args.id)} "
-        f"--round N --url {shlex.quote(base)}{file_option}"
+        f"To play round N of a lockstep tournament here: cardproof play --tournament "
+        f"{shlex.quote(args.id)} --round N --url {shlex.quote(base)}{file_option}"
     )
-    print(f"the standings: {base}/tournaments/{quote(args.id, safe='')}")
+    print(f"Standings: {base}/tournaments/{quote(args.id, safe='')}")
     return 0
 
 
@@ -244,6 +247,10 @@ def _round_line(status: RoundStatus) -> str:
         )
     elif status.starts_at is not None and status.status == "waiting":
         where += f"; starts by itself at {status.starts_at}"
+    elif status.status == "finished":
+        where += f"; {status.called} of {status.calls} cards called"
+        if status.closed:
+            where += ", ended early: the tournament closed"
     return where
 
 

@@ -25,6 +25,7 @@ import msgspec
 from cardproof.cli.common import SIGNATURE_ONLY
 from cardproof.errors import APIError, NotFoundError, TransportError
 from cardproof.receipts import (
+    EMBEDDED_ISSUER,
     JWKS,
     CommitmentMismatchError,
     Expected,
@@ -304,6 +305,8 @@ def _check_deal(url: str, payload: ReceiptPayload) -> str:
     return f"  deal {payload.deal_id} as {url} keeps it: same seeds, variant, options and log"
 
 
+EMBEDDED_ISSUER_TEXT = "an embedded server (a throwaway key; no network service)"
+"""How ``verify`` names the issuer of a receipt an embedded server signed."""
 _KIND_MEANING: dict[str, str] = {
     "committed-blind": "a committed deal, each hidden card revealed only once due",
     "committed-open": "a committed deal of an open variant (every card shown from the start)",
@@ -502,7 +505,13 @@ def _hint_issuer(token: str, url: str | None) -> None:
         issuer = decode_receipt(token)[1].iss
     except ReceiptError:
         return
-    if url is None and issuer is not None:
+    if url is None and issuer == EMBEDDED_ISSUER:
+        print(
+            "the receipt was issued by an embedded server, which no network serves: check it "
+            "with the key set written beside it (--jwks FILE)",
+            file=sys.stderr,
+        )
+    elif url is None and issuer is not None:
         print(
             f"the receipt says it was issued by {issuer}: if you trust that service, "
             f"verify against it with --url {issuer}",
@@ -597,7 +606,8 @@ def _report(outcome: _Outcome) -> None:
     print(f"{said}: {payload.variant}, score {payload.score.total}, key {verified.kid}")
     print(f"  kind {payload.kind}: {_KIND_MEANING[payload.kind or 'practice']}")
     if payload.iss is not None:
-        print(f"  issued by {payload.iss} at {_when(payload.issued)}")
+        issuer = EMBEDDED_ISSUER_TEXT if payload.iss == EMBEDDED_ISSUER else payload.iss
+        print(f"  issued by {issuer} at {_when(payload.issued)}")
     print(f"  options {_options_text(payload.options)}")
     for hand in payload.score.hands:
         cards = " ".join(hand.cards)

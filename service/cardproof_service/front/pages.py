@@ -299,10 +299,7 @@ def _rounds_html(rounds: Iterable[RoundCommitment]) -> str:
 
 
 def _calls_html(rounds: Sequence[RoundStatus]) -> str:
-    """Each lockstep round: waiting, playing (the call, its deadline, who placed it), finished.
-
-    A called card is public, as when the dealer names it aloud.
-    """
+    """Each lockstep round: waiting, playing (its call, public as a dealer's), or finished."""
     rows = []
     for status in rounds:
         if status.status == "playing" and status.call is not None:
@@ -319,14 +316,17 @@ def _calls_html(rounds: Sequence[RoundStatus]) -> str:
             where = f"waiting for its start &middot; {status.seats} seated{starts}"
         elif status.called == 0 and status.seats == 0:
             where = "finished &middot; nobody was seated, no card called"
-        elif status.called is not None and status.called < status.calls:
+        elif status.closed:
             where = (
                 f"cut short by the tournament's close &middot; {status.seats} seated, "
                 f"{status.called} of {status.calls} cards called (the rest of each game "
                 "was placed for its player at the close)"
             )
         else:
-            where = f"finished &middot; {status.seats} seated, {status.calls} cards called"
+            where = (
+                f"finished &middot; {status.seats} seated, "
+                f"{status.called} of {status.calls} cards called"
+            )
         rows.append(
             f'<tr class="lockstep" data-round="{status.round}" data-status="{status.status}">'
             f'<td class="num">{status.round}</td><td>{where}</td></tr>'

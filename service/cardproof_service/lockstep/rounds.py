@@ -119,19 +119,26 @@ class Rounds:
         starts_at = None
         if record.round_starts is not None and state.started_at is None:
             starts_at = rfc3339_ms(record.round_starts[number - 1] * 1000)
+        calls = state.turns or turns_of(record)
+        called = 0 if state.started_at is None else state.call + 1
+        # played out: its last call placed by every seat (the count then starts again at 0),
+        # or nobody was seated; a round finishes otherwise only when its tournament's close
+        # completes it (read from the state alone: a long poll's record predates the close)
+        played_out = state.started_at is not None and (
+            state.seats == 0 or (called == calls and state.placed == 0)
+        )
         base = RoundStatus(
             tournament_id=record.tournament_id,
             round=number,
             format=record.format,
             status="finished" if state.finished else "waiting",
             seats=state.seats,
-            calls=state.turns or turns_of(record),
+            calls=calls,
             starts_at=starts_at,
+            called=called,
+            closed=state.finished and not played_out,
         )
-        if state.finished:  # how many cards were called: fewer once a close cut it short
-            called = 0 if state.started_at is None else state.call + 1
-            return msgspec.structs.replace(base, called=called)
-        if state.started_at is None:
+        if state.finished or state.started_at is None:
             return base
         card = None
         found = await self.store.round_calls(record.tournament_id, number, state.call - 1)

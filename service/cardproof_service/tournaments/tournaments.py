@@ -264,6 +264,10 @@ class Tournaments:
         else:
             why = "it is invite-only (its entrants and invite codes read it too), and"
             owner = await self.owner(record, access.authorization, why)
+        return await self.shown(record, owner)
+
+    async def shown(self, record: TournamentRecord, owner: OrganizerRecord | None) -> Tournament:
+        """The tournament as its readers see it: its view, and when its entries closed."""
         view = self.view(record, owner)
         closed_at = await self.entries_closed_at(record)
         if closed_at is None:
@@ -380,7 +384,7 @@ class Tournaments:
         await self.log.due(tournament_id, now() * 1000)  # its reveals: from now, not closes_at
         closed = await self.record(tournament_id)
         await self.rounds.complete(closed)
-        return self.view(closed, organizer)
+        return await self.shown(closed, organizer)
 
     # --- lockstep rounds ----------------------------------------------------------------
 

@@ -1240,8 +1240,16 @@ export interface components {
             placed?: number;
             /** @default null */
             starts_at?: string | null;
-            /** @default null */
-            called?: number | null;
+            /**
+             * @description How many of the `calls` cards have been called: `call + 1` while the round plays; once it has finished, how many were called before it ended (fewer than `calls` when its tournament closed first).
+             * @default 0
+             */
+            called?: number;
+            /**
+             * @description The round finished because its tournament closed (its organizer closed it, or its closing time came) before the round was played out: the server placed the rest of every open game at the close, not at deadlines (a receipt lists those moves in `auto_placed`). A close during the last call, before any seat placed that card, reads as played out.
+             * @default false
+             */
+            closed?: boolean;
         };
         /**
          * RowsView

@@ -431,7 +431,7 @@ function showSeats(status: RoundStatus | null, lockstep: boolean): void {
           : `Round ${status.round}: ${status.seats === 0 ? "none" : status.seats} of the ${entrants.length} entrants seated${status.seats === 0 ? " yet" : ""}.${starts}`;
     } else if (status.status === "playing") {
       text = `Round ${status.round}: card ${(status.call ?? 0) + 1} of ${status.calls} called, ${status.placed ?? 0} of ${status.seats} placed.`;
-    } else if (typeof status.called === "number" && status.called < status.calls) {
+    } else if (status.closed) {
       text = `Round ${status.round} was cut short by the tournament's close: ${status.called} of its ${status.calls} cards were called.`;
     } else {
       text = `Round ${status.round} is over.`;
@@ -598,17 +598,16 @@ async function followOnce(
   return false;
 }
 
-/** A round that ended with its tournament's close before its last card was called: how
- * many of its cards were (the status's `called`, of `calls`); `null` for a round played
- * to its end. */
+/** A round that its tournament's close ended before it was played out (the status's
+ * `closed`): how many of its cards were called (`called`, of `calls`); `null` for a round
+ * played to its end. */
 async function closedAfter(round: number, entry: Kept): Promise<{ called: number; calls: number } | null> {
   try {
     const status = await call("get", "/v1/tournaments/{tournament_id}/rounds/{round_number}", {
       params: { tournament_id: tid, round_number: round },
       headers: bearer(entry),
     });
-    const called = status.called;
-    return typeof called === "number" && called < status.calls ? { called, calls: status.calls } : null;
+    return status.closed ? { called: status.called ?? 0, calls: status.calls } : null;
   } catch {
     return null;
   }

@@ -1994,7 +1994,7 @@ function showSeats(status, lockstep) {
       text = status.round === 1 ? `Round 1: ${enteredWords()}; ${seated}. An entrant is seated when they open the round's game.${starts}` : `Round ${status.round}: ${status.seats === 0 ? "none" : status.seats} of the ${entrants.length} entrants seated${status.seats === 0 ? " yet" : ""}.${starts}`;
     } else if (status.status === "playing") {
       text = `Round ${status.round}: card ${(status.call ?? 0) + 1} of ${status.calls} called, ${status.placed ?? 0} of ${status.seats} placed.`;
-    } else if (typeof status.called === "number" && status.called < status.calls) {
+    } else if (status.closed) {
       text = `Round ${status.round} was cut short by the tournament's close: ${status.called} of its ${status.calls} cards were called.`;
     } else {
       text = `Round ${status.round} is over.`;
@@ -2147,8 +2147,7 @@ async function closedAfter(round, entry) {
       params: { tournament_id: tid, round_number: round },
       headers: bearer(entry)
     });
-    const called = status.called;
-    return typeof called === "number" && called < status.calls ? { called, calls: status.calls } : null;
+    return status.closed ? { called: status.called ?? 0, calls: status.calls } : null;
   } catch {
     return null;
   }
