@@ -25,6 +25,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 import cardproof_service.front.pages as pages_module
+import cardproof_service.front.standings_parts as parts_module
 import cardproof_service.tournaments.standings as standings_module
 from cardproof.games import variant
 from cardproof.models import StandingLine, Standings, Tournament
@@ -253,7 +254,7 @@ def test_a_settled_page_is_drawn_once_and_a_large_field_is_paged(
         raise AssertionError("a settled page was drawn again")
 
     monkeypatch.setattr(pages_module, "render", never)  # kept: no drawing, no replay
-    monkeypatch.setattr(pages_module, "replay_log", never)
+    monkeypatch.setattr(parts_module, "replay_log", never)
     assert client.get(f"/tournaments/{tid}", headers=reader(tid)).text == first.text
     assert client.get(f"/tournaments/{tid}?page=2", headers=reader(tid)).text == second.text
     past = client.get(f"/tournaments/{tid}?page=3", headers=reader(tid))
@@ -401,14 +402,14 @@ def test_a_variant_without_a_grid_shows_its_log(
     def no_replay(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a log variant's game was replayed to draw the page")
 
-    monkeypatch.setattr(pages_module, "replay_log", no_replay)
+    monkeypatch.setattr(parts_module, "replay_log", no_replay)
     page = render(tournament, standings, [result])
     assert 'class="card' not in page
     tokens = game.log_text().split()
-    shown = " ".join(tokens[: pages_module.LOG_SHOWN])
+    shown = " ".join(tokens[: parts_module.LOG_SHOWN])
     assert f'<p class="log" data-moves="{len(tokens)}"><code>{shown}</code>' in page
     assert f"Ada, round 1: {total}</h3>" in page
-    monkeypatch.setattr(pages_module, "LOG_SHOWN", 5)  # a long log: its first moves, then where
+    monkeypatch.setattr(parts_module, "LOG_SHOWN", 5)  # a long log: its first moves, then where
     page = render(tournament, standings, [result])
     assert f"<code>{' '.join(tokens[:5])}</code>" in page
     assert f"and {len(tokens) - 5:,} moves more ({len(tokens):,} in all" in page

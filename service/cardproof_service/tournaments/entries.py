@@ -41,6 +41,7 @@ from cardproof_service.plumbing import (
 from cardproof_service.store import NewEntrant, Store, TournamentRecord
 from cardproof_service.tournaments.invites import add_invites, invite_hash
 from cardproof_service.tournaments.names import display_name, name_key
+from cardproof_service.tournaments.organizers import organizer_quota
 from cardproof_service.tournaments.tournaments import Tournaments, require_open
 
 
@@ -64,7 +65,7 @@ class Entries:
             raise conflict("this tournament is public: anyone may enter", "not-invite-only")
         if tournament_closed(record):
             raise conflict("the tournament is closed", "closed")
-        quota = self.tournaments.organizer_quota(record.organizer_id)
+        quota = organizer_quota(self.tournaments.settings, record.organizer_id)
         await self.store.spend_organizer_quota(quota, 0, request.count)
         return InviteCodes(tournament_id, await add_invites(self.store, record, request.count))
 

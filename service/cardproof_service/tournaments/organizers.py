@@ -20,8 +20,8 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from litestar.plugins.problem_details import ProblemDetailsException
 
-from cardproof_service.plumbing import unauthorized
-from cardproof_service.store import OrganizerRecord, Store
+from cardproof_service.plumbing import DAY, Settings, now, unauthorized
+from cardproof_service.store import OrganizerQuota, OrganizerRecord, Store
 
 KEY_PREFIX: Final = "cpo_"
 _KEY: Final = re.compile(r"cpo_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")
@@ -93,4 +93,27 @@ async def authenticate(store: Store, authorization: str | None) -> OrganizerReco
     return record
 
 
-__all__ = ["KEY_PREFIX", "authenticate", "key_hash", "new_organizer", "organizer_offered"]
+def organizer_quota(settings: Settings, organizer_id: str) -> OrganizerQuota:
+    """The organizer's quota today (UTC): what one key may make and issue a day.
+
+    Each tournament keeps its record, rounds and codes up to its retention: without a
+    quota, one key at the rate limit could fill the store.
+    """
+    current = now()
+    return OrganizerQuota(
+        organizer_id,
+        settings.organizer_tournaments_per_day,
+        settings.organizer_invites_per_day,
+        current // DAY,
+        DAY - current % DAY,
+    )
+
+
+__all__ = [
+    "KEY_PREFIX",
+    "authenticate",
+    "key_hash",
+    "new_organizer",
+    "organizer_offered",
+    "organizer_quota",
+]

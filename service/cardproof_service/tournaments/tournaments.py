@@ -50,7 +50,6 @@ from cardproof_service.deals import (
 from cardproof_service.lockstep import Calls, Listener, Rounds, unknown_round
 from cardproof_service.log import Log
 from cardproof_service.plumbing import (
-    DAY,
     Keys,
     Settings,
     conflict,
@@ -62,7 +61,6 @@ from cardproof_service.plumbing import (
     tournament_closed,
 )
 from cardproof_service.store import (
-    OrganizerQuota,
     OrganizerRecord,
     Store,
     TournamentRecord,
@@ -71,7 +69,7 @@ from cardproof_service.store import (
 from cardproof_service.tournaments.formats import format_of, round_starts
 from cardproof_service.tournaments.invites import add_invites, invite_hash, invite_limit
 from cardproof_service.tournaments.names import display_name
-from cardproof_service.tournaments.organizers import authenticate
+from cardproof_service.tournaments.organizers import authenticate, organizer_quota
 
 MAX_TOURNAMENT_NAME: Final = 100
 LONGEST_AHEAD: Final = 10 * 366 * 86_400
@@ -208,7 +206,7 @@ class Tournaments:
             )
         asked_codes = (1 if invites is None else invites) if request.entry == "invite" else 0
         await self.store.spend_organizer_quota(
-            self.organizer_quota(organizer.organizer_id), 1, asked_codes
+            organizer_quota(self.settings, organizer.organizer_id), 1, asked_codes
         )
         # logged before anyone can see the tournament (a create that fails after leaves a
         # commitment to a tournament nobody saw); its reveals and settlement from its close
@@ -228,21 +226,6 @@ class Tournaments:
             codes = await add_invites(self.store, record, asked_codes)
         return TournamentCreated(
             self.view(record, organizer), codes[0] if codes else None, invite_codes=codes
-        )
-
-    def organizer_quota(self, organizer_id: str) -> OrganizerQuota:
-        """The organizer's quota today (UTC): what one key may make and issue a day.
-
-        Each tournament keeps its record, rounds and codes up to its retention: without
-        a quota, one key at the rate limit could fill the store.
-        """
-        current, settings = now(), self.settings
-        return OrganizerQuota(
-            organizer_id,
-            settings.organizer_tournaments_per_day,
-            settings.organizer_invites_per_day,
-            current // DAY,
-            DAY - current % DAY,
         )
 
     async def record(self, tournament_id: str) -> TournamentRecord:
