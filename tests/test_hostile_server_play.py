@@ -145,7 +145,7 @@ HANDS = {"line", "cards", "removed", "category"}
         ("repeat-poker", ["r1"] * 5, {"rows", "next"}, ["r1   \\u001b", "Place \\u001b"]),
         ("repeat-poker", ["r1"] * 5, HANDS, ["Just scored: \\u001b"]),
         ("repeat-poker", REPEAT, HANDS, ["Final score", "  \\u001b"]),
-        ("reserve-poker", ["0>0", "1>1"], {"grid", "reserve"}, ["\\u001b"]),
+        ("reserve-poker", ["1 a", "2 b"], {"grid", "reserve"}, ["\\u001b"]),
         ("solodrez", ["stop", "y"], {"columns"}, ["\\u001b"]),
         # a word longer than the line is not cut: the poisoned id starts a line of its own
         ("solodrez", ["stop", "y"], {"deal_id"}, ["Stopping ends deal\n  \\u001b"]),

@@ -311,7 +311,10 @@ def test_cardproof_play_runs_an_embedded_server(
 CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][CDHS]|JK)(?![A-Za-z0-9])")
 """A card as the terminal prints it."""
 RESERVE_MOVES = [f"{i % 4}>{i // 5}" for i in range(25)]
-"""Grid columns filled left to right, taking from the reserve columns in turn."""
+"""Grid columns filled left to right, taking from the reserve columns in turn (the API's
+moves, counted from 0)."""
+RESERVE_TYPED = [f"{i % 4 + 1} {'abcde'[i // 5]}" for i in range(25)]
+"""The same moves as a person types them: reserve columns 1-4, grid columns a-e."""
 
 
 def verified_payload(client: TestClient[Litestar], output: str) -> ReceiptPayload:
@@ -418,18 +421,21 @@ def grid_texts(view: ReserveView) -> set[str]:
 def test_a_scripted_reserve_game_shows_only_what_is_face_up(
     sdk_client: Client, client: TestClient[Litestar], version: int
 ) -> None:
-    script = ["0 0", "0>9", "?", "", *RESERVE_MOVES[1:5], "1>0", *RESERVE_MOVES[5:]]
+    script = ["1a", "0>9", "0 a", "5 b", "2 f", "?", "", *RESERVE_TYPED[1:5], "2>a"]
+    script += RESERVE_TYPED[5:]
     code, output = play(
         sdk_client, "reserve-poker", script, server_url="http://x", options={"version": version}
     )
     assert code == 0, output
-    assert "'0>9' is not a move in text form; type ? for help" in output
-    assert "illegal move (1>0): grid column 0 (col a) is full (5 cards)" in output
+    assert "name the grid column by its letter, a to e: like 2 d" in output  # 0>9: not sent
+    assert output.count("reserve columns are 1 to 4 and grid columns a to e, like 2 d") == 3
+    assert "illegal move (2>a): col a is full (5 cards)" in output  # as typed, as the board
+    assert "Take from reserve 1-4 into grid column a-e (like 2 d): " in output
     assert "as in Connect Four" in " ".join(output.split())  # the help
     payload = verified_payload(client, output)
     assert payload.variant == "reserve-poker"
     assert payload.options == {"version": version}
-    assert payload.moves == " ".join(RESERVE_MOVES)  # "0 0" was sent as 0>0
+    assert payload.moves == " ".join(RESERVE_MOVES)  # "1a" was sent as 0>0
     views = replayed_views(payload)
     game_over = output.index("reserve-poker: game over")
     screens = output[:game_over].split("\nreserve-poker, version ")[1:]
@@ -449,7 +455,8 @@ def test_a_scripted_reserve_game_shows_only_what_is_face_up(
         assert f"Score so far: {expected.total} from {len(expected.hands)} complete" in screen
     final = output[game_over : output.index("Receipt: ")]
     assert set(CARD_TEXT.findall(final)) == grid_texts(views[-1])
-    assert "      a=0  b=1  c=2  d=3  e=4" in final  # letters, and the number a move uses
+    assert "       a    b    c    d    e" in final  # letters, as moves name them
+    assert "     1    2    3    4" in output  # the reserve columns' numbers
     assert f"Final score: {payload.score.total} (table reserve)" in final
     assert len(payload.score.hands) == 12
     for hand in payload.score.hands:
@@ -468,7 +475,7 @@ def test_cardproof_play_takes_options(tmp_path: Path) -> None:
     command = str(Path(sys.executable).parent / "cardproof")
     result = subprocess.run(
         [command, "play", "reserve-poker", "--options", '{"version": 6}'],
-        input="\n".join(RESERVE_MOVES) + "\n",
+        input="\n".join(RESERVE_TYPED) + "\n",
         capture_output=True,
         text=True,
         timeout=60,
@@ -489,7 +496,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
     ("variant_id", "options", "moves"),
     [
         ("repeat-poker", {"rows": 5}, ["r1", "r2", "r1", "r3", "r1"]),
-        ("reserve-poker", {"version": 5}, ["0>0", "1>0", "2>1", "3>4", "0>4"]),
+        ("reserve-poker", {"version": 5}, ["1 a", "2 a", "3 b", "4 e", "1 e"]),
     ],
 )
 def test_colour_leaves_the_cards_in_their_columns(

@@ -26,6 +26,25 @@ RESERVE_VISIBILITY: Final = {
 """What each reserve-poker ``version`` shows."""
 FACE_DOWN: Final = "##"
 """A face-down reserve card, as drawn."""
+RESERVES: Final = 4
+"""Reserve columns, counted 1 to 4 at the terminal as on the page (the API's 0 to 3)."""
+_MOVE: Final = re.compile(r"\s*(\d+)\s*[>\s]?\s*([a-z])\s*")
+"""A move as typed: a reserve column's number, then a grid column's letter."""
+_NUMBERS: Final = re.compile(r"\s*\d+\s*[>\s]\s*\d+\s*")
+"""Two numbers (the API's form, 0-based): not how the board names a grid column."""
+
+
+def board_words(reason: str) -> str:
+    """A refusal of the server's (which counts columns from 0) as the board names columns.
+
+    >>> board_words("(1>0): grid column 0 (col a) is full (5 cards)")
+    'col a is full (5 cards)'
+    >>> board_words("(3>2): reserve column 3 is empty")
+    'reserve 4 is empty'
+    """
+    reason = re.sub(r"^\([^)]*\): ", "", reason)
+    reason = re.sub(r"\bgrid column \d \((col [a-e])\)", r"\1", reason)
+    return re.sub(r"\breserve column (\d)\b", lambda n: f"reserve {int(n[1]) + 1}", reason)
 
 
 class ReservePlay(Session):
@@ -56,7 +75,7 @@ class ReservePlay(Session):
     def reserve_lines(self) -> list[str]:
         """The reserve columns hanging down: first-dealt on top, the one to take at the bottom."""
         columns = self.view.reserve
-        lines = ["     " + " ".join(f"{f:>3} " for f in range(len(columns))).rstrip()]
+        lines = ["     " + " ".join(f"{f + 1:>3} " for f in range(len(columns))).rstrip()]
         for depth in range(max(1, *(len(column) for column in columns))):
             cells = []
             for column in columns:
@@ -75,11 +94,8 @@ class ReservePlay(Session):
             for c in range(SIZE)
             if (0, c) not in self.placed
         }
-        # columns by letter, as cells and lines are named, with the 0-based number a move
-        # uses to drop a card there (2>4 drops into col e)
-        lines = [
-            "     " + " ".join(f"{f'{letter}={c}':>4}" for c, letter in enumerate(COLUMN_LETTERS))
-        ]
+        # columns by letter, as cells and lines are named and moves name them (2 e)
+        lines = ["     " + " ".join(f"{letter:>3} " for letter in COLUMN_LETTERS).rstrip()]
         for row in range(SIZE):
             cells = []
             for col in range(SIZE):
@@ -96,13 +112,13 @@ class ReservePlay(Session):
         view, term = self.view, self.term
         term.say()
         term.say(f"{self.variant}, version {view.version}: card {self.game.next_index + 1} of 25")
-        term.say(f"  Reserve ({RESERVE_VISIBILITY.get(view.version, '?')}; ## is face down):")
+        term.say(
+            f"  Reserve columns 1-{RESERVES} "
+            f"({RESERVE_VISIBILITY.get(view.version, '?')}; ## is face down):"
+        )
         for line in self.reserve_lines():
             term.say(line)
-        term.say(
-            "  Grid (a card falls to the lowest empty cell of its column, marked +; "
-            "a move names the column by its number, a=0 .. e=4):"
-        )
+        term.say("  Grid columns a-e (a card falls to the lowest empty cell of its column, +):")
         for line in self.board_lines():
             term.say(line)
         self.score_paragraph(
@@ -110,14 +126,41 @@ class ReservePlay(Session):
         )
 
     def prompt(self) -> str:
-        return "Take f>c (reserve column 0-3 > grid column 0-4): "
+        return "Take from reserve 1-4 into grid column a-e (like 2 d): "
 
     def move_text(self, answer: str) -> str:
-        """``f>c``; ``f c`` (a space between) is taken as ``f>c``."""
-        spaced = re.fullmatch(r"\s*(\d+)\s*[>\s]\s*(\d+)\s*", answer)
-        if spaced is not None:
-            return f"{spaced[1]}>{spaced[2]}"
+        """The API's move for the player's: ``2 d`` (or ``2d``, ``2>d``) is ``1>3``.
+
+        The terminal counts reserve columns from 1 and letters grid columns, as the
+        board and the page do; the API counts both from 0.
+        """
+        found = _MOVE.fullmatch(answer.lower())
+        if found is not None:
+            return f"{int(found[1]) - 1}>{ord(found[2]) - ord('a')}"
         return "".join(answer.split())
+
+    def before_move(self, answer: str) -> bool:
+        """Whether to send the move: not one that names columns otherwise than the board.
+
+        A reserve column outside 1-4, a grid column outside a-e, or a grid column by
+        number: the board's naming is said instead.
+        """
+        found = _MOVE.fullmatch(answer.lower())
+        if found is not None and (
+            not 1 <= int(found[1]) <= RESERVES or found[2] not in COLUMN_LETTERS
+        ):
+            self.term.say(
+                f"  reserve columns are 1 to {RESERVES} and grid columns a to e, like 2 d"
+            )
+            return False
+        if _NUMBERS.fullmatch(answer) is not None:
+            self.term.say("  name the grid column by its letter, a to e: like 2 d")
+            return False
+        return True
+
+    def refusal(self, answer: str, reason: str) -> str:
+        """The server's reason in the board's naming, after the move as typed."""
+        return f"({' '.join(answer.split())}): {board_words(reason)}"
 
     def moved(self) -> None:
         placed = self.grid_cards()
@@ -129,7 +172,6 @@ class ReservePlay(Session):
         super().breakdown(score)
         self.term.paragraph(
             "(lines are named as cells are: rows 1-5 from the top, cols a-e from the left, "
-            "so col a is the grid column a move calls 0 (0>0 drops into it); diagonal \\ "
-            "runs from a1 to e5, diagonal / from e1 to a5)",
+            "as moves name them; diagonal \\ runs from a1 to e5, diagonal / from e1 to a5)",
             indent="  ",
         )

@@ -79,9 +79,10 @@ HELP_TEXT: Final[dict[str, str]] = {
         "with a fresh deck, and the score is their sum."
     ),
     "reserve-poker": (
-        "Type f>c (or f c): take the bottom card of reserve column f (0-3) and drop it "
-        "into grid column c (0-4), where it falls to the lowest empty cell (marked +), as "
-        "in Connect Four. Face-down cards show as ##; in versions 1-4 taking a face-up "
+        "Type a reserve column 1-4 and a grid column a-e, like 2 d (or 2d, 2>d): take the "
+        "bottom card of that reserve column and drop it into that grid column, where it "
+        "falls to the lowest empty cell (marked +), as in Connect Four. Face-down cards "
+        "show as ##; in versions 1-4 taking a face-up "
         "card turns the next one in its column face up. After 25 cards the 5 rows, 5 "
         "columns and 2 long diagonals are scored with the reserve table; the joker is "
         "wild. The score so far counts only complete lines."
