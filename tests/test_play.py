@@ -125,7 +125,7 @@ def test_a_scripted_game_runs_to_a_verified_receipt(
     assert "q quits" in output  # the help
     token = receipt_of(output)
     assert out_file.read_text().strip() == token
-    assert f"Check it: cardproof verify {out_file} --url http://testserver.local" in output
+    assert f"\n  cardproof verify {out_file} --url http://testserver.local\n" in output
     verified = verify_receipt(token, client.get("/.well-known/jwks.json").json())
     assert verified.replayed
     payload = verified.payload

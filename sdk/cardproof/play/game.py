@@ -91,7 +91,7 @@ def run(
         f"{printable(state.server_seed_hash[:16])}...,"
     )
     seed = printable(json.dumps(state.client_seed, ensure_ascii=False))
-    term.say(f"  your seed {seed} ({committed})")
+    term.paragraph(f"your seed {seed} ({committed})", indent="  ")
     term.say("Type ? for help, q to quit.")
     try:
         finished = session.loop()

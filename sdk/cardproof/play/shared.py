@@ -431,7 +431,8 @@ def show_receipt(
     term.say()
     term.say(f"Receipt: written to {path}")
     if server_url is not None:
-        term.say(f"Check it: cardproof verify {path} --url {server_url}")
+        term.say("Check it with:")  # the command on a line of its own, to copy whole
+        term.say(f"  cardproof verify {path} --url {server_url}")
         return 0
     term.paragraph(
         "This game ran on an embedded server: its receipt is signed by a throwaway key made "
