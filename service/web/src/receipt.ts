@@ -178,7 +178,7 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
     payload = readJson(b64urlDecode(body)) as Payload;
     signatureBytes = b64urlDecode(signature);
   } catch (error) {
-    return fail(`malformed: the receipt cannot be read (${String(error)})`, "malformed");
+    return fail(`malformed: the receipt cannot be read (${error instanceof Error ? error.message : String(error)})`, "malformed");
   }
   if (typeof header !== "object" || header === null || Array.isArray(header) || typeof payload !== "object" || payload === null || Array.isArray(payload)) {
     return fail("malformed: the header and payload must be JSON objects", "malformed");

@@ -42,8 +42,19 @@ export function jsonProblem(value: unknown): string | null {
 
 /** Bytes as JSON, strictly (a `RangeError`/`SyntaxError`/`TypeError` otherwise). */
 export function readJson(bytes: Uint8Array): unknown {
-  const text = decoder.decode(bytes); // fatal: no overlong form, no encoded surrogate
-  const value = JSON.parse(text) as unknown; // a byte order mark is no JSON white space
+  let text: string;
+  try {
+    text = decoder.decode(bytes); // fatal: no overlong form, no encoded surrogate
+  } catch {
+    throw new RangeError("a part is not valid UTF-8");
+  }
+  if (text.startsWith("\ufeff")) throw new RangeError("a part starts with a byte order mark");
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    throw new RangeError("a part is not JSON");
+  }
   const problem = jsonProblem(value);
   if (problem) throw new RangeError(problem);
   return value;
