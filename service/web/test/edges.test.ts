@@ -80,3 +80,24 @@ test("Ed25519 keys: encodings of no point, small-order points, a valid key (RFC 
   }
   assert.equal(isStrictPublicKey(Buffer.from("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", "hex")), true);
 });
+
+test("the log and options as the rules read them; a date not negative", async () => {
+  const { keyPeriodProblem, logProblem } = await import("../src/receipt");
+  type P = Parameters<typeof logProblem>[0];
+  const ladder = { variant: "repeat-poker", options: { levels: 5, rows: 4 }, moves: "r1 r2 r3 r4" } as unknown as P;
+  assert.match(logProblem(ladder) ?? "", /levels 5 has 5 rows, not 4/);
+  assert.equal(logProblem({ ...ladder, options: { levels: 5 } } as P), null);
+  assert.equal(logProblem({ ...ladder, options: { rows: 4 } } as P), null);
+  assert.match(logProblem({ ...ladder, options: { rows: 3 } } as P) ?? "", /r4 is no row of 3/);
+  assert.match(logProblem({ variant: "poker-patience", options: {}, moves: "0,-0" } as unknown as P) ?? "", /canonical/);
+  assert.match(logProblem({ variant: "solodrez", options: {}, moves: "3:2>5 STOP" } as unknown as P) ?? "", /"STOP" is no solodrez move/);
+  const dated = (issued: number): P => ({ issued_at: issued, iat: issued }) as unknown as P;
+  assert.match(keyPeriodProblem(dated(-1), {}) ?? "", /^malformed: .* negative/);
+  assert.equal(keyPeriodProblem(dated(0), {}), null);
+  assert.match(keyPeriodProblem(dated(Math.floor(Date.now() / 1000) + 3600), {}) ?? "", /in the future/);
+  const { isCanonicalS } = await import("../src/strict");
+  const signature = new Uint8Array(64);
+  assert.equal(isCanonicalS(signature), true);
+  signature[63] = 0x20; // S = 2^253, above L
+  assert.equal(isCanonicalS(signature), false);
+});

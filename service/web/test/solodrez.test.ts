@@ -91,3 +91,39 @@ test("a solodrez receipt whose result was changed is refused (score-mismatch)", 
   assert.equal(cut.code, "replay-failed");
   assert.match(cut.reasons.join(), /incomplete/);
 });
+
+/** A deck whose deal is `columns` (column c's card at place i is the deck's 9 i + c). */
+function deckOf(columns: string[][]): string[] {
+  const deck: string[] = [];
+  columns.forEach((column, c) => column.forEach((card, i) => (deck[9 * i + c] = card)));
+  return deck;
+}
+
+test("solodrez's moves by the rules: a run, one figure higher, neutrals, Jokers and Pawns", () => {
+  const deck = deckOf([
+    ["P2", "P3", "P4", "P5", "P6", "P7", "J1"], // column 1 ends in a Joker
+    ["P8", "P9", "N1", "N2", "N3", "P1", "X1"], // column 2: a Pawn then a neutral
+    ["N4", "N5", "N6", "N7", "N8", "Q1"],
+    ["N9", "B1", "B2", "B3", "T1", "J2"], // column 4: a Tower then a Joker, no run
+    ["B4", "B5", "B6", "B7", "B8", "X2"], // column 5 ends in a neutral
+    ["T2", "T3", "T4", "T5", "T6", "T7"],
+    ["T8", "T9", "Q2", "Q3", "Q4", "Q5"],
+    ["Q6", "Q7", "Q8", "Q9", "J3", "J4"],
+    ["J5", "J6", "J7", "J8", "J9", "P9"],
+  ]);
+  const refused = (moves: string[], code: RegExp): void => {
+    const replayed = replaySolodrez(deck, moves);
+    assert.ok("error" in replayed && code.test(replayed.error), `${moves.join(" ")}: ${JSON.stringify(replayed)}`);
+  };
+  refused(["3:2>0"], /not-a-run/); // T1 J2
+  refused(["1:2>2"], /not-a-run/); // P1 X1: the neutral would stand below a Pawn
+  refused(["2:1>5"], /not-one-higher/); // Q1 onto T7
+  refused(["0:1>4"], /not-one-higher/); // a Joker onto a neutral: only into an empty column
+  refused(["0:1>8"], /not-one-higher/); // onto a Pawn
+  const played = replaySolodrez(deck, ["2:1>7", "1:1>2", "stop"]); // Q1 onto J4; X1 onto N8
+  assert.ok(!("error" in played), JSON.stringify(played));
+  assert.deepEqual(played.columns[7]?.slice(-2), ["J4", "Q1"]);
+  assert.deepEqual(played.columns[2]?.slice(-2), ["N8", "X1"]);
+  assert.equal(played.seriesRemoved, 0);
+  assert.equal(played.won, false);
+});
