@@ -1203,3 +1203,108 @@ def _b64encode(data: bytes) -> str:
     import base64
 
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def play_solodrez_in_python(http: httpx.Client, *, win: bool) -> str:
+    """A committed solodrez game's receipt: won along the solver's line, or stopped at once."""
+    for _ in range(6):  # about 94% of deals can be won
+        commitment = http.post("/v1/commitments", json={}).json()
+        body = {"variant": "solodrez", "commitment_id": commitment["commitment_id"]}
+        deal_id = http.post("/v1/deals", json={**body, "client_seed": "verify solodrez"}).json()[
+            "deal_id"
+        ]
+        log = ["stop"]
+        if win:
+            columns = http.get(f"/v1/deals/{deal_id}").json()["view"]["columns"]
+            solved = http.post(
+                "/v1/solve", json={"variant": "solodrez", "columns": columns}, timeout=60
+            ).json()
+            if solved["result"] != "won":
+                continue
+            log = solved["log"].split()
+        for index, move in enumerate(log):
+            http.post(f"/v1/deals/{deal_id}/moves", json={"index": index, "move": move})
+        receipt = str(http.get(f"/v1/deals/{deal_id}/receipt").json()["receipt"])
+        wait_for_the_log(http, receipt)
+        return receipt
+    raise AssertionError("no deal the solver wins in 6")
+
+
+def test_the_verify_page_replays_solodrez_and_refuses_the_edges(
+    chromium: Any, web_server: str
+) -> None:
+    """/verify replays a solodrez receipt: its nine columns numbered 1 to 9 as dealt, each
+    series removed, the result; and refuses edge vectors (protocol.md 6.6) with the reason."""
+    from playwright.sync_api import expect
+
+    page = chromium.new_page(viewport={"width": 390, "height": 844})
+    recorder = Recorder(page)
+    with httpx.Client(base_url=web_server, timeout=30) as http:
+        won = play_solodrez_in_python(http, win=True)
+        stopped = play_solodrez_in_python(http, win=False)
+    jwks = httpx.get(f"{web_server}/.well-known/jwks.json").json()
+    payload = verify_receipt(won, jwks).payload
+    from cardproof.deal import pokerdrez_deck
+
+    deck = [
+        c.text for c in pokerdrez_deck(bytes.fromhex(str(payload.server_seed)), payload.client_seed)
+    ]
+    page.goto(f"{web_server}/verify")
+    area = page.get_by_label("Receipt", exact=True)
+    status = page.get_by_role("status")
+    area.fill(won)
+    page.get_by_role("button", name="Verify").click()
+    expect(status).to_have_text(re.compile(r"^(Verified|Not verified)"))
+    assert str(status.text_content()).startswith("Verified"), status.text_content()
+    moves = len(payload.moves.split())
+    expect(page.locator("#kind")).to_have_text(
+        f"SoloDrez (Pokerdrez deck; solodrez), a committed-open receipt: {moves} moves, total 9; "
+        "won, 9 of 9 series removed."
+    )
+    checks = page.locator("#checks li").all_text_contents()
+    replayed = "the log replayed on the deck's nine columns removes 9 of 9 series (won)"
+    assert f"{replayed}, as the receipt says" in checks
+    dealt = page.get_by_role("group", name="the nine columns as dealt")
+    for c in range(9):  # column c holds the deck's cards c, c + 9, ... (round-robin)
+        column = dealt.get_by_role("list", name=re.compile(rf"^column {c + 1}: "))
+        expect(column.get_by_role("listitem")).to_have_text(deck[c::9])
+    expect(dealt.locator(".row-name")).to_have_text([str(n) for n in range(1, 10)])
+    series = page.locator("#checked-series li")
+    expect(series).to_have_count(9)
+    removals = [n for n, move in enumerate(payload.moves.split()) if move.startswith("r")]
+    first = payload.moves.split()[removals[0]]
+    expect(series.first).to_have_text(  # the cards J Q T B N P, each with its colour
+        re.compile(rf"^J\d Q\d T\d B\d N\d P\d from column {int(first[1:]) + 1} \(move\s")
+    )
+    expect(series.first).to_have_text(re.compile(rf"\(move\s{removals[0] + 1}\)$"))
+    expect(page.locator("#checked-result")).to_have_text(
+        f"Won: all nine series removed in {moves} moves (the neutrals then leave too)."
+    )
+    expect(page.locator("#checked-lines")).to_be_hidden()  # solodrez scores no lines
+    if os.environ.get("CARDPROOF_SCREENSHOTS"):  # to look at
+        folder = Path(os.environ["CARDPROOF_SCREENSHOTS"])
+        page.screenshot(path=str(folder / "verify-solodrez-390.png"), full_page=True)
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.screenshot(path=str(folder / "verify-solodrez-1280.png"), full_page=True)
+    area.fill(stopped)  # stopped at once: no series, the columns as it ended
+    page.get_by_role("button", name="Verify").click()
+    expect(page.locator("#checked-result")).to_have_text(
+        "Not won: 0 of 9 series removed; the game ended after move 1 with 56 cards on the table."
+    )
+    expect(page.get_by_role("group", name="the nine columns as the game ended")).to_be_visible()
+    expect(status).to_have_text(re.compile(r"^Verified"))
+    edges = json.loads(Path("tests/vectors/receipt-edges-v1.json").read_text())["cases"]
+    reasons = {
+        "utf8-invalid-byte": r"malformed: the receipt cannot be read \(a part is not valid UTF-8\)",
+        "header-kid-number": r"malformed: the header\'s kid 5 is not a string",
+        "grid-hand-level-null": (
+            r"malformed: score\.hands\[0\]\.level is null: a hand member is absent or of its type"
+        ),
+    }
+    for name, reason in reasons.items():  # refused before any key is looked for
+        area.fill(next(c["receipt"] for c in edges if c["name"] == name))
+        page.get_by_role("button", name="Verify").click()
+        expect(status).to_have_text(re.compile(rf"^Not verified: {reason}\.$"))
+        expect(page.locator("#checked")).to_be_hidden()
+    assert not recorder.outside(web_server)
+    page.close()

@@ -12,6 +12,8 @@ import { completeLines, GRID_VARIANTS, type GridVariant, replayPlaced, replayRes
 import type { PointTable } from "./hands";
 import { POINT_SYSTEMS, type PointSystem, POINTS_ALGORITHM, drawTable, isPointSystem, sameTable } from "./points";
 import { ALGORITHM, type Bytes, deckCards, fromHex, seedHash } from "./shuffle";
+import { type SoloResult, dealColumns, replaySolodrez } from "./solodrez";
+import { Refused, isCanonicalS, isStrictPublicKey, nullScoreMember, readJson, readKeySet, scoreMembersProblem } from "./strict";
 
 export type Payload = Schemas["ReceiptPayload"];
 export type KeySet = Schemas["JWKS"];
@@ -20,6 +22,9 @@ export interface Verification {
   ok: boolean;
   /** Why it is not verified (empty when it is). */
   reasons: string[];
+  /** The refusal's code, as the SDK's (`malformed`, `bad-jwks`, `unknown-key`,
+   * `bad-signature`, `key-not-valid`, `replay-failed`, `score-mismatch`...); null when verified. */
+  code: string | null;
   /** What was checked, in words, in order. */
   checked: string[];
   payload: Payload | null;
@@ -28,9 +33,13 @@ export interface Verification {
   /** Every check that could be made held, but the seed is not revealed yet (a tournament
    * still open): the rest is checked after the close. */
   pending: boolean;
+  /** A solodrez game replayed on the deck: its columns as dealt and as it ended, its series. */
+  solodrez: (SoloResult & { dealt: string[][] }) | null;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
+/** Seconds a receipt's date may run ahead of this clock (the SDK's CLOCK_LEEWAY). */
+const CLOCK_LEEWAY = 300;
 /** The JWS alg of every receipt (RFC 9864: Ed25519, fully specified). */
 const ALG = "Ed25519";
 
@@ -60,9 +69,10 @@ export const DECK_OF: Readonly<Record<string, DeckType>> = {
   solodrez: "pokerdrez-56",
 };
 
-/** A receipt as pasted: white space and line breaks (a wrapped terminal) dropped. */
+/** A receipt as pasted: JSON's four white space characters (spaces, tabs, line breaks: a
+ * wrapped terminal) dropped; no other (U+00A0, U+FEFF), as the SDK reads a token. */
 export function cleanReceipt(text: string): string {
-  return text.replace(/\s+/g, "");
+  return text.replace(/[ \t\n\r]+/g, "");
 }
 
 /** The receipt format this page reads (as `cardproof.receipts.RECEIPT_VERSION`). */
@@ -125,12 +135,18 @@ export function keyPeriodProblem(
   if (!Number.isSafeInteger(payload.issued_at) || (payload.iat !== undefined && payload.iat !== null && !Number.isSafeInteger(payload.iat))) {
     return "malformed: iat and issued_at are whole seconds";
   }
+  if (payload.issued_at < 0 || (payload.iat !== undefined && payload.iat !== null && payload.iat < 0)) {
+    return "malformed: a receipt's date (issued_at, iat) is negative";
+  }
   if (payload.iat !== undefined && payload.iat !== null && payload.iat !== payload.issued_at) {
     return `malformed: iat ${payload.iat} and issued_at ${payload.issued_at} differ`;
   }
   const issued = payload.iat ?? payload.issued_at;
   if (key.nbf !== undefined && key.nbf !== null && issued < key.nbf) {
     return `key not valid: the receipt was issued at ${issued}, before key ${String(key.kid)} signed (nbf ${key.nbf})`;
+  }
+  if (issued > Date.now() / 1000 + CLOCK_LEEWAY) {
+    return `key not valid: the receipt is dated ${issued}, in the future: no key signed it yet`;
   }
   if (key.exp !== undefined && key.exp !== null && issued >= key.exp) {
     return `key not valid: the receipt was issued at ${issued}, after key ${String(key.kid)} was retired (exp ${key.exp})`;
@@ -144,36 +160,61 @@ export function keyPeriodProblem(
  * its place in the deal (the page's own game); each must match.
  */
 export async function verifyReceipt(token: string, keys: KeySet, expected: Expected = {}): Promise<Verification> {
-  const result: Verification = { ok: false, reasons: [], checked: [], payload: null, deck: null, pending: false };
-  const fail = (reason: string): Verification => {
+  const result: Verification = { ok: false, reasons: [], code: null, checked: [], payload: null, deck: null, pending: false, solodrez: null };
+  const fail = (reason: string, code: string): Verification => {
     result.reasons.push(reason);
+    result.code = code;
     return result;
   };
   const parts = cleanReceipt(token).split(".");
-  if (parts.length !== 3) return fail("malformed: a receipt is a compact JWS, three base64url parts");
+  if (parts.length !== 3) return fail("malformed: a receipt is a compact JWS, three base64url parts", "malformed");
   const [head, body, signature] = parts as [string, string, string];
   let header: Record<string, unknown>;
   let payload: Payload;
   let signatureBytes: Bytes;
   try {
-    header = JSON.parse(decoder.decode(b64urlDecode(head))) as Record<string, unknown>;
-    payload = JSON.parse(decoder.decode(b64urlDecode(body))) as Payload;
+    // each part valid UTF-8, no byte order mark, no lone surrogate, integers within 2^53 - 1
+    header = readJson(b64urlDecode(head)) as Record<string, unknown>;
+    payload = readJson(b64urlDecode(body)) as Payload;
     signatureBytes = b64urlDecode(signature);
   } catch (error) {
-    return fail(`malformed: the receipt cannot be read (${String(error)})`);
+    return fail(`malformed: the receipt cannot be read (${error instanceof Error ? error.message : String(error)})`, "malformed");
   }
-  if (typeof header !== "object" || header === null || typeof payload !== "object" || payload === null) {
-    return fail("malformed: the header and payload must be JSON objects");
+  if (typeof header !== "object" || header === null || Array.isArray(header) || typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+    return fail("malformed: the header and payload must be JSON objects", "malformed");
   }
-  if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
+  const nullMember = nullScoreMember(payload as unknown as Record<string, unknown>);
+  if (nullMember) return fail(`malformed: ${nullMember}`, "malformed");
+  if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`, "unsupported-alg");
   if (!TYPES.includes(header["typ"] as string)) {
-    return fail(`unsupported typ ${JSON.stringify(header["typ"])}: not ${TYPES[0]}`);
+    return fail(`unsupported typ ${JSON.stringify(header["typ"])}: not ${TYPES[0]}`, "unsupported-typ");
   }
-  if ("crit" in header) return fail("malformed: a critical header extension (crit) is not understood here");
-  const key = keys.keys.find((k) => k.kid === header["kid"]);
+  if ("crit" in header) return fail("malformed: a critical header extension (crit) is not understood here", "malformed");
+  const kid = header["kid"];
+  if (typeof kid !== "string") return fail(`malformed: the header's kid ${JSON.stringify(kid)} is not a string`, "malformed");
+  let strictKeys;
+  try {
+    strictKeys = readKeySet(keys);
+  } catch (error) {
+    if (error instanceof Refused) return fail(`the key set cannot be read: ${error.message}`, error.code);
+    throw error;
+  }
+  const key = strictKeys.find((k) => k.kid === kid);
   if (!key || key.kty !== "OKP" || key.crv !== "Ed25519" || !key.x) {
-    return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
+    return fail(`unknown key ${JSON.stringify(kid)}: not an Ed25519 key of the key set`, "unknown-key");
   }
+  let keyBytes: Bytes;
+  try {
+    keyBytes = b64urlDecode(key.x);
+  } catch {
+    return fail(`unknown key ${JSON.stringify(kid)}: its x is not base64url`, "unknown-key");
+  }
+  if (!isStrictPublicKey(keyBytes)) {
+    // WebCrypto takes any point: the identity or a small-order one would "verify" forgeries
+    return fail(`unknown key ${JSON.stringify(kid)}: not a valid Ed25519 key (a canonical point of the prime-order group)`, "unknown-key");
+  }
+  if (signatureBytes.length !== 64) return fail(`malformed: an Ed25519 signature is 64 bytes, not ${signatureBytes.length}`, "malformed");
+  if (!isCanonicalS(signatureBytes)) return fail("bad signature: its S is not below the group order (a second spelling)", "bad-signature");
   let valid = false;
   try {
     const publicKey = await crypto.subtle.importKey(
@@ -190,29 +231,30 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
       new TextEncoder().encode(`${head}.${body}`),
     );
   } catch (error) {
-    return fail(`the signature cannot be checked here (${String(error)})`);
+    return fail(`the signature cannot be checked here (${String(error)})`, "unsupported-alg");
   }
-  if (!valid) return fail("bad signature: the signature does not match the receipt");
+  if (!valid) return fail("bad signature: the signature does not match the receipt", "bad-signature");
   result.payload = payload; // only a signed payload is shown
-  result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
+  result.checked.push(`Ed25519 signature by key ${kid}`);
   const period = keyPeriodProblem(payload, key);
-  if (period) return fail(period);
+  if (period) return fail(period, period.startsWith("malformed") ? "malformed" : "key-not-valid");
   const origin = expected.issuerOrigin;
   if (origin !== undefined && typeof payload.iss === "string" && payload.iss !== origin && !payload.iss.startsWith(`${origin}/`)) {
-    return fail(`issued by ${payload.iss}, not by this service (${origin}), whose key set was read`);
+    return fail(`issued by ${payload.iss}, not by this service (${origin}), whose key set was read`, "wrong-issuer");
   }
   const issued = new Date((payload.iat ?? payload.issued_at) * 1000).toISOString().replace(".000Z", "Z");
   result.checked.push(`issued${payload.iss ? ` by ${payload.iss}` : ""} at ${issued}, while its key signed`);
   const kind = typeof payload.kind === "string" ? payload.kind : null;
   if (!READ_VERSIONS.includes(payload.version) || kind === null) {
-    return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);
+    return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`, "bad-version");
   }
   if (![...COMMITTED_KINDS, ...(expected.allow ?? [])].includes(kind)) {
     return fail(
       `this is a ${kind} receipt: it proves the score of a log on a deck, not that the deck was fixed before the player chose (accept it only knowingly)`,
+      "kind-not-accepted",
     );
   }
-  if (KIND_HOLDS[kind] && !KIND_HOLDS[kind](payload)) return fail(`the receipt says ${kind} but its flags do not`);
+  if (KIND_HOLDS[kind] && !KIND_HOLDS[kind](payload)) return fail(`the receipt says ${kind} but its flags do not`, "kind-mismatch");
   result.checked.push(`kind ${kind}`);
   const game = expected.game;
   if (game !== undefined) {
@@ -224,40 +266,40 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
       game.total !== null && payload.score.total !== game.total && `the score (${payload.score.total}, not ${game.total})`,
       !game.kinds.includes(kind) && `the kind (${kind})`,
     ].filter(Boolean);
-    if (differs.length) return fail(`the receipt is not of the game played here: ${differs.join(", ")} differ`);
+    if (differs.length) return fail(`the receipt is not of the game played here: ${differs.join(", ")} differ`, "not-this-game");
     result.checked.push("the receipt is of the game played here (deal, variant, options, log, score)");
   }
   if (expected.serverSeedHash !== undefined && payload.server_seed_hash !== expected.serverSeedHash) {
-    return fail("the receipt's server_seed_hash is not the hash committed before the deal");
+    return fail("the receipt's server_seed_hash is not the hash committed before the deal", "seed-mismatch");
   }
   if (expected.clientSeed !== undefined && payload.client_seed !== expected.clientSeed) {
-    return fail("the receipt's client_seed is not the client seed this page sent");
+    return fail("the receipt's client_seed is not the client seed this page sent", "seed-mismatch");
   }
   if (payload.server_seed === null || payload.server_seed === undefined) {
     result.pending = true; // everything before held: only what needs the seed is left
-    return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked");
+    return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked", "seed-not-revealed");
   }
-  if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`);
+  if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`, "unknown-algorithm");
   let seed: Bytes;
   try {
     seed = fromHex(payload.server_seed);
   } catch {
-    return fail("the server seed is not hex");
+    return fail("the server seed is not hex", "seed-mismatch");
   }
   if ((await seedHash(seed)) !== payload.server_seed_hash) {
-    return fail("SHA-256 of the server seed is not the committed server_seed_hash");
+    return fail("SHA-256 of the server seed is not the committed server_seed_hash", "seed-mismatch");
   }
   result.checked.push("SHA-256(server seed) equals the committed hash");
   const deckType = DECK_OF[payload.variant];
-  if (deckType === undefined) return fail(`unknown variant ${payload.variant}`);
+  if (deckType === undefined) return fail(`unknown variant ${payload.variant}`, "replay-failed");
   try {
     result.deck = await deckCards(deckType, seed, payload.client_seed);
   } catch (error) {
-    return fail(`the deck cannot be derived: ${String(error)}`);
+    return fail(`the deck cannot be derived: ${String(error)}`, "replay-failed");
   }
   result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
   const reason = await checkDrawnTable(payload, seed, expected.system, result.checked);
-  if (reason) return fail(reason);
+  if (reason) return fail(reason, "table-mismatch");
   if (expected.seen !== undefined) {
     const decks = new Map<string, string[]>([["deal", result.deck]]);
     for (const { stream, index, card } of [...expected.seen].sort((a, b) => a.index - b.index)) {
@@ -268,15 +310,31 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
       }
       if (deck[index] !== card) {
         const where = stream === "deal" ? `card ${index}` : `card ${index} of ${stream}`;
-        return fail(`${where} was shown as ${card}, the deck's is ${deck[index] ?? "none"}`);
+        return fail(`${where} was shown as ${card}, the deck's is ${deck[index] ?? "none"}`, "not-this-game");
       }
     }
     result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
+  const logReason = logProblem(payload);
+  if (logReason) return fail(`the log does not replay: ${logReason}`, "replay-failed");
+  const members = scoreMembersProblem(payload.variant, payload.score as unknown as Record<string, unknown>);
+  if (members) return fail(`the receipt's score is not its variant's: ${members}`, "score-mismatch");
   if (REPLAYED.includes(payload.variant)) {
     const reason = checkGridScore(payload, result.deck, expected.tables ?? {});
-    if (reason) return fail(reason);
+    if (reason) return fail(reason, reason.startsWith("the log scores") ? "score-mismatch" : "replay-failed");
     result.checked.push("the deck's cards on the log's cells score the receipt's total");
+  } else if (payload.variant === "solodrez") {
+    const replayed = replaySolodrez(result.deck, payload.moves.split(" ").filter(Boolean));
+    if ("error" in replayed) return fail(`the log does not replay: ${replayed.error}`, "replay-failed");
+    const score = payload.score as { total: number; won?: boolean; series_removed?: number };
+    if (score.total !== replayed.seriesRemoved || score.series_removed !== replayed.seriesRemoved || score.won !== replayed.won) {
+      return fail(
+        `the log removes ${replayed.seriesRemoved} series${replayed.won ? " (won)" : ""}, the receipt says ${String(score.series_removed)} (total ${score.total}${score.won ? ", won" : ""})`,
+        "score-mismatch",
+      );
+    }
+    result.solodrez = { ...replayed, dealt: dealColumns(result.deck) };
+    result.checked.push(`the log replayed on the deck's nine columns removes ${replayed.seriesRemoved} of 9 series (${replayed.won ? "won" : "not won"}), as the receipt says`);
   } else {
     result.checked.push(`the ${payload.variant} log is not replayed in the page (the score is as signed; cardproof verify replays it)`);
   }
@@ -339,6 +397,40 @@ export async function offTable(
       }
     })
     .map(({ player }) => player);
+}
+
+/** Each variant's move, in its one canonical spelling (rules.md: lower case; `0`, not `-0`). */
+const MOVE_TEXT: Readonly<Record<string, RegExp>> = {
+  "poker-squares": /^[a-e][1-5]$/,
+  "serpent-patience": /^[a-e][1-5]$/,
+  "poker-patience": /^(?:0|-?[1-4]),(?:0|-?[1-4])$/,
+  "repeat-poker": /^r[1-5]$/,
+  "reserve-poker": /^[0-3]>[0-4]$/,
+  solodrez: /^(?:[0-8]:[1-9][0-9]*>[0-8]|r[0-8]|stop)$/,
+};
+
+/** Why a receipt's log or options are not ones its variant's rules read, or null: moves
+ * separated by one space, each in its canonical text; options of their range. */
+export function logProblem(payload: Payload): string | null {
+  const moves = payload.moves;
+  if (moves !== "" && !/^[^ ]+(?: [^ ]+)*$/.test(moves)) return "the moves are not separated by one space each";
+  const pattern = MOVE_TEXT[payload.variant];
+  const bad = pattern === undefined ? undefined : moves.split(" ").filter(Boolean).find((move) => !pattern.test(move));
+  if (bad !== undefined) return `${JSON.stringify(bad)} is no ${payload.variant} move in its canonical text`;
+  const options = (payload.options ?? {}) as Record<string, unknown>;
+  if (payload.variant === "reserve-poker" && "version" in options && ![1, 2, 3, 4, 5, 6].includes(options["version"] as number)) {
+    return `reserve-poker's version ${JSON.stringify(options["version"])} is not the number played (1..6)`;
+  }
+  if (payload.variant === "repeat-poker") {
+    const rows = options["rows"] ?? 5;
+    const levels = options["levels"] ?? 1;
+    if (![1, 5].includes(levels as number)) return `repeat-poker's levels ${JSON.stringify(levels)} is not 1 or 5`;
+    if (![1, 2, 3, 4, 5].includes(rows as number)) return `repeat-poker's rows ${JSON.stringify(rows)} is not 1..5`;
+    if (levels === 5 && rows !== 5) return `repeat-poker with levels 5 has 5 rows, not ${String(rows)}`;
+    const over = moves.split(" ").filter(Boolean).find((move) => Number(move.slice(1)) > (rows as number));
+    if (over !== undefined) return `${over} is no row of ${String(rows)}`;
+  }
+  return null;
 }
 
 /** Variants whose options may draw their table from the seeds. */

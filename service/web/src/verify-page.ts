@@ -17,7 +17,8 @@ import { cardLabel, colourClass } from "./cards";
 import { ApiError, call, type Schemas } from "./client";
 import { GRID_VARIANTS, type GridVariant, key, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
-import { type Payload, cleanReceipt, verifyReceipt } from "./receipt";
+import { soloColumn } from "./moves";
+import { type Payload, type Verification, cleanReceipt, verifyReceipt } from "./receipt";
 import { checkInLog, hex, leafHash, encodeEntry, EntryError, LogProofError, receiptEntry } from "./tlog";
 
 const status = document.getElementById("verification") as HTMLElement;
@@ -133,6 +134,66 @@ function miniGrid(placed: Map<string, string>): HTMLElement {
   return grid;
 }
 
+/** Nine solodrez columns, numbered 1 to 9 as the play page numbers them, first card at the
+ * top and the exposed card last (as the play page draws them, without its buttons). */
+function soloColumns(columns: readonly string[][], label: string): HTMLElement {
+  const table = document.createElement("div");
+  table.className = "solodrez";
+  table.setAttribute("role", "group");
+  table.setAttribute("aria-label", label);
+  columns.forEach((column, a) => {
+    const box = document.createElement("div");
+    box.className = "column";
+    box.setAttribute("role", "list");
+    box.setAttribute("aria-label", `${soloColumn(a)}: ${column.length ? column.join(" ") : "empty"}`);
+    const head = document.createElement("span");
+    head.className = "row-name";
+    head.textContent = `${a + 1}`;
+    head.setAttribute("aria-hidden", "true");
+    box.append(head);
+    for (const card of column) {
+      const cell = document.createElement("span");
+      cell.className = `card ${colourClass(card, false)}`;
+      cell.setAttribute("role", "listitem");
+      cell.textContent = cardLabel(card);
+      box.append(cell);
+    }
+    table.append(box);
+  });
+  return table;
+}
+
+/** A solodrez game as replayed: the deal's columns, each series removed (which column, at
+ * which move), and the columns as the game ended when cards are left. */
+function soloChecked(solo: NonNullable<Verification["solodrez"]>, moves: number): HTMLElement[] {
+  const heading = (text: string): HTMLElement => {
+    const h = document.createElement("h3");
+    h.textContent = text;
+    return h;
+  };
+  const shown: HTMLElement[] = [heading("The deal: columns 1 to 9, first card at the top"), soloColumns(solo.dealt, "the nine columns as dealt")];
+  shown.push(heading(`Series removed: ${solo.seriesRemoved} of 9`));
+  if (solo.series.length) {
+    const list = document.createElement("ol");
+    list.id = "checked-series";
+    for (const each of solo.series) {
+      const item = document.createElement("li");
+      item.textContent = `${each.cards.map(cardLabel).join(" ")} from ${soloColumn(each.column)} (move\u00a0${each.move + 1})`; // "(move 11)" on one line
+      list.append(item);
+    }
+    shown.push(list);
+  }
+  const left = solo.columns.reduce((n, column) => n + column.length, 0);
+  const end = document.createElement("p");
+  end.id = "checked-result";
+  end.textContent = solo.won
+    ? `Won: all nine series removed in ${moves} moves (the neutrals then leave too).`
+    : `Not won: ${solo.seriesRemoved} of 9 series removed; the game ended after move ${moves} with ${left} cards on the table.`;
+  shown.push(end);
+  if (!solo.won && moves > 0) shown.push(heading("The columns as the game ended"), soloColumns(solo.columns, "the nine columns as the game ended"));
+  return shown;
+}
+
 /** The game's cards where the log put them: replayed on the deck the seeds derive, or,
  * without a revealed seed, the rows as the receipt's score lists them; null if neither. */
 function gridOf(p: Payload, deck: string[] | null): Map<string, string> | null {
@@ -154,7 +215,13 @@ function gridOf(p: Payload, deck: string[] | null): Map<string, string> | null {
 
 /** What the receipt's game is and what it scored: its kind and variant, its grid, each
  * line with its category and points (solodrez: its result). */
-function showChecked(p: Payload | null, checked: string[], deck: string[] | null, titles: Map<string, string>): void {
+function showChecked(
+  p: Payload | null,
+  checked: string[],
+  deck: string[] | null,
+  titles: Map<string, string>,
+  solo: Verification["solodrez"] = null,
+): void {
   const section = document.getElementById("checked") as HTMLElement;
   section.hidden = checked.length === 0 && p === null;
   (document.getElementById("checks") as HTMLElement).replaceChildren(
@@ -179,7 +246,13 @@ function showChecked(p: Payload | null, checked: string[], deck: string[] | null
     typeof score.series_removed === "number"
       ? `; ${score.won ? "won" : "not won"}, ${score.series_removed} of 9 series removed`
       : "";
-  kind.textContent = `${title} (${p.variant}), a ${String(p.kind ?? "version 1")} receipt: ${moves} moves, total ${score.total}${result}.`;
+  // "SoloDrez (Pokerdrez deck)" names its variant inside its own parentheses
+  const named = title.endsWith(")") ? `${title.slice(0, -1)}; ${p.variant})` : `${title} (${p.variant})`;
+  kind.textContent = `${named}, a ${String(p.kind ?? "version 1")} receipt: ${moves} moves, total ${score.total}${result}.`;
+  if (solo !== null) {
+    place.append(...soloChecked(solo, moves));
+    return;
+  }
   const placed = gridOf(p, deck);
   if (placed !== null) place.append(miniGrid(placed));
   if (score.hands.length === 0) return;
@@ -260,7 +333,7 @@ async function check(): Promise<void> {
       status.textContent = "Not verified yet: the signature holds; the seed, the deck and the cards are checked once the tournament closes.";
     } else status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
     const titles = new Map(variants.map((info) => [info.id, info.title]));
-    showChecked(verdict.ok || verdict.pending ? verdict.payload : null, verdict.ok || verdict.pending ? verdict.checked : [], verdict.deck, titles);
+    showChecked(verdict.ok || verdict.pending ? verdict.payload : null, verdict.ok || verdict.pending ? verdict.checked : [], verdict.deck, titles, verdict.ok ? verdict.solodrez : null);
     status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
     if (verdict.payload) {
       const p = verdict.payload;

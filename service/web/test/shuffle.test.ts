@@ -173,8 +173,11 @@ test("a receipt dated outside its key's period is refused", async () => {
   assert.equal(header["typ"], "cardproof-receipt+jwt");
   const jwt = Buffer.from(JSON.stringify({ ...header, typ: "JWT" })).toString("base64url");
   assert.match((await verifyReceipt(`${jwt}.${body}.${sig}`, widened)).reasons.join(), /unsupported typ "JWT"/);
-  const early = { keys: [{ ...key, exp: null, nbf: (key.exp ?? 0) + 1 }] };
+  const { exp: _exp, ...open } = key; // no exp (a null one is refused: protocol.md 6.6, question 3)
+  const early = { keys: [{ ...open, nbf: (key.exp ?? 0) + 1 }] };
   assert.match((await verifyReceipt(lie.receipt, early, { tables: lie.tables })).reasons.join(), /before key/);
+  const nulled = await verifyReceipt(lie.receipt, { keys: [{ ...key, exp: null }] }, { tables: lie.tables });
+  assert.equal(nulled.code, "bad-jwks");
 });
 
 const points = JSON.parse(readFileSync(new URL("points-v1.json", root), "utf8")) as {

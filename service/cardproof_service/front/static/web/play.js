@@ -196,8 +196,8 @@ function playableCells(variant, placed, last) {
       for (const dr of [-1, 0, 1]) {
         for (const dc of [-1, 0, 1]) {
           const cell = [r + dr, c + dc];
-          const fits = Math.max(...rows, cell[0]) - Math.min(...rows, cell[0]) < SIZE && Math.max(...cols, cell[1]) - Math.min(...cols, cell[1]) < SIZE;
-          if (!placed.has(key(cell)) && fits) free.add(key(cell));
+          const fits2 = Math.max(...rows, cell[0]) - Math.min(...rows, cell[0]) < SIZE && Math.max(...cols, cell[1]) - Math.min(...cols, cell[1]) < SIZE;
+          if (!placed.has(key(cell)) && fits2) free.add(key(cell));
         }
       }
     }
@@ -407,8 +407,322 @@ function sameTable(one, other) {
   return [...categories].every((category) => (one[category] ?? 0) === (other[category] ?? 0));
 }
 
+// src/moves.ts
+var LETTERS = "abcde";
+var gridColumn = (c) => `col ${LETTERS[c] ?? "?"}`;
+var reserveName = (f) => `Reserve ${f + 1}`;
+var soloColumn = (a) => `column ${a + 1}`;
+function parseSoloMove(text) {
+  if (text === "stop") return { kind: "stop" };
+  const remove = /^r([0-8])$/.exec(text);
+  if (remove) return { kind: "remove", column: Number(remove[1]) };
+  const run = /^([0-8]):([1-9][0-9]*)>([0-8])$/.exec(text);
+  if (!run) return null;
+  return { kind: "run", from: Number(run[1]), count: Number(run[2]), to: Number(run[3]) };
+}
+var cardsWord = (n) => n === 1 ? "1 card" : `${n} cards`;
+function describeSoloMove(text) {
+  const move = parseSoloMove(text);
+  if (move === null) return `Played ${text}`;
+  if (move.kind === "stop") return "Stopped";
+  if (move.kind === "remove") return `Removed the series in ${soloColumn(move.column)}`;
+  return `Moved ${cardsWord(move.count)} from ${soloColumn(move.from)} to ${soloColumn(move.to)}`;
+}
+function adviseSoloMove(text) {
+  const move = parseSoloMove(text);
+  if (move === null) return text;
+  if (move.kind === "stop") return "stop";
+  if (move.kind === "remove") return `remove the series in ${soloColumn(move.column)}`;
+  return `move ${cardsWord(move.count)} from ${soloColumn(move.from)} to ${soloColumn(move.to)}`;
+}
+function describeReserveMove(text) {
+  const found = /^([0-3])>([0-4])$/.exec(text);
+  if (!found) return `Played ${text}`;
+  return `Played ${reserveName(Number(found[1]))} to ${gridColumn(Number(found[2]))}`;
+}
+function soloRefusal(text, code) {
+  const move = parseSoloMove(text);
+  if (move === null || move.kind === "stop") return null;
+  if (move.kind === "remove") {
+    return code === "not-a-series" ? `${soloColumn(move.column)} does not hold exactly one series, J Q T B N P with no neutral: nothing removed.` : null;
+  }
+  const from = soloColumn(move.from);
+  const to = soloColumn(move.to);
+  const why = {
+    "not-a-run": `the cards taken from ${from} are not a run (each one figure below the one before)`,
+    "not-one-higher": `the last card of ${to} is not one figure above the run's first card`,
+    "onto-pawn": `${to} ends in a Pawn, and nothing goes on a Pawn`,
+    "joker-needs-empty": `a run from a Joker goes only into an empty column, and ${to} is not empty`,
+    "empty-needs-joker": `${to} is empty, and an empty column takes only a run from a Joker`,
+    "same-column": "a run moves to another column",
+    "too-many-cards": `${from} holds fewer cards than that`
+  };
+  const reason = why[code];
+  return reason === void 0 ? null : `Not moved: ${reason}.`;
+}
+function reserveRefusal(text, code) {
+  const found = /^([0-3])>([0-4])$/.exec(text);
+  if (!found) return null;
+  const why = {
+    "reserve-empty": `${reserveName(Number(found[1]))} is empty`,
+    "column-full": `${gridColumn(Number(found[2]))} is full`
+  };
+  const reason = why[code];
+  return reason === void 0 ? null : `Not played: ${reason}.`;
+}
+
+// src/solodrez.ts
+var FIGURES2 = "JQTBNP";
+var PAWN = 5;
+var COLUMNS2 = 9;
+var SOLODREZ_MAX_MOVES = 1e4;
+var figureOf = (card) => card[0] === "X" ? null : FIGURES2.indexOf(card[0] ?? "");
+function runStarts(cards) {
+  let start2 = null;
+  for (const [i, card] of cards.entries()) {
+    const f = figureOf(card);
+    if (f === null) continue;
+    if (start2 === null) start2 = f - i;
+    else if (f - i !== start2) return [];
+  }
+  const starts = start2 === null ? [0, 1, 2, 3, 4, 5] : [start2];
+  return starts.filter((s) => s >= 0 && s + cards.length - 1 <= PAWN);
+}
+function fits(run, target) {
+  const starts = runStarts(run);
+  const last = target[target.length - 1];
+  if (last === void 0) return starts.includes(0);
+  const below = figureOf(last);
+  if (below === null) return starts.some((s) => s >= 1);
+  return starts.includes(below + 1);
+}
+var isSeries = (column) => column.length === 6 && column.every((c, i) => figureOf(c) === i);
+function anyMoveLeft(columns) {
+  for (const [a, column] of columns.entries()) {
+    if (isSeries(column)) return true;
+    for (let n = 1; n <= Math.min(6, column.length); n++) {
+      const run = column.slice(-n);
+      if (runStarts(run).length === 0) break;
+      if (columns.some((target, b) => b !== a && fits(run, target))) return true;
+    }
+  }
+  return false;
+}
+function dealColumns(deck) {
+  const columns = Array.from({ length: COLUMNS2 }, () => []);
+  deck.forEach((card, i) => columns[i % COLUMNS2]?.push(card));
+  return columns;
+}
+function replaySolodrez(deck, moves) {
+  const columns = dealColumns(deck);
+  let removed = 0;
+  const series = [];
+  let over = !anyMoveLeft(columns);
+  const refuse = (i, code) => ({ error: `move ${i + 1} (${moves[i]}) is refused: ${code}` });
+  for (const [i, text] of moves.entries()) {
+    if (i >= SOLODREZ_MAX_MOVES) return refuse(i, "too-many-moves");
+    if (over) return refuse(i, "game-over");
+    const move = parseSoloMove(text);
+    if (move === null) return refuse(i, "not a solodrez move");
+    if (move.kind === "stop") {
+      over = true;
+      continue;
+    }
+    if (move.kind === "remove") {
+      const column = columns[move.column] ?? [];
+      if (!isSeries(column)) return refuse(i, "not-a-series");
+      series.push({ column: move.column, move: i, cards: column });
+      columns[move.column] = [];
+      removed += 1;
+    } else {
+      const from = columns[move.from] ?? [];
+      const to = columns[move.to] ?? [];
+      if (move.from === move.to) return refuse(i, "same-column");
+      if (move.count > from.length) return refuse(i, "too-many-cards");
+      const run = from.slice(-move.count);
+      if (runStarts(run).length === 0) return refuse(i, "not-a-run");
+      if (!fits(run, to)) return refuse(i, "not-one-higher, onto-pawn, joker-needs-empty or empty-needs-joker");
+      columns[move.from] = from.slice(0, -move.count);
+      columns[move.to] = [...to, ...run];
+    }
+    over = removed === COLUMNS2 || i + 1 >= SOLODREZ_MAX_MOVES || !anyMoveLeft(columns);
+  }
+  if (!over) return { error: "the log stops while moves are left (incomplete: a game is ended with stop)" };
+  return { columns, seriesRemoved: removed, won: removed === COLUMNS2, series };
+}
+
+// src/strict.ts
+var Refused = class extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+  code;
+};
+var decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+var LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+function jsonProblem(value) {
+  const stack = [value];
+  while (stack.length) {
+    const item = stack.pop();
+    if (typeof item === "number" && Number.isInteger(item) && !Number.isSafeInteger(item)) {
+      return `the integer ${item} is beyond 2^53 - 1 (I-JSON)`;
+    }
+    if (typeof item === "string" && LONE_SURROGATE.test(item)) return "a string holds a lone surrogate";
+    if (Array.isArray(item)) stack.push(...item);
+    else if (item !== null && typeof item === "object") {
+      for (const [name, member] of Object.entries(item)) {
+        if (LONE_SURROGATE.test(name)) return "a member name holds a lone surrogate";
+        stack.push(member);
+      }
+    }
+  }
+  return null;
+}
+function readJson(bytes) {
+  let text;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new RangeError("a part is not valid UTF-8");
+  }
+  if (text.startsWith("\uFEFF")) throw new RangeError("a part starts with a byte order mark");
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new RangeError("a part is not JSON");
+  }
+  const problem = jsonProblem(value);
+  if (problem) throw new RangeError(problem);
+  return value;
+}
+var SCORE_MEMBERS = ["total", "hands", "levels", "won", "series_removed"];
+var HAND_MEMBERS = ["line", "cards", "category", "points", "level", "removed"];
+function nullScoreMember(payload) {
+  const score = payload["score"];
+  if (score === null || typeof score !== "object") return "the score is not an object";
+  for (const [name, value] of Object.entries(score)) {
+    if (value === null && SCORE_MEMBERS.includes(name)) return `score.${name} is null: a score member is absent or of its type`;
+  }
+  const hands = score["hands"];
+  if (!Array.isArray(hands)) return "score.hands is not a list";
+  for (const [i, hand] of hands.entries()) {
+    if (hand === null || typeof hand !== "object") return `score.hands[${i}] is not an object`;
+    for (const [name, value] of Object.entries(hand)) {
+      if (value === null && HAND_MEMBERS.includes(name)) return `score.hands[${i}].${name} is null: a hand member is absent or of its type`;
+    }
+  }
+  return null;
+}
+var SCORE_EXTRA = { "repeat-poker": ["levels"], solodrez: ["won", "series_removed"] };
+var HAND_EXTRA = { "repeat-poker": ["level", "removed"] };
+var SCORE_KNOWN = ["levels", "won", "series_removed"];
+var HAND_KNOWN = ["level", "removed"];
+function scoreMembersProblem(variant, score) {
+  const own = SCORE_EXTRA[variant] ?? [];
+  for (const name of SCORE_KNOWN) {
+    if (name in score !== own.includes(name)) {
+      return own.includes(name) ? `a ${variant} score has ${name}` : `a ${variant} score has no ${name}`;
+    }
+  }
+  const ownHand = HAND_EXTRA[variant] ?? [];
+  for (const hand of score["hands"] ?? []) {
+    for (const name of HAND_KNOWN) {
+      if (name in hand !== ownHand.includes(name)) {
+        return ownHand.includes(name) ? `a ${variant} hand has ${name}` : `a ${variant} hand has no ${name}`;
+      }
+    }
+  }
+  return null;
+}
+var KEY_TYPES = { kty: "string", kid: "string", crv: "string", x: "string", use: "string", alg: "string", nbf: "number", exp: "number" };
+function readKeySet(value) {
+  const keys = value !== null && typeof value === "object" ? value.keys : void 0;
+  if (!Array.isArray(keys)) throw new Refused("bad-jwks", "the key set has no list of keys");
+  const problem = jsonProblem(value);
+  if (problem) throw new Refused("bad-jwks", `the key set cannot be read: ${problem}`);
+  for (const key2 of keys) {
+    if (key2 === null || typeof key2 !== "object" || Array.isArray(key2)) throw new Refused("bad-jwks", "a key of the key set is not an object");
+    for (const [name, type] of Object.entries(KEY_TYPES)) {
+      if (!(name in key2)) continue;
+      const member = key2[name];
+      if (typeof member !== type) throw new Refused("bad-jwks", `a key's ${name} is ${JSON.stringify(member)}, not a ${type}`);
+      if (type === "number" && (!Number.isSafeInteger(member) || member < 0)) {
+        throw new Refused("bad-jwks", `a key's ${name} (${String(member)}) is not a whole number of seconds from 0 to 2^53 - 1`);
+      }
+    }
+  }
+  return keys;
+}
+var P = 2n ** 255n - 19n;
+var L = 2n ** 252n + 27742317777372353535851937790883648493n;
+var mod = (a) => (a % P + P) % P;
+function pow(base, exp) {
+  let result = 1n;
+  let b = mod(base);
+  let e = exp;
+  while (e > 0n) {
+    if (e & 1n) result = result * b % P;
+    b = b * b % P;
+    e >>= 1n;
+  }
+  return result;
+}
+var inv = (a) => pow(a, P - 2n);
+var D = mod(-121665n * inv(121666n));
+var SQRT_M1 = pow(2n, (P - 1n) / 4n);
+var IDENTITY = [0n, 1n, 1n, 0n];
+function decodePoint(bytes) {
+  if (bytes.length !== 32) return null;
+  let v = 0n;
+  for (let i = 31; i >= 0; i--) v = v << 8n | BigInt(bytes[i] ?? 0);
+  const sign = v >> 255n;
+  const y = v & (1n << 255n) - 1n;
+  if (y >= P) return null;
+  const x2 = mod((y * y - 1n) * inv(D * y * y + 1n));
+  if (x2 === 0n) return sign ? null : [0n, y, 1n, 0n];
+  let x = pow(x2, (P + 3n) / 8n);
+  if (mod(x * x - x2) !== 0n) x = x * SQRT_M1 % P;
+  if (mod(x * x - x2) !== 0n) return null;
+  if ((x & 1n) !== sign) x = P - x;
+  return [x, y, 1n, x * y % P];
+}
+function add([x1, y1, z1, t1], [x2, y2, z2, t2]) {
+  const a = mod((y1 - x1) * (y2 - x2));
+  const b = mod((y1 + x1) * (y2 + x2));
+  const c = mod(2n * t1 * t2 * D);
+  const d = mod(2n * z1 * z2);
+  const e = b - a;
+  const f = d - c;
+  const g = d + c;
+  const h = b + a;
+  return [mod(e * f), mod(g * h), mod(f * g), mod(e * h)];
+}
+function multiply(scalar, point) {
+  let result = IDENTITY;
+  let p = point;
+  for (let k = scalar; k > 0n; k >>= 1n) {
+    if (k & 1n) result = add(result, p);
+    p = add(p, p);
+  }
+  return result;
+}
+var isIdentity = ([x, y, z]) => mod(x) === 0n && mod(y - z) === 0n;
+function isStrictPublicKey(bytes) {
+  const point = decodePoint(bytes);
+  return point !== null && !isIdentity(point) && isIdentity(multiply(L, point));
+}
+function isCanonicalS(signature) {
+  if (signature.length !== 64) return false;
+  let s = 0n;
+  for (let i = 63; i >= 32; i--) s = s << 8n | BigInt(signature[i] ?? 0);
+  return s < L;
+}
+
 // src/receipt.ts
-var decoder = new TextDecoder("utf-8", { fatal: true });
+var decoder2 = new TextDecoder("utf-8", { fatal: true });
+var CLOCK_LEEWAY = 300;
 var ALG = "Ed25519";
 function b64urlDecode(text) {
   if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) throw new RangeError("not base64url");
@@ -431,7 +745,7 @@ var DECK_OF = {
   solodrez: "pokerdrez-56"
 };
 function cleanReceipt(text) {
-  return text.replace(/\s+/g, "");
+  return text.replace(/[ \t\n\r]+/g, "");
 }
 var RECEIPT_VERSION = 3;
 var READ_VERSIONS = [2, RECEIPT_VERSION];
@@ -455,6 +769,9 @@ function keyPeriodProblem(payload, key2) {
   if (!Number.isSafeInteger(payload.issued_at) || payload.iat !== void 0 && payload.iat !== null && !Number.isSafeInteger(payload.iat)) {
     return "malformed: iat and issued_at are whole seconds";
   }
+  if (payload.issued_at < 0 || payload.iat !== void 0 && payload.iat !== null && payload.iat < 0) {
+    return "malformed: a receipt's date (issued_at, iat) is negative";
+  }
   if (payload.iat !== void 0 && payload.iat !== null && payload.iat !== payload.issued_at) {
     return `malformed: iat ${payload.iat} and issued_at ${payload.issued_at} differ`;
   }
@@ -462,42 +779,68 @@ function keyPeriodProblem(payload, key2) {
   if (key2.nbf !== void 0 && key2.nbf !== null && issued < key2.nbf) {
     return `key not valid: the receipt was issued at ${issued}, before key ${String(key2.kid)} signed (nbf ${key2.nbf})`;
   }
+  if (issued > Date.now() / 1e3 + CLOCK_LEEWAY) {
+    return `key not valid: the receipt is dated ${issued}, in the future: no key signed it yet`;
+  }
   if (key2.exp !== void 0 && key2.exp !== null && issued >= key2.exp) {
     return `key not valid: the receipt was issued at ${issued}, after key ${String(key2.kid)} was retired (exp ${key2.exp})`;
   }
   return null;
 }
 async function verifyReceipt(token, keys, expected = {}) {
-  const result = { ok: false, reasons: [], checked: [], payload: null, deck: null, pending: false };
-  const fail = (reason2) => {
+  const result = { ok: false, reasons: [], code: null, checked: [], payload: null, deck: null, pending: false, solodrez: null };
+  const fail = (reason2, code) => {
     result.reasons.push(reason2);
+    result.code = code;
     return result;
   };
   const parts = cleanReceipt(token).split(".");
-  if (parts.length !== 3) return fail("malformed: a receipt is a compact JWS, three base64url parts");
+  if (parts.length !== 3) return fail("malformed: a receipt is a compact JWS, three base64url parts", "malformed");
   const [head, body, signature] = parts;
   let header;
   let payload;
   let signatureBytes;
   try {
-    header = JSON.parse(decoder.decode(b64urlDecode(head)));
-    payload = JSON.parse(decoder.decode(b64urlDecode(body)));
+    header = readJson(b64urlDecode(head));
+    payload = readJson(b64urlDecode(body));
     signatureBytes = b64urlDecode(signature);
   } catch (error) {
-    return fail(`malformed: the receipt cannot be read (${String(error)})`);
+    return fail(`malformed: the receipt cannot be read (${error instanceof Error ? error.message : String(error)})`, "malformed");
   }
-  if (typeof header !== "object" || header === null || typeof payload !== "object" || payload === null) {
-    return fail("malformed: the header and payload must be JSON objects");
+  if (typeof header !== "object" || header === null || Array.isArray(header) || typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+    return fail("malformed: the header and payload must be JSON objects", "malformed");
   }
-  if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`);
+  const nullMember = nullScoreMember(payload);
+  if (nullMember) return fail(`malformed: ${nullMember}`, "malformed");
+  if (header["alg"] !== ALG) return fail(`unsupported alg ${JSON.stringify(header["alg"])}: not ${ALG}`, "unsupported-alg");
   if (!TYPES.includes(header["typ"])) {
-    return fail(`unsupported typ ${JSON.stringify(header["typ"])}: not ${TYPES[0]}`);
+    return fail(`unsupported typ ${JSON.stringify(header["typ"])}: not ${TYPES[0]}`, "unsupported-typ");
   }
-  if ("crit" in header) return fail("malformed: a critical header extension (crit) is not understood here");
-  const key2 = keys.keys.find((k) => k.kid === header["kid"]);
+  if ("crit" in header) return fail("malformed: a critical header extension (crit) is not understood here", "malformed");
+  const kid = header["kid"];
+  if (typeof kid !== "string") return fail(`malformed: the header's kid ${JSON.stringify(kid)} is not a string`, "malformed");
+  let strictKeys;
+  try {
+    strictKeys = readKeySet(keys);
+  } catch (error) {
+    if (error instanceof Refused) return fail(`the key set cannot be read: ${error.message}`, error.code);
+    throw error;
+  }
+  const key2 = strictKeys.find((k) => k.kid === kid);
   if (!key2 || key2.kty !== "OKP" || key2.crv !== "Ed25519" || !key2.x) {
-    return fail(`unknown key ${JSON.stringify(header["kid"])}: not an Ed25519 key of the key set`);
+    return fail(`unknown key ${JSON.stringify(kid)}: not an Ed25519 key of the key set`, "unknown-key");
   }
+  let keyBytes;
+  try {
+    keyBytes = b64urlDecode(key2.x);
+  } catch {
+    return fail(`unknown key ${JSON.stringify(kid)}: its x is not base64url`, "unknown-key");
+  }
+  if (!isStrictPublicKey(keyBytes)) {
+    return fail(`unknown key ${JSON.stringify(kid)}: not a valid Ed25519 key (a canonical point of the prime-order group)`, "unknown-key");
+  }
+  if (signatureBytes.length !== 64) return fail(`malformed: an Ed25519 signature is 64 bytes, not ${signatureBytes.length}`, "malformed");
+  if (!isCanonicalS(signatureBytes)) return fail("bad signature: its S is not below the group order (a second spelling)", "bad-signature");
   let valid = false;
   try {
     const publicKey = await crypto.subtle.importKey(
@@ -514,29 +857,30 @@ async function verifyReceipt(token, keys, expected = {}) {
       new TextEncoder().encode(`${head}.${body}`)
     );
   } catch (error) {
-    return fail(`the signature cannot be checked here (${String(error)})`);
+    return fail(`the signature cannot be checked here (${String(error)})`, "unsupported-alg");
   }
-  if (!valid) return fail("bad signature: the signature does not match the receipt");
+  if (!valid) return fail("bad signature: the signature does not match the receipt", "bad-signature");
   result.payload = payload;
-  result.checked.push(`Ed25519 signature by key ${String(header["kid"])}`);
+  result.checked.push(`Ed25519 signature by key ${kid}`);
   const period = keyPeriodProblem(payload, key2);
-  if (period) return fail(period);
+  if (period) return fail(period, period.startsWith("malformed") ? "malformed" : "key-not-valid");
   const origin = expected.issuerOrigin;
   if (origin !== void 0 && typeof payload.iss === "string" && payload.iss !== origin && !payload.iss.startsWith(`${origin}/`)) {
-    return fail(`issued by ${payload.iss}, not by this service (${origin}), whose key set was read`);
+    return fail(`issued by ${payload.iss}, not by this service (${origin}), whose key set was read`, "wrong-issuer");
   }
   const issued = new Date((payload.iat ?? payload.issued_at) * 1e3).toISOString().replace(".000Z", "Z");
   result.checked.push(`issued${payload.iss ? ` by ${payload.iss}` : ""} at ${issued}, while its key signed`);
   const kind = typeof payload.kind === "string" ? payload.kind : null;
   if (!READ_VERSIONS.includes(payload.version) || kind === null) {
-    return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`);
+    return fail(`receipt version ${String(payload.version)} is not read here (version ${RECEIPT_VERSION} says what kind of game it proves)`, "bad-version");
   }
   if (![...COMMITTED_KINDS, ...expected.allow ?? []].includes(kind)) {
     return fail(
-      `this is a ${kind} receipt: it proves the score of a log on a deck, not that the deck was fixed before the player chose (accept it only knowingly)`
+      `this is a ${kind} receipt: it proves the score of a log on a deck, not that the deck was fixed before the player chose (accept it only knowingly)`,
+      "kind-not-accepted"
     );
   }
-  if (KIND_HOLDS[kind] && !KIND_HOLDS[kind](payload)) return fail(`the receipt says ${kind} but its flags do not`);
+  if (KIND_HOLDS[kind] && !KIND_HOLDS[kind](payload)) return fail(`the receipt says ${kind} but its flags do not`, "kind-mismatch");
   result.checked.push(`kind ${kind}`);
   const game = expected.game;
   if (game !== void 0) {
@@ -548,40 +892,40 @@ async function verifyReceipt(token, keys, expected = {}) {
       game.total !== null && payload.score.total !== game.total && `the score (${payload.score.total}, not ${game.total})`,
       !game.kinds.includes(kind) && `the kind (${kind})`
     ].filter(Boolean);
-    if (differs.length) return fail(`the receipt is not of the game played here: ${differs.join(", ")} differ`);
+    if (differs.length) return fail(`the receipt is not of the game played here: ${differs.join(", ")} differ`, "not-this-game");
     result.checked.push("the receipt is of the game played here (deal, variant, options, log, score)");
   }
   if (expected.serverSeedHash !== void 0 && payload.server_seed_hash !== expected.serverSeedHash) {
-    return fail("the receipt's server_seed_hash is not the hash committed before the deal");
+    return fail("the receipt's server_seed_hash is not the hash committed before the deal", "seed-mismatch");
   }
   if (expected.clientSeed !== void 0 && payload.client_seed !== expected.clientSeed) {
-    return fail("the receipt's client_seed is not the client seed this page sent");
+    return fail("the receipt's client_seed is not the client seed this page sent", "seed-mismatch");
   }
   if (payload.server_seed === null || payload.server_seed === void 0) {
     result.pending = true;
-    return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked");
+    return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked", "seed-not-revealed");
   }
-  if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`);
+  if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`, "unknown-algorithm");
   let seed;
   try {
     seed = fromHex(payload.server_seed);
   } catch {
-    return fail("the server seed is not hex");
+    return fail("the server seed is not hex", "seed-mismatch");
   }
   if (await seedHash(seed) !== payload.server_seed_hash) {
-    return fail("SHA-256 of the server seed is not the committed server_seed_hash");
+    return fail("SHA-256 of the server seed is not the committed server_seed_hash", "seed-mismatch");
   }
   result.checked.push("SHA-256(server seed) equals the committed hash");
   const deckType = DECK_OF[payload.variant];
-  if (deckType === void 0) return fail(`unknown variant ${payload.variant}`);
+  if (deckType === void 0) return fail(`unknown variant ${payload.variant}`, "replay-failed");
   try {
     result.deck = await deckCards(deckType, seed, payload.client_seed);
   } catch (error) {
-    return fail(`the deck cannot be derived: ${String(error)}`);
+    return fail(`the deck cannot be derived: ${String(error)}`, "replay-failed");
   }
   result.checked.push(`the ${deckType} deck re-derived by ${ALGORITHM}`);
   const reason = await checkDrawnTable(payload, seed, expected.system, result.checked);
-  if (reason) return fail(reason);
+  if (reason) return fail(reason, "table-mismatch");
   if (expected.seen !== void 0) {
     const decks = /* @__PURE__ */ new Map([["deal", result.deck]]);
     for (const { stream, index, card } of [...expected.seen].sort((a, b) => a.index - b.index)) {
@@ -592,15 +936,31 @@ async function verifyReceipt(token, keys, expected = {}) {
       }
       if (deck[index] !== card) {
         const where = stream === "deal" ? `card ${index}` : `card ${index} of ${stream}`;
-        return fail(`${where} was shown as ${card}, the deck's is ${deck[index] ?? "none"}`);
+        return fail(`${where} was shown as ${card}, the deck's is ${deck[index] ?? "none"}`, "not-this-game");
       }
     }
     result.checked.push(`the ${expected.seen.length} cards shown are the deck's, each in its place`);
   }
+  const logReason = logProblem(payload);
+  if (logReason) return fail(`the log does not replay: ${logReason}`, "replay-failed");
+  const members = scoreMembersProblem(payload.variant, payload.score);
+  if (members) return fail(`the receipt's score is not its variant's: ${members}`, "score-mismatch");
   if (REPLAYED.includes(payload.variant)) {
     const reason2 = checkGridScore(payload, result.deck, expected.tables ?? {});
-    if (reason2) return fail(reason2);
+    if (reason2) return fail(reason2, reason2.startsWith("the log scores") ? "score-mismatch" : "replay-failed");
     result.checked.push("the deck's cards on the log's cells score the receipt's total");
+  } else if (payload.variant === "solodrez") {
+    const replayed = replaySolodrez(result.deck, payload.moves.split(" ").filter(Boolean));
+    if ("error" in replayed) return fail(`the log does not replay: ${replayed.error}`, "replay-failed");
+    const score = payload.score;
+    if (score.total !== replayed.seriesRemoved || score.series_removed !== replayed.seriesRemoved || score.won !== replayed.won) {
+      return fail(
+        `the log removes ${replayed.seriesRemoved} series${replayed.won ? " (won)" : ""}, the receipt says ${String(score.series_removed)} (total ${score.total}${score.won ? ", won" : ""})`,
+        "score-mismatch"
+      );
+    }
+    result.solodrez = { ...replayed, dealt: dealColumns(result.deck) };
+    result.checked.push(`the log replayed on the deck's nine columns removes ${replayed.seriesRemoved} of 9 series (${replayed.won ? "won" : "not won"}), as the receipt says`);
   } else {
     result.checked.push(`the ${payload.variant} log is not replayed in the page (the score is as signed; cardproof verify replays it)`);
   }
@@ -633,13 +993,42 @@ async function offTable(system, serverSeed, clientSeed, games) {
   const drawn = await drawTable(system, serverSeed, clientSeed);
   return games.filter(({ receipt }) => {
     try {
-      const payload = JSON.parse(decoder.decode(b64urlDecode(receipt.split(".")[1] ?? "")));
+      const payload = JSON.parse(decoder2.decode(b64urlDecode(receipt.split(".")[1] ?? "")));
       const table2 = payload.options?.scoring;
       return typeof table2 !== "object" || table2 === null || !sameTable(table2, drawn);
     } catch {
       return true;
     }
   }).map(({ player }) => player);
+}
+var MOVE_TEXT = {
+  "poker-squares": /^[a-e][1-5]$/,
+  "serpent-patience": /^[a-e][1-5]$/,
+  "poker-patience": /^(?:0|-?[1-4]),(?:0|-?[1-4])$/,
+  "repeat-poker": /^r[1-5]$/,
+  "reserve-poker": /^[0-3]>[0-4]$/,
+  solodrez: /^(?:[0-8]:[1-9][0-9]*>[0-8]|r[0-8]|stop)$/
+};
+function logProblem(payload) {
+  const moves = payload.moves;
+  if (moves !== "" && !/^[^ ]+(?: [^ ]+)*$/.test(moves)) return "the moves are not separated by one space each";
+  const pattern = MOVE_TEXT[payload.variant];
+  const bad = pattern === void 0 ? void 0 : moves.split(" ").filter(Boolean).find((move) => !pattern.test(move));
+  if (bad !== void 0) return `${JSON.stringify(bad)} is no ${payload.variant} move in its canonical text`;
+  const options = payload.options ?? {};
+  if (payload.variant === "reserve-poker" && "version" in options && ![1, 2, 3, 4, 5, 6].includes(options["version"])) {
+    return `reserve-poker's version ${JSON.stringify(options["version"])} is not the number played (1..6)`;
+  }
+  if (payload.variant === "repeat-poker") {
+    const rows = options["rows"] ?? 5;
+    const levels = options["levels"] ?? 1;
+    if (![1, 5].includes(levels)) return `repeat-poker's levels ${JSON.stringify(levels)} is not 1 or 5`;
+    if (![1, 2, 3, 4, 5].includes(rows)) return `repeat-poker's rows ${JSON.stringify(rows)} is not 1..5`;
+    if (levels === 5 && rows !== 5) return `repeat-poker with levels 5 has 5 rows, not ${String(rows)}`;
+    const over = moves.split(" ").filter(Boolean).find((move) => Number(move.slice(1)) > rows);
+    if (over !== void 0) return `${over} is no row of ${String(rows)}`;
+  }
+  return null;
 }
 var DRAWS_TABLES = GRID_VARIANTS;
 function checkGridScore(payload, deck, tables) {
@@ -878,75 +1267,11 @@ function handLines(hands) {
   });
 }
 
-// src/moves.ts
-var LETTERS = "abcde";
-var gridColumn = (c) => `col ${LETTERS[c] ?? "?"}`;
-var reserveName = (f) => `Reserve ${f + 1}`;
-var soloColumn = (a) => `column ${a + 1}`;
-function parseSoloMove(text) {
-  if (text === "stop") return { kind: "stop" };
-  const remove = /^r([0-8])$/.exec(text);
-  if (remove) return { kind: "remove", column: Number(remove[1]) };
-  const run = /^([0-8]):([1-9][0-9]*)>([0-8])$/.exec(text);
-  if (!run) return null;
-  return { kind: "run", from: Number(run[1]), count: Number(run[2]), to: Number(run[3]) };
-}
-var cardsWord = (n) => n === 1 ? "1 card" : `${n} cards`;
-function describeSoloMove(text) {
-  const move = parseSoloMove(text);
-  if (move === null) return `Played ${text}`;
-  if (move.kind === "stop") return "Stopped";
-  if (move.kind === "remove") return `Removed the series in ${soloColumn(move.column)}`;
-  return `Moved ${cardsWord(move.count)} from ${soloColumn(move.from)} to ${soloColumn(move.to)}`;
-}
-function adviseSoloMove(text) {
-  const move = parseSoloMove(text);
-  if (move === null) return text;
-  if (move.kind === "stop") return "stop";
-  if (move.kind === "remove") return `remove the series in ${soloColumn(move.column)}`;
-  return `move ${cardsWord(move.count)} from ${soloColumn(move.from)} to ${soloColumn(move.to)}`;
-}
-function describeReserveMove(text) {
-  const found = /^([0-3])>([0-4])$/.exec(text);
-  if (!found) return `Played ${text}`;
-  return `Played ${reserveName(Number(found[1]))} to ${gridColumn(Number(found[2]))}`;
-}
-function soloRefusal(text, code) {
-  const move = parseSoloMove(text);
-  if (move === null || move.kind === "stop") return null;
-  if (move.kind === "remove") {
-    return code === "not-a-series" ? `${soloColumn(move.column)} does not hold exactly one series, J Q T B N P with no neutral: nothing removed.` : null;
-  }
-  const from = soloColumn(move.from);
-  const to = soloColumn(move.to);
-  const why = {
-    "not-a-run": `the cards taken from ${from} are not a run (each one figure below the one before)`,
-    "not-one-higher": `the last card of ${to} is not one figure above the run's first card`,
-    "onto-pawn": `${to} ends in a Pawn, and nothing goes on a Pawn`,
-    "joker-needs-empty": `a run from a Joker goes only into an empty column, and ${to} is not empty`,
-    "empty-needs-joker": `${to} is empty, and an empty column takes only a run from a Joker`,
-    "same-column": "a run moves to another column",
-    "too-many-cards": `${from} holds fewer cards than that`
-  };
-  const reason = why[code];
-  return reason === void 0 ? null : `Not moved: ${reason}.`;
-}
-function reserveRefusal(text, code) {
-  const found = /^([0-3])>([0-4])$/.exec(text);
-  if (!found) return null;
-  const why = {
-    "reserve-empty": `${reserveName(Number(found[1]))} is empty`,
-    "column-full": `${gridColumn(Number(found[2]))} is full`
-  };
-  const reason = why[code];
-  return reason === void 0 ? null : `Not played: ${reason}.`;
-}
-
 // src/boards/columns-board.ts
-var COLUMNS2 = 9;
+var COLUMNS3 = 9;
 var SERIES = "JQTBNP";
 var HINT_SECONDS = 2;
-function isSeries(column) {
+function isSeries2(column) {
   return column.length === SERIES.length && column.every((card, i) => card[0] === SERIES[i]);
 }
 var ColumnsBoard = class {
@@ -1003,7 +1328,7 @@ var ColumnsBoard = class {
     stop.addEventListener("click", () => this.stop());
     tools.append(hint, stop);
     (this.view?.columns ?? []).forEach((column, a) => {
-      if (!this.playing || !isSeries(column)) return;
+      if (!this.playing || !isSeries2(column)) return;
       const remove = textButton("remove", `r${a}`, `remove ${soloColumn(a)}`);
       remove.title = `remove the series J Q T B N P in ${soloColumn(a)}`;
       remove.classList.toggle("hinted", this.hinted?.kind === "remove" && this.hinted.column === a);
@@ -1022,7 +1347,7 @@ var ColumnsBoard = class {
     table2.className = "solodrez";
     table2.setAttribute("role", "group");
     table2.setAttribute("aria-label", "Nine columns, first card at the top, the exposed card last");
-    const columns = this.view?.columns ?? Array.from({ length: COLUMNS2 }, () => []);
+    const columns = this.view?.columns ?? Array.from({ length: COLUMNS3 }, () => []);
     const four = this.context.fourColours();
     const hint = this.hinted;
     columns.forEach((column, a) => {
@@ -1123,13 +1448,13 @@ var ColumnsBoard = class {
     if (nextIndex !== 0) return [];
     const found = [];
     view.columns.forEach(
-      (column, c) => column.forEach((card, i) => found.push({ stream: "deal", index: i * COLUMNS2 + c, card }))
+      (column, c) => column.forEach((card, i) => found.push({ stream: "deal", index: i * COLUMNS3 + c, card }))
     );
     return found;
   }
   async finished(view) {
     const removed = view.series_removed;
-    return removed === COLUMNS2 ? "Won: all nine series removed." : `Not won: ${removed} of 9 series removed.`;
+    return removed === COLUMNS3 ? "Won: all nine series removed." : `Not won: ${removed} of 9 series removed.`;
   }
 };
 
@@ -1316,7 +1641,7 @@ var GridBoard = class {
 };
 
 // src/boards/reserve-board.ts
-var COLUMNS3 = 4;
+var COLUMNS4 = 4;
 var SIZE2 = 5;
 var ReserveBoard = class {
   constructor(area, context) {
@@ -1433,7 +1758,7 @@ var ReserveBoard = class {
       button.addEventListener("click", () => {
         if (!this.playing || from === null || full || !this.view) return;
         const column = this.view.reserve[from] ?? [];
-        this.pending = { index: (column.length - 1) * COLUMNS3 + from, to: c };
+        this.pending = { index: (column.length - 1) * COLUMNS4 + from, to: c };
         this.chosen = null;
         this.context.play(`${from}>${c}`);
       });
@@ -1491,7 +1816,7 @@ var ReserveBoard = class {
     const found = [];
     reserve.reserve.forEach(
       (column, f) => column.forEach((card, i) => {
-        if (card !== null) found.push({ stream: "deal", index: i * COLUMNS3 + f, card });
+        if (card !== null) found.push({ stream: "deal", index: i * COLUMNS4 + f, card });
       })
     );
     if (this.pending) {
