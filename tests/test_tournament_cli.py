@@ -865,7 +865,13 @@ def test_an_entry_goes_to_a_private_state_directory_and_play_finds_it(
     play = ("play", "--tournament", tid, "--round", "9", "--url", url)
     found = cardproof(*play, env=env, cwd=tmp_path)
     assert "cannot take a seat in round 9" in found.stdout + found.stderr
+    assert found.returncode == 1  # refused by the server, as every tournament command says
     assert "cannot read the entry" not in found.stderr
+    no_round = cardproof("play", "--tournament", tid, "--url", url, env=env)
+    assert (no_round.returncode, no_round.stderr) == (
+        2,
+        "cardproof play --tournament needs --round N\n",  # only what is missing
+    )
     # an entry an older cardproof wrote to the working directory is still found, and said so
     legacy = tmp_path / "old"
     legacy.mkdir()

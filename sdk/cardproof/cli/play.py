@@ -71,11 +71,16 @@ def _play_round(args: argparse.Namespace, client_type: type[Client]) -> int:
     """``cardproof play --tournament ID --round N``: the entrant's seat, live."""
     from cardproof.play import run_round
 
-    if args.url is None or args.round is None:
-        print(
-            f"cardproof play --tournament needs --round N and the server (--url or ${URL_ENV})",
-            file=sys.stderr,
+    missing = [
+        needed
+        for needed, given in (
+            ("--round N", args.round),
+            (f"the server (--url or ${URL_ENV})", args.url),
         )
+        if given is None
+    ]
+    if missing:
+        print(f"cardproof play --tournament needs {' and '.join(missing)}", file=sys.stderr)
         return 2
     path = _entry_path(args.entry_file, args.tournament)
     try:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from cardproof.client import Client, Round
-from cardproof.errors import CardproofError, ConflictError
+from cardproof.errors import APIError, CardproofError, ConflictError
 from cardproof.games import variant as variant_class
 from cardproof.models import Call, RoundStatus
 from cardproof.play.game import session_for
@@ -364,7 +364,8 @@ def run_round(
 
     ``follower`` follows the round (:class:`_RoundWatch`) while ``client`` plays. Returns
     as :func:`run` does: 0 scored, its receipt written; 1 the player left
-    the seat, or the game was not scored; 2 the server could not be used.
+    the seat, the game was not scored, or the server refused the seat (a closed
+    tournament, say); 2 the server could not be used.
     """
     term = Terminal(sys.stdin, sys.stdout, None)
     try:
@@ -373,7 +374,7 @@ def run_round(
         title = variant_class(game.variant).title
     except CardproofError as error:
         term.say(f"cannot take a seat in round {round_number}: {printable(str(error))}")
-        return 2
+        return 1 if isinstance(error, APIError) else 2
     term.say(f"cardproof play: round {round_number} of tournament {tournament_id}, {title}")
     term.paragraph(
         "Lockstep: each card is called to every seat at once, once all have placed the one "
