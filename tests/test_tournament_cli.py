@@ -7,6 +7,7 @@ One real ``cardproof serve`` (memory store) for the module; its organizer is mad
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
@@ -23,8 +24,10 @@ import httpx
 import msgspec
 import pytest
 
+import cardproof.play.round as round_module
 from cardproof.cli.common import entries_dir, private_entries_dir
 from cardproof.client import Client, Round
+from cardproof.play.shared import Terminal as PlayTerminal
 from conftest import TEST_KEYS, free_port, served
 from test_cli_pty import Terminal
 
@@ -533,6 +536,8 @@ def test_a_close_in_mid_round_is_told_once_as_a_close_not_as_timeouts(
             assert "The server placed your remaining 23 cards" in told
             assert "Time's up" not in told
             terminal.expect("Receipt: written to")
+            after = terminal.expect(f"Standings: {url}/tournaments/{tid}")
+            assert "--round 2" not in after  # closed: no next round to take
             assert terminal.close() == 0
         line = cardproof("tournament", "round", tid, "1", "--url", url)
         assert line.stdout.strip() == (
@@ -747,6 +752,49 @@ def test_relative_times_and_round_starts(server: tuple[str, str]) -> None:
     )
     assert miscounted.returncode == 1
     assert "refused (422 bad-round-starts)" in miscounted.stderr
+
+
+def test_after_its_game_a_seat_is_told_the_standings_and_the_next_round(
+    server: tuple[str, str],
+) -> None:
+    """What comes next, after the receipt: the standings page, and round n+1's seat while
+    there is one (read with the entrant's token: the tournament is invite-only)."""
+    url, key = server
+    now = datetime.now(UTC)
+    with Client(base_url=url, api_key=key) as organizer:
+        created = organizer.create_tournament(
+            "Next Cup",
+            "poker-squares",
+            rounds=2,
+            opens_at=now,
+            closes_at=now + timedelta(hours=1),
+            format="lockstep",
+            entry="invite",
+            invites=1,
+        )
+    tid = created.tournament.tournament_id
+    with Client(base_url=url) as player:
+        token = player.enter(tid, "Cy", invite_code=created.invite_codes[0]).token
+        told = io.StringIO()
+        term = PlayTerminal(io.StringIO(), told, None)
+        round_module._tell_next(player, term, tid, 1, token, url + "/")
+        assert told.getvalue() == (
+            f"Standings: {url}/tournaments/{tid}\n"
+            "Round 2 of 2, when it starts:\n"
+            f"  cardproof play --tournament {tid} --round 2 --url {url}/\n"
+        )
+        last = io.StringIO()
+        round_module._tell_next(player, PlayTerminal(io.StringIO(), last, None), tid, 2, token, url)
+        assert "last round" in last.getvalue()
+        assert "--round 3" not in last.getvalue()
+    with Client(base_url=url, api_key=key) as organizer:
+        organizer.close_tournament(tid)
+    with Client(base_url=url) as player:
+        closed = io.StringIO()
+        round_module._tell_next(
+            player, PlayTerminal(io.StringIO(), closed, None), tid, 1, token, url
+        )
+        assert closed.getvalue() == f"Standings: {url}/tournaments/{tid}\n"  # no seat to take
 
 
 def lockstep_cup(server: tuple[str, str], name: str) -> str:

@@ -396,7 +396,30 @@ def run_round(
     session.final()
     if game.score is None:
         return 1
-    return show_receipt(client, game, term, server_url, receipt_out)
+    shown = show_receipt(client, game, term, server_url, receipt_out)
+    _tell_next(client, term, tournament_id, round_number, token, server_url)
+    return shown
+
+
+def _tell_next(
+    client: Client, term: Terminal, tournament_id: str, round_number: int, token: str, url: str
+) -> None:
+    """What the player can do next: the standings page, and the next round's seat.
+
+    The tournament is read with the entrant's token; if it cannot be, the standings
+    page alone is named.
+    """
+    tid = printable(tournament_id)
+    term.say(f"Standings: {printable(url.rstrip('/'))}/tournaments/{tid}")
+    try:
+        tournament = client.tournament(tournament_id, token=token)
+    except CardproofError:
+        return
+    if tournament.status != "closed" and round_number < len(tournament.rounds):
+        term.say(f"Round {round_number + 1} of {len(tournament.rounds)}, when it starts:")
+        term.say(f"  cardproof play --tournament {tid} --round {round_number + 1} --url {url}")
+    elif tournament.status != "closed":
+        term.say("That was the last round: the standings are final once the tournament closes.")
 
 
 def _play_calls(
