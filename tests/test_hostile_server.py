@@ -495,7 +495,9 @@ def test_a_hostile_server_gets_no_hidden_character_through_nor_past_the_bounds(
     assert not re.search(r"refused \(2\d\d", said), said  # an answer out of form is no refusal
     if mode == "endless":
         assert "bytes" in said, said
-        assert served.sent < run.cap + SLACK
+        # each try reads at most the cap; a try that a busy machine cannot read within
+        # its second is tried once more, so the server may send the cap twice
+        assert served.sent < 2 * (run.cap + SLACK)
         assert outcome.peak < run.cap + SLACK
     elif mode.startswith("trickle"):
         assert f"more than {TRY:g} s" in said, said

@@ -17,6 +17,7 @@ than "Verified". Screenshots at 390x844 and 1280x900 are kept under
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import shutil
@@ -136,7 +137,10 @@ def test_a_played_game_s_receipt_is_shown_in_the_log(
         assert int(shown[1]) == found.index
         assert int(shown[2]) >= found.size  # the latest checkpoint: the log may have grown
         assert shown[3] == found.origin
-        assert verdict.startswith("Verified: Ed25519 signature"), verdict
+        assert verdict == "Verified: every check below holds.", verdict
+        checks = str(page.locator("#checks").text_content())
+        kid = json.loads(base64.urlsafe_b64decode(receipt.split(".")[0] + "=="))["kid"]
+        assert f"Ed25519 signature by key {kid}" in checks, checks
         assert page.locator("#log-status").get_attribute("class") == "verified"
         assert page.get_by_role("button", name="Check the log again").is_hidden()
         # the deal's own receipt answer and the log's key, from this origin only
