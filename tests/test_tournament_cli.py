@@ -178,6 +178,7 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
     checked = cardproof("verify", "--tournament", str(export), "--url", url)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "verified: 2 games" in checked.stdout
+    assert f"against the server's key set ({url}/.well-known/jwks.json)" in checked.stdout
 
     late = cardproof("verify", str(receipt), "--url", url)  # the receipt saved before the close
     assert late.returncode == 0, late.stdout + late.stderr

@@ -138,8 +138,12 @@ def _verify_tournament(args: argparse.Namespace) -> int:
     except Exception as error:  # a network failure fetching the key set
         print(f"cannot fetch the key set: {error}", file=sys.stderr)
         return 2
-    keys = "the given key set" if jwks is not None else "the key set in the export (pass --url "
-    keys += "" if jwks is not None else "to check against the server's)"
+    if args.jwks:
+        keys = f"the key set {args.jwks}"
+    elif args.url:
+        keys = f"the server's key set ({args.url.rstrip('/')}/.well-known/jwks.json)"
+    else:
+        keys = "the key set in the export (pass --url to check against the server's)"
     games = plural(check.games, "game")
     print(f"verified: {games} replayed and their receipts checked against {keys}")
     for line in check.standings:
