@@ -76,6 +76,9 @@ th, td { padding: 5px 12px; text-align: left; border-bottom: 1px solid #e5e1d6; 
 th { background: #ebe6da; font-size: 13px; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { font: 12px/1.3 ui-monospace, "DejaVu Sans Mono", monospace; word-break: break-all; }
+code.command { word-break: normal; overflow-wrap: normal; }
+main a { color: #1c4f8a; }
+main a:focus-visible { outline: 3px solid #b35c00; outline-offset: 2px; }
 .games { display: flex; flex-wrap: wrap; gap: 18px; }
 .game { background: #fff; border: 1px solid #d8d2c4; border-radius: 8px; padding: 10px; }
 .game h3 { margin: 0 0 8px; font-size: 15px; }
@@ -209,8 +212,10 @@ def invite_gate(tournament_id: str) -> str:
         f'<body>{site_header()}<main id="gate" data-tournament="{tid}">'
         "<h1>An invite-only tournament</h1>"
         "<p>Its standings are for its entrants and those invited. Give the invite code you "
-        "were sent, or your entry's token (<code>cpe_...</code>: <code>cardproof tournament "
-        "enter</code> keeps it in its entry file). Entered on this browser's "
+        "were sent, or your entry's token (<code>cpe_...</code>: "
+        '<code class="command">cardproof tournament enter</code> keeps it in its entry file). '
+        "Entered on this "
+        "browser's "
         f'<a href="/play?tournament={quote(tournament_id)}">tournament page</a>? The '
         "standings open by themselves.</p>"
         '<p class="gate-form"><label for="credential">Invite code or entry token</label> '
