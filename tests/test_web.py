@@ -835,7 +835,7 @@ def test_a_lockstep_round_live_in_two_browsers(chromium: Any, organized: tuple[s
         page.wait_for_selector("body[data-ready]")
         expect(page.locator("#t-entered")).to_have_text(f"Entered as {name}.")
         expect(page.locator("#t-status")).to_contain_text("lockstep, 60 s a card")
-        page.get_by_role("button", name="Play round 1").click()
+        page.get_by_role("button", name="Take your seat for round 1").click()
         expect(page.locator("#deadline")).to_have_text("Seated: waiting for the first call.")
         assert page.locator("#next-card").text_content() == ""  # no card before its call
         pages[name] = page
@@ -1289,7 +1289,7 @@ def test_the_verify_page_replays_solodrez_and_refuses_the_edges(
     area.fill(stopped)  # stopped at once: no series, the columns as it ended
     page.get_by_role("button", name="Verify").click()
     expect(page.locator("#checked-result")).to_have_text(
-        "Not won: 0 of 9 series removed; the game ended after move 1 with 56 cards on the table."
+        "Not won: 0 of 9 series removed; stopped before any move, with 56 cards on the table."
     )
     expect(page.get_by_role("group", name="the nine columns as the game ended")).to_be_visible()
     expect(status).to_have_text(re.compile(r"^Verified"))

@@ -110,9 +110,10 @@ def test_a_lockstep_round_at_three_tables(
     organizer.get_by_role("button", name="Organize", exact=True).click()
     seated = organizer.locator("#t-seated")
     start = organizer.get_by_role("button", name="Start round 1")
-    expect(seated).to_have_text(
-        "Round 1: nobody has entered yet; nobody seated yet. An entrant is seated when they "
-        "open the round's game."
+    expect(seated).to_have_text("Round 1: nobody has entered yet; nobody seated yet.")
+    expect(organizer.locator("#t-start-hint")).to_have_text(
+        "The Start round 1 button appears here once an entrant takes a seat (on their page: "
+        "Take your seat for round 1)."
     )
     expect(start).to_be_hidden()  # nobody to start it for
     expect(organizer.get_by_label("Your name")).to_be_hidden()
@@ -123,15 +124,15 @@ def test_a_lockstep_round_at_three_tables(
 
     players = {name: open_page(PHONE if name == "Ada" else WIDE) for name in ORDERS}
     for count, (name, page) in enumerate(players.items(), start=1):
-        expect(page.get_by_role("button", name="Play round 1")).to_have_count(0)
+        expect(page.get_by_role("button", name="Take your seat for round 1")).to_have_count(0)
         page.get_by_label("Your name").fill(name)
         page.get_by_role("button", name="Enter", exact=True).click()
         expect(page.locator("#t-entered")).to_have_text(f"Entered as {name}.")
         expect(page.get_by_label("Your name")).to_be_hidden()
         expect(page.get_by_text("Organizing this tournament?")).to_be_hidden()
-        page.get_by_role("button", name="Play round 1").click()
+        page.get_by_role("button", name="Take your seat for round 1").click()
         expect(page.locator("#deadline")).to_have_text("Seated: waiting for the first call.")
-        expect(page.get_by_role("button", name="Play round 1")).to_have_count(0)
+        expect(page.get_by_role("button", name="Take your seat for round 1")).to_have_count(0)
         entered = ", ".join(list(ORDERS)[:count])  # who has entered, and how many sit
         expect(seated).to_contain_text(f"Round 1: {count} entered ({entered}); {count} seated.")
         expect(start).to_be_visible()
@@ -200,10 +201,12 @@ def test_a_lockstep_round_at_three_tables(
         expect(page.locator("#t-standings caption")).to_have_text("Standings after round 1")
         expect(page.locator("#t-standings td")).to_have_text(cells)
     for page in players.values():
-        expect(page.locator("#deadline")).to_have_text("The round is over.")
+        expect(page.locator("#deadline")).to_have_text(
+            re.compile(r"^The round is over\. Your final score: \d+\.$")
+        )
         expect(page.locator("#t-placed")).to_have_text("")
-        expect(page.get_by_role("button", name="Play round 2")).to_be_visible()
-    expect(seated).to_have_text("Round 2: none of the 3 entrants seated yet.")
+        expect(page.get_by_role("button", name="Take your seat for round 2")).to_be_visible()
+    expect(seated).to_have_text("Round 2: 3 entered (Ada, Bea, Cy); nobody seated yet.")
     expect(organizer.get_by_role("button", name="Start round 2")).to_be_hidden()
     shoot(phone, folder, "after-390")
     shoot(wide, folder, "after-1280")
@@ -212,11 +215,11 @@ def test_a_lockstep_round_at_three_tables(
     # round 2 on the phone: the standings after round 1 go below the live call, so the
     # card, the clock and the whole grid are still on one screen
     for name in ("Ada", "Bea"):
-        players[name].get_by_role("button", name="Play round 2").click()
+        players[name].get_by_role("button", name="Take your seat for round 2").click()
         expect(players[name].locator("#deadline")).to_have_text(
             "Seated: waiting for the first call."
         )
-    expect(seated).to_have_text("Round 2: 2 of the 3 entrants seated.")
+    expect(seated).to_have_text("Round 2: 3 entered (Ada, Bea, Cy); 2 seated.")
     organizer.get_by_role("button", name="Start round 2").click()
     expect(timer).to_have_text(re.compile(r"^\d+ s left to place it\.$"))
     expect(phone.locator("#t-standings caption")).to_have_text("Standings after round 1")

@@ -95,3 +95,13 @@ export function reserveRefusal(text: string, code: string): string | null {
   const reason = why[code];
   return reason === undefined ? null : `Not played: ${reason}.`;
 }
+
+/** A log's moves as a person counts them: a solodrez `stop` ends the game but moves no
+ * card, so it is said apart ("1 move, then stop"; "no move, then stop"); "25 moves". */
+export function countMoves(log: string): string {
+  const moves = log.split(" ").filter(Boolean);
+  const stopped = moves[moves.length - 1] === "stop";
+  const played = stopped ? moves.length - 1 : moves.length;
+  const words = played === 0 ? "no move" : played === 1 ? "1 move" : `${played} moves`;
+  return stopped ? `${words}, then stop` : words;
+}

@@ -103,8 +103,13 @@ function canonical(value: unknown): string {
 export interface Expected {
   /** The hash committed before the deal. */
   serverSeedHash?: string;
-  /** The client seed the page sent. */
+  /** The client seed the page sent (a tournament's: its salt). */
   clientSeed?: string;
+  /** The server seed revealed elsewhere, for a receipt signed before the reveal (a
+   * tournament's, while it was open, carries none; the closed tournament shows each
+   * round's seed): it must hash to the receipt's committed hash, and equal the
+   * receipt's own seed if it shows one. */
+  serverSeed?: string;
   /** The point system asked (`ameritish`...): the receipt's table must be the one its
    * seeds draw (`cardproof-points-v1`). */
   system?: string;
@@ -275,21 +280,30 @@ export async function verifyReceipt(token: string, keys: KeySet, expected: Expec
   if (expected.clientSeed !== undefined && payload.client_seed !== expected.clientSeed) {
     return fail("the receipt's client_seed is not the client seed this page sent", "seed-mismatch");
   }
-  if (payload.server_seed === null || payload.server_seed === undefined) {
+  const given = expected.serverSeed?.toLowerCase();
+  const own = payload.server_seed ?? null;
+  if (given !== undefined && own !== null && own.toLowerCase() !== given) {
+    return fail("the receipt's server seed is not the one its tournament revealed", "seed-mismatch");
+  }
+  const revealed = own ?? given ?? null;
+  if (revealed === null) {
     result.pending = true; // everything before held: only what needs the seed is left
     return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked", "seed-not-revealed");
   }
   if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`, "unknown-algorithm");
   let seed: Bytes;
   try {
-    seed = fromHex(payload.server_seed);
+    seed = fromHex(revealed);
   } catch {
     return fail("the server seed is not hex", "seed-mismatch");
   }
   if ((await seedHash(seed)) !== payload.server_seed_hash) {
-    return fail("SHA-256 of the server seed is not the committed server_seed_hash", "seed-mismatch");
+    return fail(
+      own === null ? "SHA-256 of the seed the tournament revealed is not the receipt's committed server_seed_hash" : "SHA-256 of the server seed is not the committed server_seed_hash",
+      "seed-mismatch",
+    );
   }
-  result.checked.push("SHA-256(server seed) equals the committed hash");
+  result.checked.push(own === null ? "SHA-256(server seed revealed by the closed tournament) equals the receipt's committed hash" : "SHA-256(server seed) equals the committed hash");
   const deckType = DECK_OF[payload.variant];
   if (deckType === undefined) return fail(`unknown variant ${payload.variant}`, "replay-failed");
   try {

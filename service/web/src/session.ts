@@ -35,6 +35,15 @@ export class Session {
   /** The log as played here (with any card the server placed for the player). */
   private log: string[];
   private busy = false;
+  /** The receipt fetched at the end, and whether its check waits on a seed not revealed yet. */
+  private receipt: { token: string; score: Schemas["Score"] } | null = null;
+  /** Whether the last check of the receipt waits on the seed (a tournament still open). */
+  pending = false;
+  /** The final score once the game is over (`null`: not over, or unscored). */
+  total: number | null = null;
+  /** What the last move says when it ends the game (a lockstep seat's call line says it
+   * already, with the score: nothing). */
+  overWords = "The game is over.";
 
   constructor(
     readonly state: DealState,
@@ -114,7 +123,7 @@ export class Session {
       this.board.placed?.(move);
       this.remember(answer.view);
       this.changed();
-      say(answer.finished ? "The game is over." : `${this.board.describe?.(move) ?? `Played ${move}`}.`);
+      say(answer.finished ? this.overWords : `${this.board.describe?.(move) ?? `Played ${move}`}.`);
       if (answer.finished) await this.finish(answer.score ?? null);
     } catch (error) {
       const words = error instanceof ApiError ? this.board.refused?.(move, error.code) : null;
@@ -127,6 +136,7 @@ export class Session {
 
   /** The score, the receipt, and the page's own verification of it. */
   async finish(score: Schemas["Score"] | null): Promise<void> {
+    this.total = score?.total ?? null;
     $("result").hidden = false;
     $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none";
     $("receipt-box").hidden = !score; // an unscored game has no receipt: no empty box to copy
@@ -152,9 +162,28 @@ export class Session {
       const download = $<HTMLAnchorElement>("download");
       download.href = URL.createObjectURL(new Blob([receipt.receipt], { type: "application/jose" }));
       download.download = `receipt-${this.dealId}.jws`;
+      this.receipt = { token: receipt.receipt, score };
+      await this.check();
+    } catch (error) {
+      status.textContent = `Not verified: ${describe(error)}.`;
+      status.className = "not-verified";
+    }
+  }
+
+  /**
+   * Check the receipt here (again): `serverSeed` is its round's seed, revealed by the
+   * tournament's close, for a receipt signed while the tournament was open (it carries
+   * none): the deck, the cards and the score are then checked with it.
+   */
+  async check(serverSeed?: string): Promise<void> {
+    if (this.receipt === null) return;
+    const status = $("verification");
+    const { token, score } = this.receipt;
+    try {
       const keys = await call("get", "/.well-known/jwks.json");
-      const verdict = await verifyReceipt(receipt.receipt, keys, {
+      const verdict = await verifyReceipt(token, keys, {
         ...this.promised,
+        ...(serverSeed === undefined ? {} : { serverSeed }),
         issuerOrigin: window.location.origin,
         seen: [...this.seen.values()],
         tables: this.tables,
@@ -167,6 +196,7 @@ export class Session {
           kinds: this.token ? ["tournament"] : ["committed-blind", "committed-open"],
         },
       });
+      this.pending = verdict.pending;
       if (verdict.ok) {
         status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
       } else if (verdict.pending) {
@@ -176,6 +206,7 @@ export class Session {
       }
       status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
     } catch (error) {
+      this.pending = false;
       status.textContent = `Not verified: ${describe(error)}.`;
       status.className = "not-verified";
     }

@@ -9,8 +9,11 @@
  * events, read with fetch so the token goes along) and polls its status every second
  * (seats, placements, the server's clock), and shows each called card, the time left and
  * how many seats have placed it; after the round, the standings. The organizer opens the
- * page with its key (kept in this tab only) to watch the seats fill and start the round.
- * After the close it shows the standings, the settlement, and every grid, round by round.
+ * page with its key (kept in this tab only) to watch the seats fill, start the round and
+ * close the tournament (once asked). After the close it says so, links the standings page,
+ * and shows the entrant's own games first, then the standings, the settlement, and every
+ * grid, round by round, with each round's par once solved; a game open here whose receipt
+ * waited on the seed is checked with the round's revealed seed.
  */
 
 import type { Board } from "./board";
@@ -115,6 +118,22 @@ function draw(): void {
   drawGame(board, session?.view ?? null, session?.next ?? 0, session?.playing ?? false);
 }
 
+/** The one-off message shown now (an entry kept, a seat taken, a card placed for the
+ * player): the next event (a call, the round's next phase) clears it. */
+let oneOff: string | null = null;
+
+/** Say a one-off message: it replaces the one before, and goes at the next event. */
+function notice(text: string): void {
+  say(text);
+  oneOff = text;
+}
+
+/** The next event came: a one-off message still shown goes (any other stays). */
+function clearNotice(): void {
+  if (oneOff !== null && $("message").textContent === oneOff) say("");
+  oneOff = null;
+}
+
 export async function startTournament(id: string, variants: Variant[]): Promise<void> {
   tid = id;
   variantList = variants;
@@ -132,6 +151,7 @@ export async function startTournament(id: string, variants: Variant[]): Promise<
     void rerender();
   });
   $("t-start").addEventListener("click", () => void startRound());
+  $("t-close").addEventListener("click", () => void closeTournament());
   await rerender();
   document.body.dataset["ready"] = "1";
 }
@@ -174,12 +194,26 @@ async function show(): Promise<void> {
   const lockstep = tournament.format === "lockstep";
   const format = lockstep ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
   $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.closed_at ? `closed at ${tournament.closed_at}` : `${tournament.status}, closes ${tournament.closes_at}`}.`;
+  const standingsPage = `/tournaments/${encodeURIComponent(tid)}`;
+  $<HTMLAnchorElement>("t-standings-link").href = standingsPage;
   showEntry(entry, organizer, tournament.entry, tournament);
-  if (tournament.status === "closed") {
+  const closed = tournament.status === "closed";
+  document.body.toggleAttribute("data-closed", closed);
+  $("t-closed").hidden = !closed;
+  $("t-links").hidden = closed; // the closed line links the standings itself
+  if (closed) {
+    const link = document.createElement("a");
+    link.href = standingsPage;
+    link.textContent = "standings page";
+    $("t-closed").replaceChildren(
+      "This tournament is closed: every round's seed is revealed, every game is below and on the ",
+      link,
+      ".",
+    );
     watchRound(null);
     $("t-note").textContent = "";
     $("t-standings").replaceChildren();
-    await showClosed(tournament, headers);
+    await showClosed(tournament, headers, entry);
     return;
   }
   const { current, played } = lockstep ? await currentRound(tournament, headers) : { current: null, played: 0 };
@@ -198,7 +232,7 @@ function notFound(): void {
   document.title = "No such tournament · cardproof";
   $("page-title").textContent = "No such tournament";
   $("t-status").textContent = `This server has no tournament ${tid}: check the link you were sent (it may have been mistyped, or the tournament has expired).`;
-  for (const id of ["t-enter", "t-organizer", "t-organize", "rules"]) $(id).hidden = true;
+  for (const id of ["t-enter", "t-organizer", "t-organize", "rules", "t-links", "t-closed"]) $(id).hidden = true;
   for (const id of ["t-entered", "t-note"]) $(id).textContent = "";
   $("t-rounds").replaceChildren();
   $("t-standings").replaceChildren();
@@ -230,7 +264,7 @@ function showEntry(entry: Kept | null, organizer: string | null, kind: string, t
   let text = "";
   if (entry) text = `Entered as ${entry.name}.`;
   else if (organizer !== null) text = "You organize this tournament: your key is kept in this tab only.";
-  else if (closedAt !== null) {
+  else if (closedAt !== null && !over) {
     text = `Entries closed at ${closedAt}, when round 1 started: every entrant is seated before the first call.`;
   } else if (tournament?.format === "lockstep" && !over) {
     text = "Entries close when round 1 starts.";
@@ -251,8 +285,8 @@ function showRounds(tournament: Tournament, entry: Kept | null, current: RoundSt
     if (current && seated && seat?.round !== current.round) void openRound(tournament, current.round);
     else if (current && !seated && current.status === "waiting") {
       playable = [current.round];
-      const starts = current.starts_at ? `; it starts by itself at ${current.starts_at}` : "";
-      $("t-note").textContent = `Take your seat before round ${current.round} starts${starts}.`;
+      const starts = current.starts_at ? `, or by itself at ${current.starts_at}` : "";
+      $("t-note").textContent = `Round ${current.round} starts when the organizer starts it${starts}: take your seat before then.`;
     } else if (current && !seated) {
       $("t-note").textContent = `Round ${current.round} started before you took a seat: you play the rounds after it.`;
     } else if (!current) {
@@ -262,13 +296,17 @@ function showRounds(tournament: Tournament, entry: Kept | null, current: RoundSt
   for (const round of playable) {
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = `Play round ${round}`;
+    // a lockstep round is sat at, then played when its organizer starts it
+    button.textContent = tournament.format === "lockstep" ? seatWords(round) : `Play round ${round}`;
     button.addEventListener("click", () => void openRound(tournament, round));
     const item = document.createElement("li");
     item.append(button);
     rounds.append(item);
   }
 }
+
+/** The lockstep seat's button, as the organizer's hint names it. */
+const seatWords = (round: number): string => `Take your seat for round ${round}`;
 
 /** The standings so far, under the last lockstep round played (none before the first). */
 async function showStandings(played: number, lockstep: boolean, headers: Record<string, string>): Promise<void> {
@@ -296,7 +334,7 @@ async function enter(): Promise<void> {
     const hashes: Record<string, string> = {};
     for (const round of answer.rounds ?? []) hashes[String(round.round)] = round.server_seed_hash;
     keep(tid, { token: answer.token, name: answer.name, hashes, salt: answer.salt ?? "", keys: {} });
-    say("Your entry's token is kept in this browser: open this page here to play your rounds.");
+    notice("Your entry's token is kept in this browser: open this page here to play your rounds.");
     await rerender();
   } catch (error) {
     say(describe(error));
@@ -332,6 +370,44 @@ async function startRound(): Promise<void> {
     say(describe(error));
   }
   await rerender();
+}
+
+/** The organizer closes the tournament, once asked to confirm: entries and play end now. */
+async function closeTournament(): Promise<void> {
+  const organizer = organizerKey(tid);
+  if (organizer === null || !(await confirmClose())) return;
+  try {
+    await call("post", "/v1/tournaments/{tournament_id}/close", {
+      params: { tournament_id: tid },
+      body: {},
+      headers: bearer(null, organizer),
+    });
+    notice("The tournament is closed.");
+  } catch (error) {
+    say(describe(error));
+  }
+  await rerender();
+}
+
+/** Asks before closing the tournament (a modal dialog); true to close it. */
+function confirmClose(): Promise<boolean> {
+  const dialog = $<HTMLDialogElement>("close-dialog");
+  return new Promise((resolve) => {
+    const done = (answer: boolean): void => {
+      $("close-yes").removeEventListener("click", yes);
+      $("close-no").removeEventListener("click", no);
+      dialog.removeEventListener("cancel", no);
+      if (dialog.open) dialog.close();
+      resolve(answer);
+    };
+    const yes = (): void => done(true);
+    const no = (): void => done(false);
+    $("close-yes").addEventListener("click", yes);
+    $("close-no").addEventListener("click", no);
+    dialog.addEventListener("cancel", no); // Escape keeps it open
+    dialog.showModal();
+    $("close-no").focus();
+  });
 }
 
 /**
@@ -388,6 +464,7 @@ function watchRound(current: RoundStatus | null): void {
       }
       if (seat?.round === status.round && status.status === "finished") seat.over = true;
       if (organizerKey(tid) !== null && status.status === "waiting") await readEntrants(headers);
+      if (moved) clearNotice(); // the round's next phase: a one-off message has had its time
       showSeats(status, true);
       showCall();
       if (moved) void rerender();
@@ -402,7 +479,8 @@ let entrants: string[] = [];
 async function readEntrants(headers: Record<string, string>): Promise<void> {
   try {
     const standings = await call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: tid }, headers });
-    entrants = standings.entrants.map((line) => line.name);
+    // by name: the standings' order (by rank) would shuffle the list from round to round
+    entrants = standings.entrants.map((line) => line.name).sort((a, b) => a.localeCompare(b));
   } catch {
     // the count stays as last read: the round's own status still shows
   }
@@ -420,15 +498,19 @@ function showSeats(status: RoundStatus | null, lockstep: boolean): void {
   const start = $("t-start");
   start.hidden = status?.status !== "waiting" || status.seats === 0;
   let text = lockstep ? "Every round has been played." : "Each entrant plays at their own pace: nothing to start.";
+  let hint = "";
   if (status) {
     start.textContent = `Start round ${status.round}`;
     const starts = status.starts_at ? ` It starts by itself at ${status.starts_at}.` : "";
     if (status.status === "waiting") {
+      // one form for every round: who has entered, then how many sit at this one
       const seated = status.seats === 0 ? "nobody seated yet" : `${status.seats} seated`;
-      text =
-        status.round === 1
-          ? `Round 1: ${enteredWords()}; ${seated}. An entrant is seated when they open the round's game.${starts}`
-          : `Round ${status.round}: ${status.seats === 0 ? "none" : status.seats} of the ${entrants.length} entrants seated${status.seats === 0 ? " yet" : ""}.${starts}`;
+      text = `Round ${status.round}: ${enteredWords()}; ${seated}.${starts}`;
+      const late = status.round === 1 ? " and entries close" : "";
+      hint =
+        status.seats === 0
+          ? `The Start round ${status.round} button appears here once an entrant takes a seat (on their page: ${seatWords(status.round)}).`
+          : `Start round ${status.round} calls its first card to the ${status.seats} seated${late}; an entrant who takes no seat before then sits this round out.`;
     } else if (status.status === "playing") {
       text = `Round ${status.round}: card ${(status.call ?? 0) + 1} of ${status.calls} called, ${status.placed ?? 0} of ${status.seats} placed.`;
     } else if (status.closed) {
@@ -438,6 +520,7 @@ function showSeats(status: RoundStatus | null, lockstep: boolean): void {
     }
   }
   $("t-seated").textContent = text;
+  $("t-start-hint").textContent = hint;
 }
 
 async function openRound(tournament: Tournament, round: number): Promise<void> {
@@ -506,9 +589,10 @@ async function openRound(tournament: Tournament, round: number): Promise<void> {
     showCall();
   };
   session = new Session(state, board, promise, tables, entry.token, changed, (placed) => tellPlaced(round, placed));
+  if (lockstep) session.overWords = ""; // the call's line says the round is over, and the score
   document.body.dataset["table"] = "1";
   $("t-call").hidden = !lockstep;
-  say(state.finished ? `Your game of round ${round} is over.` : `Your game of round ${round} is open here.`);
+  notice(state.finished ? `Your game of round ${round} is over.` : `Your game of round ${round} is open here.`);
   draw();
   if (seat) seat.over = state.finished;
   showCall();
@@ -578,6 +662,7 @@ async function followOnce(
           seen(called.index);
           if (seat?.round === round) seat.cards.set(called.index, called.card ?? null);
           if (seat?.round === round && (seat.call === null || called.index > seat.call.index)) seat.call = called;
+          if (seat?.round === round && seat.call === called) clearNotice(); // a new call: last one's notice goes
           if (called.index >= game.next) await game.refresh();
           showCall();
         } else if (fields["event"] === "end") {
@@ -626,7 +711,9 @@ const closedWords = (closed: { called: number; calls: number }): string =>
 function tellPlaced(round: number, placed: Array<{ index: number; move: string }>): void {
   if (!seat || seat.round !== round || !session) return;
   if (seat.over && seat.closedAfter !== null) {
-    say(closedWords(seat.closedAfter));
+    // the call's own line explains it; the message only announces it
+    say(`Your game of round ${round} is over: the organizer closed the tournament.`);
+    showCall();
     return;
   }
   const board = session.board;
@@ -637,7 +724,7 @@ function tellPlaced(round: number, placed: Array<{ index: number; move: string }
     return `${card ? cardLabel(card) : `card ${index + 1}`} was placed for you at ${move}`;
   });
   seat.placedForYou.push(...words.map((text) => text.replace(/ was (placed|played) for you( at)?/, "$2")));
-  say(`Time's up: ${words.join("; ")}.`);
+  notice(`Time's up: ${words.join("; ")}.`);
   showCall();
 }
 
@@ -652,7 +739,9 @@ function showCall(): void {
   let timer = "Seated: waiting for the first call.";
   let placed = status?.status === "waiting" ? `${status.seats} seated so far.` : "";
   if (seat.over) {
-    timer = seat.closedAfter !== null ? closedWords(seat.closedAfter) : "The round is over.";
+    const total = session.finished ? session.total : null;
+    const scored = total === null ? "" : ` Your final score: ${total}.`;
+    timer = seat.closedAfter !== null ? `${closedWords(seat.closedAfter)}${scored}` : `The round is over.${scored}`;
     placed = "";
   } else if (called) {
     const left = Math.max(0, Math.ceil((Date.parse(called.deadline) - Date.now() - clockOffset) / 1000));
@@ -669,10 +758,10 @@ function showCall(): void {
   $("t-placed").textContent = placed;
   const auto = $("t-auto");
   auto.hidden = seat.placedForYou.length === 0;
-  // the latest few: a phone keeps the card, the clock and the whole grid on one screen
+  // the latest only, and how many: one line that is replaced, never one that grows
   const all = seat.placedForYou;
-  const earlier = all.length > 3 ? ` (and ${all.length - 3} before)` : "";
-  auto.textContent = `Placed for you when time ran out: ${all.slice(-3).join(", ")}${earlier}.`;
+  const count = all.length > 1 ? ` (${all.length} cards so far)` : "";
+  auto.textContent = `Placed for you when time ran out: ${all[all.length - 1] ?? ""}${count}.`;
   $("t-call").toggleAttribute("data-live", !seat.over);
 }
 
@@ -703,23 +792,121 @@ function standingsTable(caption: string, standings: Schemas["Standings"]): HTMLT
     : table(caption, ["rank", "name", "total", "games"], lines.map((s) => [s.rank, s.name, s.total, s.games_finished]));
 }
 
-/** After the close: the standings, the settlement and every grid, round by round. */
-async function showClosed(tournament: Tournament, headers: Record<string, string>): Promise<void> {
+/** How often a closed tournament's page asks again while a round's par is being solved (ms). */
+const PARS_POLL_MS = 3000;
+let parsTimer: number | undefined;
+
+type Exported = Schemas["TournamentExport"];
+type RoundPar = Schemas["RoundPar"];
+
+/** A round's par in words: "par 41 (optimal)", "par 38 (at most 40, earlier solver)". */
+function parWords(par: RoundPar): string {
+  const earlier = par.method === "earlier-solver" ? ", earlier solver" : "";
+  return `par ${par.score} (${par.optimal ? "optimal" : `at most ${par.upper_bound}`}${earlier})`;
+}
+
+/**
+ * After the close: the entrant's own games first (each round's grid, total and share of
+ * par), then the standings, the settlement and every grid, round by round. While a
+ * round's par is still being solved the page asks again, and shows it once known; a game
+ * open here whose receipt waited on the seed is checked with the round's revealed seed.
+ */
+async function showClosed(tournament: Tournament, headers: Record<string, string>, entry: Kept | null): Promise<void> {
   $("t-rounds").replaceChildren();
   const after = $("t-after");
   after.hidden = false;
-  const [standings, settlement] = await Promise.all([
+  const [standings, settlement, exported] = await Promise.all([
     call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: tid }, headers }),
     call("get", "/v1/tournaments/{tournament_id}/settlement", { params: { tournament_id: tid }, headers }),
+    call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: tid }, headers }),
   ]);
-  const parts: HTMLElement[] = [
-    standingsTable("Standings", standings),
-    table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net])),
-  ];
-  if ((GRID_VARIANTS as readonly string[]).includes(tournament.variant) || tournament.variant === "reserve-poker") {
-    parts.push(...(await grids(tid, tournament, headers)));
+  const cuts = new Map<number, string>();
+  for (const round of tournament.rounds) cuts.set(round.round, await cutShort(tournament, round.round, headers));
+  const drawn = (GRID_VARIANTS as readonly string[]).includes(tournament.variant) || tournament.variant === "reserve-poker";
+  const parts: HTMLElement[] = [];
+  if (entry !== null) parts.push(await yourGames(tournament, exported, entry.name, cuts, drawn));
+  parts.push(standingsTable("Standings", standings));
+  const pending = standings.pars_pending ?? 0;
+  if (pending > 0) {
+    const note = document.createElement("p");
+    note.id = "t-pars-pending";
+    note.textContent = `Par: ${pending === 1 ? "a round's par is" : `${pending} rounds' pars are`} being computed; this page shows ${pending === 1 ? "it" : "them"} when known.`;
+    parts.push(note);
   }
+  parts.push(table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net])));
+  if (drawn) parts.push(...(await grids(tournament, exported, cuts)));
   after.replaceChildren(...parts);
+  await recheckHere(tournament, exported, entry);
+  clearTimeout(parsTimer);
+  if (pending > 0) parsTimer = window.setTimeout(() => void rerender(), PARS_POLL_MS);
+}
+
+/** The game open here, once its tournament has closed: its receipt checked with the
+ * round's revealed seed if it waited on it, and the round's par beside its score. */
+async function recheckHere(tournament: Tournament, exported: Exported, entry: Kept | null): Promise<void> {
+  if (!session?.finished) return;
+  const hash = session.state.server_seed_hash;
+  const round = tournament.rounds.find((r) => r.server_seed_hash === hash);
+  if (!round?.server_seed) return;
+  if (session.pending) await session.check(round.server_seed);
+  const par = exported.pars?.find((p) => p.round === round.round);
+  const mine = exported.games.find((g) => g.round === round.round && g.player === entry?.name);
+  if (par) {
+    const share = mine?.percent_of_par === undefined || mine.percent_of_par === null ? "" : `: your ${mine.total} is ${percent(mine.percent_of_par)} of it`;
+    $("par").textContent = `Round ${round.round}'s ${parWords(par)}${share}.`;
+  }
+}
+
+/** The entrant's own games, round by round: total, share of par, how the round ended,
+ * and the grid (for the variants drawn on one). */
+async function yourGames(
+  tournament: Tournament,
+  exported: Exported,
+  name: string,
+  cuts: Map<number, string>,
+  drawn: boolean,
+): Promise<HTMLElement> {
+  const section = document.createElement("section");
+  section.id = "t-yours";
+  section.setAttribute("aria-labelledby", "t-yours-title");
+  const title = document.createElement("h2");
+  title.id = "t-yours-title";
+  title.textContent = `Your games, ${name}`;
+  section.append(title);
+  const games = exported.games.filter((g) => g.player === name);
+  if (games.length === 0) {
+    const none = document.createElement("p");
+    none.textContent = "You finished no game in this tournament.";
+    section.append(none);
+    return section;
+  }
+  for (const game of games) {
+    const par = exported.pars?.find((p) => p.round === game.round);
+    const share = game.percent_of_par === undefined || game.percent_of_par === null ? "" : `, ${percent(game.percent_of_par)} of par`;
+    const words = `Round ${game.round}${(cuts.get(game.round) ?? "").replace("for each player", "for you")}: ${game.total}${par ? ` (${parWords(par)}${share})` : ""}`;
+    const round = tournament.rounds.find((r) => r.round === game.round);
+    const grid = drawn && round?.server_seed ? await gridOfGame(tournament, round.server_seed, game.moves) : null;
+    const figure = document.createElement(grid ? "figure" : "p");
+    figure.className = grid ? "your-grid" : "";
+    if (grid) {
+      const caption = document.createElement("figcaption");
+      caption.textContent = words;
+      figure.append(caption, grid);
+    } else {
+      figure.textContent = words;
+    }
+    section.append(figure);
+  }
+  return section;
+}
+
+/** A finished game's grid, replayed on its round's deck (`null` if it does not replay). */
+async function gridOfGame(tournament: Tournament, serverSeed: string, log: string): Promise<HTMLElement | null> {
+  const variant = tournament.variant as GridVariant;
+  const deck = await deckCards(DECK_OF[variant] ?? "standard-52", fromHex(serverSeed), tournament.salt);
+  const moves = log.split(" ").filter(Boolean);
+  const replayed = variant === ("reserve-poker" as string) ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
+  return "error" in replayed ? null : gridOf(replayed.placed);
 }
 
 /** A round of a drawn point system (`ameritish`...): whether every game was scored with
@@ -758,34 +945,27 @@ async function cutShort(tournament: Tournament, round: number, headers: Record<s
   }
 }
 
-async function grids(id: string, tournament: Tournament, headers: Record<string, string>): Promise<HTMLElement[]> {
-  const exported = await call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: id }, headers });
+async function grids(tournament: Tournament, exported: Exported, cuts: Map<number, string>): Promise<HTMLElement[]> {
   const system = (tournament.options as { scoring?: unknown } | null)?.scoring;
-  const variant = tournament.variant as GridVariant;
   const sections: HTMLElement[] = [];
   for (const round of tournament.rounds) {
     if (!round.server_seed) continue;
-    const deck = await deckCards(DECK_OF[variant] ?? "standard-52", fromHex(round.server_seed), tournament.salt);
     const section = document.createElement("section");
     const title = document.createElement("h3");
     const par = exported.pars?.find((p) => p.round === round.round);
-    const earlier = par?.method === "earlier-solver" ? ", earlier solver" : "";
-    const proof = par ? (par.optimal ? "optimal" : `at most ${par.upper_bound}`) + earlier : "";
-    const cut = await cutShort(tournament, round.round, headers);
-    title.textContent = `Round ${round.round}${cut}${par ? `: par ${par.score} (${proof})` : ""}`;
+    title.textContent = `Round ${round.round}${cuts.get(round.round) ?? ""}${par ? `: ${parWords(par)}` : ""}`;
     section.append(title);
     const games = exported.games.filter((g) => g.round === round.round);
     if (isPointSystem(system)) section.append(await drawnTableNote(system, round.server_seed, tournament.salt, games));
     for (const game of games) {
-      const moves = game.moves.split(" ").filter(Boolean);
-      const replayed = variant === ("reserve-poker" as string) ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
-      if ("error" in replayed) continue;
+      const grid = await gridOfGame(tournament, round.server_seed, game.moves);
+      if (grid === null) continue;
       const figure = document.createElement("figure");
       figure.className = "final-grid";
       const caption = document.createElement("figcaption");
       const share = game.percent_of_par === undefined || game.percent_of_par === null ? "" : ` (${percent(game.percent_of_par)} of par)`;
       caption.textContent = `${game.player}: ${game.total}${share}`;
-      figure.append(caption, gridOf(replayed.placed));
+      figure.append(caption, grid);
       section.append(figure);
     }
     sections.push(section);

@@ -7,6 +7,11 @@
  * a receipt the service did not answer) the entry is looked up by its leaf hash
  * (`GET /log/proof/<leaf>`). Either is checked against the log's key (`GET /log/key`).
  *
+ * A tournament's receipt is checked against its tournament (`GET /v1/tournaments/{id}`):
+ * its round, salt and dates, and once the tournament has closed, the round's revealed seed
+ * replays it in full (a receipt saved before the close carries none); until then the
+ * line says the tournament is still open.
+ *
  * One line says what was found: in the log at an index, not yet in the log (the log
  * sequences within a second or two; the line has a button to check again), or which
  * check failed. A receipt the log does not hold a minute after its signing is refused,
@@ -17,8 +22,9 @@ import { cardLabel, colourClass } from "./cards";
 import { ApiError, call, type Schemas } from "./client";
 import { GRID_VARIANTS, type GridVariant, key, replayPlaced, replayReserve } from "./grid";
 import type { PointTable } from "./hands";
-import { soloColumn } from "./moves";
-import { type Payload, type Verification, cleanReceipt, verifyReceipt } from "./receipt";
+import { countMoves, soloColumn } from "./moves";
+import { isPointSystem } from "./points";
+import { type Expected, type KeySet, type Payload, type Verification, cleanReceipt, verifyReceipt } from "./receipt";
 import { checkInLog, hex, leafHash, encodeEntry, EntryError, LogProofError, receiptEntry } from "./tlog";
 
 const status = document.getElementById("verification") as HTMLElement;
@@ -165,7 +171,7 @@ function soloColumns(columns: readonly string[][], label: string): HTMLElement {
 
 /** A solodrez game as replayed: the deal's columns, each series removed (which column, at
  * which move), and the columns as the game ended when cards are left. */
-function soloChecked(solo: NonNullable<Verification["solodrez"]>, moves: number): HTMLElement[] {
+function soloChecked(solo: NonNullable<Verification["solodrez"]>, log: string): HTMLElement[] {
   const heading = (text: string): HTMLElement => {
     const h = document.createElement("h3");
     h.textContent = text;
@@ -186,11 +192,16 @@ function soloChecked(solo: NonNullable<Verification["solodrez"]>, moves: number)
   const left = solo.columns.reduce((n, column) => n + column.length, 0);
   const end = document.createElement("p");
   end.id = "checked-result";
+  const moves = log.split(" ").filter(Boolean);
+  const stopped = moves[moves.length - 1] === "stop";
+  // a stop moves no card: "stopped after 1 move", not "ended after move 2"
+  const played = countMoves(stopped ? moves.slice(0, -1).join(" ") : log);
+  const ended = !stopped ? `the game ended after ${played}` : played === "no move" ? "stopped before any move" : `stopped after ${played}`;
   end.textContent = solo.won
-    ? `Won: all nine series removed in ${moves} moves (the neutrals then leave too).`
-    : `Not won: ${solo.seriesRemoved} of 9 series removed; the game ended after move ${moves} with ${left} cards on the table.`;
+    ? `Won: all nine series removed in ${countMoves(log)} (the neutrals then leave too).`
+    : `Not won: ${solo.seriesRemoved} of 9 series removed; ${ended}, with ${left} cards on the table.`;
   shown.push(end);
-  if (!solo.won && moves > 0) shown.push(heading("The columns as the game ended"), soloColumns(solo.columns, "the nine columns as the game ended"));
+  if (!solo.won && moves.length > 0) shown.push(heading("The columns as the game ended"), soloColumns(solo.columns, "the nine columns as the game ended"));
   return shown;
 }
 
@@ -241,16 +252,15 @@ function showChecked(
   if (p === null) return;
   const score = p.score as Schemas["Score"];
   const title = titles.get(p.variant) ?? p.variant;
-  const moves = p.moves.split(" ").filter(Boolean).length;
   const result =
     typeof score.series_removed === "number"
       ? `; ${score.won ? "won" : "not won"}, ${score.series_removed} of 9 series removed`
       : "";
   // "SoloDrez (Pokerdrez deck)" names its variant inside its own parentheses
   const named = title.endsWith(")") ? `${title.slice(0, -1)}; ${p.variant})` : `${title} (${p.variant})`;
-  kind.textContent = `${named}, a ${String(p.kind ?? "version 1")} receipt: ${moves} moves, total ${score.total}${result}.`;
+  kind.textContent = `${named}, a ${String(p.kind ?? "version 1")} receipt: ${countMoves(p.moves)}, total ${score.total}${result}.`;
   if (solo !== null) {
-    place.append(...soloChecked(solo, moves));
+    place.append(...soloChecked(solo, p.moves));
     return;
   }
   const placed = gridOf(p, deck);
@@ -265,6 +275,116 @@ function showChecked(
   }
   (document.getElementById("checked-total") as HTMLElement).textContent = String(score.total);
   lines.hidden = false;
+}
+
+type Tournament = Schemas["Tournament"];
+
+/** What this browser holds to read an invite-only tournament: the entry `/play` keeps
+ * (its token), a code or token given on its standings page or the organizer's key given
+ * on `/play` (those two in their tab only). A public tournament needs none. */
+function readerHeaders(tid: string): Record<string, string> {
+  const held: Array<() => unknown> = [
+    () => (JSON.parse(localStorage.getItem(`cardproof:entry:${tid}`) ?? "null") as { token?: unknown } | null)?.token,
+    () => sessionStorage.getItem(`cardproof:reader:${tid}`),
+    () => sessionStorage.getItem(`cardproof:organizer:${tid}`),
+  ];
+  for (const read of held) {
+    try {
+      const credential = read();
+      if (typeof credential === "string" && credential) {
+        return /^cp[eo]_/.test(credential) ? { Authorization: `Bearer ${credential}` } : { "X-Invite-Code": credential };
+      }
+    } catch {
+      // no storage here, or nothing readable in it
+    }
+  }
+  return {};
+}
+
+/** A verdict turned into a refusal (a check against the tournament failed). */
+const refused = (verdict: Verification, reason: string, code: string): Verification => ({
+  ...verdict,
+  ok: false,
+  pending: false,
+  reasons: [reason],
+  code,
+});
+
+/**
+ * A tournament receipt against its tournament, as `cardproof verify --url` checks one: the
+ * round that committed to its seed hash, the tournament's salt as its client seed, its
+ * variant, its date within the tournament's life; once the tournament has closed, the
+ * round's revealed seed replays it (a receipt saved before the close carries none: the
+ * deck, the cards and the score are checked with the tournament's), and the standings
+ * count it. While the tournament is open: the line that says so (`waiting`).
+ */
+async function againstTournament(
+  token: string,
+  keys: KeySet,
+  expected: Expected,
+  first: Verification,
+): Promise<{ verdict: Verification; waiting: string | null }> {
+  const p = first.payload as Payload;
+  const tid = String(p.tournament);
+  const headers = readerHeaders(tid);
+  let tournament: Tournament;
+  try {
+    tournament = await call("get", "/v1/tournaments/{tournament_id}", { params: { tournament_id: tid }, headers });
+  } catch (error) {
+    if (first.ok) return { verdict: first, waiting: null }; // it carries its seed: checked by itself
+    if (error instanceof ApiError && error.status === 404) {
+      return { verdict: refused(first, `this server has no tournament ${tid} (it expired, or the receipt is another server's): its seed cannot be read`, "unknown-tournament"), waiting: null };
+    }
+    const why =
+      error instanceof ApiError && (error.status === 401 || error.status === 403)
+        ? `tournament ${tid} is invite-only and this browser holds no invite code or entry of it (open its standings page with your invite code, or verify in the browser you entered with)`
+        : `tournament ${tid} could not be read (${error instanceof Error ? error.message : String(error)})`;
+    return { verdict: first, waiting: `Not verified yet: the signature holds, but ${why}; the seed, the deck and the cards are checked with the tournament's revealed seed.` };
+  }
+  const round = tournament.rounds.find((r) => r.server_seed_hash === p.server_seed_hash);
+  if (round === undefined) {
+    return { verdict: refused(first, `no round of tournament ${tid} committed to this receipt's server_seed_hash`, "not-in-tournament"), waiting: null };
+  }
+  if (p.client_seed !== tournament.salt) {
+    return { verdict: refused(first, "its client seed is not the tournament's salt: it was dealt another deck than the round's", "seed-mismatch"), waiting: null };
+  }
+  if (p.variant !== tournament.variant) {
+    return { verdict: refused(first, `it is ${p.variant}, the tournament plays ${tournament.variant}`, "not-this-game"), waiting: null };
+  }
+  const issued = p.iat ?? p.issued_at;
+  const end = tournament.closed_at ?? tournament.closes_at;
+  if (issued < Date.parse(tournament.created_at) / 1000 - 1 || issued > Date.parse(end) / 1000 + 1) {
+    return { verdict: refused(first, `it is dated outside its tournament's life (${tournament.created_at} to ${end})`, "bad-date"), waiting: null };
+  }
+  const ofRound = `round ${round.round} of ${JSON.stringify(tournament.name)} (${tid}) committed to its seed hash; its client seed is the tournament's salt; issued while the tournament stood`;
+  if (round.server_seed === null) {
+    if (p.server_seed !== null && p.server_seed !== undefined) {
+      return { verdict: refused(first, `it shows round ${round.round}'s seed while the tournament is open: the service shows a tournament game's seed only after the close`, "early-seed"), waiting: null };
+    }
+    first.checked.push(ofRound);
+    const waiting = `Not verified yet: the signature holds; ${JSON.stringify(tournament.name)} is still open (it closes at ${tournament.closes_at}): round ${round.round}'s seed, the deck and the cards are checked once it closes.`;
+    return { verdict: first, waiting };
+  }
+  const scoring = (tournament.options as { scoring?: unknown } | null)?.scoring;
+  const verdict = await verifyReceipt(token, keys, { ...expected, serverSeed: round.server_seed, ...(isPointSystem(scoring) ? { system: scoring } : {}) });
+  if (!verdict.ok) return { verdict, waiting: null };
+  verdict.checked.push(ofRound);
+  try {
+    const standings = await call("get", "/v1/tournaments/{tournament_id}/standings", {
+      params: { tournament_id: tid },
+      query: { player: String(p.player) },
+      headers,
+    });
+    const game = standings.player === p.player ? standings.games?.find((g) => g.round === round.round) : undefined;
+    if (game?.total !== p.score.total) {
+      const said = game === undefined ? "no game of round " + String(round.round) : `a total of ${game.total}`;
+      return { verdict: refused(verdict, `the closed tournament's standings give ${JSON.stringify(p.player)} ${said}, not this receipt's ${p.score.total}`, "not-in-standings"), waiting: null };
+    }
+    verdict.checked.push(`the closed tournament's standings count it: ${String(p.player)}, round ${round.round}, ${p.score.total}`);
+  } catch {
+    // the standings unread (a limit, a network fault): the receipt is replayed all the same
+  }
+  return { verdict, waiting: null };
 }
 
 /** Each check a number: a later one's answer replaces an earlier one's, never the reverse. */
@@ -324,13 +444,19 @@ async function check(): Promise<void> {
     for (const info of variants) Object.assign(tables, info.tables as Record<string, PointTable>);
     const allow = [...document.querySelectorAll<HTMLInputElement>("input[name=allow]:checked")].map((box) => box.value);
     const token = cleanReceipt(area.value);
-    const verdict = await verifyReceipt(token, keys, { tables, allow, issuerOrigin: window.location.origin });
+    const expected: Expected = { tables, allow, issuerOrigin: window.location.origin };
+    let verdict = await verifyReceipt(token, keys, expected);
+    let waiting: string | null = null;
+    if ((verdict.ok || verdict.pending) && verdict.payload?.tournament) {
+      // a tournament's game: checked against its tournament, with its seed once revealed
+      ({ verdict, waiting } = await againstTournament(token, keys, expected, verdict));
+    }
     if (mine !== generation) return;
     // the verdict in one line; each check made in the list under it
     if (verdict.ok) status.textContent = "Verified: every check below holds.";
     else if (verdict.pending) {
       // a tournament still open: the normal state until its close, said in a neutral style
-      status.textContent = "Not verified yet: the signature holds; the seed, the deck and the cards are checked once the tournament closes.";
+      status.textContent = waiting ?? "Not verified yet: the signature holds; the seed, the deck and the cards are checked once the tournament closes.";
     } else status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
     const titles = new Map(variants.map((info) => [info.id, info.title]));
     showChecked(verdict.ok || verdict.pending ? verdict.payload : null, verdict.ok || verdict.pending ? verdict.checked : [], verdict.deck, titles, verdict.ok ? verdict.solodrez : null);
@@ -339,7 +465,7 @@ async function check(): Promise<void> {
       const p = verdict.payload;
       const scoring = (p.options as { scoring?: unknown }).scoring;
       const table = scoring !== null && typeof scoring === "object" ? `, a custom point table ${JSON.stringify(scoring)}` : "";
-      details.textContent = `${p.variant} (${String(p.kind)}), score ${p.score.total}, ${p.moves.split(" ").filter(Boolean).length} moves, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}${table}`;
+      details.textContent = `${p.variant} (${String(p.kind)}), score ${p.score.total}, ${countMoves(p.moves)}, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}${table}`;
     }
     if (verdict.payload && (verdict.ok || verdict.pending)) {
       // the signature held: now its place in the log
@@ -356,3 +482,4 @@ async function check(): Promise<void> {
 
 document.getElementById("verify")?.addEventListener("click", () => void check());
 retry.addEventListener("click", () => void checkLog());
+document.body.dataset["ready"] = "1"; // the controls work from here (tests wait for it)

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { KINDS } from "../src/kinds";
 import {
   adviseSoloMove,
+  countMoves,
   describeReserveMove,
   describeSoloMove,
   parseSoloMove,
@@ -86,4 +87,13 @@ test("suit colours are offered only where cards have suits", () => {
     Object.keys(KINDS).filter((variant) => !hasSuits(variant)),
     ["solodrez"],
   );
+});
+
+test("a log's moves are counted as a person counts them: a solodrez stop moves no card", () => {
+  assert.equal(countMoves("a1 b1 c1"), "3 moves");
+  assert.equal(countMoves("a1"), "1 move");
+  assert.equal(countMoves(""), "no move");
+  assert.equal(countMoves("3:1>5 stop"), "1 move, then stop");
+  assert.equal(countMoves("3:1>5 r4 stop"), "2 moves, then stop");
+  assert.equal(countMoves("stop"), "no move, then stop");
 });

@@ -129,6 +129,17 @@ test("a receipt the service signed verifies, and every tampering is caught", asy
   }
 });
 
+test("a seed revealed elsewhere (a closed tournament's) must be the receipt's own", async () => {
+  const r = signed.find((each) => each.kind === undefined && each.lie === undefined) as SignedReceipt;
+  const payload = JSON.parse(new TextDecoder().decode(b64urlDecode(r.receipt.split(".")[1] as string))) as { server_seed: string };
+  const same = await verifyReceipt(r.receipt, r.jwks, { tables: r.tables, serverSeed: payload.server_seed.toUpperCase() });
+  assert.equal(same.ok, true, same.reasons.join());
+  const other = await verifyReceipt(r.receipt, r.jwks, { tables: r.tables, serverSeed: "00".repeat(32) });
+  assert.equal(other.ok, false);
+  assert.equal(other.code, "seed-mismatch");
+  assert.match(other.reasons.join(), /not the one its tournament revealed/);
+});
+
 test("a practice receipt is refused unless allowed, and a receipt of another game is caught", async () => {
   const practice = signed.find((r) => r.kind === "practice");
   assert.ok(practice);

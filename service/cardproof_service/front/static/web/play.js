@@ -901,21 +901,30 @@ async function verifyReceipt(token, keys, expected = {}) {
   if (expected.clientSeed !== void 0 && payload.client_seed !== expected.clientSeed) {
     return fail("the receipt's client_seed is not the client seed this page sent", "seed-mismatch");
   }
-  if (payload.server_seed === null || payload.server_seed === void 0) {
+  const given = expected.serverSeed?.toLowerCase();
+  const own = payload.server_seed ?? null;
+  if (given !== void 0 && own !== null && own.toLowerCase() !== given) {
+    return fail("the receipt's server seed is not the one its tournament revealed", "seed-mismatch");
+  }
+  const revealed = own ?? given ?? null;
+  if (revealed === null) {
     result.pending = true;
     return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked", "seed-not-revealed");
   }
   if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`, "unknown-algorithm");
   let seed;
   try {
-    seed = fromHex(payload.server_seed);
+    seed = fromHex(revealed);
   } catch {
     return fail("the server seed is not hex", "seed-mismatch");
   }
   if (await seedHash(seed) !== payload.server_seed_hash) {
-    return fail("SHA-256 of the server seed is not the committed server_seed_hash", "seed-mismatch");
+    return fail(
+      own === null ? "SHA-256 of the seed the tournament revealed is not the receipt's committed server_seed_hash" : "SHA-256 of the server seed is not the committed server_seed_hash",
+      "seed-mismatch"
+    );
   }
-  result.checked.push("SHA-256(server seed) equals the committed hash");
+  result.checked.push(own === null ? "SHA-256(server seed revealed by the closed tournament) equals the receipt's committed hash" : "SHA-256(server seed) equals the committed hash");
   const deckType = DECK_OF[payload.variant];
   if (deckType === void 0) return fail(`unknown variant ${payload.variant}`, "replay-failed");
   try {
@@ -1091,6 +1100,15 @@ var Session = class {
   /** The log as played here (with any card the server placed for the player). */
   log;
   busy = false;
+  /** The receipt fetched at the end, and whether its check waits on a seed not revealed yet. */
+  receipt = null;
+  /** Whether the last check of the receipt waits on the seed (a tournament still open). */
+  pending = false;
+  /** The final score once the game is over (`null`: not over, or unscored). */
+  total = null;
+  /** What the last move says when it ends the game (a lockstep seat's call line says it
+   * already, with the score: nothing). */
+  overWords = "The game is over.";
   get dealId() {
     return this.state.deal_id;
   }
@@ -1141,7 +1159,7 @@ var Session = class {
       this.board.placed?.(move);
       this.remember(answer.view);
       this.changed();
-      say(answer.finished ? "The game is over." : `${this.board.describe?.(move) ?? `Played ${move}`}.`);
+      say(answer.finished ? this.overWords : `${this.board.describe?.(move) ?? `Played ${move}`}.`);
       if (answer.finished) await this.finish(answer.score ?? null);
     } catch (error) {
       const words = error instanceof ApiError ? this.board.refused?.(move, error.code) : null;
@@ -1153,6 +1171,7 @@ var Session = class {
   }
   /** The score, the receipt, and the page's own verification of it. */
   async finish(score) {
+    this.total = score?.total ?? null;
     $("result").hidden = false;
     $("final-score").textContent = score ? `Final score: ${score.total}` : "Final score: none";
     $("receipt-box").hidden = !score;
@@ -1174,9 +1193,27 @@ var Session = class {
       const download = $("download");
       download.href = URL.createObjectURL(new Blob([receipt.receipt], { type: "application/jose" }));
       download.download = `receipt-${this.dealId}.jws`;
+      this.receipt = { token: receipt.receipt, score };
+      await this.check();
+    } catch (error) {
+      status.textContent = `Not verified: ${describe(error)}.`;
+      status.className = "not-verified";
+    }
+  }
+  /**
+   * Check the receipt here (again): `serverSeed` is its round's seed, revealed by the
+   * tournament's close, for a receipt signed while the tournament was open (it carries
+   * none): the deck, the cards and the score are then checked with it.
+   */
+  async check(serverSeed) {
+    if (this.receipt === null) return;
+    const status = $("verification");
+    const { token, score } = this.receipt;
+    try {
       const keys = await call("get", "/.well-known/jwks.json");
-      const verdict = await verifyReceipt(receipt.receipt, keys, {
+      const verdict = await verifyReceipt(token, keys, {
         ...this.promised,
+        ...serverSeed === void 0 ? {} : { serverSeed },
         issuerOrigin: window.location.origin,
         seen: [...this.seen.values()],
         tables: this.tables,
@@ -1189,6 +1226,7 @@ var Session = class {
           kinds: this.token ? ["tournament"] : ["committed-blind", "committed-open"]
         }
       });
+      this.pending = verdict.pending;
       if (verdict.ok) {
         status.textContent = `Verified: ${verdict.checked.join("; ")}.`;
       } else if (verdict.pending) {
@@ -1198,6 +1236,7 @@ var Session = class {
       }
       status.className = verdict.ok ? "verified" : verdict.pending ? "pending" : "not-verified";
     } catch (error) {
+      this.pending = false;
       status.textContent = `Not verified: ${describe(error)}.`;
       status.className = "not-verified";
     }
@@ -2045,6 +2084,15 @@ var rendering = Promise.resolve();
 function draw() {
   drawGame(board, session?.view ?? null, session?.next ?? 0, session?.playing ?? false);
 }
+var oneOff = null;
+function notice(text) {
+  say(text);
+  oneOff = text;
+}
+function clearNotice() {
+  if (oneOff !== null && $("message").textContent === oneOff) say("");
+  oneOff = null;
+}
 async function startTournament(id, variants2) {
   tid = id;
   variantList = variants2;
@@ -2062,6 +2110,7 @@ async function startTournament(id, variants2) {
     void rerender();
   });
   $("t-start").addEventListener("click", () => void startRound());
+  $("t-close").addEventListener("click", () => void closeTournament());
   await rerender();
   document.body.dataset["ready"] = "1";
 }
@@ -2099,12 +2148,26 @@ async function show() {
   const lockstep = tournament.format === "lockstep";
   const format = lockstep ? `lockstep, ${tournament.card_seconds} s a card` : "each at their own pace";
   $("t-status").textContent = `${tournament.variant}, ${tournament.rounds.length} round${tournament.rounds.length === 1 ? "" : "s"}, ${format}; ${tournament.closed_at ? `closed at ${tournament.closed_at}` : `${tournament.status}, closes ${tournament.closes_at}`}.`;
+  const standingsPage = `/tournaments/${encodeURIComponent(tid)}`;
+  $("t-standings-link").href = standingsPage;
   showEntry(entry, organizer, tournament.entry, tournament);
-  if (tournament.status === "closed") {
+  const closed = tournament.status === "closed";
+  document.body.toggleAttribute("data-closed", closed);
+  $("t-closed").hidden = !closed;
+  $("t-links").hidden = closed;
+  if (closed) {
+    const link = document.createElement("a");
+    link.href = standingsPage;
+    link.textContent = "standings page";
+    $("t-closed").replaceChildren(
+      "This tournament is closed: every round's seed is revealed, every game is below and on the ",
+      link,
+      "."
+    );
     watchRound(null);
     $("t-note").textContent = "";
     $("t-standings").replaceChildren();
-    await showClosed(tournament, headers);
+    await showClosed(tournament, headers, entry);
     return;
   }
   const { current, played } = lockstep ? await currentRound(tournament, headers) : { current: null, played: 0 };
@@ -2120,7 +2183,7 @@ function notFound() {
   document.title = "No such tournament · cardproof";
   $("page-title").textContent = "No such tournament";
   $("t-status").textContent = `This server has no tournament ${tid}: check the link you were sent (it may have been mistyped, or the tournament has expired).`;
-  for (const id of ["t-enter", "t-organizer", "t-organize", "rules"]) $(id).hidden = true;
+  for (const id of ["t-enter", "t-organizer", "t-organize", "rules", "t-links", "t-closed"]) $(id).hidden = true;
   for (const id of ["t-entered", "t-note"]) $(id).textContent = "";
   $("t-rounds").replaceChildren();
   $("t-standings").replaceChildren();
@@ -2145,7 +2208,7 @@ function showEntry(entry, organizer, kind, tournament = null) {
   let text = "";
   if (entry) text = `Entered as ${entry.name}.`;
   else if (organizer !== null) text = "You organize this tournament: your key is kept in this tab only.";
-  else if (closedAt !== null) {
+  else if (closedAt !== null && !over) {
     text = `Entries closed at ${closedAt}, when round 1 started: every entrant is seated before the first call.`;
   } else if (tournament?.format === "lockstep" && !over) {
     text = "Entries close when round 1 starts.";
@@ -2164,8 +2227,8 @@ function showRounds(tournament, entry, current) {
     if (current && seated && seat?.round !== current.round) void openRound(tournament, current.round);
     else if (current && !seated && current.status === "waiting") {
       playable = [current.round];
-      const starts = current.starts_at ? `; it starts by itself at ${current.starts_at}` : "";
-      $("t-note").textContent = `Take your seat before round ${current.round} starts${starts}.`;
+      const starts = current.starts_at ? `, or by itself at ${current.starts_at}` : "";
+      $("t-note").textContent = `Round ${current.round} starts when the organizer starts it${starts}: take your seat before then.`;
     } else if (current && !seated) {
       $("t-note").textContent = `Round ${current.round} started before you took a seat: you play the rounds after it.`;
     } else if (!current) {
@@ -2175,13 +2238,14 @@ function showRounds(tournament, entry, current) {
   for (const round of playable) {
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = `Play round ${round}`;
+    button.textContent = tournament.format === "lockstep" ? seatWords(round) : `Play round ${round}`;
     button.addEventListener("click", () => void openRound(tournament, round));
     const item = document.createElement("li");
     item.append(button);
     rounds.append(item);
   }
 }
+var seatWords = (round) => `Take your seat for round ${round}`;
 async function showStandings(played, lockstep, headers) {
   const place = $("t-standings");
   if (!lockstep || played === 0) {
@@ -2206,7 +2270,7 @@ async function enter() {
     const hashes = {};
     for (const round of answer.rounds ?? []) hashes[String(round.round)] = round.server_seed_hash;
     keep(tid, { token: answer.token, name: answer.name, hashes, salt: answer.salt ?? "", keys: {} });
-    say("Your entry's token is kept in this browser: open this page here to play your rounds.");
+    notice("Your entry's token is kept in this browser: open this page here to play your rounds.");
     await rerender();
   } catch (error) {
     say(describe(error));
@@ -2238,6 +2302,40 @@ async function startRound() {
     say(describe(error));
   }
   await rerender();
+}
+async function closeTournament() {
+  const organizer = organizerKey(tid);
+  if (organizer === null || !await confirmClose()) return;
+  try {
+    await call("post", "/v1/tournaments/{tournament_id}/close", {
+      params: { tournament_id: tid },
+      body: {},
+      headers: bearer(null, organizer)
+    });
+    notice("The tournament is closed.");
+  } catch (error) {
+    say(describe(error));
+  }
+  await rerender();
+}
+function confirmClose() {
+  const dialog = $("close-dialog");
+  return new Promise((resolve) => {
+    const done = (answer) => {
+      $("close-yes").removeEventListener("click", yes);
+      $("close-no").removeEventListener("click", no);
+      dialog.removeEventListener("cancel", no);
+      if (dialog.open) dialog.close();
+      resolve(answer);
+    };
+    const yes = () => done(true);
+    const no = () => done(false);
+    $("close-yes").addEventListener("click", yes);
+    $("close-no").addEventListener("click", no);
+    dialog.addEventListener("cancel", no);
+    dialog.showModal();
+    $("close-no").focus();
+  });
 }
 function watchRound(current) {
   if (watch && current && watch.round === current.round) {
@@ -2288,6 +2386,7 @@ function watchRound(current) {
       }
       if (seat?.round === status.round && status.status === "finished") seat.over = true;
       if (organizerKey(tid) !== null && status.status === "waiting") await readEntrants(headers);
+      if (moved) clearNotice();
       showSeats(status, true);
       showCall();
       if (moved) void rerender();
@@ -2298,7 +2397,7 @@ var entrants = [];
 async function readEntrants(headers) {
   try {
     const standings = await call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: tid }, headers });
-    entrants = standings.entrants.map((line) => line.name);
+    entrants = standings.entrants.map((line) => line.name).sort((a, b) => a.localeCompare(b));
   } catch {
   }
 }
@@ -2311,12 +2410,15 @@ function showSeats(status, lockstep) {
   const start2 = $("t-start");
   start2.hidden = status?.status !== "waiting" || status.seats === 0;
   let text = lockstep ? "Every round has been played." : "Each entrant plays at their own pace: nothing to start.";
+  let hint = "";
   if (status) {
     start2.textContent = `Start round ${status.round}`;
     const starts = status.starts_at ? ` It starts by itself at ${status.starts_at}.` : "";
     if (status.status === "waiting") {
       const seated = status.seats === 0 ? "nobody seated yet" : `${status.seats} seated`;
-      text = status.round === 1 ? `Round 1: ${enteredWords()}; ${seated}. An entrant is seated when they open the round's game.${starts}` : `Round ${status.round}: ${status.seats === 0 ? "none" : status.seats} of the ${entrants.length} entrants seated${status.seats === 0 ? " yet" : ""}.${starts}`;
+      text = `Round ${status.round}: ${enteredWords()}; ${seated}.${starts}`;
+      const late = status.round === 1 ? " and entries close" : "";
+      hint = status.seats === 0 ? `The Start round ${status.round} button appears here once an entrant takes a seat (on their page: ${seatWords(status.round)}).` : `Start round ${status.round} calls its first card to the ${status.seats} seated${late}; an entrant who takes no seat before then sits this round out.`;
     } else if (status.status === "playing") {
       text = `Round ${status.round}: card ${(status.call ?? 0) + 1} of ${status.calls} called, ${status.placed ?? 0} of ${status.seats} placed.`;
     } else if (status.closed) {
@@ -2326,6 +2428,7 @@ function showSeats(status, lockstep) {
     }
   }
   $("t-seated").textContent = text;
+  $("t-start-hint").textContent = hint;
 }
 async function openRound(tournament, round) {
   const entry = kept(tid);
@@ -2391,9 +2494,10 @@ async function openRound(tournament, round) {
     showCall();
   };
   session = new Session(state, board, promise, tables, entry.token, changed, (placed) => tellPlaced(round, placed));
+  if (lockstep) session.overWords = "";
   document.body.dataset["table"] = "1";
   $("t-call").hidden = !lockstep;
-  say(state.finished ? `Your game of round ${round} is over.` : `Your game of round ${round} is open here.`);
+  notice(state.finished ? `Your game of round ${round} is over.` : `Your game of round ${round} is open here.`);
   draw();
   if (seat) seat.over = state.finished;
   showCall();
@@ -2447,6 +2551,7 @@ async function followOnce(round, entry, game, after, signal, seen) {
           seen(called.index);
           if (seat?.round === round) seat.cards.set(called.index, called.card ?? null);
           if (seat?.round === round && (seat.call === null || called.index > seat.call.index)) seat.call = called;
+          if (seat?.round === round && seat.call === called) clearNotice();
           if (called.index >= game.next) await game.refresh();
           showCall();
         } else if (fields["event"] === "end") {
@@ -2481,7 +2586,8 @@ var closedWords = (closed) => `The organizer closed the tournament after ${close
 function tellPlaced(round, placed) {
   if (!seat || seat.round !== round || !session) return;
   if (seat.over && seat.closedAfter !== null) {
-    say(closedWords(seat.closedAfter));
+    say(`Your game of round ${round} is over: the organizer closed the tournament.`);
+    showCall();
     return;
   }
   const board3 = session.board;
@@ -2492,7 +2598,7 @@ function tellPlaced(round, placed) {
     return `${card ? cardLabel(card) : `card ${index + 1}`} was placed for you at ${move}`;
   });
   seat.placedForYou.push(...words.map((text) => text.replace(/ was (placed|played) for you( at)?/, "$2")));
-  say(`Time's up: ${words.join("; ")}.`);
+  notice(`Time's up: ${words.join("; ")}.`);
   showCall();
 }
 function showCall() {
@@ -2502,7 +2608,9 @@ function showCall() {
   let timer = "Seated: waiting for the first call.";
   let placed = status?.status === "waiting" ? `${status.seats} seated so far.` : "";
   if (seat.over) {
-    timer = seat.closedAfter !== null ? closedWords(seat.closedAfter) : "The round is over.";
+    const total = session.finished ? session.total : null;
+    const scored = total === null ? "" : ` Your final score: ${total}.`;
+    timer = seat.closedAfter !== null ? `${closedWords(seat.closedAfter)}${scored}` : `The round is over.${scored}`;
     placed = "";
   } else if (called) {
     const left = Math.max(0, Math.ceil((Date.parse(called.deadline) - Date.now() - clockOffset) / 1e3));
@@ -2519,8 +2627,8 @@ function showCall() {
   const auto = $("t-auto");
   auto.hidden = seat.placedForYou.length === 0;
   const all = seat.placedForYou;
-  const earlier = all.length > 3 ? ` (and ${all.length - 3} before)` : "";
-  auto.textContent = `Placed for you when time ran out: ${all.slice(-3).join(", ")}${earlier}.`;
+  const count = all.length > 1 ? ` (${all.length} cards so far)` : "";
+  auto.textContent = `Placed for you when time ran out: ${all[all.length - 1] ?? ""}${count}.`;
   $("t-call").toggleAttribute("data-live", !seat.over);
 }
 function table(caption, head, rows) {
@@ -2544,22 +2652,94 @@ function standingsTable(caption, standings) {
   const lines = standings.entrants;
   return lines.some((s) => s.percent_of_par !== void 0 && s.percent_of_par !== null) ? table(caption, ["rank", "name", "total", "games", "% of par"], lines.map((s) => [s.rank, s.name, s.total, s.games_finished, percent(s.percent_of_par)])) : table(caption, ["rank", "name", "total", "games"], lines.map((s) => [s.rank, s.name, s.total, s.games_finished]));
 }
-async function showClosed(tournament, headers) {
+var PARS_POLL_MS = 3e3;
+var parsTimer;
+function parWords(par) {
+  const earlier = par.method === "earlier-solver" ? ", earlier solver" : "";
+  return `par ${par.score} (${par.optimal ? "optimal" : `at most ${par.upper_bound}`}${earlier})`;
+}
+async function showClosed(tournament, headers, entry) {
   $("t-rounds").replaceChildren();
   const after = $("t-after");
   after.hidden = false;
-  const [standings, settlement] = await Promise.all([
+  const [standings, settlement, exported] = await Promise.all([
     call("get", "/v1/tournaments/{tournament_id}/standings", { params: { tournament_id: tid }, headers }),
-    call("get", "/v1/tournaments/{tournament_id}/settlement", { params: { tournament_id: tid }, headers })
+    call("get", "/v1/tournaments/{tournament_id}/settlement", { params: { tournament_id: tid }, headers }),
+    call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: tid }, headers })
   ]);
-  const parts = [
-    standingsTable("Standings", standings),
-    table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net]))
-  ];
-  if (GRID_VARIANTS.includes(tournament.variant) || tournament.variant === "reserve-poker") {
-    parts.push(...await grids(tid, tournament, headers));
+  const cuts = /* @__PURE__ */ new Map();
+  for (const round of tournament.rounds) cuts.set(round.round, await cutShort(tournament, round.round, headers));
+  const drawn = GRID_VARIANTS.includes(tournament.variant) || tournament.variant === "reserve-poker";
+  const parts = [];
+  if (entry !== null) parts.push(await yourGames(tournament, exported, entry.name, cuts, drawn));
+  parts.push(standingsTable("Standings", standings));
+  const pending = standings.pars_pending ?? 0;
+  if (pending > 0) {
+    const note = document.createElement("p");
+    note.id = "t-pars-pending";
+    note.textContent = `Par: ${pending === 1 ? "a round's par is" : `${pending} rounds' pars are`} being computed; this page shows ${pending === 1 ? "it" : "them"} when known.`;
+    parts.push(note);
   }
+  parts.push(table("Settlement (each entrant's net)", ["name", "net"], Object.entries(settlement.nets).map(([name, net]) => [name, net])));
+  if (drawn) parts.push(...await grids(tournament, exported, cuts));
   after.replaceChildren(...parts);
+  await recheckHere(tournament, exported, entry);
+  clearTimeout(parsTimer);
+  if (pending > 0) parsTimer = window.setTimeout(() => void rerender(), PARS_POLL_MS);
+}
+async function recheckHere(tournament, exported, entry) {
+  if (!session?.finished) return;
+  const hash = session.state.server_seed_hash;
+  const round = tournament.rounds.find((r) => r.server_seed_hash === hash);
+  if (!round?.server_seed) return;
+  if (session.pending) await session.check(round.server_seed);
+  const par = exported.pars?.find((p) => p.round === round.round);
+  const mine = exported.games.find((g) => g.round === round.round && g.player === entry?.name);
+  if (par) {
+    const share = mine?.percent_of_par === void 0 || mine.percent_of_par === null ? "" : `: your ${mine.total} is ${percent(mine.percent_of_par)} of it`;
+    $("par").textContent = `Round ${round.round}'s ${parWords(par)}${share}.`;
+  }
+}
+async function yourGames(tournament, exported, name, cuts, drawn) {
+  const section = document.createElement("section");
+  section.id = "t-yours";
+  section.setAttribute("aria-labelledby", "t-yours-title");
+  const title = document.createElement("h2");
+  title.id = "t-yours-title";
+  title.textContent = `Your games, ${name}`;
+  section.append(title);
+  const games = exported.games.filter((g) => g.player === name);
+  if (games.length === 0) {
+    const none = document.createElement("p");
+    none.textContent = "You finished no game in this tournament.";
+    section.append(none);
+    return section;
+  }
+  for (const game of games) {
+    const par = exported.pars?.find((p) => p.round === game.round);
+    const share = game.percent_of_par === void 0 || game.percent_of_par === null ? "" : `, ${percent(game.percent_of_par)} of par`;
+    const words = `Round ${game.round}${(cuts.get(game.round) ?? "").replace("for each player", "for you")}: ${game.total}${par ? ` (${parWords(par)}${share})` : ""}`;
+    const round = tournament.rounds.find((r) => r.round === game.round);
+    const grid2 = drawn && round?.server_seed ? await gridOfGame(tournament, round.server_seed, game.moves) : null;
+    const figure = document.createElement(grid2 ? "figure" : "p");
+    figure.className = grid2 ? "your-grid" : "";
+    if (grid2) {
+      const caption = document.createElement("figcaption");
+      caption.textContent = words;
+      figure.append(caption, grid2);
+    } else {
+      figure.textContent = words;
+    }
+    section.append(figure);
+  }
+  return section;
+}
+async function gridOfGame(tournament, serverSeed, log) {
+  const variant = tournament.variant;
+  const deck = await deckCards(DECK_OF[variant] ?? "standard-52", fromHex(serverSeed), tournament.salt);
+  const moves = log.split(" ").filter(Boolean);
+  const replayed = variant === "reserve-poker" ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
+  return "error" in replayed ? null : gridOf(replayed.placed);
 }
 async function drawnTableNote(system, serverSeed, salt, games) {
   const other = await offTable(system, fromHex(serverSeed), salt, games);
@@ -2582,34 +2762,27 @@ async function cutShort(tournament, round, headers) {
     return "";
   }
 }
-async function grids(id, tournament, headers) {
-  const exported = await call("get", "/v1/tournaments/{tournament_id}/export", { params: { tournament_id: id }, headers });
+async function grids(tournament, exported, cuts) {
   const system = tournament.options?.scoring;
-  const variant = tournament.variant;
   const sections = [];
   for (const round of tournament.rounds) {
     if (!round.server_seed) continue;
-    const deck = await deckCards(DECK_OF[variant] ?? "standard-52", fromHex(round.server_seed), tournament.salt);
     const section = document.createElement("section");
     const title = document.createElement("h3");
     const par = exported.pars?.find((p) => p.round === round.round);
-    const earlier = par?.method === "earlier-solver" ? ", earlier solver" : "";
-    const proof = par ? (par.optimal ? "optimal" : `at most ${par.upper_bound}`) + earlier : "";
-    const cut = await cutShort(tournament, round.round, headers);
-    title.textContent = `Round ${round.round}${cut}${par ? `: par ${par.score} (${proof})` : ""}`;
+    title.textContent = `Round ${round.round}${cuts.get(round.round) ?? ""}${par ? `: ${parWords(par)}` : ""}`;
     section.append(title);
     const games = exported.games.filter((g) => g.round === round.round);
     if (isPointSystem(system)) section.append(await drawnTableNote(system, round.server_seed, tournament.salt, games));
     for (const game of games) {
-      const moves = game.moves.split(" ").filter(Boolean);
-      const replayed = variant === "reserve-poker" ? replayReserve(moves, deck) : replayPlaced(variant, moves, deck);
-      if ("error" in replayed) continue;
+      const grid2 = await gridOfGame(tournament, round.server_seed, game.moves);
+      if (grid2 === null) continue;
       const figure = document.createElement("figure");
       figure.className = "final-grid";
       const caption = document.createElement("figcaption");
       const share = game.percent_of_par === void 0 || game.percent_of_par === null ? "" : ` (${percent(game.percent_of_par)} of par)`;
       caption.textContent = `${game.player}: ${game.total}${share}`;
-      figure.append(caption, gridOf(replayed.placed));
+      figure.append(caption, grid2);
       section.append(figure);
     }
     sections.push(section);

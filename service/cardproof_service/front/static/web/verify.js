@@ -246,6 +246,13 @@ function parseSoloMove(text) {
   if (!run) return null;
   return { kind: "run", from: Number(run[1]), count: Number(run[2]), to: Number(run[3]) };
 }
+function countMoves(log) {
+  const moves = log.split(" ").filter(Boolean);
+  const stopped = moves[moves.length - 1] === "stop";
+  const played = stopped ? moves.length - 1 : moves.length;
+  const words = played === 0 ? "no move" : played === 1 ? "1 move" : `${played} moves`;
+  return stopped ? `${words}, then stop` : words;
+}
 
 // src/shuffle.ts
 var ALGORITHM = "cardproof-shuffle-v1";
@@ -799,21 +806,30 @@ async function verifyReceipt(token, keys, expected = {}) {
   if (expected.clientSeed !== void 0 && payload.client_seed !== expected.clientSeed) {
     return fail("the receipt's client_seed is not the client seed this page sent", "seed-mismatch");
   }
-  if (payload.server_seed === null || payload.server_seed === void 0) {
+  const given = expected.serverSeed?.toLowerCase();
+  const own = payload.server_seed ?? null;
+  if (given !== void 0 && own !== null && own.toLowerCase() !== given) {
+    return fail("the receipt's server seed is not the one its tournament revealed", "seed-mismatch");
+  }
+  const revealed = own ?? given ?? null;
+  if (revealed === null) {
     result.pending = true;
     return fail("the server seed is not revealed yet (a tournament still open): only the signature was checked", "seed-not-revealed");
   }
   if (payload.algorithm !== ALGORITHM) return fail(`unknown deck derivation ${payload.algorithm}`, "unknown-algorithm");
   let seed;
   try {
-    seed = fromHex(payload.server_seed);
+    seed = fromHex(revealed);
   } catch {
     return fail("the server seed is not hex", "seed-mismatch");
   }
   if (await seedHash(seed) !== payload.server_seed_hash) {
-    return fail("SHA-256 of the server seed is not the committed server_seed_hash", "seed-mismatch");
+    return fail(
+      own === null ? "SHA-256 of the seed the tournament revealed is not the receipt's committed server_seed_hash" : "SHA-256 of the server seed is not the committed server_seed_hash",
+      "seed-mismatch"
+    );
   }
-  result.checked.push("SHA-256(server seed) equals the committed hash");
+  result.checked.push(own === null ? "SHA-256(server seed revealed by the closed tournament) equals the receipt's committed hash" : "SHA-256(server seed) equals the committed hash");
   const deckType = DECK_OF[payload.variant];
   if (deckType === void 0) return fail(`unknown variant ${payload.variant}`, "replay-failed");
   try {
@@ -1557,7 +1573,7 @@ function soloColumns(columns, label) {
   });
   return table;
 }
-function soloChecked(solo, moves) {
+function soloChecked(solo, log) {
   const heading = (text) => {
     const h = document.createElement("h3");
     h.textContent = text;
@@ -1578,9 +1594,13 @@ function soloChecked(solo, moves) {
   const left = solo.columns.reduce((n, column) => n + column.length, 0);
   const end = document.createElement("p");
   end.id = "checked-result";
-  end.textContent = solo.won ? `Won: all nine series removed in ${moves} moves (the neutrals then leave too).` : `Not won: ${solo.seriesRemoved} of 9 series removed; the game ended after move ${moves} with ${left} cards on the table.`;
+  const moves = log.split(" ").filter(Boolean);
+  const stopped = moves[moves.length - 1] === "stop";
+  const played = countMoves(stopped ? moves.slice(0, -1).join(" ") : log);
+  const ended = !stopped ? `the game ended after ${played}` : played === "no move" ? "stopped before any move" : `stopped after ${played}`;
+  end.textContent = solo.won ? `Won: all nine series removed in ${countMoves(log)} (the neutrals then leave too).` : `Not won: ${solo.seriesRemoved} of 9 series removed; ${ended}, with ${left} cards on the table.`;
   shown.push(end);
-  if (!solo.won && moves > 0) shown.push(heading("The columns as the game ended"), soloColumns(solo.columns, "the nine columns as the game ended"));
+  if (!solo.won && moves.length > 0) shown.push(heading("The columns as the game ended"), soloColumns(solo.columns, "the nine columns as the game ended"));
   return shown;
 }
 function gridOf(p, deck) {
@@ -1619,12 +1639,11 @@ function showChecked(p, checked, deck, titles, solo = null) {
   if (p === null) return;
   const score = p.score;
   const title = titles.get(p.variant) ?? p.variant;
-  const moves = p.moves.split(" ").filter(Boolean).length;
   const result = typeof score.series_removed === "number" ? `; ${score.won ? "won" : "not won"}, ${score.series_removed} of 9 series removed` : "";
   const named = title.endsWith(")") ? `${title.slice(0, -1)}; ${p.variant})` : `${title} (${p.variant})`;
-  kind.textContent = `${named}, a ${String(p.kind ?? "version 1")} receipt: ${moves} moves, total ${score.total}${result}.`;
+  kind.textContent = `${named}, a ${String(p.kind ?? "version 1")} receipt: ${countMoves(p.moves)}, total ${score.total}${result}.`;
   if (solo !== null) {
-    place.append(...soloChecked(solo, moves));
+    place.append(...soloChecked(solo, p.moves));
     return;
   }
   const placed = gridOf(p, deck);
@@ -1639,6 +1658,89 @@ function showChecked(p, checked, deck, titles, solo = null) {
   }
   document.getElementById("checked-total").textContent = String(score.total);
   lines.hidden = false;
+}
+function readerHeaders(tid) {
+  const held = [
+    () => JSON.parse(localStorage.getItem(`cardproof:entry:${tid}`) ?? "null")?.token,
+    () => sessionStorage.getItem(`cardproof:reader:${tid}`),
+    () => sessionStorage.getItem(`cardproof:organizer:${tid}`)
+  ];
+  for (const read of held) {
+    try {
+      const credential = read();
+      if (typeof credential === "string" && credential) {
+        return /^cp[eo]_/.test(credential) ? { Authorization: `Bearer ${credential}` } : { "X-Invite-Code": credential };
+      }
+    } catch {
+    }
+  }
+  return {};
+}
+var refused = (verdict, reason, code) => ({
+  ...verdict,
+  ok: false,
+  pending: false,
+  reasons: [reason],
+  code
+});
+async function againstTournament(token, keys, expected, first) {
+  const p = first.payload;
+  const tid = String(p.tournament);
+  const headers = readerHeaders(tid);
+  let tournament;
+  try {
+    tournament = await call("get", "/v1/tournaments/{tournament_id}", { params: { tournament_id: tid }, headers });
+  } catch (error) {
+    if (first.ok) return { verdict: first, waiting: null };
+    if (error instanceof ApiError && error.status === 404) {
+      return { verdict: refused(first, `this server has no tournament ${tid} (it expired, or the receipt is another server's): its seed cannot be read`, "unknown-tournament"), waiting: null };
+    }
+    const why = error instanceof ApiError && (error.status === 401 || error.status === 403) ? `tournament ${tid} is invite-only and this browser holds no invite code or entry of it (open its standings page with your invite code, or verify in the browser you entered with)` : `tournament ${tid} could not be read (${error instanceof Error ? error.message : String(error)})`;
+    return { verdict: first, waiting: `Not verified yet: the signature holds, but ${why}; the seed, the deck and the cards are checked with the tournament's revealed seed.` };
+  }
+  const round = tournament.rounds.find((r) => r.server_seed_hash === p.server_seed_hash);
+  if (round === void 0) {
+    return { verdict: refused(first, `no round of tournament ${tid} committed to this receipt's server_seed_hash`, "not-in-tournament"), waiting: null };
+  }
+  if (p.client_seed !== tournament.salt) {
+    return { verdict: refused(first, "its client seed is not the tournament's salt: it was dealt another deck than the round's", "seed-mismatch"), waiting: null };
+  }
+  if (p.variant !== tournament.variant) {
+    return { verdict: refused(first, `it is ${p.variant}, the tournament plays ${tournament.variant}`, "not-this-game"), waiting: null };
+  }
+  const issued = p.iat ?? p.issued_at;
+  const end = tournament.closed_at ?? tournament.closes_at;
+  if (issued < Date.parse(tournament.created_at) / 1e3 - 1 || issued > Date.parse(end) / 1e3 + 1) {
+    return { verdict: refused(first, `it is dated outside its tournament's life (${tournament.created_at} to ${end})`, "bad-date"), waiting: null };
+  }
+  const ofRound = `round ${round.round} of ${JSON.stringify(tournament.name)} (${tid}) committed to its seed hash; its client seed is the tournament's salt; issued while the tournament stood`;
+  if (round.server_seed === null) {
+    if (p.server_seed !== null && p.server_seed !== void 0) {
+      return { verdict: refused(first, `it shows round ${round.round}'s seed while the tournament is open: the service shows a tournament game's seed only after the close`, "early-seed"), waiting: null };
+    }
+    first.checked.push(ofRound);
+    const waiting = `Not verified yet: the signature holds; ${JSON.stringify(tournament.name)} is still open (it closes at ${tournament.closes_at}): round ${round.round}'s seed, the deck and the cards are checked once it closes.`;
+    return { verdict: first, waiting };
+  }
+  const scoring = tournament.options?.scoring;
+  const verdict = await verifyReceipt(token, keys, { ...expected, serverSeed: round.server_seed, ...isPointSystem(scoring) ? { system: scoring } : {} });
+  if (!verdict.ok) return { verdict, waiting: null };
+  verdict.checked.push(ofRound);
+  try {
+    const standings = await call("get", "/v1/tournaments/{tournament_id}/standings", {
+      params: { tournament_id: tid },
+      query: { player: String(p.player) },
+      headers
+    });
+    const game = standings.player === p.player ? standings.games?.find((g) => g.round === round.round) : void 0;
+    if (game?.total !== p.score.total) {
+      const said = game === void 0 ? "no game of round " + String(round.round) : `a total of ${game.total}`;
+      return { verdict: refused(verdict, `the closed tournament's standings give ${JSON.stringify(p.player)} ${said}, not this receipt's ${p.score.total}`, "not-in-standings"), waiting: null };
+    }
+    verdict.checked.push(`the closed tournament's standings count it: ${String(p.player)}, round ${round.round}, ${p.score.total}`);
+  } catch {
+  }
+  return { verdict, waiting: null };
 }
 var generation = 0;
 var lastReceipt = null;
@@ -1691,11 +1793,16 @@ async function check() {
     for (const info of variants) Object.assign(tables, info.tables);
     const allow = [...document.querySelectorAll("input[name=allow]:checked")].map((box) => box.value);
     const token = cleanReceipt(area.value);
-    const verdict = await verifyReceipt(token, keys, { tables, allow, issuerOrigin: window.location.origin });
+    const expected = { tables, allow, issuerOrigin: window.location.origin };
+    let verdict = await verifyReceipt(token, keys, expected);
+    let waiting = null;
+    if ((verdict.ok || verdict.pending) && verdict.payload?.tournament) {
+      ({ verdict, waiting } = await againstTournament(token, keys, expected, verdict));
+    }
     if (mine !== generation) return;
     if (verdict.ok) status.textContent = "Verified: every check below holds.";
     else if (verdict.pending) {
-      status.textContent = "Not verified yet: the signature holds; the seed, the deck and the cards are checked once the tournament closes.";
+      status.textContent = waiting ?? "Not verified yet: the signature holds; the seed, the deck and the cards are checked once the tournament closes.";
     } else status.textContent = `Not verified: ${verdict.reasons.join("; ")}.`;
     const titles = new Map(variants.map((info) => [info.id, info.title]));
     showChecked(verdict.ok || verdict.pending ? verdict.payload : null, verdict.ok || verdict.pending ? verdict.checked : [], verdict.deck, titles, verdict.ok ? verdict.solodrez : null);
@@ -1704,7 +1811,7 @@ async function check() {
       const p = verdict.payload;
       const scoring = p.options.scoring;
       const table = scoring !== null && typeof scoring === "object" ? `, a custom point table ${JSON.stringify(scoring)}` : "";
-      details.textContent = `${p.variant} (${String(p.kind)}), score ${p.score.total}, ${p.moves.split(" ").filter(Boolean).length} moves, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}${table}`;
+      details.textContent = `${p.variant} (${String(p.kind)}), score ${p.score.total}, ${countMoves(p.moves)}, client seed ${JSON.stringify(p.client_seed)}${p.player ? `, player ${p.player}` : ""}${table}`;
     }
     if (verdict.payload && (verdict.ok || verdict.pending)) {
       const p = verdict.payload;
@@ -1719,3 +1826,4 @@ async function check() {
 }
 document.getElementById("verify")?.addEventListener("click", () => void check());
 retry.addEventListener("click", () => void checkLog());
+document.body.dataset["ready"] = "1";
