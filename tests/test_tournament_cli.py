@@ -28,6 +28,7 @@ import cardproof.play.round as round_module
 from cardproof.cli.common import entries_dir, private_entries_dir
 from cardproof.client import Client, Round
 from cardproof.play.shared import Terminal as PlayTerminal
+from cardproof.words import card_label
 from conftest import TEST_KEYS, free_port, served
 from test_cli_pty import Terminal
 
@@ -151,8 +152,10 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
     assert standings.returncode == 0, standings.stderr
     assert ", 2 rounds, 2 entrants" in standings.stdout.splitlines()[0]
     rows = {line.split()[1]: line.split() for line in standings.stdout.splitlines()[2:]}
-    assert rows["Ada"][2:] == [str(scores["Ada"]), "1/2"]
-    assert rows["Bea"][2:] == [str(scores["Bea"]), "1/2"]
+    assert rows["Ada"][2:] == [str(scores["Ada"]), "1"]  # games finished, as the page says
+    assert rows["Bea"][2:] == [str(scores["Bea"]), "1"]
+    ranked = [line.split()[1] for line in standings.stdout.splitlines()[2:]]
+    assert ranked == sorted(rows, key=lambda name: (-scores[name], name))  # by rank
 
     closed = cardproof("tournament", "close", tid, "--url", url, key=key)
     assert closed.returncode == 0, closed.stderr
@@ -184,6 +187,8 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
     assert late.returncode == 0, late.stdout + late.stderr
     assert f"verified: poker-squares, score {scores['Ada']}" in late.stdout
     assert "replayed with round 1's server seed" in late.stdout
+    card = r"(?:10|[2-9JQKA])[♣♦♥♠]"  # as the page shows a card, not the API's TC
+    assert re.search(rf"(?m)^  row 1 +(?:{card} ){{4}}{card} ", late.stdout), late.stdout
 
 
 def test_invite_codes_and_refusals(server: tuple[str, str], tmp_path: Path) -> None:
@@ -478,8 +483,9 @@ def test_a_card_left_is_placed_for_the_player_who_is_told_where(
             assert card is not None
             terminal.expect("s left] Place ")
             terminal.keys("c")  # a move begun, never sent: the deadline does not wait for it
-            terminal.expect(f"Time's up: {card} was placed for you at a1")
-            terminal.expect("[" + card)  # the board shows it where the server placed it
+            shown = card_label(card)  # as the page shows it: 10♣
+            terminal.expect(f"Time's up: {shown} was placed for you at a1")
+            terminal.expect("[" + shown)  # the board shows it where the server placed it
             terminal.expect("s left] Place ")
             terminal.type("q")
             terminal.expect("Left the seat after ")
@@ -606,7 +612,7 @@ def test_standings_print_each_entrants_share_of_par_and_a_players_games(
     out = capsys.readouterr().out.splitlines()
     assert out[1].split() == ["rank", "name", "total", "games", "%", "of", "par"]
     line = standings.entrants[0]
-    assert out[2].split() == ["1", "Ada", str(sum(totals)), "2/2", f"{line.percent_of_par:.1f}%"]
+    assert out[2].split() == ["1", "Ada", str(sum(totals)), "2", f"{line.percent_of_par:.1f}%"]
     for par, printed in zip(standings.pars, out[3:5], strict=True):
         proof = "optimal" if par.optimal else f"bound {par.upper_bound}"
         assert printed == f"round {par.round} par {par.score} ({proof}, by the {par.by})"
@@ -810,25 +816,32 @@ def lockstep_cup(server: tuple[str, str], name: str) -> str:
     return tournament_id(made.stdout)
 
 
-def test_show_lists_the_entrants_and_their_games_finished(server: tuple[str, str]) -> None:
+def test_show_lists_the_entrants_by_rank_and_their_games_finished(
+    server: tuple[str, str],
+) -> None:
+    """As the standings page does: by rank (not by name), and the games each finished as a
+    count (the page's "games" column), not as "1/1"."""
     url, _ = server
     tid = lockstep_cup(server, "Shown Cup")
     nobody = cardproof("tournament", "show", tid, "--url", url)
     assert nobody.stdout.splitlines()[-1] == "entrants    0"
     with Client(base_url=url) as player:
-        ada = seat(player, tid, "ada")
+        zed = seat(player, tid, "Zed")
         player.enter(tid, "Bea")  # entered, never seated: no game finished
         start(server, tid)
-        calls = ada.calls()
+        calls = zed.calls()
         for index in range(25):
             assert next(calls).index == index
-            ada.play(CELLS[index])
+            zed.play(CELLS[index])
+        assert zed.game.score is not None
+        assert zed.game.score.total > 0  # ahead of Bea, who is ahead by name
     shown = cardproof("tournament", "show", tid, "--url", url)
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.splitlines()[-3:] == [
-        "entrants    2, games finished of each:",
-        "    1/1   ada",
-        "    0/1   Bea",
+    assert shown.stdout.splitlines()[-4:] == [
+        "entrants    2, by rank (as the standings page lists them):",
+        "  rank  name                     games",
+        "     1  Zed                          1",
+        "     2  Bea                          0",
     ]
 
 

@@ -18,7 +18,7 @@ from cardproof.cli.common import entry_file_name, private_entries_dir
 from cardproof.client import Client
 from cardproof.errors import APIError, MalformedAnswerError, TransportError
 from cardproof.models import RoundStatus, Standings, Tournament, TournamentSummary
-from cardproof.words import plural, printable
+from cardproof.words import card_label, plural, printable, shows_suits
 
 _ACTIONS: dict[str, Callable[[Client, argparse.Namespace], int]]
 """Each ``cardproof tournament`` subcommand's action, by name (filled in below)."""
@@ -150,11 +150,18 @@ def _show(client: Client, args: argparse.Namespace) -> int:
 
 
 def _print_entrants(standings: Standings) -> None:
-    """The entrants by name, each with the games they finished (``SHOWN_ENTRANTS`` at most)."""
-    lines = sorted(standings.entrants, key=lambda line: (line.name.casefold(), line.name))
-    print(f"entrants    {len(lines)}" + (", games finished of each:" if lines else ""))
+    """The entrants by rank, as the standings page lists them, with their games finished.
+
+    ``SHOWN_ENTRANTS`` at most; the standings list them all.
+    """
+    lines = standings.entrants
+    if not lines:
+        print("entrants    0")
+        return
+    print(f"entrants    {len(lines)}, by rank (as the standings page lists them):")
+    print(f"  {'rank':>4}  {'name':<24} {'games':>5}")
     for line in lines[:SHOWN_ENTRANTS]:
-        print(f"  {line.games_finished:>3}/{standings.rounds:<3} {printable(line.name)}")
+        print(f"  {line.rank:>4}  {printable(line.name):<24} {line.games_finished:>5}")
     if len(lines) > SHOWN_ENTRANTS:
         print(
             f"  and {len(lines) - SHOWN_ENTRANTS} more: "
@@ -210,11 +217,12 @@ def _standings(client: Client, args: argparse.Namespace) -> int:
         f"{plural(len(entrants), 'entrant')}"
     )
     with_par = any(line.percent_of_par is not None for line in entrants)  # as the page does
+    # as the page's table: rank, name, total, the games finished, and the share of par
     print(f"{'rank':>4}  {'name':<24} {'total':>8}  games" + ("  % of par" if with_par else ""))
     for line in entrants:
         print(
             f"{line.rank:>4}  {printable(line.name):<24} {line.total:>8}  "
-            f"{line.games_finished}/{standings.rounds}"
+            f"{line.games_finished:>5}"
             + (f"  {_percent(line.percent_of_par):>8}" if with_par else "")
         )
     if standings.pars_pending:
@@ -240,7 +248,7 @@ def _round_line(status: RoundStatus) -> str:
     """A lockstep round's status, a line."""
     where = f"round {status.round}: {status.status}, {status.seats} seated"
     if status.status == "playing" and status.call is not None:
-        card = f" {status.card}" if status.card else ""
+        card = f" {_card(status.card)}" if status.card else ""
         where += (
             f"; card {status.call + 1} of {status.calls}{card} called, "
             f"{status.placed} of {status.seats} placed it, {status.seconds_left:.0f} s left"
@@ -252,6 +260,11 @@ def _round_line(status: RoundStatus) -> str:
         if status.closed:
             where += ", ended early: the tournament closed"
     return where
+
+
+def _card(text: str) -> str:
+    """A card as the pages show it: ``10♣`` (``10C`` where the output has no suit symbols)."""
+    return card_label(printable(text), symbols=shows_suits(sys.stdout))
 
 
 def _start(client: Client, args: argparse.Namespace) -> int:

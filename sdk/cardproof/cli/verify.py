@@ -38,7 +38,7 @@ from cardproof.receipts import (
     verify_receipt,
 )
 from cardproof.version import DEFAULT_BASE_URL
-from cardproof.words import plural, yes_no
+from cardproof.words import card_label, plural, shows_suits, yes_no
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -613,9 +613,10 @@ def _report(outcome: _Outcome) -> None:
         issuer = EMBEDDED_ISSUER_TEXT if payload.iss == EMBEDDED_ISSUER else payload.iss
         print(f"  issued by {issuer} at {_when(payload.issued)}")
     print(f"  options {_options_text(payload.options)}")
+    symbols = shows_suits(sys.stdout)
     for hand in payload.score.hands:
-        cards = " ".join(hand.cards)
-        print(f"  {hand.line:<11} {cards:<15} {hand.category:<16} {hand.points:>5}")
+        cards = " ".join(card_label(card, symbols=symbols) for card in hand.cards)
+        print(f"  {hand.line:<11} {cards:<19} {hand.category:<16} {hand.points:>5}")
     blind = "" if payload.kind == "committed-open" else f"  blind {yes_no(payload.blind)}"
     print(
         f"  deal {payload.deal_id}{blind}  "
