@@ -845,6 +845,35 @@ def test_show_lists_the_entrants_by_rank_and_their_games_finished(
     ]
 
 
+def test_start_says_the_round_started_and_what_comes_next(server: tuple[str, str]) -> None:
+    """``tournament start`` confirms: the tournament and round started, the card called
+    (as the page shows it), what the seated players do, and the organizer's next commands."""
+    url, key = server
+    made = cardproof(
+        *("tournament", "create", "Started Cup", "--variant", "poker-squares", "--rounds", "2"),
+        *("--opens", "now", "--closes", "+1h", "--card-seconds", "45", "--url", url),
+        key=key,
+    )
+    assert made.returncode == 0, made.stderr
+    tid = tournament_id(made.stdout)
+    with Client(base_url=url) as player:
+        seat(player, tid, "Ada")
+        seat(player, tid, "Bea")
+    started = cardproof("tournament", "start", tid, "1", "--url", url, key=key)
+    assert started.returncode == 0, started.stderr
+    lines = started.stdout.splitlines()
+    assert lines[0] == f'Started round 1 of 2 of "Started Cup" ({tid}).'
+    card = re.search(r"card 1 of 25 (\S+) called", lines[1])
+    assert card is not None, lines[1]
+    assert re.fullmatch(r"(10|[2-9JQKA])[♣♦♥♠]", card[1])  # as the page shows it
+    said = " ".join(lines[2:])
+    assert f"Its first card, {card[1]}, is called now to the 2 seated players: " in said
+    assert "each has 45 s to place it" in said
+    assert "entrants not seated now sit round 1 out. Entries are closed." in said
+    assert f"Follow it: cardproof tournament round {tid} 1 --watch --url {url}" in lines
+    assert f"Then round 2: cardproof tournament start {tid} 2 --url {url}" in lines
+
+
 def test_watching_a_round_follows_it_until_it_ends(server: tuple[str, str]) -> None:
     url, _ = server
     tid = lockstep_cup(server, "Watched Cup")

@@ -16,7 +16,7 @@ import msgspec
 
 from cardproof.cli.common import entry_file_name, private_entries_dir
 from cardproof.client import Client
-from cardproof.errors import APIError, MalformedAnswerError, TransportError
+from cardproof.errors import APIError, CardproofError, MalformedAnswerError, TransportError
 from cardproof.models import RoundStatus, Standings, Tournament, TournamentSummary
 from cardproof.words import card_label, plural, printable, shows_suits
 
@@ -268,8 +268,52 @@ def _card(text: str) -> str:
 
 
 def _start(client: Client, args: argparse.Namespace) -> int:
-    _print_round(client.start_round(args.id, args.round))
+    """Start a lockstep round; say that it started, and what comes next."""
+    status = client.start_round(args.id, args.round)
+    try:
+        tournament = client.tournament(args.id)
+    except CardproofError as error:  # started all the same: said, with what is known
+        print(f"Started round {status.round} of {printable(args.id)}.")
+        _print_round(status)
+        print(f"(its tournament could not be read again: {error})", file=sys.stderr)
+        return 0
+    for line in _started_lines(tournament, status, args.url):
+        print(line)
     return 0
+
+
+def _started_lines(tournament: Tournament, status: RoundStatus, url: str) -> list[str]:
+    """What ``tournament start`` says: the round started, its call, what players do next."""
+    tid, n, rounds = shlex.quote(tournament.tournament_id), status.round, len(tournament.rounds)
+    server = f" --url {shlex.quote(url)}"
+    lines = [
+        f"Started round {n} of {rounds} of {json.dumps(tournament.name, ensure_ascii=False)} "
+        f"({printable(tournament.tournament_id)}).",
+        _round_line(status),
+    ]
+    if status.status == "playing":
+        card = f", {_card(status.card)}," if status.card else ""
+        lines.append(
+            f"Its first card{card} is called now to the {plural(status.seats, 'seated player')}: "
+            f"each has {tournament.card_seconds} s to place it (a card left is placed for "
+            "them at its deadline), and the next card is called once every seat has placed it."
+        )
+        lines.append(
+            "Seated players place it where they sit (the play page, or cardproof play "
+            f"--tournament); entrants not seated now sit round {n} out."
+            + (" Entries are closed." if n == 1 else "")
+        )
+    else:  # nobody was seated: the round is over at once
+        lines.append(f"Round {n} is over: nobody was seated.")
+    lines.append(f"Follow it: cardproof tournament round {tid} {n} --watch{server}")
+    if n < rounds:
+        lines.append(f"Then round {n + 1}: cardproof tournament start {tid} {n + 1}{server}")
+    else:
+        lines.append(
+            f"That is the last round: the standings are final once the tournament closes "
+            f"({tournament.closes_at}; sooner with cardproof tournament close {tid}{server})."
+        )
+    return lines
 
 
 def _round(client: Client, args: argparse.Namespace) -> int:
