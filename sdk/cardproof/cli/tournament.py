@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import msgspec
 
-from cardproof.cli.common import entry_file_name, private_entries_dir
+from cardproof.cli.common import entry_file_name, own_entry, private_entries_dir
 from cardproof.client import Client
 from cardproof.errors import APIError, CardproofError, MalformedAnswerError, TransportError
 from cardproof.models import RoundStatus, Standings, Tournament, TournamentSummary
@@ -24,6 +24,9 @@ _ACTIONS: dict[str, Callable[[Client, argparse.Namespace], int]]
 """Each ``cardproof tournament`` subcommand's action, by name (filled in below)."""
 
 _ORGANIZER_ONLY = frozenset({"create", "list", "close", "invites", "start"})
+_READERS = frozenset({"show", "standings", "round", "export"})
+"""The commands that read a tournament: an invite-only one with the player's entry (its
+token), found where ``tournament enter`` wrote it, when no organizer key is given."""
 WATCH_WAIT: Final = 10.0
 """Seconds ``round --watch`` lets a long poll wait for the next call: the seated and
 placed counts are read again at least this often while no card is called."""
@@ -133,19 +136,56 @@ def _enter(client: Client, args: argparse.Namespace) -> int:
     print(f"Entered {entry.tournament_id} as {name} (entrant {entry.entrant_id}).")
     print(f"Your entry is saved in {path}. Keep that file: its token is shown nowhere else.")
     print(f"The token opens your games until the tournament closes ({entry.expires_at}).")
-    base = args.url.rstrip("/")
-    file_option = f" --entry-file {shlex.quote(str(path))}" if args.entry_file else ""
-    print(
-        f"To play round N of a lockstep tournament here: cardproof play --tournament "
-        f"{shlex.quote(args.id)} --round N --url {shlex.quote(base)}{file_option}"
-    )
-    print(f"Standings: {base}/tournaments/{quote(args.id, safe='')}")
+    try:
+        tournament: Tournament | None = client.tournament(args.id, token=entry.token)
+    except CardproofError:  # entered all the same: the next steps in general words
+        tournament = None
+    for line in _next_steps(tournament, args.id, path, args.url, named=bool(args.entry_file)):
+        print(line)
     return 0
 
 
+def _next_steps(
+    tournament: Tournament | None, tournament_id: str, path: Path, url: str, *, named: bool
+) -> list[str]:
+    """What an entrant does next, after ``tournament enter``: the exact command to type.
+
+    The entry is found by itself where ``enter`` writes it; one written elsewhere
+    (``--entry-file``) is named in every command.
+    """
+    base, tid = url.rstrip("/"), shlex.quote(tournament_id)
+    file_option = f" --entry-file {shlex.quote(str(path))}" if named else ""
+    lines = [
+        "cardproof play, verify and tournament show, standings and round read it from there "
+        "by themselves: you need not open it."
+        if not named
+        else f"Give --entry-file {shlex.quote(str(path))} to cardproof play, verify and "
+        "tournament show, standings and round: they read your token from it."
+    ]
+    if tournament is not None and tournament.format != "lockstep":
+        lines.append(
+            "This tournament is played at each entrant's own pace (async): cardproof play "
+            "--tournament takes seats in lockstep rounds only; play its rounds with the SDK, "
+            "Client.play_round(tournament_id, round, token), the token in that file."
+        )
+    else:
+        rounds = f" of {len(tournament.rounds)}" if tournament is not None else ""
+        starts = "when the organizer starts it"
+        if tournament is not None and tournament.round_starts:
+            starts = f"at {tournament.round_starts[0]}, or sooner if the organizer starts it"
+        lines += [
+            f"Next: take your seat in round 1{rounds} now, and wait there for its first card "
+            f"(it is called {starts}; nobody is seated once a round has started):",
+            f"  cardproof play --tournament {tid} --round 1 --url {shlex.quote(base)}{file_option}",
+            "When a round ends, cardproof play says the command for the next one.",
+        ]
+    lines.append(f"Standings: {base}/tournaments/{quote(tournament_id, safe='')}")
+    return lines
+
+
 def _show(client: Client, args: argparse.Namespace) -> int:
-    _print_tournament(client.tournament(args.id))
-    _print_entrants(client.standings(args.id))
+    _print_tournament(client.tournament(args.id, token=args.token))
+    _print_entrants(client.standings(args.id, token=args.token))
     return 0
 
 
@@ -209,7 +249,7 @@ def _percent(value: float | None) -> str:
 
 
 def _standings(client: Client, args: argparse.Namespace) -> int:
-    standings = client.standings(args.id, player=args.player)
+    standings = client.standings(args.id, player=args.player, token=args.token)
     entrants = standings.entrants
     print(
         f"tournament {standings.tournament_id}: {standings.status}, "
@@ -319,7 +359,7 @@ def _started_lines(tournament: Tournament, status: RoundStatus, url: str) -> lis
 def _round(client: Client, args: argparse.Namespace) -> int:
     """The round's status line; with ``--watch``, a line each time it moves on, to its end."""
     try:
-        status = client.round_status(args.id, args.round)
+        status = client.round_status(args.id, args.round, token=args.token)
         _print_round(status)
         if args.watch:
             _watch(client, args, status)
@@ -340,7 +380,9 @@ def _watch(client: Client, args: argparse.Namespace, status: RoundStatus) -> Non
     shown = (status.status, status.call, status.placed, status.seats)
     while status.status != "finished":
         after = -1 if status.call is None else status.call
-        status = client.round_calls(args.id, args.round, after=after, wait=WATCH_WAIT).status
+        status = client.round_calls(
+            args.id, args.round, after=after, wait=WATCH_WAIT, token=args.token
+        ).status
         now = (status.status, status.call, status.placed, status.seats)
         if now != shown:
             _print_round(status)
@@ -353,7 +395,7 @@ def _close(client: Client, args: argparse.Namespace) -> int:
 
 
 def _export(client: Client, args: argparse.Namespace) -> int:
-    export = client.export_tournament(args.id)
+    export = client.export_tournament(args.id, token=args.token)
     text = msgspec.json.format(msgspec.json.encode(export), indent=2) + b"\n"
     if args.output in (None, "-"):
         sys.stdout.buffer.write(text)
@@ -386,6 +428,17 @@ _ACTIONS = {
 }
 
 
+def _invite_only(tournament_id: str, entry: Path) -> str:
+    """Why an invite-only tournament could not be read, and what reads it, in plain words."""
+    tid = shlex.quote(tournament_id)
+    return (
+        f"{tournament_id} is invite-only: an entrant reads it with their entry, and there is "
+        f"none in {entry}. Enter with cardproof tournament enter {tid} --name NAME --invite "
+        "CODE, or name your entry file with --entry-file FILE. (Its organizer reads it with "
+        "the organizer key: --key or CARDPROOF_ORGANIZER_KEY.)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one ``cardproof tournament`` command: 0 done, 1 refused (4xx), 2 unreachable.
 
@@ -401,7 +454,10 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    args.token, entry = None, None
     try:
+        if key is None and args.tournament_command in _READERS:
+            entry, args.token = own_entry(args.entry_file, args.id, command)
         with Client(base_url=args.url, api_key=key) as client:
             return action(client, args)
     except ValueError as error:  # a bad argument the SDK caught before sending
@@ -411,11 +467,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"{command}: {args.url} gave an answer out of form: {error.detail}", file=sys.stderr)
         return 2
     except APIError as error:
+        if error.status == 401 and entry is not None and args.token is None:
+            print(f"{command}: {_invite_only(args.id, entry)}", file=sys.stderr)
+            return 1
         code = f" {error.code}" if error.code else ""
         print(
             f"{command}: refused ({error.status}{code}): {error.detail or error.title}",
             file=sys.stderr,
         )
+        if error.status in (401, 403) and args.token is not None:
+            print(f"{command}: (read with the entry in {entry})", file=sys.stderr)
         return 1 if error.status < 500 else 2
     except TransportError as error:
         print(f"{command}: cannot reach {args.url}: {error}", file=sys.stderr)
