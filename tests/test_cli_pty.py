@@ -151,7 +151,7 @@ def test_solodrez_stop_asks_first_at_a_terminal(tmp_path: Path) -> None:
         terminal.type("stop")
         terminal.expect("Stop? [y/N] ")
         terminal.type("y")
-        terminal.expect("0 series removed (not won)")
+        terminal.expect("Not won: 0 of 9 series removed, in 0 moves; then stopped.")
         terminal.expect("Receipt: written to receipt-d_")
     finally:
         code = terminal.close()

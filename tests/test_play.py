@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, cast
 
 import pytest
 from litestar import Litestar
@@ -548,7 +548,7 @@ def test_solodrez_stop_asks_first_and_says_what_stopping_means(sdk_client: Clien
     assert output.count("solodrez: move ") == 1  # declined: the game went on, nothing sent
     payload = verify_receipt(receipt_of(output), sdk_client.jwks()).payload
     assert payload.moves == "stop"  # sent once, when confirmed
-    assert "0 series removed (not won)" in output
+    assert "Not won: 0 of 9 series removed, in 0 moves; then stopped." in output
 
 
 def test_cards_read_as_the_page_writes_them_or_ascii_where_the_output_has_no_symbols(
@@ -586,3 +586,83 @@ def test_cards_read_as_the_page_writes_them_or_ascii_where_the_output_has_no_sym
     assert "card 1 of 25 10♣ called" in _round_line(status)
     monkeypatch.setattr("sys.stdout", stream("ascii"))
     assert "card 1 of 25 10C called" in _round_line(status)
+
+
+class SoloDrezTypist:
+    """Types a legal solodrez move (as the board counts columns, 1-9) for each prompt, read
+    off the board last drawn, ``moves`` times; then ``stop``, and yes."""
+
+    def __init__(self, screen: io.StringIO, moves: int) -> None:
+        self.screen = screen
+        self.left = moves
+        self.typed: list[str] = []
+
+    def readline(self) -> str:
+        from cardproof.games.solodrez import SoloDrez
+        from cardproof.pokerdrez import parse_pokerdrez_cards
+
+        if self.left == 0:
+            line = "y" if self.typed[-1] == "stop" else "stop"
+        else:
+            self.left -= 1
+            drawn = self.screen.getvalue().split("    1   2   3   4   5   6   7   8   9\n")[-1]
+            columns: list[list[str]] = [[] for _ in range(9)]
+            for row in drawn.splitlines():
+                if not row.startswith("   "):
+                    break
+                for c, column in enumerate(columns):
+                    card = row[2 + 4 * c : 5 + 4 * c].strip()
+                    if card and card != "-":
+                        column.append(card)
+            position = SoloDrez.from_columns([parse_pokerdrez_cards(c) for c in columns])
+            move = next(m for m in position.legal_moves() if m.stop is None)
+            if move.remove is not None:
+                line = f"r {move.remove + 1}"
+            else:
+                line = f"{(move.from_ or 0) + 1} {move.count} {(move.to or 0) + 1}"
+        self.typed.append(line)
+        return line + "\n"
+
+
+def test_solodrez_counts_and_words_its_moves_as_the_page_does(
+    sdk_client: Client, client: TestClient[Litestar], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page's words at the end ("Not won: 0 of 9 series removed"), and the moves
+    counted as the page counts them: a stop moves no card, so it is said, not counted;
+    the columns of every line a person reads count 1 to 9."""
+    output = io.StringIO()
+    typist = SoloDrezTypist(output, moves=2)
+    typed = cast(TextIO, typist)  # read a line at a time, as a terminal's are
+    code = run(sdk_client, "solodrez", input=typed, output=output, server_url="http://x")
+    text = output.getvalue()
+    assert code == 0, text
+    assert typist.typed[-2:] == ["stop", "y"]
+    assert "solodrez: move 1, 0 of 9 series removed" in text  # the page's "Move 1"
+    assert "solodrez: move 3, " in text  # after two moves, the third is to make
+    payload = verify_receipt(receipt_of(text), client.get("/.well-known/jwks.json").json())
+    log = payload.payload.moves.split()
+    assert log[2:] == ["stop"]  # two moves, then the stop
+    removed = payload.payload.score.series_removed
+    ending = f"Not won: {removed} of 9 series removed, in 2 moves; then stopped."
+    assert f"\n  {ending}\n" in text  # not "3 moves": the stop moved no card
+    from cardproof.cli import verify
+
+    receipt = receipt_file(text)
+    jwks = Path("keys.json")
+    jwks.write_text(json.dumps(client.get("/.well-known/jwks.json").json()))
+    checked = build_parser().parse_args(["verify", str(receipt), "--jwks", str(jwks)])
+    assert verify.run(checked) == 0
+    said = capsys.readouterr().out
+    assert f"\n  {ending}\n" in said  # cardproof verify says it the same way
+
+
+def test_a_solodrez_move_that_is_none_is_said_as_typed_with_columns_1_to_9(
+    sdk_client: Client,
+) -> None:
+    """Not as the API's text of it, whose columns count from 0 ('0:100>1')."""
+    code, output = play(sdk_client, "solodrez", ["1 100 2", "q", "y"])
+    assert code == 1
+    said = " ".join(output.split())
+    assert "'1 100 2' is not a move: type 'a n b' (n cards from column a to column b, " in said
+    assert "columns 1-9), 'r a' (remove column a), hint or stop; type ? for help" in said
+    assert "0:100>1" not in output

@@ -24,6 +24,7 @@ import msgspec
 
 from cardproof.cli.common import SIGNATURE_ONLY, own_entry
 from cardproof.errors import APIError, NotFoundError, TransportError
+from cardproof.games.solodrez import SoloDrez, ending_words
 from cardproof.receipts import (
     EMBEDDED_ISSUER,
     JWKS,
@@ -692,6 +693,8 @@ def _report(outcome: _Outcome) -> None:
     for hand in payload.score.hands:
         cards = " ".join(card_label(card, symbols=symbols) for card in hand.cards)
         print(f"  {hand.line:<11} {cards:<19} {hand.category:<16} {hand.points:>5}")
+    if payload.variant == SoloDrez.id:  # no hands: the series, and the moves as counted
+        print(f"  {ending_words(payload.score, payload.moves.split())}")
     blind = "" if payload.kind == "committed-open" else f"  blind {yes_no(payload.blind)}"
     print(
         f"  deal {payload.deal_id}{blind}  "

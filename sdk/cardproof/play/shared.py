@@ -368,6 +368,10 @@ class Session(ABC):
         """Why the server refused the move typed as ``answer``: its detail, by default."""
         return reason
 
+    def unreadable(self, answer: str, reason: str) -> str:
+        """Why the move typed as ``answer`` could not be read: the detail, by default."""
+        return reason
+
     def unscored_text(self) -> str:
         """Why a finished game has no score (only a serpent dead end has none)."""
         return "This game ended unscored, so it has no receipt."
@@ -397,7 +401,8 @@ class Session(ABC):
             return False
         except BadRequestError as error:
             reason = re.sub(r"^move: ", "", error.detail or error.title)
-            self.term.say(f"  {printable(reason)}; type ? for help")
+            reason = printable(self.unreadable(answer, reason))
+            self.term.paragraph(f"{reason}; type ? for help", indent="  ")
             return False
         self.moved()
         return True
