@@ -32,18 +32,25 @@ class Terminal:
     is not a CI run's (which gets no progress bars).
     """
 
-    def __init__(self, *args: str, cwd: Path, term: str = "dumb", columns: int = 100) -> None:
+    def __init__(
+        self,
+        *args: str,
+        cwd: Path,
+        term: str = "dumb",
+        columns: int = 100,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.main, follower = pty.openpty()
         rows_columns = struct.pack("HHHH", 24, columns, 0, 0)  # a size, as a person's has
         fcntl.ioctl(follower, termios.TIOCSWINSZ, rows_columns)
-        env = {k: v for k, v in os.environ.items() if k not in ("CARDPROOF_URL", "CI")}
+        environ = {k: v for k, v in os.environ.items() if k not in ("CARDPROOF_URL", "CI")}
         self.process = subprocess.Popen(
             [CARDPROOF, *args],
             stdin=follower,
             stdout=follower,
             stderr=follower,
             cwd=cwd,
-            env={**env, "TERM": term, "NO_COLOR": "1"},
+            env={**environ, "TERM": term, "NO_COLOR": "1", **(env or {})},
             close_fds=True,
         )
         os.close(follower)
@@ -144,7 +151,7 @@ def test_solodrez_stop_asks_first_at_a_terminal(tmp_path: Path) -> None:
         terminal.type("stop")
         terminal.expect("Stop? [y/N] ")
         terminal.type("y")
-        terminal.expect("0 series removed (not won)")
+        terminal.expect("Not won: 0 of 9 series removed, in 0 moves; then stopped.")
         terminal.expect("Receipt: written to receipt-d_")
     finally:
         code = terminal.close()
@@ -215,6 +222,45 @@ def test_solodrez_counts_its_columns_1_to_9_at_a_terminal(tmp_path: Path) -> Non
     finally:
         code = terminal.close()
     assert code == 1
+
+
+def test_cards_show_as_the_page_shows_them_at_a_terminal(tmp_path: Path) -> None:
+    """``10♣``, as the play page writes a card, not the API's ``TC``; where the terminal's
+    encoding has no suit symbols, the rank as on the page and the suit's letter (``10C``)."""
+    terminal = Terminal("play", "poker-squares", "--seed", "ten of clubs", cwd=tmp_path)
+    try:
+        board = terminal.expect("Place ", timeout=60) + terminal.expect(": ")
+        assert re.search(r"Place (10|[2-9JQKA])[♣♦♥♠]: $", board), board
+        for cell in ("a1", "b1", "c1", "d1", "e1"):
+            terminal.type(cell)
+            board = terminal.expect("Place ")
+        row = re.search(r"(?m)^  1  (.*)$", board)
+        assert row is not None, board
+        cards = row[1].replace("[", " ").replace("]", " ").split()
+        assert len(cards) == 5, row[1]
+        assert all(re.fullmatch(r"(10|[2-9JQKA])[♣♦♥♠]", card) for card in cards), row[1]
+        terminal.type("q")
+        terminal.expect("[y/N] ")
+        terminal.type("y")
+        terminal.expect("left unfinished")
+        assert terminal.close() == 1
+    finally:
+        terminal.kill()
+    plain = Terminal(
+        *("play", "poker-squares", "--seed", "ten of clubs"),
+        cwd=tmp_path,
+        env={"PYTHONIOENCODING": "ascii"},
+    )
+    try:
+        prompt = plain.expect("Place ", timeout=60) + plain.expect(": ")
+        assert re.search(r"Place (10|[2-9JQKA])[CDHS]: $", prompt), prompt
+        plain.type("q")
+        plain.expect("[y/N] ")
+        plain.type("y")
+        plain.expect("left unfinished")
+        assert plain.close() == 1
+    finally:
+        plain.kill()
 
 
 def test_bots_run_draws_a_progress_bar_at_a_terminal(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, cast
 
 import pytest
 from litestar import Litestar
@@ -23,11 +23,17 @@ from cardproof.games.reserve_poker import ReservePoker, ReserveView
 from cardproof.hands import TABLES
 from cardproof.play import playable_cells, run, running_score, scored_lines
 from cardproof.receipts import EMBEDDED_ISSUER, ReceiptPayload, verify_receipt
+from cardproof.words import card_label
 
 SQUARES = [f"{col}{row}" for row in "12345" for col in "abcde"]
 SNAKE = [f"{col}{row}" for row in "12345" for col in ("abcde" if row in "135" else "edcba")]
 """A boustrophedon: a Hamiltonian path, so a serpent game along it always completes."""
 PATIENCE = [f"{row},{col}" for row in range(5) for col in range(5)]
+
+
+def labels(cards: Any) -> str:
+    """Cards as the terminal shows them, as the pages do: ``10♣ A♠``, a space apart."""
+    return " ".join(card_label(card) for card in cards)
 
 
 @pytest.fixture
@@ -111,11 +117,11 @@ def test_a_scripted_game_runs_to_a_verified_receipt(
     assert code == 0, output
     assert f"table {table}" in output
     if variant_id == "poker-patience":
-        assert "       0    1" in output  # column offsets over the layout
+        assert "       0     1" in output  # column offsets over the layout
         assert "(the first card: 0,0)" in output
     else:
-        assert "       a    b    c    d    e" in output
-        assert "  5    .    .    .    .    ." in output
+        assert "       a     b     c     d     e" in output
+        assert "  5    .     .     .     .     ." in output
     assert f"illegal move ({taken}): cell {taken} is taken" in output
     if variant_id == "serpent-patience":  # the deal's exact best, beside the game's score
         par = re.search(r"Par for this deal: (\d+) points?, the best possible \(you: (\d+)", output)
@@ -137,7 +143,7 @@ def test_a_scripted_game_runs_to_a_verified_receipt(
     placed = {(r, c): card for r, hand in enumerate(rows) for c, card in enumerate(hand.cards)}
     assert running_score(variant_id, placed, TABLES[table]).total == payload.score.total
     for hand in payload.score.hands:
-        assert f"  {hand.line:<11} {' '.join(hand.cards):<15} {hand.category:<16}" in output
+        assert f"  {hand.line:<11} {labels(hand.cards):<19} {hand.category:<16}" in output
 
 
 def test_the_running_score_counts_complete_lines(sdk_client: Client) -> None:
@@ -155,7 +161,7 @@ def test_serpent_shows_the_cards_to_come_and_where_the_next_may_go(sdk_client: C
     assert "Then (24): " in output
     assert "illegal move (a1): a1 is not next to c3" in output
     assert "Next to c3: a cell marked +" in output
-    assert "  3    .    +  [" in output  # c3, with b3 and d3 playable
+    assert "  3    .     +   [" in output  # c3, with b3 and d3 playable
 
 
 def test_a_serpent_dead_end_ends_unscored(sdk_client: Client) -> None:
@@ -205,9 +211,9 @@ def test_the_patience_grid_shows_offsets_and_playable_cells(sdk_client: Client) 
     code, output = play(sdk_client, "poker-patience", ["0,0", "-1,-1", "q"])
     assert code == 1
     board = output.split("poker-patience: card 3 of 25")[1].splitlines()
-    assert board[1] == "      -2   -1    0    1"
-    assert board[2] == " -2    +    +    +    ."
-    assert board[3].startswith(" -1    +  [")  # the card just placed, in brackets
+    assert board[1] == "      -2    -1     0     1"
+    assert board[2] == " -2    +     +     +     ."
+    assert board[3].startswith(" -1    +   [")  # the card just placed, in brackets
     assert board[4].split()[0::2] == ["0", "+", "+"]  # the first card at 0,0, between two +
 
 
@@ -308,8 +314,8 @@ def test_cardproof_play_runs_an_embedded_server(
 
 # --- repeat-poker and reserve-poker ----------------------------------------------------
 
-CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][CDHS]|JK)(?![A-Za-z0-9])")
-"""A card as the terminal prints it."""
+CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:(?:10|[2-9JQKA])[♣♦♥♠]|Joker)(?![A-Za-z0-9])")
+"""A card as the terminal prints it, as the pages do (``10♣``, ``A♠``, ``Joker``)."""
 RESERVE_MOVES = [f"{i % 4}>{i // 5}" for i in range(25)]
 """Grid columns filled left to right, taking from the reserve columns in turn (the API's
 moves, counted from 0)."""
@@ -343,8 +349,8 @@ def test_a_scripted_repeat_game_runs_to_a_verified_receipt(
     hands = payload.score.hands
     assert f"Final score: {payload.score.total} (table repeat)" in output
     for hand in hands:
-        cards, removed = " ".join(hand.cards), " ".join(hand.removed or ())
-        assert f"  {hand.line:<8} {cards:<15} {hand.category:<16} {hand.points:>5}  " in output
+        cards, removed = labels(hand.cards), labels(hand.removed or ())
+        assert f"  {hand.line:<8} {cards:<19} {hand.category:<16} {hand.points:>5}  " in output
         assert f"removed {removed}" in output
     assert payload.server_seed is not None
     options = RepeatPoker.parse_options(payload.options)
@@ -357,8 +363,10 @@ def test_a_scripted_repeat_game_runs_to_a_verified_receipt(
         view = replay.visible()
         assert screen.startswith(f"1 of 1, card {k + 1} of 52 ({52 - k} left in this level")
         rows = [line.split()[1:] for line in re.findall(r"(?m)^  r[12] .*$", screen)]
-        assert rows == [[*row, *["."] * (5 - len(row))] for row in view.rows]  # 5 slots
-        assert f"Place {view.next} (r1-r2): " in screen
+        assert rows == [  # 5 slots
+            [*map(card_label, row), *["."] * (5 - len(row))] for row in view.rows
+        ]
+        assert f"Place {card_label(view.next or '')} (r1-r2): " in screen
         replay.play(RepeatPoker.parse_move(moves[k]))
         found = re.search(r"Score so far: (\d+) points? from (\d+) hands? scored", screen)
         if found is None:  # before the first hand: said in words, not as "0 from 0 hands"
@@ -370,8 +378,8 @@ def test_a_scripted_repeat_game_runs_to_a_verified_receipt(
         assert total == sum(hand.points for hand in hands[:count])  # the server's, so far
         if count:
             last = hands[count - 1]
-            removed = ", removed " + " ".join(last.removed or ())
-            shown = f"{last.line}: {' '.join(last.cards)}, {last.category} {last.points}"
+            removed = ", removed " + labels(last.removed or ())
+            shown = f"{last.line}: {labels(last.cards)}, {last.category} {last.points}"
             assert f"scored: {shown}{removed}" in screen
     assert "Just scored: row 1: " in output
     assert "Last scored: row 2: " in output
@@ -394,7 +402,7 @@ def test_the_repeat_ladder_plays_five_levels(
     last_screen = output.split("level 5 of 5, card 52 of 52")[1]
     assert ", ".join(f"level {k} {p}" for k, p in enumerate(levels[:4], 1)) in last_screen
     for hand in payload.score.hands:
-        assert f"  L{hand.level} {hand.line} {' '.join(hand.cards)} " in output
+        assert f"  L{hand.level} {hand.line} {labels(hand.cards)} " in output
 
 
 def replayed_views(payload: ReceiptPayload) -> list[ReserveView]:
@@ -414,7 +422,8 @@ def replayed_views(payload: ReceiptPayload) -> list[ReserveView]:
 
 
 def grid_texts(view: ReserveView) -> set[str]:
-    return {card for row in view.grid for card in row if card is not None}
+    """The grid's cards, as the terminal shows them."""
+    return {card_label(card) for row in view.grid for card in row if card is not None}
 
 
 @pytest.mark.parametrize("version", [1, 5, 6])
@@ -442,7 +451,7 @@ def test_a_scripted_reserve_game_shows_only_what_is_face_up(
     assert len(screens) == 25
     for k, (screen, view) in enumerate(zip(screens, views, strict=False)):
         assert screen.startswith(f"{version}: card {k + 1} of 25\n"), screen
-        face_up = {card for column in view.reserve for card in column if card is not None}
+        face_up = {card_label(c) for column in view.reserve for c in column if c is not None}
         assert set(CARD_TEXT.findall(screen)) == grid_texts(view) | face_up, screen
         if version == 6:
             assert not face_up
@@ -455,12 +464,12 @@ def test_a_scripted_reserve_game_shows_only_what_is_face_up(
         assert f"Score so far: {expected.total} from {len(expected.hands)} complete" in screen
     final = output[game_over : output.index("Receipt: ")]
     assert set(CARD_TEXT.findall(final)) == grid_texts(views[-1])
-    assert "       a    b    c    d    e" in final  # letters, as moves name them
-    assert "     1    2    3    4" in output  # the reserve columns' numbers
+    assert "        a       b       c       d       e" in final  # letters, as moves name them
+    assert "        1       2       3       4" in output  # the reserve columns' numbers
     assert f"Final score: {payload.score.total} (table reserve)" in final
     assert len(payload.score.hands) == 12
     for hand in payload.score.hands:
-        assert f"  {hand.line:<11} {' '.join(hand.cards):<15} {hand.category:<16}" in final
+        assert f"  {hand.line:<11} {labels(hand.cards):<19} {hand.category:<16}" in final
     final_grid = {
         (r, c): card
         for r, row in enumerate(views[-1].grid)
@@ -521,9 +530,11 @@ def test_colour_leaves_the_cards_in_their_columns(
     assert "\x1b[" in text  # coloured, whatever the cards
     board = [line for line in plain.splitlines() if re.match(r"^(  r\d  |  \d  | {6}\S)", line)]
     assert len(board) >= 25
-    stride, first = (5, 6) if variant_id == "reserve-poker" else (4, 7)  # slot width, 1st card
+    stride, first = (8, 7) if variant_id == "reserve-poker" else (4, 7)  # slot width, 1st card
     for line in board:  # every card starts at its column's place, as without colour
-        starts = {match.start() for match in CARD_TEXT.finditer(line)}
+        starts = {  # the joker, five letters wide, is centred one place earlier
+            match.start() + (match[0] == "Joker") for match in CARD_TEXT.finditer(line)
+        }
         assert starts <= set(range(first, first + 5 * stride, stride)), line
 
 
@@ -537,4 +548,121 @@ def test_solodrez_stop_asks_first_and_says_what_stopping_means(sdk_client: Clien
     assert output.count("solodrez: move ") == 1  # declined: the game went on, nothing sent
     payload = verify_receipt(receipt_of(output), sdk_client.jwks()).payload
     assert payload.moves == "stop"  # sent once, when confirmed
-    assert "0 series removed (not won)" in output
+    assert "Not won: 0 of 9 series removed, in 0 moves; then stopped." in output
+
+
+def test_cards_read_as_the_page_writes_them_or_ascii_where_the_output_has_no_symbols(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``10♣`` as the play page writes it (``TC`` is the API's text); an ASCII terminal
+    gets the page's rank and the suit's letter, ``10C``. A card is read in all three."""
+    from cardproof.cards import Card
+    from cardproof.cli.tournament import _round_line
+    from cardproof.models import RoundStatus
+    from cardproof.play.shared import Terminal
+
+    def stream(encoding: str) -> io.TextIOWrapper:
+        return io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+
+    symbols = Terminal(io.StringIO(), stream("utf-8"), False)
+    letters = Terminal(io.StringIO(), stream("ascii"), False)
+    texts = ("TC", "AS", "9H", "JK", "Q3")
+    assert [symbols.card(text) for text in texts] == ["10♣", "A♠", "9♥", "Joker", "Q3"]
+    assert [letters.card(text) for text in texts] == ["10C", "AS", "9H", "Joker", "Q3"]
+    assert symbols.card("TD", width=5) == "10♦  "  # padded after the colour, if any
+    assert Card.parse("TC") is Card.parse("10C") is Card.parse("10♣") is Card.parse("tc")
+    status = RoundStatus(
+        tournament_id="t_0123456789abcdef0123",
+        round=1,
+        format="lockstep",
+        status="playing",
+        seats=2,
+        calls=25,
+        call=0,
+        card="TC",
+        seconds_left=60.0,
+    )
+    monkeypatch.setattr("sys.stdout", stream("utf-8"))
+    assert "card 1 of 25 10♣ called" in _round_line(status)
+    monkeypatch.setattr("sys.stdout", stream("ascii"))
+    assert "card 1 of 25 10C called" in _round_line(status)
+
+
+class SoloDrezTypist:
+    """Types a legal solodrez move (as the board counts columns, 1-9) for each prompt, read
+    off the board last drawn, ``moves`` times; then ``stop``, and yes."""
+
+    def __init__(self, screen: io.StringIO, moves: int) -> None:
+        self.screen = screen
+        self.left = moves
+        self.typed: list[str] = []
+
+    def readline(self) -> str:
+        from cardproof.games.solodrez import SoloDrez
+        from cardproof.pokerdrez import parse_pokerdrez_cards
+
+        if self.left == 0:
+            line = "y" if self.typed[-1] == "stop" else "stop"
+        else:
+            self.left -= 1
+            drawn = self.screen.getvalue().split("    1   2   3   4   5   6   7   8   9\n")[-1]
+            columns: list[list[str]] = [[] for _ in range(9)]
+            for row in drawn.splitlines():
+                if not row.startswith("   "):
+                    break
+                for c, column in enumerate(columns):
+                    card = row[2 + 4 * c : 5 + 4 * c].strip()
+                    if card and card != "-":
+                        column.append(card)
+            position = SoloDrez.from_columns([parse_pokerdrez_cards(c) for c in columns])
+            move = next(m for m in position.legal_moves() if m.stop is None)
+            if move.remove is not None:
+                line = f"r {move.remove + 1}"
+            else:
+                line = f"{(move.from_ or 0) + 1} {move.count} {(move.to or 0) + 1}"
+        self.typed.append(line)
+        return line + "\n"
+
+
+def test_solodrez_counts_and_words_its_moves_as_the_page_does(
+    sdk_client: Client, client: TestClient[Litestar], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page's words at the end ("Not won: 0 of 9 series removed"), and the moves
+    counted as the page counts them: a stop moves no card, so it is said, not counted;
+    the columns of every line a person reads count 1 to 9."""
+    output = io.StringIO()
+    typist = SoloDrezTypist(output, moves=2)
+    typed = cast(TextIO, typist)  # read a line at a time, as a terminal's are
+    code = run(sdk_client, "solodrez", input=typed, output=output, server_url="http://x")
+    text = output.getvalue()
+    assert code == 0, text
+    assert typist.typed[-2:] == ["stop", "y"]
+    assert "solodrez: move 1, 0 of 9 series removed" in text  # the page's "Move 1"
+    assert "solodrez: move 3, " in text  # after two moves, the third is to make
+    payload = verify_receipt(receipt_of(text), client.get("/.well-known/jwks.json").json())
+    log = payload.payload.moves.split()
+    assert log[2:] == ["stop"]  # two moves, then the stop
+    removed = payload.payload.score.series_removed
+    ending = f"Not won: {removed} of 9 series removed, in 2 moves; then stopped."
+    assert f"\n  {ending}\n" in text  # not "3 moves": the stop moved no card
+    from cardproof.cli import verify
+
+    receipt = receipt_file(text)
+    jwks = Path("keys.json")
+    jwks.write_text(json.dumps(client.get("/.well-known/jwks.json").json()))
+    checked = build_parser().parse_args(["verify", str(receipt), "--jwks", str(jwks)])
+    assert verify.run(checked) == 0
+    said = capsys.readouterr().out
+    assert f"\n  {ending}\n" in said  # cardproof verify says it the same way
+
+
+def test_a_solodrez_move_that_is_none_is_said_as_typed_with_columns_1_to_9(
+    sdk_client: Client,
+) -> None:
+    """Not as the API's text of it, whose columns count from 0 ('0:100>1')."""
+    code, output = play(sdk_client, "solodrez", ["1 100 2", "q", "y"])
+    assert code == 1
+    said = " ".join(output.split())
+    assert "'1 100 2' is not a move: type 'a n b' (n cards from column a to column b, " in said
+    assert "columns 1-9), 'r a' (remove column a), hint or stop; type ? for help" in said
+    assert "0:100>1" not in output

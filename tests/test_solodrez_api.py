@@ -359,7 +359,7 @@ def test_play_solodrez_in_the_terminal_with_a_hint(
     assert "Columns 1-9 are shown top to bottom" in text
     assert "hint: " in text
     assert "illegal move (3 7 4): column 3 holds 6 cards, not 7" in text  # the API's column 2
-    assert "0 series removed (not won)" in text
+    assert "Not won: 0 of 9 series removed, in 0 moves; then stopped." in text
     assert "Receipt: " in text
 
 

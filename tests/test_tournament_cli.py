@@ -28,6 +28,7 @@ import cardproof.play.round as round_module
 from cardproof.cli.common import entries_dir, private_entries_dir
 from cardproof.client import Client, Round
 from cardproof.play.shared import Terminal as PlayTerminal
+from cardproof.words import card_label
 from conftest import TEST_KEYS, free_port, served
 from test_cli_pty import Terminal
 
@@ -151,8 +152,10 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
     assert standings.returncode == 0, standings.stderr
     assert ", 2 rounds, 2 entrants" in standings.stdout.splitlines()[0]
     rows = {line.split()[1]: line.split() for line in standings.stdout.splitlines()[2:]}
-    assert rows["Ada"][2:] == [str(scores["Ada"]), "1/2"]
-    assert rows["Bea"][2:] == [str(scores["Bea"]), "1/2"]
+    assert rows["Ada"][2:] == [str(scores["Ada"]), "1"]  # games finished, as the page says
+    assert rows["Bea"][2:] == [str(scores["Bea"]), "1"]
+    ranked = [line.split()[1] for line in standings.stdout.splitlines()[2:]]
+    assert ranked == sorted(rows, key=lambda name: (-scores[name], name))  # by rank
 
     closed = cardproof("tournament", "close", tid, "--url", url, key=key)
     assert closed.returncode == 0, closed.stderr
@@ -184,6 +187,8 @@ def test_an_organizer_runs_a_tournament_and_a_player_verifies_after_the_close(
     assert late.returncode == 0, late.stdout + late.stderr
     assert f"verified: poker-squares, score {scores['Ada']}" in late.stdout
     assert "replayed with round 1's server seed" in late.stdout
+    card = r"(?:10|[2-9JQKA])[♣♦♥♠]"  # as the page shows a card, not the API's TC
+    assert re.search(rf"(?m)^  row 1 +(?:{card} ){{4}}{card} ", late.stdout), late.stdout
 
 
 def test_invite_codes_and_refusals(server: tuple[str, str], tmp_path: Path) -> None:
@@ -197,7 +202,8 @@ def test_invite_codes_and_refusals(server: tuple[str, str], tmp_path: Path) -> N
     code = created.stdout.splitlines()[-1].removeprefix("invite code ")
     tid = tournament_id(created.stdout)
     with Client(base_url=url) as player:
-        token = player.enter(tid, "Ada", invite_code=code).token
+        entry = player.enter(tid, "Ada", invite_code=code)
+        token = entry.token
         game = player.play_round(tid, 1, token)
         refused = cardproof("tournament", "start", tid, "1", "--url", url)
         assert refused.returncode == 2  # no organizer key
@@ -210,17 +216,35 @@ def test_invite_codes_and_refusals(server: tuple[str, str], tmp_path: Path) -> N
     elsewhere = msgspec.structs.replace(receipt.payload, server_seed_hash="00" * 32)
     forged = tmp_path / "forged.jws"
     forged.write_text(TEST_KEYS.signing.sign(elsewhere))  # the server's key, another deal
-    blind = cardproof("verify", str(saved), "--url", url)  # a player cannot read the tournament
+    nowhere = {"XDG_STATE_HOME": str(tmp_path / "no-entries")}
+    blind = cardproof("verify", str(saved), "--url", url, env=nowhere)  # no entry on disk
     assert blind.returncode == 3, blind.stdout + blind.stderr  # the signature only
     assert "could not be read" in blind.stdout
-    assert "401" in blind.stderr
+    assert f"tournament {tid} is invite-only: verify reads it with your entry" in blind.stderr
+    assert "--entry-file FILE" in blind.stderr  # what to pass, in plain words
+    assert "organizer key" not in blind.stdout + blind.stderr  # never, to a player
+    # the entry cardproof tournament enter would have written: verify finds it by itself
+    state = tmp_path / "state"
+    env = {"XDG_STATE_HOME": str(state)}
+    entries = state / "cardproof" / "entries"
+    entries.mkdir(parents=True, mode=0o700)
+    entry_file = entries / f"cardproof-entry-{tid}.json"
+    entry_file.write_bytes(msgspec.json.encode(entry))
+    entry_file.chmod(0o600)
+    early = cardproof("verify", str(saved), "--url", url, env=env)
+    assert early.returncode == 3, early.stdout + early.stderr  # open: no seed to replay yet
+    assert "still open" in early.stdout  # but the tournament was read, with the entry
+    assert "could not be read" not in early.stdout
+    shown = cardproof("tournament", "show", tid, "--url", url, env=env)  # read with it too
+    assert shown.returncode == 0, shown.stderr
+    assert "     1  Ada " in shown.stdout
     stray = cardproof("verify", str(forged), "--url", url, key=key)
     assert stray.returncode == 1
     assert "NOT VERIFIED (not-in-tournament)" in stray.stdout
     assert cardproof("tournament", "show", tid, "--url", url, key=key).returncode == 0
-    unread = cardproof("tournament", "show", tid, "--url", url)  # invite-only: the organizer's
+    unread = cardproof("tournament", "show", tid, "--url", url, env=nowhere)  # no entry
     assert unread.returncode == 1
-    assert "refused (401" in unread.stderr
+    assert f"{tid} is invite-only: an entrant reads it with their entry" in unread.stderr
 
     no_key = cardproof(*create)
     assert no_key.returncode == 2
@@ -238,6 +262,19 @@ def test_invite_codes_and_refusals(server: tuple[str, str], tmp_path: Path) -> N
     organizer = cardproof("verify", str(saved), "--url", url, key=key)
     assert organizer.returncode == 0, organizer.stdout + organizer.stderr
     assert "replayed with round 1's server seed" in organizer.stdout
+    mine = cardproof("verify", str(saved), "--url", url, env=env)  # the player's own entry
+    assert mine.returncode == 0, mine.stdout + mine.stderr
+    assert "replayed with round 1's server seed" in mine.stdout
+    assert "the closed tournament's standings count it: Ada, round 1" in mine.stdout
+    named = cardproof(
+        *("verify", str(saved), "--url", url, "--entry-file", str(entry_file)), env=nowhere
+    )
+    assert named.returncode == 0, named.stdout + named.stderr
+    export = tmp_path / "export.json"
+    exported = cardproof("tournament", "export", tid, "-o", str(export), "--url", url, env=env)
+    assert exported.returncode == 0, exported.stderr  # read with the entry: no organizer key
+    checked = cardproof("verify", "--tournament", str(export), "--url", url, env=env)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_a_player_enters_from_the_command_line_and_keeps_the_token(
@@ -320,9 +357,14 @@ def test_a_player_plays_a_lockstep_round_live_from_the_command_line(
         "tournament", "enter", tid, "--name", "Ada", "--entry-file", str(entry_file), "--url", url
     )
     assert entered.returncode == 0, entered.stderr
-    said = next(line for line in entered.stdout.splitlines() if line.startswith("To play round"))
-    printed = shlex.split(said.split(": ", 1)[1].replace("--round N", "--round 1"))
-    assert printed[0] == "cardproof"
+    lines = entered.stdout.splitlines()
+    told = next(n for n, line in enumerate(lines) if line.startswith("Next: take your seat"))
+    assert lines[told].startswith("Next: take your seat in round 1 of 1 now")
+    printed = shlex.split(lines[told + 1])  # the command, on a line of its own
+    assert printed == [
+        *("cardproof", "play", "--tournament", tid, "--round", "1", "--url", url),
+        *("--entry-file", str(entry_file)),  # named, as it is not where enter puts entries
+    ]
     receipt = tmp_path / "ada.jws"
     command = [  # the command the entry printed, as the player types it
         str(Path(sys.executable).parent / "cardproof"),
@@ -478,8 +520,9 @@ def test_a_card_left_is_placed_for_the_player_who_is_told_where(
             assert card is not None
             terminal.expect("s left] Place ")
             terminal.keys("c")  # a move begun, never sent: the deadline does not wait for it
-            terminal.expect(f"Time's up: {card} was placed for you at a1")
-            terminal.expect("[" + card)  # the board shows it where the server placed it
+            shown = card_label(card)  # as the page shows it: 10♣
+            terminal.expect(f"Time's up: {shown} was placed for you at a1")
+            terminal.expect("[" + shown)  # the board shows it where the server placed it
             terminal.expect("s left] Place ")
             terminal.type("q")
             terminal.expect("Left the seat after ")
@@ -602,11 +645,12 @@ def test_standings_print_each_entrants_share_of_par_and_a_players_games(
         while (standings := client.standings(tid)).pars_pending:
             assert time.monotonic() < deadline, standings
             time.sleep(0.1)
-        assert tournament._standings(client, argparse.Namespace(id=tid, player="Ada")) == 0
+        asked = argparse.Namespace(id=tid, player="Ada", token=None)
+        assert tournament._standings(client, asked) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1].split() == ["rank", "name", "total", "games", "%", "of", "par"]
     line = standings.entrants[0]
-    assert out[2].split() == ["1", "Ada", str(sum(totals)), "2/2", f"{line.percent_of_par:.1f}%"]
+    assert out[2].split() == ["1", "Ada", str(sum(totals)), "2", f"{line.percent_of_par:.1f}%"]
     for par, printed in zip(standings.pars, out[3:5], strict=True):
         proof = "optimal" if par.optimal else f"bound {par.upper_bound}"
         assert printed == f"round {par.round} par {par.score} ({proof}, by the {par.by})"
@@ -781,7 +825,7 @@ def test_after_its_game_a_seat_is_told_the_standings_and_the_next_round(
         round_module._tell_next(player, term, tid, 1, token, url + "/")
         assert told.getvalue() == (
             f"Standings: {url}/tournaments/{tid}\n"
-            "Round 2 of 2, when it starts:\n"
+            "Round 2 of 2: take your seat before it starts (nobody is seated once it has):\n"
             f"  cardproof play --tournament {tid} --round 2 --url {url}/\n"
         )
         last = io.StringIO()
@@ -810,26 +854,62 @@ def lockstep_cup(server: tuple[str, str], name: str) -> str:
     return tournament_id(made.stdout)
 
 
-def test_show_lists_the_entrants_and_their_games_finished(server: tuple[str, str]) -> None:
+def test_show_lists_the_entrants_by_rank_and_their_games_finished(
+    server: tuple[str, str],
+) -> None:
+    """As the standings page does: by rank (not by name), and the games each finished as a
+    count (the page's "games" column), not as "1/1"."""
     url, _ = server
     tid = lockstep_cup(server, "Shown Cup")
     nobody = cardproof("tournament", "show", tid, "--url", url)
     assert nobody.stdout.splitlines()[-1] == "entrants    0"
     with Client(base_url=url) as player:
-        ada = seat(player, tid, "ada")
+        zed = seat(player, tid, "Zed")
         player.enter(tid, "Bea")  # entered, never seated: no game finished
         start(server, tid)
-        calls = ada.calls()
+        calls = zed.calls()
         for index in range(25):
             assert next(calls).index == index
-            ada.play(CELLS[index])
+            zed.play(CELLS[index])
+        assert zed.game.score is not None
+        assert zed.game.score.total > 0  # ahead of Bea, who is ahead by name
     shown = cardproof("tournament", "show", tid, "--url", url)
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.splitlines()[-3:] == [
-        "entrants    2, games finished of each:",
-        "    1/1   ada",
-        "    0/1   Bea",
+    assert shown.stdout.splitlines()[-4:] == [
+        "entrants    2, by rank (as the standings page lists them):",
+        "  rank  name                     games",
+        "     1  Zed                          1",
+        "     2  Bea                          0",
     ]
+
+
+def test_start_says_the_round_started_and_what_comes_next(server: tuple[str, str]) -> None:
+    """``tournament start`` confirms: the tournament and round started, the card called
+    (as the page shows it), what the seated players do, and the organizer's next commands."""
+    url, key = server
+    made = cardproof(
+        *("tournament", "create", "Started Cup", "--variant", "poker-squares", "--rounds", "2"),
+        *("--opens", "now", "--closes", "+1h", "--card-seconds", "45", "--url", url),
+        key=key,
+    )
+    assert made.returncode == 0, made.stderr
+    tid = tournament_id(made.stdout)
+    with Client(base_url=url) as player:
+        seat(player, tid, "Ada")
+        seat(player, tid, "Bea")
+    started = cardproof("tournament", "start", tid, "1", "--url", url, key=key)
+    assert started.returncode == 0, started.stderr
+    lines = started.stdout.splitlines()
+    assert lines[0] == f'Started round 1 of 2 of "Started Cup" ({tid}).'
+    card = re.search(r"card 1 of 25 (\S+) called", lines[1])
+    assert card is not None, lines[1]
+    assert re.fullmatch(r"(10|[2-9JQKA])[♣♦♥♠]", card[1])  # as the page shows it
+    said = " ".join(lines[2:])
+    assert f"Its first card, {card[1]}, is called now to the 2 seated players: " in said
+    assert "each has 45 s to place it" in said
+    assert "entrants not seated now sit round 1 out. Entries are closed." in said
+    assert f"Follow it: cardproof tournament round {tid} 1 --watch --url {url}" in lines
+    assert f"Then round 2: cardproof tournament start {tid} 2 --url {url}" in lines
 
 
 def test_watching_a_round_follows_it_until_it_ends(server: tuple[str, str]) -> None:
@@ -916,10 +996,10 @@ def test_an_entry_goes_to_a_private_state_directory_and_play_finds_it(
     assert "cannot take a seat in round 9" in found.stdout + found.stderr
     assert found.returncode == 1  # refused by the server, as every tournament command says
     assert "cannot read the entry" not in found.stderr
-    no_round = cardproof("play", "--tournament", tid, "--url", url, env=env)
-    assert (no_round.returncode, no_round.stderr) == (
+    no_url = cardproof("play", "--tournament", tid, env=env)
+    assert (no_url.returncode, no_url.stderr) == (
         2,
-        "cardproof play --tournament needs --round N\n",  # only what is missing
+        "cardproof play --tournament needs the server (--url or $CARDPROOF_URL)\n",
     )
     # an entry an older cardproof wrote to the working directory is still found, and said so
     legacy = tmp_path / "old"
@@ -934,6 +1014,70 @@ def test_an_entry_goes_to_a_private_state_directory_and_play_finds_it(
     assert (
         f"cannot read the entry in {tmp_path / 'empty' / 'cardproof' / 'entries'}" in missing.stderr
     )
+
+
+def test_an_entrant_is_told_the_next_command_and_the_commands_find_the_entry(
+    server: tuple[str, str], tmp_path: Path
+) -> None:
+    """After ``tournament enter``: the entry file and the exact command to type, which finds
+    the entry (and, without ``--round``, the round) by itself; show, standings and round
+    read an invite-only tournament with it; an async one is said plainly."""
+    url, key = server
+    made = cardproof(
+        *("tournament", "create", "Entry Cup", "--variant", "poker-squares", "--rounds", "2"),
+        *("--opens", "now", "--closes", "+1h", "--invites", "2", "--url", url),
+        key=key,
+    )
+    assert made.returncode == 0, made.stderr
+    tid = tournament_id(made.stdout)
+    codes = [line.split()[-1] for line in made.stdout.splitlines() if "invite code" in line]
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    entered = cardproof(
+        *("tournament", "enter", tid, "--name", "Ada", "--invite", codes[0], "--url", url),
+        env=env,
+    )
+    assert entered.returncode == 0, entered.stderr
+    path = tmp_path / "state" / "cardproof" / "entries" / f"cardproof-entry-{tid}.json"
+    lines = entered.stdout.splitlines()
+    assert lines[1].startswith(f"Your entry is saved in {path}.")
+    assert lines[3] == (
+        "cardproof play, verify and tournament show, standings and round read it from there "
+        "by themselves: you need not open it."
+    )
+    assert lines[4].startswith("Next: take your seat in round 1 of 2 now, and wait there")
+    assert lines[5] == f"  cardproof play --tournament {tid} --round 1 --url {url}"
+    for command in (("show", tid), ("standings", tid), ("round", tid, "1")):
+        read = cardproof("tournament", *command, "--url", url, env=env)  # invite-only
+        assert read.returncode == 0, (command, read.stderr)
+    terminal = Terminal(
+        *("play", "--tournament", tid, "--url", url), cwd=tmp_path, term="xterm", env=env
+    )
+    try:
+        terminal.expect("round 1 of 2, the first not over")  # no --round: found
+        terminal.expect("Seated: 1 so far; waiting for the start")
+        terminal.process.send_signal(signal.SIGINT)  # Ctrl-C leaves the seat
+        terminal.expect("Left the seat after 0 of the round's cards")
+        assert terminal.close() == 1
+    finally:
+        terminal.kill()
+
+    paced = cardproof(
+        *("tournament", "create", "Paced Cup", "--variant", "poker-squares", "--rounds", "1"),
+        *("--opens", "now", "--closes", "+1h", "--format", "async", "--invite", "--url", url),
+        key=key,
+    )
+    assert paced.returncode == 0, paced.stderr
+    aid = tournament_id(paced.stdout)
+    code = paced.stdout.splitlines()[-1].removeprefix("invite code ")
+    joined = cardproof(
+        *("tournament", "enter", aid, "--name", "Ada", "--invite", code, "--url", url), env=env
+    )
+    assert joined.returncode == 0, joined.stderr
+    assert "played at each entrant's own pace (async)" in joined.stdout
+    assert "--round 1" not in joined.stdout  # no seat to take in a lockstep round
+    seat = cardproof("play", "--tournament", aid, "--url", url, env=env)
+    assert seat.returncode == 1
+    assert f"cardproof play: {aid} is played at each entrant's own pace (async)" in seat.stderr
 
 
 def test_entry_directory_follows_xdg_and_is_made_private(

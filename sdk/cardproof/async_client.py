@@ -428,14 +428,19 @@ class AsyncClient:
         return game
 
     async def standings(
-        self, tournament_id: str, *, player: str | None = None, invite_code: str | None = None
+        self,
+        tournament_id: str,
+        *,
+        player: str | None = None,
+        invite_code: str | None = None,
+        token: str | None = None,
     ) -> Standings:
         """Every entrant's total over finished games, best first (``invite_code`` as above).
 
         ``player``: also that entrant's games, each with its share of the round's par
         (``Standings.games``; a closed tournament only).
         """
-        return await self._send(endpoints.standings(tournament_id, invite_code, player))
+        return await self._send(endpoints.standings(tournament_id, invite_code, player, token))
 
     async def settlement(
         self,
@@ -467,9 +472,11 @@ class AsyncClient:
         """Close the tournament now (its organizer); the answer reveals the round seeds."""
         return await self._send(endpoints.close_tournament(tournament_id))
 
-    async def export_tournament(self, tournament_id: str) -> TournamentExport:
+    async def export_tournament(
+        self, tournament_id: str, *, token: str | None = None
+    ) -> TournamentExport:
         """A closed tournament's whole record, checked as :meth:`Client.export_tournament`."""
-        export = await self._send(endpoints.export_tournament(tournament_id))
+        export = await self._send(endpoints.export_tournament(tournament_id, token))
         self._promises.check_tournament(export.tournament)
         return export
 

@@ -553,14 +553,22 @@ class Client:
         return game
 
     def standings(
-        self, tournament_id: str, *, player: str | None = None, invite_code: str | None = None
+        self,
+        tournament_id: str,
+        *,
+        player: str | None = None,
+        invite_code: str | None = None,
+        token: str | None = None,
     ) -> Standings:
         """Every entrant's total over finished games, best first (``invite_code`` as above).
+
+        An invite-only tournament's are read as it is (:meth:`tournament`): with
+        ``invite_code``, an entrant's ``token``, or the organizer's ``api_key``.
 
         ``player``: also that entrant's games, each with its share of the round's par
         (``Standings.games``; a closed tournament only).
         """
-        return self._send(endpoints.standings(tournament_id, invite_code, player))
+        return self._send(endpoints.standings(tournament_id, invite_code, player, token))
 
     def settlement(
         self,
@@ -595,12 +603,16 @@ class Client:
         """Close the tournament now (its organizer); the answer reveals the round seeds."""
         return self._send(endpoints.close_tournament(tournament_id))
 
-    def export_tournament(self, tournament_id: str) -> TournamentExport:
+    def export_tournament(
+        self, tournament_id: str, *, token: str | None = None
+    ) -> TournamentExport:
         """A closed tournament's whole record (``cardproof.tournaments.verify_export``).
 
-        Its round hashes and revealed seeds are checked as :meth:`tournament` does.
+        Its round hashes and revealed seeds are checked as :meth:`tournament` does. An
+        invite-only tournament's is read with an entrant's ``token`` or the organizer's
+        ``api_key``.
         """
-        export = self._send(endpoints.export_tournament(tournament_id))
+        export = self._send(endpoints.export_tournament(tournament_id, token))
         self._promises.check_tournament(export.tournament)
         return export
 

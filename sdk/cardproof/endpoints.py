@@ -311,11 +311,12 @@ def open_round(tournament_id: str, round_number: int, token: str) -> ApiCall[Dea
 
 
 def standings(
-    tournament_id: str, invite_code: str | None, player: str | None
+    tournament_id: str, invite_code: str | None, player: str | None, token: str | None = None
 ) -> ApiCall[Standings]:
     query = f"?{urlencode({'player': player})}" if player is not None else ""
     path = _tournament_path(tournament_id, "standings") + query
-    return ApiCall("GET", path, Standings, invite_code=invite_code, limit=TOURNAMENT_LIMIT)
+    authorization = None if token is None else f"Bearer {token}"
+    return ApiCall("GET", path, Standings, None, authorization, invite_code, limit=TOURNAMENT_LIMIT)
 
 
 def settlement(
@@ -333,9 +334,10 @@ def close_tournament(tournament_id: str) -> ApiCall[Tournament]:
     return ApiCall("POST", path, Tournament, {}, limit=TOURNAMENT_LIMIT)
 
 
-def export_tournament(tournament_id: str) -> ApiCall[TournamentExport]:
+def export_tournament(tournament_id: str, token: str | None = None) -> ApiCall[TournamentExport]:
     path = _tournament_path(tournament_id, "export")
-    return ApiCall("GET", path, TournamentExport, limit=EXPORT_LIMIT)
+    authorization = None if token is None else f"Bearer {token}"
+    return ApiCall("GET", path, TournamentExport, None, authorization, limit=EXPORT_LIMIT)
 
 
 def jwks() -> ApiCall[JWKS]:

@@ -4,6 +4,8 @@ r"""Numbers, flags and echoed text in words, for every text a person reads (the 
 ('1 move', '2 moves', '0 series', 'yes')
 >>> printable("Cup\x1b[31m \u202eevil")
 'Cup\\u001b[31m \\u202eevil'
+>>> card_label("TC"), card_label("TC", symbols=False), card_label("JK"), card_label("Q3")
+('10♣', '10C', 'Joker', 'Q3')
 """
 
 from __future__ import annotations
@@ -26,6 +28,38 @@ def yes_no(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
+SUIT_SYMBOLS: Final = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+"""Each suit letter's symbol, as the pages show it (♣ ♦ ♥ ♠)."""
+
+
+def card_label(text: str, *, symbols: bool = True) -> str:
+    """A card as the pages show it: ``10♣``, ``A♠``, ``Joker``; ``10C`` without ``symbols``.
+
+    A card the API writes (``TC``, ``JK``) is shown with its rank in figures (``10``) and
+    its suit's symbol, or its letter where the symbols cannot be shown (an ASCII
+    terminal); any other text (a solodrez card, ``Q3``) is shown as it is.
+    """
+    if text == "JK":
+        return "Joker"
+    if len(text) != 2 or text[0] not in "23456789TJQKA" or text[1] not in SUIT_SYMBOLS:
+        return text
+    rank = "10" if text[0] == "T" else text[0]
+    return rank + (SUIT_SYMBOLS[text[1]] if symbols else text[1])
+
+
+def shows_suits(stream: object) -> bool:
+    """Whether ``stream`` can write the suit symbols: its encoding has them (``UTF-8``).
+
+    A stream that names no encoding (``io.StringIO``) holds any text.
+    """
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        "".join(SUIT_SYMBOLS.values()).encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
 def printable(text: str) -> str:
     r"""``text`` with each hidden character (:data:`HIDDEN_CATEGORIES`) as a ``\uXXXX`` escape.
 
@@ -38,4 +72,12 @@ def printable(text: str) -> str:
     )
 
 
-__all__ = ["HIDDEN_CATEGORIES", "plural", "printable", "yes_no"]
+__all__ = [
+    "HIDDEN_CATEGORIES",
+    "SUIT_SYMBOLS",
+    "card_label",
+    "plural",
+    "printable",
+    "shows_suits",
+    "yes_no",
+]

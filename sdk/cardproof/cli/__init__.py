@@ -123,7 +123,8 @@ def _add_tournament_parser(commands: Any) -> None:
     server.add_argument(
         "--key",
         help="the organizer key, cpo_... (default: $CARDPROOF_ORGANIZER_KEY); create, list, "
-        "invites, start and close need it, and reading an invite-only tournament",
+        "invites, start and close need it (show, standings, round and export read an "
+        "invite-only tournament with it, or with your entry)",
     )
     tournament = commands.add_parser(
         "tournament",
@@ -201,11 +202,21 @@ def _add_tournament_parser(commands: Any) -> None:
         "--cursor", metavar="CURSOR", help="the page after another (the cursor it printed)"
     )
     listing.add_argument("--all", action="store_true", help="every page, one after another")
+    reader = argparse.ArgumentParser(add_help=False)
+    reader.add_argument(
+        "--entry-file",
+        metavar="FILE",
+        help="your entry, whose token reads an invite-only tournament (default: where "
+        "cardproof tournament enter wrote it, $XDG_STATE_HOME/cardproof/entries/"
+        "cardproof-entry-ID.json, else under ~/.local/state; used when no organizer key "
+        "is given)",
+    )
     for name, text in (
         ("start", "start a lockstep round now: its first card is called"),
         ("round", "a lockstep round's status: the call, its deadline"),
     ):
-        command = sub.add_parser(name, parents=[server], help=text)
+        parents = [server] if name == "start" else [server, reader]
+        command = sub.add_parser(name, parents=parents, help=text)
         command.add_argument("id", help="the tournament id")
         command.add_argument("round", type=int, help="the round, from 1")
         if name == "round":
@@ -250,7 +261,8 @@ def _add_tournament_parser(commands: Any) -> None:
         ("close", "close a tournament now: reveals its round seeds"),
         ("export", "a closed tournament's whole record, as JSON"),
     ):
-        command = sub.add_parser(name, parents=[server], help=text)
+        parents = [server] if name == "close" else [server, reader]
+        command = sub.add_parser(name, parents=parents, help=text)
         command.add_argument("id", help="the tournament id")
         if name == "export":
             command.add_argument(
@@ -339,8 +351,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="verify a receipt offline: signature, seed, deck, replay, score",
         description="Verify a receipt offline. A tournament receipt issued before the close "
         "has no seed: verify fetches the tournament's revealed seed from --url (an "
-        "invite-only tournament is read with its invite code in CARDPROOF_INVITE_CODE, or "
-        "its organizer's key in CARDPROOF_ORGANIZER_KEY). Exit status: 0 verified (replayed); "
+        "invite-only tournament is read with your entry, the file cardproof tournament enter "
+        "wrote, found by itself or named with --entry-file; or with its invite code in "
+        "CARDPROOF_INVITE_CODE, or its organizer's key in CARDPROOF_ORGANIZER_KEY). Exit "
+        "status: 0 verified (replayed); "
         f"1 not verified; 2 the receipt or key set could not be read; {SIGNATURE_ONLY} only "
         "the signature could be checked (the seed is not revealed yet): not a pass.",
     )
@@ -373,8 +387,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=url_from_env(),
         help="the server, for its key set and a tournament receipt's revealed seed "
         f"(default ${URL_ENV}, else for a receipt {DEFAULT_BASE_URL}; an invite-only "
-        "tournament is read "
-        "with $CARDPROOF_ORGANIZER_KEY)",
+        "tournament is read with your entry: --entry-file)",
+    )
+    verify.add_argument(
+        "--entry-file",
+        metavar="FILE",
+        help="your entry of the receipt's tournament, whose token reads it if it is "
+        "invite-only (default: where cardproof tournament enter wrote it, "
+        "$XDG_STATE_HOME/cardproof/entries/cardproof-entry-ID.json, else under "
+        "~/.local/state; not used with $CARDPROOF_ORGANIZER_KEY)",
     )
     verify.add_argument(
         "--no-log",
@@ -420,10 +441,15 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--tournament",
         metavar="ID",
-        help="play your seat in a lockstep round of this tournament, live (with --round, "
-        "--url, and the entry file of cardproof tournament enter)",
+        help="play your seat in a lockstep round of this tournament, live (with --url, and "
+        "the entry file of cardproof tournament enter, found by itself)",
     )
-    play.add_argument("--round", type=int, metavar="N", help="the round to play, from 1")
+    play.add_argument(
+        "--round",
+        type=int,
+        metavar="N",
+        help="the round to play, from 1 (default: the first round not over)",
+    )
     play.add_argument(
         "--entry-file",
         metavar="FILE",

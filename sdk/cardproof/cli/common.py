@@ -174,3 +174,56 @@ def read_entry_file(path: Path) -> bytes:
     """
     _check_private(path, directory=False)
     return path.read_bytes()
+
+
+def entry_path(entry_file: str | None, tournament_id: str, command: str) -> Path:
+    """The entry of ``tournament_id``: ``--entry-file``, else where ``tournament enter`` puts it.
+
+    That is :func:`entries_dir`. An entry written by an older ``cardproof`` to the working
+    directory is used when there is none there, and said so on stderr (it is better moved).
+    """
+    if entry_file:
+        return Path(entry_file)
+    name = entry_file_name(tournament_id)
+    path = entries_dir() / name
+    if not path.exists() and Path(name).is_file():
+        print(
+            f"{command}: using the entry in ./{name} (cardproof tournament enter now "
+            f"keeps entries in {entries_dir()}; move it there, mode 0600)",
+            file=sys.stderr,
+        )
+        return Path(name)
+    return path
+
+
+def entry_token(path: Path, tournament_id: str) -> str:
+    """The token of the entry file ``path``, which must be an entry of ``tournament_id``.
+
+    Raises ``OSError`` (no such file, or one :func:`read_entry_file` refuses: ``ValueError``)
+    or ``ValueError`` (not an entry of this tournament).
+    """
+    entry = json.loads(read_entry_file(path))
+    token = entry.get("token") if isinstance(entry, dict) else None
+    if not isinstance(token, str) or entry.get("tournament_id") != tournament_id:
+        raise ValueError("not an entry of this tournament")
+    return token
+
+
+def own_entry(entry_file: str | None, tournament_id: str, command: str) -> tuple[Path, str | None]:
+    """The entry a command reads a tournament with, if the player has one: its path and token.
+
+    A missing file is no entry (``None``); a file that cannot be used is said on stderr,
+    and is no entry either. ``--entry-file`` must name a usable one (``ValueError``).
+    """
+    path = entry_path(entry_file, tournament_id, command)
+    try:
+        return path, entry_token(path, tournament_id)
+    except FileNotFoundError:
+        if entry_file:
+            raise ValueError(f"no entry file {path}") from None
+        return path, None
+    except (OSError, ValueError) as error:
+        if entry_file:
+            raise ValueError(f"cannot use the entry in {path}: {error}") from None
+        print(f"{command}: not using the entry in {path}: {error}", file=sys.stderr)
+        return path, None

@@ -5,18 +5,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from pathlib import Path
+from urllib.parse import quote
 
-import msgspec
-
-from cardproof.cli.common import (
-    URL_ENV,
-    entries_dir,
-    entry_file_name,
-    needs_service,
-    read_entry_file,
-)
+from cardproof.cli.common import URL_ENV, entry_path, entry_token, needs_service
 from cardproof.client import Client
+from cardproof.errors import APIError, CardproofError
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     if args.tournament is not None:
         return _play_round(args, Client)
     if args.variant is None:
-        print("cardproof play: name a VARIANT, or --tournament ID --round N", file=sys.stderr)
+        print("cardproof play: name a VARIANT, or --tournament ID", file=sys.stderr)
         return 2
     with contextlib.ExitStack() as stack:
         if args.url is not None:
@@ -47,48 +40,22 @@ def run(args: argparse.Namespace) -> int:
         )
 
 
-def _entry_path(entry_file: str | None, tournament_id: str) -> Path:
-    """The entry to play with: ``--entry-file``, else where ``tournament enter`` writes it.
-
-    An entry written by an older ``cardproof`` to the working directory is used when
-    there is none in the entries directory, and said so (it is better moved there).
-    """
-    if entry_file:
-        return Path(entry_file)
-    name = entry_file_name(tournament_id)
-    path = entries_dir() / name
-    if not path.exists() and Path(name).is_file():
-        print(
-            f"cardproof play: using the entry in ./{name} (cardproof tournament enter now "
-            f"keeps entries in {entries_dir()}; move it there, mode 0600)",
-            file=sys.stderr,
-        )
-        return Path(name)
-    return path
-
-
 def _play_round(args: argparse.Namespace, client_type: type[Client]) -> int:
-    """``cardproof play --tournament ID --round N``: the entrant's seat, live."""
+    """``cardproof play --tournament ID [--round N]``: the entrant's seat, live.
+
+    Without ``--round``, the first round of the tournament that is not over.
+    """
     from cardproof.play import run_round
 
-    missing = [
-        needed
-        for needed, given in (
-            ("--round N", args.round),
-            (f"the server (--url or ${URL_ENV})", args.url),
+    if args.url is None:
+        print(
+            f"cardproof play --tournament needs the server (--url or ${URL_ENV})", file=sys.stderr
         )
-        if given is None
-    ]
-    if missing:
-        print(f"cardproof play --tournament needs {' and '.join(missing)}", file=sys.stderr)
         return 2
-    path = _entry_path(args.entry_file, args.tournament)
+    path = entry_path(args.entry_file, args.tournament, "cardproof play")
     try:
-        entry = msgspec.json.decode(read_entry_file(path))
-        token = entry["token"]
-        if not isinstance(token, str) or entry.get("tournament_id") != args.tournament:
-            raise ValueError("not an entry of this tournament")
-    except (OSError, ValueError, KeyError, TypeError, msgspec.DecodeError) as error:
+        token = entry_token(path, args.tournament)
+    except (OSError, ValueError) as error:
         print(
             f"cardproof play: cannot read the entry in {path} ({error}); enter with "
             f"cardproof tournament enter {args.tournament} --name NAME, or name the file "
@@ -98,6 +65,62 @@ def _play_round(args: argparse.Namespace, client_type: type[Client]) -> int:
         return 2
     # the round is followed on a client of its own, in a thread of its own (_RoundWatch)
     with client_type(base_url=args.url) as client, client_type(base_url=args.url) as follower:
+        try:
+            number = _round_to_play(client, args, token)
+        except _NoSeat as error:
+            print(f"cardproof play: {error}", file=sys.stderr)
+            return error.code
         return run_round(
-            client, follower, args.tournament, args.round, token, args.url, args.receipt_out
+            client,
+            follower,
+            args.tournament,
+            number,
+            token,
+            args.url,
+            args.receipt_out,
+            entry_file=args.entry_file,
         )
+
+
+class _NoSeat(Exception):
+    """No round to take a seat in (said), and the exit status that says why."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _round_to_play(client: Client, args: argparse.Namespace, token: str) -> int:
+    """The round to take a seat in: ``--round``, else the first round not over.
+
+    A tournament not played in lockstep has no seat to take (:class:`_NoSeat`, exit 1),
+    nor one whose rounds are all over.
+    """
+    tid = args.tournament
+    try:
+        tournament = client.tournament(tid, token=token)
+        if tournament.format != "lockstep":
+            raise _NoSeat(
+                f"{tid} is played at each entrant's own pace (async), not card by card: "
+                "cardproof play --tournament takes a seat in a lockstep round; play its "
+                "rounds with the SDK, Client.play_round(tournament_id, round, token)",
+                1,
+            )
+        if args.round is not None:
+            return int(args.round)
+        rounds = len(tournament.rounds)
+        for number in range(1, rounds + 1):
+            if client.round_status(tid, number, token=token).status != "finished":
+                print(
+                    f"cardproof play: round {number} of {rounds}, the first not over "
+                    "(--round N takes another)",
+                    file=sys.stderr,
+                )
+                return number
+    except CardproofError as error:
+        if args.round is not None:  # the seat says what is wrong, if anything is
+            return int(args.round)
+        refused = isinstance(error, APIError) and error.status < 500
+        raise _NoSeat(f"cannot read tournament {tid}: {error}", 1 if refused else 2) from None
+    standings = f"{args.url.rstrip('/')}/tournaments/{quote(tid, safe='')}"
+    raise _NoSeat(f"every round of {tid} is over: the standings are at {standings}", 1)

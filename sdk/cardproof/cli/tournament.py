@@ -14,16 +14,19 @@ from urllib.parse import quote
 
 import msgspec
 
-from cardproof.cli.common import entry_file_name, private_entries_dir
+from cardproof.cli.common import entry_file_name, own_entry, private_entries_dir
 from cardproof.client import Client
-from cardproof.errors import APIError, MalformedAnswerError, TransportError
+from cardproof.errors import APIError, CardproofError, MalformedAnswerError, TransportError
 from cardproof.models import RoundStatus, Standings, Tournament, TournamentSummary
-from cardproof.words import plural, printable
+from cardproof.words import card_label, plural, printable, shows_suits
 
 _ACTIONS: dict[str, Callable[[Client, argparse.Namespace], int]]
 """Each ``cardproof tournament`` subcommand's action, by name (filled in below)."""
 
 _ORGANIZER_ONLY = frozenset({"create", "list", "close", "invites", "start"})
+_READERS = frozenset({"show", "standings", "round", "export"})
+"""The commands that read a tournament: an invite-only one with the player's entry (its
+token), found where ``tournament enter`` wrote it, when no organizer key is given."""
 WATCH_WAIT: Final = 10.0
 """Seconds ``round --watch`` lets a long poll wait for the next call: the seated and
 placed counts are read again at least this often while no card is called."""
@@ -133,28 +136,72 @@ def _enter(client: Client, args: argparse.Namespace) -> int:
     print(f"Entered {entry.tournament_id} as {name} (entrant {entry.entrant_id}).")
     print(f"Your entry is saved in {path}. Keep that file: its token is shown nowhere else.")
     print(f"The token opens your games until the tournament closes ({entry.expires_at}).")
-    base = args.url.rstrip("/")
-    file_option = f" --entry-file {shlex.quote(str(path))}" if args.entry_file else ""
-    print(
-        f"To play round N of a lockstep tournament here: cardproof play --tournament "
-        f"{shlex.quote(args.id)} --round N --url {shlex.quote(base)}{file_option}"
-    )
-    print(f"Standings: {base}/tournaments/{quote(args.id, safe='')}")
+    try:
+        tournament: Tournament | None = client.tournament(args.id, token=entry.token)
+    except CardproofError:  # entered all the same: the next steps in general words
+        tournament = None
+    for line in _next_steps(tournament, args.id, path, args.url, named=bool(args.entry_file)):
+        print(line)
     return 0
 
 
+def _next_steps(
+    tournament: Tournament | None, tournament_id: str, path: Path, url: str, *, named: bool
+) -> list[str]:
+    """What an entrant does next, after ``tournament enter``: the exact command to type.
+
+    The entry is found by itself where ``enter`` writes it; one written elsewhere
+    (``--entry-file``) is named in every command.
+    """
+    base, tid = url.rstrip("/"), shlex.quote(tournament_id)
+    file_option = f" --entry-file {shlex.quote(str(path))}" if named else ""
+    lines = [
+        "cardproof play, verify and tournament show, standings and round read it from there "
+        "by themselves: you need not open it."
+        if not named
+        else f"Give --entry-file {shlex.quote(str(path))} to cardproof play, verify and "
+        "tournament show, standings and round: they read your token from it."
+    ]
+    if tournament is not None and tournament.format != "lockstep":
+        lines.append(
+            "This tournament is played at each entrant's own pace (async): cardproof play "
+            "--tournament takes seats in lockstep rounds only; play its rounds with the SDK, "
+            "Client.play_round(tournament_id, round, token), the token in that file."
+        )
+    else:
+        rounds = f" of {len(tournament.rounds)}" if tournament is not None else ""
+        starts = "when the organizer starts it"
+        if tournament is not None and tournament.round_starts:
+            starts = f"at {tournament.round_starts[0]}, or sooner if the organizer starts it"
+        lines += [
+            f"Next: take your seat in round 1{rounds} now, and wait there for its first card "
+            f"(it is called {starts}; nobody is seated once a round has started):",
+            f"  cardproof play --tournament {tid} --round 1 --url {shlex.quote(base)}{file_option}",
+            "When a round ends, cardproof play says the command for the next one.",
+        ]
+    lines.append(f"Standings: {base}/tournaments/{quote(tournament_id, safe='')}")
+    return lines
+
+
 def _show(client: Client, args: argparse.Namespace) -> int:
-    _print_tournament(client.tournament(args.id))
-    _print_entrants(client.standings(args.id))
+    _print_tournament(client.tournament(args.id, token=args.token))
+    _print_entrants(client.standings(args.id, token=args.token))
     return 0
 
 
 def _print_entrants(standings: Standings) -> None:
-    """The entrants by name, each with the games they finished (``SHOWN_ENTRANTS`` at most)."""
-    lines = sorted(standings.entrants, key=lambda line: (line.name.casefold(), line.name))
-    print(f"entrants    {len(lines)}" + (", games finished of each:" if lines else ""))
+    """The entrants by rank, as the standings page lists them, with their games finished.
+
+    ``SHOWN_ENTRANTS`` at most; the standings list them all.
+    """
+    lines = standings.entrants
+    if not lines:
+        print("entrants    0")
+        return
+    print(f"entrants    {len(lines)}, by rank (as the standings page lists them):")
+    print(f"  {'rank':>4}  {'name':<24} {'games':>5}")
     for line in lines[:SHOWN_ENTRANTS]:
-        print(f"  {line.games_finished:>3}/{standings.rounds:<3} {printable(line.name)}")
+        print(f"  {line.rank:>4}  {printable(line.name):<24} {line.games_finished:>5}")
     if len(lines) > SHOWN_ENTRANTS:
         print(
             f"  and {len(lines) - SHOWN_ENTRANTS} more: "
@@ -202,7 +249,7 @@ def _percent(value: float | None) -> str:
 
 
 def _standings(client: Client, args: argparse.Namespace) -> int:
-    standings = client.standings(args.id, player=args.player)
+    standings = client.standings(args.id, player=args.player, token=args.token)
     entrants = standings.entrants
     print(
         f"tournament {standings.tournament_id}: {standings.status}, "
@@ -210,11 +257,12 @@ def _standings(client: Client, args: argparse.Namespace) -> int:
         f"{plural(len(entrants), 'entrant')}"
     )
     with_par = any(line.percent_of_par is not None for line in entrants)  # as the page does
+    # as the page's table: rank, name, total, the games finished, and the share of par
     print(f"{'rank':>4}  {'name':<24} {'total':>8}  games" + ("  % of par" if with_par else ""))
     for line in entrants:
         print(
             f"{line.rank:>4}  {printable(line.name):<24} {line.total:>8}  "
-            f"{line.games_finished}/{standings.rounds}"
+            f"{line.games_finished:>5}"
             + (f"  {_percent(line.percent_of_par):>8}" if with_par else "")
         )
     if standings.pars_pending:
@@ -240,7 +288,7 @@ def _round_line(status: RoundStatus) -> str:
     """A lockstep round's status, a line."""
     where = f"round {status.round}: {status.status}, {status.seats} seated"
     if status.status == "playing" and status.call is not None:
-        card = f" {status.card}" if status.card else ""
+        card = f" {_card(status.card)}" if status.card else ""
         where += (
             f"; card {status.call + 1} of {status.calls}{card} called, "
             f"{status.placed} of {status.seats} placed it, {status.seconds_left:.0f} s left"
@@ -254,15 +302,64 @@ def _round_line(status: RoundStatus) -> str:
     return where
 
 
+def _card(text: str) -> str:
+    """A card as the pages show it: ``10♣`` (``10C`` where the output has no suit symbols)."""
+    return card_label(printable(text), symbols=shows_suits(sys.stdout))
+
+
 def _start(client: Client, args: argparse.Namespace) -> int:
-    _print_round(client.start_round(args.id, args.round))
+    """Start a lockstep round; say that it started, and what comes next."""
+    status = client.start_round(args.id, args.round)
+    try:
+        tournament = client.tournament(args.id)
+    except CardproofError as error:  # started all the same: said, with what is known
+        print(f"Started round {status.round} of {printable(args.id)}.")
+        _print_round(status)
+        print(f"(its tournament could not be read again: {error})", file=sys.stderr)
+        return 0
+    for line in _started_lines(tournament, status, args.url):
+        print(line)
     return 0
+
+
+def _started_lines(tournament: Tournament, status: RoundStatus, url: str) -> list[str]:
+    """What ``tournament start`` says: the round started, its call, what players do next."""
+    tid, n, rounds = shlex.quote(tournament.tournament_id), status.round, len(tournament.rounds)
+    server = f" --url {shlex.quote(url)}"
+    lines = [
+        f"Started round {n} of {rounds} of {json.dumps(tournament.name, ensure_ascii=False)} "
+        f"({printable(tournament.tournament_id)}).",
+        _round_line(status),
+    ]
+    if status.status == "playing":
+        card = f", {_card(status.card)}," if status.card else ""
+        lines.append(
+            f"Its first card{card} is called now to the {plural(status.seats, 'seated player')}: "
+            f"each has {tournament.card_seconds} s to place it (a card left is placed for "
+            "them at its deadline), and the next card is called once every seat has placed it."
+        )
+        lines.append(
+            "Seated players place it where they sit (the play page, or cardproof play "
+            f"--tournament); entrants not seated now sit round {n} out."
+            + (" Entries are closed." if n == 1 else "")
+        )
+    else:  # nobody was seated: the round is over at once
+        lines.append(f"Round {n} is over: nobody was seated.")
+    lines.append(f"Follow it: cardproof tournament round {tid} {n} --watch{server}")
+    if n < rounds:
+        lines.append(f"Then round {n + 1}: cardproof tournament start {tid} {n + 1}{server}")
+    else:
+        lines.append(
+            f"That is the last round: the standings are final once the tournament closes "
+            f"({tournament.closes_at}; sooner with cardproof tournament close {tid}{server})."
+        )
+    return lines
 
 
 def _round(client: Client, args: argparse.Namespace) -> int:
     """The round's status line; with ``--watch``, a line each time it moves on, to its end."""
     try:
-        status = client.round_status(args.id, args.round)
+        status = client.round_status(args.id, args.round, token=args.token)
         _print_round(status)
         if args.watch:
             _watch(client, args, status)
@@ -283,7 +380,9 @@ def _watch(client: Client, args: argparse.Namespace, status: RoundStatus) -> Non
     shown = (status.status, status.call, status.placed, status.seats)
     while status.status != "finished":
         after = -1 if status.call is None else status.call
-        status = client.round_calls(args.id, args.round, after=after, wait=WATCH_WAIT).status
+        status = client.round_calls(
+            args.id, args.round, after=after, wait=WATCH_WAIT, token=args.token
+        ).status
         now = (status.status, status.call, status.placed, status.seats)
         if now != shown:
             _print_round(status)
@@ -296,7 +395,7 @@ def _close(client: Client, args: argparse.Namespace) -> int:
 
 
 def _export(client: Client, args: argparse.Namespace) -> int:
-    export = client.export_tournament(args.id)
+    export = client.export_tournament(args.id, token=args.token)
     text = msgspec.json.format(msgspec.json.encode(export), indent=2) + b"\n"
     if args.output in (None, "-"):
         sys.stdout.buffer.write(text)
@@ -329,6 +428,17 @@ _ACTIONS = {
 }
 
 
+def _invite_only(tournament_id: str, entry: Path) -> str:
+    """Why an invite-only tournament could not be read, and what reads it, in plain words."""
+    tid = shlex.quote(tournament_id)
+    return (
+        f"{tournament_id} is invite-only: an entrant reads it with their entry, and there is "
+        f"none in {entry}. Enter with cardproof tournament enter {tid} --name NAME --invite "
+        "CODE, or name your entry file with --entry-file FILE. (Its organizer reads it with "
+        "the organizer key: --key or CARDPROOF_ORGANIZER_KEY.)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one ``cardproof tournament`` command: 0 done, 1 refused (4xx), 2 unreachable.
 
@@ -344,7 +454,10 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    args.token, entry = None, None
     try:
+        if key is None and args.tournament_command in _READERS:
+            entry, args.token = own_entry(args.entry_file, args.id, command)
         with Client(base_url=args.url, api_key=key) as client:
             return action(client, args)
     except ValueError as error:  # a bad argument the SDK caught before sending
@@ -354,11 +467,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"{command}: {args.url} gave an answer out of form: {error.detail}", file=sys.stderr)
         return 2
     except APIError as error:
+        if error.status == 401 and entry is not None and args.token is None:
+            print(f"{command}: {_invite_only(args.id, entry)}", file=sys.stderr)
+            return 1
         code = f" {error.code}" if error.code else ""
         print(
             f"{command}: refused ({error.status}{code}): {error.detail or error.title}",
             file=sys.stderr,
         )
+        if error.status in (401, 403) and args.token is not None:
+            print(f"{command}: (read with the entry in {entry})", file=sys.stderr)
         return 1 if error.status < 500 else 2
     except TransportError as error:
         print(f"{command}: cannot reach {args.url}: {error}", file=sys.stderr)

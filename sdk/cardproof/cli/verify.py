@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from cardproof.cli.common import SIGNATURE_ONLY
+from cardproof.cli.common import SIGNATURE_ONLY, own_entry
 from cardproof.errors import APIError, NotFoundError, TransportError
+from cardproof.games.solodrez import SoloDrez, ending_words
 from cardproof.receipts import (
     EMBEDDED_ISSUER,
     JWKS,
@@ -38,7 +39,7 @@ from cardproof.receipts import (
     verify_receipt,
 )
 from cardproof.version import DEFAULT_BASE_URL
-from cardproof.words import plural, yes_no
+from cardproof.words import card_label, plural, shows_suits, yes_no
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -60,6 +61,54 @@ def _client(url: str, api_key: str | None = None) -> Client:
     from cardproof.client import Client
 
     return Client(base_url=url, api_key=api_key)
+
+
+@dataclass
+class _Access:
+    """What ``verify`` reads an invite-only tournament with.
+
+    The organizer's key (``CARDPROOF_ORGANIZER_KEY``), an invite code
+    (``CARDPROOF_INVITE_CODE``) and, unless the organizer's key is given, the player's
+    entry: ``--entry-file``, else the one ``cardproof tournament enter`` wrote.
+    """
+
+    organizer: str | None = None
+    invite_code: str | None = None
+    entry_file: str | None = None
+    entry: Path | None = None
+    """Where the player's entry was looked for (``None``: not looked for)."""
+    token: str | None = None
+    """The entry's token, if there is an entry of the tournament there."""
+
+    @classmethod
+    def of(cls, entry_file: str | None) -> _Access:
+        return cls(
+            os.environ.get("CARDPROOF_ORGANIZER_KEY") or None,
+            os.environ.get("CARDPROOF_INVITE_CODE") or None,
+            entry_file,
+        )
+
+    def find_entry(self, tournament_id: str) -> None:
+        """Look for the player's entry of ``tournament_id`` (``ValueError``: a bad one).
+
+        Not with the organizer's key: it reads the tournament by itself.
+        """
+        if self.organizer is None and self.entry is None:
+            self.entry, self.token = own_entry(self.entry_file, tournament_id, "cardproof verify")
+
+    def why_unread(self, tournament_id: str, error: APIError) -> str:
+        """Why a 401 came, in plain words: what reads the tournament, and what to pass."""
+        if self.token is not None:
+            return f"the server did not take the entry in {self.entry}: {error.detail}"
+        if self.invite_code is not None:
+            code = "the invite code in CARDPROOF_INVITE_CODE"
+            return f"the server did not take {code}: {error.detail}"
+        return (
+            f"tournament {tournament_id} is invite-only: verify reads it with your entry, and "
+            f"there is none in {self.entry}. Name the file cardproof tournament enter wrote "
+            "with --entry-file FILE, or give the tournament's invite code in "
+            "CARDPROOF_INVITE_CODE"
+        )
 
 
 def _load_jwks(source: str) -> bytes:
@@ -127,7 +176,7 @@ def _verify_tournament(args: argparse.Namespace) -> int:
             jwks = json.loads(_load_jwks(source))
         check = verify_export(export, jwks)
         if args.url:
-            _export_matches_server(export, args.url.rstrip("/"))
+            _export_matches_server(export, args.url.rstrip("/"), _Access.of(args.entry_file))
     except ExportError as error:
         for problem in error.problems:
             print(f"NOT VERIFIED: {problem}")
@@ -152,7 +201,7 @@ def _verify_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export_matches_server(export: bytes, url: str) -> None:
+def _export_matches_server(export: bytes, url: str, access: _Access) -> None:
     """The export is the server's record: its tournament and standings as the server shows.
 
     An export is a file anyone can edit, and an operator can re-sign its receipts; what
@@ -164,15 +213,16 @@ def _export_matches_server(export: bytes, url: str) -> None:
     from cardproof.tournaments import ExportError
 
     given = msgspec.json.decode(export, type=TournamentExport)
-    organizer = os.environ.get("CARDPROOF_ORGANIZER_KEY") or None
-    invite_code = os.environ.get("CARDPROOF_INVITE_CODE") or None
     tid = given.tournament.tournament_id
+    access.find_entry(tid)
+    code, token = access.invite_code, access.token
     try:
-        with _client(url, organizer) as client:
-            shown = client.tournament(tid, invite_code=invite_code)
-            standings = client.standings(tid, invite_code=invite_code)
+        with _client(url, access.organizer) as client:
+            shown = client.tournament(tid, invite_code=code, token=token)
+            standings = client.standings(tid, invite_code=code, token=token)
     except APIError as error:
-        raise ExportError([f"{url} does not show tournament {tid}: {error}"]) from None
+        why = access.why_unread(tid, error) if error.status == 401 else str(error)
+        raise ExportError([f"{url} does not show tournament {tid}: {why}"]) from None
     problems = [
         f"the export's {name} is not the one {url} shows"
         for name, mine, theirs in (
@@ -194,17 +244,19 @@ def _lines(standings: Sequence[StandingLine]) -> list[tuple[int, str, int, int]]
     return [(line.rank, line.name, line.total, line.games_finished) for line in standings]
 
 
-def _tournament_of(url: str, payload: ReceiptPayload) -> tuple[Tournament, int, str | None]:
+def _tournament_of(
+    url: str, payload: ReceiptPayload, access: _Access
+) -> tuple[Tournament, int, str | None]:
     """The receipt's tournament, the round that committed to its seed, and that seed.
 
     The seed is ``None`` while the tournament is open. The receipt does not name its
     round, so the round is the one whose ``server_seed_hash`` is the receipt's; a
     tournament with no such round did not deal this game (``ReceiptError``).
     """
-    organizer = os.environ.get("CARDPROOF_ORGANIZER_KEY") or None  # reads invite-only ones
-    invite_code = os.environ.get("CARDPROOF_INVITE_CODE") or None  # so does the invite code
-    with _client(url, organizer) as client:
-        tournament = client.tournament(str(payload.tournament), invite_code=invite_code)
+    with _client(url, access.organizer) as client:  # an invite-only one: see _Access
+        tournament = client.tournament(
+            str(payload.tournament), invite_code=access.invite_code, token=access.token
+        )
     for commitment in tournament.rounds:
         if commitment.server_seed_hash == payload.server_seed_hash:
             return tournament, commitment.round, commitment.server_seed
@@ -242,14 +294,17 @@ def _tournament_expects(tournament: Tournament) -> Expected:
     )
 
 
-def _check_standing(url: str, tournament: Tournament, round_: int, payload: ReceiptPayload) -> None:
+def _check_standing(
+    url: str, tournament: Tournament, round_: int, payload: ReceiptPayload, access: _Access
+) -> None:
     """A closed tournament's standings count this game: its player, round and total."""
-    invite_code = os.environ.get("CARDPROOF_INVITE_CODE") or None
-    organizer = os.environ.get("CARDPROOF_ORGANIZER_KEY") or None
     try:
-        with _client(url, organizer) as client:
+        with _client(url, access.organizer) as client:
             standings = client.standings(
-                tournament.tournament_id, player=payload.player, invite_code=invite_code
+                tournament.tournament_id,
+                player=payload.player,
+                invite_code=access.invite_code,
+                token=access.token,
             )
     except NotFoundError:
         standings = None
@@ -385,8 +440,20 @@ def run(args: argparse.Namespace) -> int:
         allow.append("practice")
     if args.allow_casual:
         allow.append("casual")
+    access = _Access.of(args.entry_file)
+    try:  # the player's entry of the tournament the receipt names, to read it with
+        claimed = decode_receipt(token)[1].tournament
+        if claimed is not None:
+            access.find_entry(str(claimed))
+    except ReceiptError:
+        pass  # not a receipt: said below
+    except ValueError as error:  # a bad --entry-file
+        print(f"cardproof verify: {error}", file=sys.stderr)
+        return 2
     try:
-        outcome = _check_receipt(token, jwks, url, allow, keys_from_url=args.jwks is None)
+        outcome = _check_receipt(
+            token, jwks, url, allow, access=access, keys_from_url=args.jwks is None
+        )
         _check_stated(token, stated)
         if args.no_log:
             outcome.notes.append("  its place in the log was not asked for (--no-log)")
@@ -536,7 +603,13 @@ class _Outcome:
 
 
 def _check_receipt(
-    token: str, jwks: bytes, url: str, allow: list[ReceiptKind], *, keys_from_url: bool
+    token: str,
+    jwks: bytes,
+    url: str,
+    allow: list[ReceiptKind],
+    *,
+    access: _Access,
+    keys_from_url: bool,
 ) -> _Outcome:
     """Verify ``token`` and every claim the server at ``url`` can confirm.
 
@@ -556,13 +629,16 @@ def _check_receipt(
         )
     if payload.tournament is not None:
         try:
-            tournament, round_, seed = _tournament_of(url, payload)
+            tournament, round_, seed = _tournament_of(url, payload, access)
         except NotFoundError:
             raise ReceiptError(
                 "unknown-tournament", f"{url} has no tournament {payload.tournament}"
             ) from None
         except (APIError, TransportError) as error:  # the signature stands: say so below
-            print(f"cannot read the tournament's seeds from {url}: {error}", file=sys.stderr)
+            why = str(error)
+            if isinstance(error, APIError) and error.status == 401:  # invite-only
+                why = access.why_unread(str(payload.tournament), error)
+            print(f"cannot read the tournament's seeds from {url}: {why}", file=sys.stderr)
             outcome.unfetched = True
             return outcome
         outcome.reveal = (round_, seed)
@@ -578,7 +654,7 @@ def _check_receipt(
             token, jwks, server_seed=seed, allow=allow, expect=expect, signature_only=seed is None
         )
         if seed is not None:
-            _check_standing(url, tournament, round_, payload)
+            _check_standing(url, tournament, round_, payload, access)
             outcome.notes.append(
                 f"  the closed tournament's standings count it: {payload.player}, round "
                 f"{round_}, {payload.score.total}"
@@ -613,9 +689,12 @@ def _report(outcome: _Outcome) -> None:
         issuer = EMBEDDED_ISSUER_TEXT if payload.iss == EMBEDDED_ISSUER else payload.iss
         print(f"  issued by {issuer} at {_when(payload.issued)}")
     print(f"  options {_options_text(payload.options)}")
+    symbols = shows_suits(sys.stdout)
     for hand in payload.score.hands:
-        cards = " ".join(hand.cards)
-        print(f"  {hand.line:<11} {cards:<15} {hand.category:<16} {hand.points:>5}")
+        cards = " ".join(card_label(card, symbols=symbols) for card in hand.cards)
+        print(f"  {hand.line:<11} {cards:<19} {hand.category:<16} {hand.points:>5}")
+    if payload.variant == SoloDrez.id:  # no hands: the series, and the moves as counted
+        print(f"  {ending_words(payload.score, payload.moves.split())}")
     blind = "" if payload.kind == "committed-open" else f"  blind {yes_no(payload.blind)}"
     print(
         f"  deal {payload.deal_id}{blind}  "
@@ -637,9 +716,8 @@ def _report(outcome: _Outcome) -> None:
         )
     elif outcome.unfetched:
         print(
-            "  the tournament's seeds could not be read (see above; an invite-only one needs "
-            "its invite code in CARDPROOF_INVITE_CODE or its organizer's key in "
-            "CARDPROOF_ORGANIZER_KEY), so the receipt was not compared with its tournament's "
+            "  the tournament's seeds could not be read (see above), so the receipt was not "
+            "compared with its tournament's "
             "seed, salt and standings: not a pass"
         )
     elif not verified.replayed:

@@ -493,6 +493,28 @@ def _article(noun: str) -> str:
     return f"an {noun}" if noun[0] in "AEIOU" else f"a {noun}"
 
 
+def ending_words(score: Score, log: Sequence[str]) -> str:
+    """How a solodrez game ended, in the play page's words, and in how many moves.
+
+    A ``stop`` moves no card: it is said, not counted (the page's ``Move N`` is the move
+    to make, and a stop ends the game there).
+
+    >>> ended = Score(total=2, hands=(), series_removed=2, won=False)
+    >>> ending_words(ended, ["3:2>5", "r4", "stop"])
+    'Not won: 2 of 9 series removed, in 2 moves; then stopped.'
+    >>> ending_words(Score(total=9, hands=(), series_removed=9, won=True), ["r0"] * 9)
+    'Won: all nine series removed, in 9 moves.'
+    """
+    moves = plural(sum(1 for move in log if move != "stop"), "move")
+    if score.won:
+        return f"Won: all nine series removed, in {moves}."
+    removed = score.total if score.series_removed is None else score.series_removed
+    why = "then stopped" if log and log[-1] == "stop" else "then no move was left"
+    if len(log) >= MAX_MOVES:
+        why = f"the log's bound, {MAX_MOVES:,} moves, reached"
+    return f"Not won: {removed} of {COLUMNS} series removed, in {moves}; {why}."
+
+
 __all__ = [
     "COLUMNS",
     "MAX_MOVES",
@@ -500,5 +522,6 @@ __all__ = [
     "SoloDrezMove",
     "SoloDrezOptions",
     "SoloDrezView",
+    "ending_words",
     "run_heads",
 ]

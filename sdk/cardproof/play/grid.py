@@ -12,7 +12,7 @@ from cardproof.client import Game
 from cardproof.games.grid import COLUMN_LETTERS, SIZE, GridView
 from cardproof.hands import Score
 from cardproof.models import View
-from cardproof.play.shared import Coord, Session, Terminal, running_score
+from cardproof.play.shared import Coord, Session, Terminal, grid_lines, running_score
 from cardproof.words import plural
 
 
@@ -89,20 +89,20 @@ class GridPlay(Session):
             row_labels = [str(r + 1) for r in rows]
             col_labels = list(COLUMN_LETTERS)
         mark_playable = self.variant != "poker-squares"
-        lines = ["     " + " ".join(f"{label:>3} " for label in col_labels).rstrip()]
-        for row, label in zip(rows, row_labels, strict=True):
-            cells_text = []
-            for col in cols:
-                card = self.placed.get((row, col))
-                if card is not None:
-                    shown = self.term.card(card)
-                    cells_text.append(f"[{shown}]" if (row, col) == self.last else f" {shown} ")
-                elif mark_playable and (row, col) in playable:
-                    cells_text.append("  + ")
-                else:
-                    cells_text.append("  . ")
-            lines.append(f"{label:>3}  " + " ".join(cells_text).rstrip())
-        return lines
+        last = None if self.last is None else (rows.index(self.last[0]), cols.index(self.last[1]))
+        return grid_lines(
+            self.term,
+            [[self.placed.get((row, col)) for col in cols] for row in rows],
+            row_labels,
+            col_labels,
+            last=last,
+            marked={
+                (r, c)
+                for r, row in enumerate(rows)
+                for c, col in enumerate(cols)
+                if mark_playable and (row, col) in playable
+            },
+        )
 
     def show(self) -> None:
         """The board, the running score and the cards due."""
@@ -115,7 +115,7 @@ class GridPlay(Session):
             running_score(self.variant, self.placed, self.settings.table, diagonals=self.diagonals)
         )
         if view.later:
-            later = " ".join(term.card(c) for c in view.later)
+            later = " ".join(term.card(c) for c in view.later)  # coloured, as on the board
             term.say(f"  Then ({len(view.later)}): {later}")
         if self.variant == "serpent-patience" and self.last is not None:
             term.say(f"  Next to {self.cell_text(self.last)}: a cell marked +")

@@ -11,16 +11,16 @@ from cardproof.games.repeat_poker import ROW_LENGTH as REPEAT_ROW_LENGTH
 from cardproof.games.repeat_poker import RowsView
 from cardproof.hands import HandScore, Score
 from cardproof.models import View
-from cardproof.play.shared import Session, Terminal
+from cardproof.play.shared import CARD_WIDTH, Session, Terminal
 from cardproof.words import plural, printable
 
 
-def _hand_text(hand: HandScore, *, level: bool) -> str:
-    """One repeat-poker hand: ``row 1 AH AD 7C 4S 9D one-pair 20, removed AH AD``."""
+def _hand_text(term: Terminal, hand: HandScore, *, level: bool) -> str:
+    """One repeat-poker hand: ``row 1: A♥ A♦ 7♣ 4♠ 9♦, one-pair 20, removed A♥ A♦``."""
     line = printable(hand.line)
     where = f"level {hand.level} {line}" if level and hand.level else line
-    removed = f", removed {printable(' '.join(hand.removed))}" if hand.removed else ""
-    cards, category = printable(" ".join(hand.cards)), printable(hand.category)
+    removed = f", removed {term.cards(hand.removed)}" if hand.removed else ""
+    cards, category = term.cards(hand.cards), printable(hand.category)
     return f"{where}: {cards}, {category} {hand.points}{removed}"
 
 
@@ -47,9 +47,9 @@ class RepeatPlay(Session):
         """Each row's cards in the order placed (kickers of a scored row first), 5 slots."""
         lines = []
         for r, row in enumerate(self.view.rows):
-            slots = [" " + self.term.card(card) for card in row]  # padded before colour
-            slots += ["  ."] * (REPEAT_ROW_LENGTH - len(row))
-            lines.append(f"  r{r + 1}  " + " ".join(slots))
+            slots = [self.term.card(card, width=CARD_WIDTH) for card in row]  # padded after colour
+            slots += [f"{'.':^{CARD_WIDTH}}"] * (REPEAT_ROW_LENGTH - len(row))
+            lines.append((f"  r{r + 1}   " + " ".join(slots)).rstrip())
         return lines
 
     def show(self) -> None:
@@ -86,7 +86,7 @@ class RepeatPlay(Session):
             term.say(f"  Score so far: {plural(total, 'point')} from {scored} scored{by_level}")
         if view.scored:
             label = "Just scored" if self.fresh else "Last scored"
-            term.paragraph(f"{label}: {_hand_text(view.scored[-1], level=levels > 1)}", "  ")
+            term.paragraph(f"{label}: {_hand_text(term, view.scored[-1], level=levels > 1)}", "  ")
 
     def prompt(self) -> str:
         card = self.term.card(self.view.next or "", bold=True)
@@ -111,10 +111,10 @@ class RepeatPlay(Session):
         for hand in score.hands:
             line = printable(hand.line)
             where = f"L{hand.level} {line}" if levels > 1 else line
-            cards = printable(" ".join(hand.cards))
-            removed = printable(" ".join(hand.removed or ()))
+            cards = self.term.cards(hand.cards)
+            removed = self.term.cards(hand.removed or ())
             category = printable(hand.category)
             self.term.say(
-                f"  {where:<8} {cards:<15} {category:<16} {hand.points:>5}  removed {removed}"
+                f"  {where:<8} {cards:<19} {category:<16} {hand.points:>5}  removed {removed}"
             )
         self.term.say("  (the rows left incomplete at the end of a level score nothing)")

@@ -13,7 +13,7 @@ from cardproof.games.grid import COLUMN_LETTERS, SIZE
 from cardproof.games.reserve_poker import ReserveView
 from cardproof.hands import Score
 from cardproof.models import View
-from cardproof.play.shared import Coord, Session, Terminal, running_score
+from cardproof.play.shared import Coord, Session, Terminal, grid_lines, running_score
 
 RESERVE_VISIBILITY: Final = {
     1: "the bottom card of each reserve column is face up",
@@ -26,6 +26,8 @@ RESERVE_VISIBILITY: Final = {
 """What each reserve-poker ``version`` shows."""
 FACE_DOWN: Final = "##"
 """A face-down reserve card, as drawn."""
+CELL_WIDTH: Final = len("Joker")
+"""How wide a card is drawn: the widest, the joker, as the pages name it."""
 RESERVES: Final = 4
 """Reserve columns, counted 1 to 4 at the terminal as on the page (the API's 0 to 3)."""
 _MOVE: Final = re.compile(r"\s*(\d+)\s*[>\s]?\s*([a-z])\s*")
@@ -75,15 +77,19 @@ class ReservePlay(Session):
     def reserve_lines(self) -> list[str]:
         """The reserve columns hanging down: first-dealt on top, the one to take at the bottom."""
         columns = self.view.reserve
-        lines = ["     " + " ".join(f"{f + 1:>3} " for f in range(len(columns))).rstrip()]
+        width = CELL_WIDTH + 2
+        lines = ["     " + " ".join(f"{f + 1:^{width}}" for f in range(len(columns))).rstrip()]
         for depth in range(max(1, *(len(column) for column in columns))):
             cells = []
             for column in columns:
                 if depth < len(column):
                     card = column[depth]
-                    cells.append(f" {FACE_DOWN if card is None else self.term.card(card)} ")
+                    shown = FACE_DOWN if card is None else self.term.card(card)
+                    label = FACE_DOWN if card is None else self.term.label(card)
+                    room = CELL_WIDTH - len(label)
+                    cells.append(" " * (room // 2 + 1) + shown + " " * (room - room // 2 + 1))
                 else:
-                    cells.append(" -- " if depth == 0 else "    ")
+                    cells.append(f" {'--' if depth == 0 else '':^{CELL_WIDTH}} ")
             lines.append("     " + " ".join(cells).rstrip())
         return lines
 
@@ -95,18 +101,15 @@ class ReservePlay(Session):
             if (0, c) not in self.placed
         }
         # columns by letter, as cells and lines are named and moves name them (2 e)
-        lines = ["     " + " ".join(f"{letter:>3} " for letter in COLUMN_LETTERS).rstrip()]
-        for row in range(SIZE):
-            cells = []
-            for col in range(SIZE):
-                card = self.placed.get((row, col))
-                if card is not None:
-                    shown = self.term.card(card)
-                    cells.append(f"[{shown}]" if (row, col) == self.last else f" {shown} ")
-                else:
-                    cells.append("  + " if (row, col) in landing else "  . ")
-            lines.append(f"{row + 1:>3}  " + " ".join(cells).rstrip())
-        return lines
+        return grid_lines(
+            self.term,
+            [[self.placed.get((row, col)) for col in range(SIZE)] for row in range(SIZE)],
+            [str(row + 1) for row in range(SIZE)],
+            list(COLUMN_LETTERS),
+            last=self.last,
+            marked=landing,
+            width=CELL_WIDTH,
+        )
 
     def show(self) -> None:
         view, term = self.view, self.term

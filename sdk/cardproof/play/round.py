@@ -14,6 +14,7 @@ import math
 import os
 import re
 import select
+import shlex
 import shutil
 import sys
 import threading
@@ -359,8 +360,12 @@ def run_round(
     token: str,
     server_url: str,
     receipt_out: str | None,
+    entry_file: str | None = None,
 ) -> int:
     """The entrant's seat in a lockstep round, live (``cardproof play --tournament``).
+
+    ``entry_file``: the entry named with ``--entry-file``, named again in the next round's
+    command (none: the entry is found where ``tournament enter`` writes it).
 
     ``follower`` follows the round (:class:`_RoundWatch`) while ``client`` plays. Returns
     as :func:`run` does: 0 scored, its receipt written; 1 the player left
@@ -397,12 +402,18 @@ def run_round(
     if game.score is None:
         return 1
     shown = show_receipt(client, game, term, server_url, receipt_out)
-    _tell_next(client, term, tournament_id, round_number, token, server_url)
+    _tell_next(client, term, tournament_id, round_number, token, server_url, entry_file)
     return shown
 
 
 def _tell_next(
-    client: Client, term: Terminal, tournament_id: str, round_number: int, token: str, url: str
+    client: Client,
+    term: Terminal,
+    tournament_id: str,
+    round_number: int,
+    token: str,
+    url: str,
+    entry_file: str | None = None,
 ) -> None:
     """What the player can do next: the standings page, and the next round's seat.
 
@@ -416,8 +427,14 @@ def _tell_next(
     except CardproofError:
         return
     if tournament.status != "closed" and round_number < len(tournament.rounds):
-        term.say(f"Round {round_number + 1} of {len(tournament.rounds)}, when it starts:")
-        term.say(f"  cardproof play --tournament {tid} --round {round_number + 1} --url {url}")
+        term.say(
+            f"Round {round_number + 1} of {len(tournament.rounds)}: take your seat before it "
+            "starts (nobody is seated once it has):"
+        )
+        named = f" --entry-file {shlex.quote(printable(entry_file))}" if entry_file else ""
+        term.say(
+            f"  cardproof play --tournament {tid} --round {round_number + 1} --url {url}{named}"
+        )
     elif tournament.status != "closed":
         term.say("That was the last round: the standings are final once the tournament closes.")
 

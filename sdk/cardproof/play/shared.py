@@ -13,7 +13,7 @@ import re
 import sys
 import textwrap
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -27,7 +27,7 @@ from cardproof.games.grid import COLUMN_LETTERS, DIAGONAL_LINES, ROW_AND_COLUMN_
 from cardproof.hands import PointTable, Score, score_hands
 from cardproof.models import View
 from cardproof.receipts import receipt_file_name
-from cardproof.words import plural, printable
+from cardproof.words import card_label, plural, printable, shows_suits
 
 PLAYABLE: Final = (
     "poker-squares",
@@ -171,6 +171,43 @@ def running_score(
     return score_hands(complete, table)
 
 
+CARD_WIDTH: Final = 3
+"""The widest a card is shown (``10♣``): a board's cells are this wide, and a space or a
+bracket either side."""
+
+
+def grid_lines(
+    term: Terminal,
+    cells: Sequence[Sequence[str | None]],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    last: Coord | None = None,
+    marked: set[Coord] | frozenset[Coord] = frozenset(),
+    width: int = CARD_WIDTH,
+) -> list[str]:
+    """A grid of cards as the pages lay it out: ``[last]`` card, ``+`` marked, ``.`` empty.
+
+    ``cells`` by row then column (indices into ``row_labels`` and ``col_labels``); each
+    cell is ``width`` wide (the widest card shown: ``10♣``, or ``Joker``), a space or a
+    bracket either side, centred under its column's label.
+    """
+    lines = ["     " + " ".join(f"{label:^{width + 2}}" for label in col_labels).rstrip()]
+    for r, (row, label) in enumerate(zip(cells, row_labels, strict=True)):
+        shown = []
+        for c, card in enumerate(row):
+            if card is not None:
+                room = width - len(term.label(card))
+                left, right = " " * (room // 2), " " * (room - room // 2)
+                face = f"[{term.card(card)}]" if (r, c) == last else f" {term.card(card)} "
+                shown.append(left + face + right)
+            else:
+                mark = "+" if (r, c) in marked else "."
+                shown.append(f" {mark:^{width}} ")
+        lines.append(f"{label:>3}  " + " ".join(shown).rstrip())
+    return lines
+
+
 class Terminal:
     """Reading moves and writing lines, on a terminal or on plain streams."""
 
@@ -178,6 +215,8 @@ class Terminal:
         self.input = input
         self.output = output
         self.color = _wants_color(output) if color is None else color
+        self.symbols = shows_suits(output)
+        """Whether cards show their suits' symbols (``10♣``), as the pages do, or letters."""
         self.echo = not _isatty(input)
         """Whether to write what was read (a script's moves then show in the transcript)."""
         self.line_editing = input is sys.stdin and output is sys.stdout and not self.echo
@@ -239,13 +278,27 @@ class Terminal:
             self.output.write(line if line.endswith("\n") else line + "\n")
         return line
 
-    def card(self, text: str, *, bold: bool = False) -> str:
-        """A card (the server's text, hidden characters shown), red for hearts and diamonds."""
-        text = printable(text)
+    def card(self, text: str, *, bold: bool = False, width: int = 0) -> str:
+        """A card as the pages show it: ``10♣`` (``10C`` where the output has no symbols).
+
+        Red for hearts and diamonds, padded to ``width`` after its colour; the server's
+        text is shown with its hidden characters escaped.
+        """
+        label = self.label(text)
+        padding = " " * (width - len(label))
         if not self.color:
-            return text
-        styled = (_RED if text[-1] in "HD" else "") + (_BOLD if bold else "") + text
-        return styled + _RESET if styled != text else text
+            return label + padding
+        red = text[-1:] in ("H", "D")
+        styled = (_RED if red else "") + (_BOLD if bold else "") + label
+        return (styled + _RESET if styled != label else label) + padding
+
+    def label(self, text: str) -> str:
+        """A card as the pages show it, with no colour: ``10♣`` (``10C``), ``Joker``."""
+        return card_label(printable(text), symbols=self.symbols)
+
+    def cards(self, texts: Sequence[str]) -> str:
+        """Cards as the pages show them, a space apart (no colour: a line of text)."""
+        return " ".join(self.label(text) for text in texts)
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -307,12 +360,16 @@ class Session(ABC):
     def breakdown(self, score: Score) -> None:
         """The server's final score, hand by hand."""
         for hand in score.hands:
-            line, cards = printable(hand.line), printable(" ".join(hand.cards))
+            line, cards = printable(hand.line), self.term.cards(hand.cards)
             category = printable(hand.category)
-            self.term.say(f"  {line:<11} {cards:<15} {category:<16} {hand.points:>5}")
+            self.term.say(f"  {line:<11} {cards:<19} {category:<16} {hand.points:>5}")
 
     def refusal(self, answer: str, reason: str) -> str:
         """Why the server refused the move typed as ``answer``: its detail, by default."""
+        return reason
+
+    def unreadable(self, answer: str, reason: str) -> str:
+        """Why the move typed as ``answer`` could not be read: the detail, by default."""
         return reason
 
     def unscored_text(self) -> str:
@@ -344,7 +401,8 @@ class Session(ABC):
             return False
         except BadRequestError as error:
             reason = re.sub(r"^move: ", "", error.detail or error.title)
-            self.term.say(f"  {printable(reason)}; type ? for help")
+            reason = printable(self.unreadable(answer, reason))
+            self.term.paragraph(f"{reason}; type ? for help", indent="  ")
             return False
         self.moved()
         return True

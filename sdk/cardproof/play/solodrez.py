@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from cardproof.games.solodrez import COLUMNS, SoloDrez, SoloDrezView
+from cardproof.games.solodrez import COLUMNS, SoloDrez, SoloDrezView, ending_words
 from cardproof.hands import Score
 from cardproof.play.shared import Session
 from cardproof.pokerdrez import parse_pokerdrez_cards
@@ -82,6 +82,14 @@ class SoloDrezPlay(Session):
         renumbered = re.sub(r"\bcolumn (\d)\b", lambda n: f"column {int(n[1]) + 1}", reason)
         return f"({' '.join(answer.split())}): {renumbered}"
 
+    def unreadable(self, answer: str, reason: str) -> str:
+        """A move that is none, as typed, with the board's numbering (not the API's text)."""
+        typed = " ".join(answer.split())
+        return (
+            f"{typed!r} is not a move: type 'a n b' (n cards from column a to column b, "
+            f"columns 1-{COLUMNS}), 'r a' (remove column a), hint or stop"
+        )
+
     def before_move(self, answer: str) -> bool:
         """``stop`` is sent only if confirmed: it ends the game for good, scored as it stands.
 
@@ -140,5 +148,5 @@ class SoloDrezPlay(Session):
         return True
 
     def breakdown(self, score: Score) -> None:
-        won = "won: all 9 series removed" if score.won else "not won"
-        self.term.say(f"  {score.series_removed} series removed ({won})")
+        """The ending in the page's words, with the moves counted as the page counts them."""
+        self.term.say("  " + ending_words(score, self.game.played.moves))
