@@ -266,7 +266,9 @@ def test_a_frozen_store_does_not_hold_up_the_pure_endpoints(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with private_redis() as redis:
-        store = RedisStore.from_url(redis.url, timeout=2.0)
+        # a store that would hold a request 20 s: a count that waited for it is told from
+        # the limiter's quarter second by a margin no busy machine closes
+        store = RedisStore.from_url(redis.url, timeout=20.0)
         with limited_app(store=store, rate_limit=100, rate_window=3600) as client:
             # counting works (given ten seconds a count, so a busy machine's slow count is
             # not taken for the outage), then the quarter second is what is tested
@@ -283,7 +285,9 @@ def test_a_frozen_store_does_not_hold_up_the_pure_endpoints(
                     assert client.get("/v1/variants").status_code == 200
                     waits.append(time.monotonic() - started)
                     time.sleep(0.3)
-                assert max(waits) < 1.0, waits  # a quarter-second count at most, then none
+                # a quarter-second count at most (the store's 20 s never waited for)
+                assert max(waits) < 5.0, waits
+                assert sum(waits) < 10.0, waits
             finally:
                 redis.resume()
 
