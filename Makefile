@@ -144,6 +144,7 @@ bench: $(DEV_STAMP) $(PAR_STAMP) go
 	$(BIN)/python bench/score.py
 	$(BIN)/python bench/variants.py
 	$(BIN)/python bench/service.py
+	$(BIN)/python bench/routes.py
 	$(BIN)/python bench/reliability.py
 	$(BIN)/python bench/par.py
 	$(BIN)/python bench/log.py

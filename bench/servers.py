@@ -82,14 +82,25 @@ def door_env(idle: bool) -> dict[str, str]:
     return {"CARDPROOF_KEEPALIVE_TIMEOUT": str(IDLE_SECONDS)} if idle else {}
 
 
-def swapped(http: str, loop: str) -> Callable[[int, bool], list[str]]:
-    """``cardproof serve`` with uvicorn's ``http`` protocol and ``loop`` in place of its own."""
+def swapped(http: str, loop: str, app: str = APP) -> Callable[[int, bool], list[str]]:
+    """``cardproof serve`` with uvicorn's ``http`` protocol and ``loop`` in place of its own
+    (``keep``: its own), serving ``app``'s factory (cardproof's unless given)."""
 
     def argv(port: int, idle: bool) -> list[str]:
         command = [sys.executable, str(Path(__file__).resolve()), "--http", http, "--loop", loop]
-        return [*command, *serve_argv(port)]
+        return [*command, "--app", app, *serve_argv(port)]
 
     return argv
+
+
+def bare_candidate() -> Candidate:
+    """``cardproof serve`` as it is (door, loop, logging), serving ``bench/bare_app.py``."""
+    return Candidate(
+        "bare",
+        "bare Litestar",
+        swapped("keep", "auto", "bare_app:create_app"),
+        note="a bare Litestar app (bench/bare_app.py) served exactly as cardproof serve serves",
+    )
 
 
 def granian(options: str) -> Candidate:
@@ -176,6 +187,9 @@ def main() -> int:
         "--http", required=True, help="uvicorn's http= (httptools, h11; keep: the door)"
     )
     parser.add_argument("--loop", required=True, help="uvicorn's loop= (auto, asyncio, uvloop)")
+    parser.add_argument(
+        "--app", default=APP, help="the app factory served instead of cardproof's (module:name)"
+    )
     parser.add_argument("serve", nargs=argparse.REMAINDER, help="the cardproof command line")
     args = parser.parse_args()
     import uvicorn
@@ -184,11 +198,11 @@ def main() -> int:
 
     run = uvicorn.run
 
-    def swapped_run(*positional: Any, **options: Any) -> None:
+    def swapped_run(app: str, **options: Any) -> None:
         if args.http != "keep":
             options["http"] = args.http
         options["loop"] = args.loop
-        run(*positional, **options)
+        run(args.app, **options)
 
     with mock.patch.object(uvicorn, "run", swapped_run):
         return cardproof(args.serve)

@@ -89,11 +89,14 @@ p99 <= 5 ms with 32 games in flight on Redis (judged on the 32-players run; the 
 line names the think time); a finished game takes <= 2 KB in Redis (``MEMORY USAGE`` of
 its deal key, the largest sampled).
 
-Run: ``.venv/bin/python bench/service.py [--headline-only] [--wrk-rounds N] [--wrk-seconds S]
-[--servers | --no-servers] [--server-rounds N] [--server-seconds S] [--idle-connections N]
-[--granian OPTIONS] [--granian-sweep] [--duration S] [--rounds N] [--blind-duration S]
-[--players-duration S] [--think-ms MS] [--concurrency N] [--client raw|httpx]`` (about 9
-minutes with the defaults).
+The per-route table (issue 42: every route's CPU beside a bare Litestar POST's) is
+``bench/routes.py``, which ``--routes`` runs.
+
+Run: ``.venv/bin/python bench/service.py [--headline-only] [--routes] [--wrk-rounds N]
+[--wrk-seconds S] [--servers | --no-servers] [--server-rounds N] [--server-seconds S]
+[--idle-connections N] [--granian OPTIONS] [--granian-sweep] [--duration S] [--rounds N]
+[--blind-duration S] [--players-duration S] [--think-ms MS] [--concurrency N]
+[--client raw|httpx]`` (about 9 minutes with the defaults).
 """
 
 from __future__ import annotations
@@ -704,6 +707,8 @@ def server_env(
         CARDPROOF_MAX_GAMES_IN_FLIGHT="0",
         CARDPROOF_DAILY_DEAL_QUOTA="0",
         CARDPROOF_LISTENERS_PER_CLIENT="0",
+        CARDPROOF_LISTENERS_PER_ADDRESS="0",
+        CARDPROOF_ENTRIES_PER_ADDRESS="0",
     )
     if redis_url is not None:
         env["REDIS_URL"] = redis_url
@@ -1975,6 +1980,12 @@ def main() -> None:
         help="only compare Granian's runtime configurations on CPU per request (healthz, "
         "verify, a move), with cardproof serve and uvicorn httptools beside them",
     )
+    parser.add_argument(
+        "--routes",
+        action="store_true",
+        help="only the per-route table against a bare Litestar POST (bench/routes.py, run "
+        "with its defaults; about 3 minutes)",
+    )
     parser.add_argument("--drive", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--hold", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -1993,6 +2004,9 @@ def main() -> None:
     if args.servers or args.granian_sweep:
         servers_main(args)
         return
+    if args.routes:  # its own process: bench/routes.py imports this file's helpers
+        routes = Path(__file__).resolve().with_name("routes.py")
+        sys.exit(subprocess.run([sys.executable, str(routes)], check=False).returncode)
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # no line per readiness poll
     print_machine("bench/service.py: the HTTP service under load (one worker)")

@@ -140,7 +140,9 @@ async def seat_all(client: httpx.AsyncClient, tid: str, seats: int) -> list[tupl
             entry = await client.post(
                 f"/v1/tournaments/{tid}/entries", json={"name": f"seat-{number:05d}"}
             )
-            token = entry.raise_for_status().json()["token"]
+            if entry.status_code != 201:
+                raise RuntimeError(f"entry {number}: {entry.status_code} {entry.text}")
+            token = entry.json()["token"]
             opened = await client.post(
                 f"/v1/tournaments/{tid}/rounds/1/deal",
                 json={},

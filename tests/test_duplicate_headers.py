@@ -110,3 +110,18 @@ def test_a_doubled_idempotency_key_opens_no_round_game(server: tuple[httpx.Clien
     assert_duplicate(post(http, path, {}, auth, *DOUBLED[0]))
     opened = post(http, path, {}, auth, ("Idempotency-Key", KEY))
     assert opened.status_code == 201, opened.text  # the doubled try opened nothing
+
+
+def test_the_authorization_is_read_from_the_scope_in_any_case() -> None:
+    from litestar import Request
+
+    from cardproof_service.front.bodies import authorization_of
+
+    def request(*headers: tuple[bytes, bytes]) -> Request[Any, Any, Any]:
+        scope = {"type": "http", "method": "GET", "path": "/", "headers": list(headers)}
+        return Request(scope)  # type: ignore[arg-type]
+
+    assert authorization_of(request((b"Authorization", b"Bearer a"))) == "Bearer a"
+    assert authorization_of(request((b"authorization", b"Bearer b"))) == "Bearer b"
+    assert authorization_of(request((b"x-authorization", b"Bearer c"))) is None
+    assert authorization_of(request((b"accept", b"*/*"))) is None

@@ -785,3 +785,15 @@ def test_a_dealt_deck_replays_as_a_checked_one(variant_id: str) -> None:
     trusted = replay_log(variant_id, cards, options, log, dealt=True)
     assert trusted.log_text() == checked.log_text() == log
     assert trusted.visible() == checked.visible()
+
+
+def test_a_finished_games_score_is_reckoned_once_and_is_the_replays() -> None:
+    game = PokerSquares.new(list(STANDARD_DECK))
+    while not game.is_over():
+        game.play(game.legal_moves()[0])
+    first = game.score()
+    assert game.score() is first  # its answer, receipt and total ask: reckoned once
+    replayed = replay_log(game.id, game.cards, game.options, game.log_text())
+    assert replayed.score() == first
+    game._scored = (len(game.moves) - 1, Score(total=-1, hands=()))  # at another length
+    assert game.score() == first  # not taken for this one

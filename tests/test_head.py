@@ -145,3 +145,20 @@ def test_allow_lists_head_wherever_it_lists_get(client: TestClient[Litestar]) ->
     assert posted.status_code == 405
     assert "HEAD" not in posted.headers["allow"]
     assert client.head("/v1/score").status_code == 405
+    offered = client.options("/.well-known/jwks.json")  # an OPTIONS answer lists them too
+    assert offered.status_code in {200, 204}, offered.text
+    assert {m.strip() for m in offered.headers["allow"].split(",")} >= {"GET", "HEAD"}
+    assert "HEAD" not in client.options("/v1/score").headers["allow"]
+
+
+def test_a_private_answer_keeps_its_own_caching_and_says_nosniff_once(
+    client: TestClient[Litestar],
+) -> None:
+    keyed = client.get("/log/key", headers={"Authorization": "Bearer someone"})
+    assert keyed.status_code == 200, keyed.text
+    assert keyed.headers.get_list("cache-control") == ["public, max-age=3600"]
+    assert keyed.headers.get_list("x-content-type-options") == ["nosniff"]
+    private = client.get("/v1/variants", headers={"Authorization": "Bearer someone"})
+    assert private.headers.get_list("cache-control") == ["no-store"]
+    reference = client.get("/schema")  # the reference page sets its own nosniff already
+    assert reference.headers.get_list("x-content-type-options") == ["nosniff"]

@@ -1,8 +1,9 @@
-"""Late placements in batches: many idle seats, one store step a batch, none on the loop.
+"""Late placements in batches: many idle seats, one store step a batch, sized for the loop.
 
 At a call's deadline the idle seats' cards are placed :data:`~cardproof_service.lockstep.late.
 SEAT_BATCH` at a time (made small here so that a few seats make several batches): each
-batch in one ``place_late`` step, its moves decided in the replay threads, its games
+batch in one ``place_late`` step, its moves decided inline when the batch is small and in
+the replay threads when it is not (issue 42), its games
 replayed only the first time (this process keeps them at their next index), a player's
 move that came first left standing. Two replicas over one Redis share a deadline's
 batches (each taken once, every seat placed once, the next card called once), and a
@@ -24,6 +25,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+import cardproof_service.deals.games as games_module
 import cardproof_service.lockstep.late as late
 from cardproof.games import variant
 from cardproof.models import MoveRequest
@@ -144,9 +146,13 @@ def first_legal_cells(app: Litestar, tid: str, deal_id: str, upto: int) -> list[
     return [played.move_text(move) for move in played.moves]
 
 
-def test_idle_seats_are_placed_a_batch_a_step_off_the_loop_and_replayed_once(
-    memory_app: Litestar, clock: Clock, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("bound", [games_module.REPLAY_ON_LOOP, 0], ids=["small", "large"])
+def test_idle_seats_are_placed_a_batch_a_step_where_their_size_says_and_replayed_once(
+    memory_app: Litestar, clock: Clock, monkeypatch: pytest.MonkeyPatch, bound: int
 ) -> None:
+    """Ten seats are small work, decided inline; with the bound at 0 (every batch large,
+    as in a crowded round) they are decided in the replay threads."""
+    monkeypatch.setattr(games_module, "REPLAY_ON_LOOP", bound)
     store: Store = memory_app.state.store
     steps = Steps(store)
     threads: list[str] = []
@@ -166,7 +172,8 @@ def test_idle_seats_are_placed_a_batch_a_step_off_the_loop_and_replayed_once(
         idle = [seats[name][1] for name in NAMES if name != NAMES[3]]
         assert sorted(steps.read) == sorted(deal for _, deal in seats.values())
         assert threads
-        assert all(name.startswith("cardproof-replay") for name in threads)
+        off_loop = [name.startswith("cardproof-replay") for name in threads]
+        assert off_loop == [bound == 0] * len(threads), threads
         steps.read.clear()
         active = seats[NAMES[3]]  # places its own card 0: the other nine idle
         move(client, active, 0, "e5")
@@ -439,13 +446,20 @@ def test_a_batch_its_taker_left_is_placed_once_its_lease_ends(redis: RedisServer
         tid, owner, seats = redis_round(client, redis.url, 10)
         start(client, tid, owner)
         forget_ahead(app, tid)
-        # a replica took batch 1 of call 0 and died: nobody else may place it for 1.6 s
-        assert on_redis(redis.url, lambda store: store.claim_seats(tid, 1, 0, 1, 1600))
+        # a replica took batch 1 of call 0 and died: nobody else may place it for 5 s (a
+        # lease far past the 1 s deadline, so that a busy machine's pauses cannot end it)
+        claimed = time.monotonic()
+        assert on_redis(redis.url, lambda store: store.claim_seats(tid, 1, 0, 1, 5000))
         time.sleep(1.1)
         waiting = status(client, tid)
         assert (waiting["call"], waiting["placed"]) == (0, 6)  # batches 0 and 2 placed
-        time.sleep(0.6)
+        assert time.monotonic() - claimed < 5  # read while the lease held
         after = status(client, tid)
+        while after["call"] == 0:  # the lease ends: the batch left is placed, card 1 called
+            assert time.monotonic() - claimed < 30, after
+            time.sleep(0.2)
+            after = status(client, tid)
+        assert time.monotonic() - claimed >= 5  # not before the lease ended
         assert (after["call"], after["placed"]) == (1, 0)
         calls = on_redis(redis.url, lambda store: store.round_calls(tid, 1))
         assert [call.index for call in calls] == [0, 1]

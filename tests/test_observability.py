@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from cardproof_service.plumbing.observability import (
     JsonFormatter,
     JsonLinesHandler,
     logging_config,
+    new_request_id,
 )
 from cardproof_service.plumbing.settings import Settings
 from conftest import SERVER_KEYS, TEST_KEYS, free_port
@@ -45,6 +47,10 @@ def test_a_request_id_is_echoed_or_made(client: HttpClient) -> None:
     assert given.headers["x-request-id"] == "trace-42/abc"
     made = client.get("/healthz")
     assert re.fullmatch(r"[0-9a-f]{32}", made.headers["x-request-id"])
+    ids = {client.get("/healthz").headers["x-request-id"] for _ in range(20)}
+    assert len(ids) == 20  # each its own
+    assert made.headers["x-request-id"] not in ids
+    assert len(made.headers.get_list("x-request-id")) == 1  # one, never two
     for bad in ("x" * 129, "has space"):
         replaced = client.get("/healthz", headers={"X-Request-ID": bad})
         assert replaced.headers["x-request-id"] != bad
@@ -53,6 +59,21 @@ def test_a_request_id_is_echoed_or_made(client: HttpClient) -> None:
     assert problem.headers["x-request-id"]
     unrouted = client.get("/no/such/path", headers={"X-Request-ID": "lost-1"})  # the router's
     assert (unrouted.status_code, unrouted.headers["x-request-id"]) == (404, "lost-1")
+
+
+def test_request_ids_of_a_forked_worker_never_repeat_its_parents() -> None:
+    parent = [new_request_id() for _ in range(3)]
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: its first id, to the parent
+        os.write(writing, new_request_id().encode())
+        os._exit(0)
+    os.close(writing)
+    forked = os.read(reading, 64).decode()
+    os.waitpid(child, 0)
+    assert re.fullmatch(r"[0-9a-f]{32}", forked)
+    assert forked[:16] != parent[0][:16]  # another process, another prefix
+    assert len({*parent, new_request_id()}) == 4
 
 
 def test_each_request_writes_one_json_line_with_its_id(

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -587,3 +588,40 @@ ZEROS = b"0" * 64
 def test_a_malformed_entry_is_refused(data: bytes, error: str) -> None:
     with pytest.raises(EntryError, match=error):
         parse_entry(data)
+
+
+@pytest.mark.parametrize("tournament", [None, "t_entries"])
+def test_a_signers_entry_is_the_one_a_verifier_reads_from_the_receipt(
+    tournament: str | None,
+) -> None:
+    from cardproof.games import PokerSquares
+    from cardproof.receipts import SigningKey
+    from cardproof.tlog.entries import receipt_entry, signed_entry
+    from cardproof_service.deals.receipts import receipt_payload
+
+    seed = bytes(range(32))
+    game = PokerSquares.new(
+        PokerSquares.deal_cards(seed, "entries", PokerSquares.parse_options(None))
+    )
+    while not game.is_over():
+        game.play(game.legal_moves()[0])
+    payload = receipt_payload(
+        game,
+        seed,
+        "entries",
+        deal_id="d_entries",
+        kind="tournament" if tournament else "committed-blind",
+        blind=True,
+        committed=True,
+        issued_at=1_700_000_000,
+        issuer="https://cardproof.example",
+        tournament=tournament,
+    )
+    key = SigningKey.generate()
+    token = key.sign(payload)
+    made = signed_entry(token, key.kid, payload)
+    assert made == receipt_entry(token)
+    assert (made.kid, made.tournament, made.score) == (key.kid, tournament, game.score().total)
+    practice = msgspec.structs.replace(payload, deal_id=None, kind="practice")
+    with pytest.raises(EntryError):  # a practice receipt names no deal: never logged
+        signed_entry(key.sign(practice), key.kid, practice)

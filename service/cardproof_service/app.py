@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -61,6 +62,12 @@ def _warm_up() -> None:
     threading.Thread(target=prepare, name="cardproof-warm-up", daemon=True).start()
 
 
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread holding the GIL runs before the event loop may take it back (Python's
+default is 0.005): while long replays run in the replay threads, a request waiting on
+the loop waits for the GIL about this long at each step."""
+
+
 def answer_head(app: ASGIApp) -> ASGIApp:
     """``app`` answering HEAD wherever it answers GET: the GET's status and headers, no body.
 
@@ -80,11 +87,13 @@ def answer_head(app: ASGIApp) -> ASGIApp:
         async def sending(message: Message) -> None:
             nonlocal answered
             if message["type"] == "http.response.start":
-                headers = MutableScopeHeaders.from_message(message)
-                allowed = [method.strip() for method in (headers.get("allow") or "").split(",")]
-                if "GET" in allowed and "HEAD" not in allowed:
-                    allowed.insert(allowed.index("GET") + 1, "HEAD")
-                    headers["Allow"] = ", ".join(allowed)
+                if message["status"] == 405 or scope["method"] == "OPTIONS":  # those list Allow
+                    headers = MutableScopeHeaders.from_message(message)
+                    allow = headers.get("allow") or ""
+                    allowed = [method.strip() for method in allow.split(",")]
+                    if "GET" in allowed and "HEAD" not in allowed:
+                        allowed.insert(allowed.index("GET") + 1, "HEAD")
+                        headers["Allow"] = ", ".join(allowed)
                 await send(message)
                 if head:
                     answered = True
@@ -160,6 +169,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        sys.setswitchinterval(SWITCH_INTERVAL)
         rounds.begin()
         calls.begin()
         log.begin()

@@ -389,11 +389,18 @@ class Game(ABC, Generic[M, O]):
     def _score(self) -> Score:
         """The score of a complete game."""
 
+    _scored: tuple[int, Score] | None = None
+    """The last score reckoned, and after how many moves (a finished game's is asked for
+    by its answer, its receipt and its total: reckoned once)."""
+
     def score(self) -> Score:
         """The score; ``RuleError('incomplete')`` for a log cut short or a dead end."""
         if not self.is_complete():
             raise RuleError("incomplete", self.incomplete_reason(), field="moves")
-        return self._score()
+        played = len(self._moves)
+        if self._scored is None or self._scored[0] != played:
+            self._scored = (played, self._score())
+        return self._scored[1]
 
     @abstractmethod
     def visible(self) -> msgspec.Struct:

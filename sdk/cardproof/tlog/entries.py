@@ -30,7 +30,7 @@ from typing import Annotated, Final
 
 import msgspec
 
-from cardproof.receipts import decode_receipt
+from cardproof.receipts import ReceiptPayload, decode_receipt
 
 HEX64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}\\Z")]
 """A SHA-256 (or a 32-byte seed) as lower-case hex."""
@@ -148,6 +148,14 @@ def receipt_entry(receipt: str) -> ReceiptEntry:
     with it: one mapping for both.
     """
     header, payload = decode_receipt(receipt)
+    return signed_entry(receipt, str(header.get("kid") or ""), payload)
+
+
+def signed_entry(receipt: str, kid: str, payload: ReceiptPayload) -> ReceiptEntry:
+    """:func:`receipt_entry` of a receipt its signer just made, without reading it back.
+
+    ``payload`` is what it signed and ``kid`` its key's: the one mapping, for both.
+    """
     if payload.deal_id is None or payload.kind is None:
         raise EntryError("a receipt of no deal (practice, or older than kinds) is not logged")
     return ReceiptEntry(
@@ -157,7 +165,7 @@ def receipt_entry(receipt: str) -> ReceiptEntry:
         variant=payload.variant,
         score=payload.score.total,
         iat=payload.issued,
-        kid=str(header.get("kid") or ""),
+        kid=kid,
         tournament=payload.tournament,
     )
 
@@ -176,4 +184,5 @@ __all__ = [
     "receipt_entry",
     "settlement_document",
     "settlement_entry",
+    "signed_entry",
 ]

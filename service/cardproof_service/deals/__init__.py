@@ -18,7 +18,13 @@ from cardproof_service.deals.entrants import (
     make_token,
     require_entrant,
 )
-from cardproof_service.deals.games import Games, final_total, move_result, next_card
+from cardproof_service.deals.games import (
+    SIGNATURE_MOVES,
+    Games,
+    final_total,
+    move_result,
+    next_card,
+)
 from cardproof_service.deals.gate import Gate
 from cardproof_service.deals.receipts import Receipts, receipt_payload
 from cardproof_service.deals.service import DealParts, Deals
@@ -26,6 +32,7 @@ from cardproof_service.deals.solving import Solution, SolverBusy, Solvers, TooMa
 
 __all__ = [
     "ENTRANT_PREFIX",
+    "SIGNATURE_MOVES",
     "Commitments",
     "DealParts",
     "Dealing",

@@ -16,7 +16,7 @@ import msgspec
 
 from cardproof.models import MoveResult, ReceiptResponse
 from cardproof.receipts import ReceiptPayload, SigningKey, b64url, b64url_decode
-from cardproof.tlog.entries import encode_entry, receipt_entry
+from cardproof.tlog.entries import encode_entry, signed_entry
 from cardproof_service.store import Ending
 
 
@@ -61,18 +61,19 @@ def pack(
     """
     packed = _Packed(final=msgspec.json.encode(last))
     result_receipt = None
-    signed = []
+    signed: list[tuple[str, ReceiptPayload]] = []
     if payload is not None:
         token = signing.sign(payload)
         packed.header, packed.payload, packed.signature = _parts(token)
         result_receipt = token
-        signed.append(token)
+        signed.append((token, payload))
         if revealed is not None:
             token = signing.sign(revealed)
             _, packed.revealed_payload, packed.revealed_signature = _parts(token)
             result_receipt = token
-            signed.append(token)
-    log = b"\n".join(encode_entry(receipt_entry(token)) for token in signed if logged)
+            signed.append((token, revealed))
+    entries = (signed_entry(token, signing.kid, said) for token, said in signed if logged)
+    log = b"\n".join(map(encode_entry, entries))
     return Ending(zlib.compress(_ENCODER.encode(packed), 6), result_receipt, log)
 
 

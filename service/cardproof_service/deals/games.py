@@ -1,8 +1,10 @@
 """A deal's game: its deck, its replay (off the event loop when long), what the player sees.
 
 A game's state is always a replay of its stored log on the deck its seeds derive; no
-state is kept anywhere else. This module owns that replay (in at most
-:data:`REPLAY_THREADS` threads when a log is long, so no request holds the event loop),
+state is kept anywhere else. This module owns that replay and where it runs: work sized
+small by what it holds (moves, seats, a signature) runs inline, since a trip to a thread
+costs more than a 25-move replay; larger work runs in at most :data:`REPLAY_THREADS`
+threads, so no request holds the event loop for more than about a millisecond. It owns
 the deal's state and a move's answer as the game shows them, and this process's cache of
 the games it played last. What a seat may see of them is the gate's to decide
 (:mod:`cardproof_service.deals.gate`).
@@ -12,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, TypeVarTuple
 
 from cardproof.deal import seed_hash
 from cardproof.games import Game, replay_log, variant
@@ -24,10 +27,18 @@ from cardproof_service.deals.commitments import Commitments
 from cardproof_service.plumbing import Keys, not_found, now, tournament_ttl
 from cardproof_service.store import DealRecord, Store, TournamentRecord
 
-REPLAY_ON_LOOP = 300
-"""Moves a replay may have on the event loop (well under a millisecond); longer ones run
-in the replay threads."""
+REPLAY_ON_LOOP = 200
+"""Work that may run on the event loop, counted in moves replayed: 200 moves of the
+costliest variant per move (solodrez), with its deck and a signature, take about half a
+millisecond (``tests/test_inline_work.py`` holds it under one). Larger work runs in the
+replay threads, whose trip costs more than a small replay (issue 42)."""
+SIGNATURE_MOVES = 10
+"""What an Ed25519 signature (about 16 us) counts for in :data:`REPLAY_ON_LOOP`: the
+replay of about ten moves."""
 REPLAY_THREADS = 2
+
+T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 
 def final_total(game: Game[Any, Any]) -> int | None:
@@ -165,12 +176,20 @@ class Games:
         cards = self.cards_of(record)
         return replay_log(record.variant, cards, record.options, " ".join(moves), dealt=True)
 
+    async def sized(self, moves: int, work: Callable[[*Ts], T], *args: *Ts) -> T:
+        """``work(*args)``, inline or in the bounded replay threads, by its size.
+
+        ``moves`` is the work counted in moves replayed: at most :data:`REPLAY_ON_LOOP`
+        runs inline, more in a replay thread.
+        """
+        if moves <= REPLAY_ON_LOOP:
+            return work(*args)
+        return await asyncio.get_running_loop().run_in_executor(self.replays, work, *args)
+
     async def replay_off_loop(self, record: DealRecord, upto: int | None = None) -> Game[Any, Any]:
         """:meth:`replay`, in the bounded replay threads when the log is long."""
-        if len(record.moves) <= REPLAY_ON_LOOP:
-            return self.replay(record, upto)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.replays, self.replay, record, upto)
+        moves = len(record.moves) if upto is None else min(upto, len(record.moves))
+        return await self.sized(moves, self.replay, record, upto)
 
     def shown(self, record: DealRecord, view: View, score: Score | None) -> DealState:
         """The deal's state showing ``view`` and ``score``."""
@@ -192,6 +211,7 @@ class Games:
 __all__ = [
     "REPLAY_ON_LOOP",
     "REPLAY_THREADS",
+    "SIGNATURE_MOVES",
     "Cached",
     "GameCache",
     "Games",

@@ -9,7 +9,6 @@ unplayed open deal takes a whole log as its game (docs/protocol.md section 5.5).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +16,7 @@ import msgspec
 
 from cardproof.errors import RuleError
 from cardproof.games import Game, parse_moves, replay_log, variant
-from cardproof.games.base import set_fields
+from cardproof.games.base import LOG_SPACE, set_fields
 from cardproof.models import (
     DealSpec,
     MoveObject,
@@ -28,7 +27,12 @@ from cardproof.models import (
 )
 from cardproof.receipts import ReceiptPayload
 from cardproof_service.deals.commitments import Commitments
-from cardproof_service.deals.games import Games, final_total, move_result
+from cardproof_service.deals.games import (
+    SIGNATURE_MOVES,
+    Games,
+    final_total,
+    move_result,
+)
 from cardproof_service.deals.gate import Gate, called_one_by_one, tournament_is_closed
 from cardproof_service.deals.play import Play, open_of
 from cardproof_service.deals.receipts import Receipts, receipt_payload
@@ -63,6 +67,30 @@ def verify_cards(request: VerifyRequest, cards: list[str], moves: Any) -> Verify
         moves=game.log_text(),
         score=game.score(),
     )
+
+
+def log_size(moves: str | list[MoveObject]) -> int:
+    r"""How many moves a submitted log holds at most, counted without reading them.
+
+    A move's text and its separator take two characters at least, and moves are one
+    more than their separators at most: the lesser bound, each a C-level count (a split
+    of an 80,000-character log would take milliseconds on the event loop).
+
+    >>> log_size("a1 b2 c3"), log_size([]), log_size("a1 " * 300), log_size("a1\tb2\n")
+    (3, 0, 301, 3)
+    """
+    if isinstance(moves, list):
+        return len(moves)
+    separators = sum(map(moves.count, LOG_SPACE))
+    return min((len(moves) + 1) // 2, separators + 1)
+
+
+def checked_log(moves: str | list[MoveObject]) -> str | list[MoveObject]:
+    """A log text whose every token reads as a move, else a 400 naming the first that does not.
+
+    A list of move objects is returned as it is: msgspec checked their shape.
+    """
+    return check_log_text(moves) if isinstance(moves, str) else moves
 
 
 def as_verified(stored: ReceiptResponse) -> VerifyResult:
@@ -101,18 +129,15 @@ class Verification:
                 "deal takes exactly one of: {cards}, {deal_id}, {server_seed, client_seed}",
                 field="deal",
             )
-        moves = check_log_text(request.moves) if isinstance(request.moves, str) else request.moves
+        # a 25-move log is read and replayed inline; one of thousands in a replay thread
+        size = log_size(request.moves)
+        moves = await self.games.sized(size, checked_log, request.moves)
         if isinstance(deal.deal_id, str):
             return await self._verify_deal(request, deal.deal_id, moves, authorization)
-        # a log of tens of thousands of moves takes a while: never on the event loop
-        loop = asyncio.get_running_loop()
         if isinstance(deal.cards, list):
-            return await loop.run_in_executor(
-                self.games.replays, verify_cards, request, deal.cards, moves
-            )
-        return await loop.run_in_executor(
-            self.games.replays, self._verify_seeds, request, deal, moves
-        )
+            return await self.games.sized(size, verify_cards, request, deal.cards, moves)
+        size += SIGNATURE_MOVES
+        return await self.games.sized(size, self._verify_seeds, request, deal, moves)
 
     def _verify_seeds(self, request: VerifyRequest, deal: DealSpec, moves: Any) -> VerifyResult:
         """A seed pair the caller chose: signed as ``practice`` (it proves the arithmetic)."""
@@ -163,9 +188,8 @@ class Verification:
         if use == "played":
             return await self._played_log(record, cls, moves)
         ttl = self.play.keep_for(seat)
-        game = await asyncio.get_running_loop().run_in_executor(
-            self.games.replays, replay_log, cls.id, self.games.cards_of(record), options, moves
-        )
+        cards = self.games.cards_of(record)
+        game = await self.games.sized(log_size(moves), replay_log, cls.id, cards, options, moves)
         game.score()  # raises 'incomplete' for a short log
         texts = game.log_text().split()
         finished_at = now()

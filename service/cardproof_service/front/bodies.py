@@ -65,6 +65,19 @@ async def read_body(request: Request[Any, Any, Any], body_type: type[T]) -> T:
     return decode_body(await raw_body(request), body_type)
 
 
+def authorization_of(request: Request[Any, Any, Any]) -> str | None:
+    """The request's ``Authorization`` header, read straight from the scope.
+
+    The request is known to name it once at most (``site.safe_headers`` refuses two), so
+    the first is the one; Litestar's header object, built for this alone, cost more than
+    the rest of a move's reading.
+    """
+    for name, value in request.scope["headers"]:
+        if len(name) == 13 and name.lower() == b"authorization":
+            return value.decode("latin-1")
+    return None
+
+
 async def raw_body(request: Request[Any, Any, Any]) -> bytes:
     """The request body, read straight from the ASGI messages: 413 past the size limit.
 

@@ -16,7 +16,6 @@ from html import escape
 from typing import Final
 from urllib.parse import quote
 
-from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -284,11 +283,14 @@ def safe_headers(app: ASGIApp) -> ASGIApp:
         private = any(name in CREDENTIALS for name in named)
 
         async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableScopeHeaders.from_message(message)
-                headers["X-Content-Type-Options"] = "nosniff"
-                if private and "cache-control" not in headers:
-                    headers["Cache-Control"] = "no-store"
+            if message["type"] == "http.response.start":  # raw pairs: on every answer
+                headers = list(message.get("headers", ()))
+                names = {name.lower() for name, _ in headers}
+                if b"x-content-type-options" not in names:
+                    headers.append((b"x-content-type-options", b"nosniff"))
+                if private and b"cache-control" not in names:
+                    headers.append((b"cache-control", b"no-store"))
+                message["headers"] = headers
             await send(message)
 
         await app(scope, receive, sending)

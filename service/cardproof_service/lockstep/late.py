@@ -28,7 +28,14 @@ from typing import Any
 import msgspec
 
 from cardproof.games import Game, replay_log
-from cardproof_service.deals import Games, Receipts, final_total, move_result, next_card
+from cardproof_service.deals import (
+    SIGNATURE_MOVES,
+    Games,
+    Receipts,
+    final_total,
+    move_result,
+    next_card,
+)
 from cardproof_service.plumbing import Settings, now, tournament_ttl
 from cardproof_service.store import DealRecord, LatePlacement, RoundState, Store, TournamentRecord
 
@@ -148,11 +155,10 @@ class LatePlacements:
     async def _prepare_first(self, record: TournamentRecord, number: int) -> None:
         """Card 0 decided for every seat, a batch read and replayed at a time."""
         deal_ids = await self.store.round_seats(record.tournament_id, number)
-        loop = asyncio.get_running_loop()
         decided: list[Decided] = []
         for start in range(0, len(deal_ids), SEAT_BATCH):
             records = await self.store.get_deals(deal_ids[start : start + SEAT_BATCH])
-            decided += await loop.run_in_executor(self.games.replays, self._decide, [], records, 0)
+            decided += await self._decide_sized([], records, 0)
         self._ready((record.tournament_id, number), 0, decided)
 
     def _soon(self, work: Coroutine[Any, Any, None]) -> None:
@@ -205,8 +211,7 @@ class LatePlacements:
 
         A finishing card is never decided ahead: its receipt says when it was placed.
         """
-        loop = asyncio.get_running_loop()
-        decided = await loop.run_in_executor(self.games.replays, self._decide, seats, [], call)
+        decided = await self._decide_sized(seats, [], call)
         self._ready(key, call, decided)
 
     async def _place_decided(
@@ -267,10 +272,7 @@ class LatePlacements:
                 seats.append(seat)
         records = await self.store.get_deals(unread) if unread else []
         if seats or records:
-            loop = asyncio.get_running_loop()
-            decided += await loop.run_in_executor(
-                self.games.replays, self._decide, seats, records, call
-            )
+            decided += await self._decide_sized(seats, records, call)
         return await self._store(record, number, call, decided)
 
     async def _store(
@@ -286,6 +288,19 @@ class LatePlacements:
             await self.store.place_late(record.tournament_id, number, call, ttl, card, placements)
         )
         return [seat for placement, seat in decided if placement.deal_id in placed]
+
+    async def _decide_sized(
+        self, kept: list[LateSeat], records: list[DealRecord], call: int
+    ) -> list[Decided]:
+        """:meth:`_decide`, inline when small (a few seats, short logs), else in a thread.
+
+        Each seat counts its move and a signature (its game may end here), and a seat
+        read from the store the moves of its replay too.
+        """
+        seats = len(kept) + len(records)
+        replayed = sum(len(record.moves) for record in records)
+        size = seats * (1 + SIGNATURE_MOVES) + replayed
+        return await self.games.sized(size, self._decide, kept, records, call)
 
     def _decide(
         self, kept: list[LateSeat], records: list[DealRecord], call: int

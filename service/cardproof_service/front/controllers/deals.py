@@ -18,7 +18,7 @@ from cardproof.models import (
 )
 from cardproof_service.deals import Deals
 from cardproof_service.front import examples
-from cardproof_service.front.bodies import read_body
+from cardproof_service.front.bodies import authorization_of, read_body
 from cardproof_service.front.errors import problem_responses
 from cardproof_service.front.openapi import ENTRANT_IF_TOURNAMENT
 from cardproof_service.plumbing import IdempotencyKey, client_id
@@ -118,7 +118,7 @@ class DealsController(Controller):
     )
     async def read(self, request: Request[Any, Any, Any], deal_id: DealIdParameter) -> DealState:
         """The deal as its player may see it now; a tournament game only for its entrant."""
-        authorization = request.headers.get("authorization")
+        authorization = authorization_of(request)
         return await deals_of(request).state(deal_id, authorization)
 
     @post(
@@ -157,7 +157,7 @@ class DealsController(Controller):
         entrant's token.
         """
         body = await read_body(request, MoveRequest)
-        return await deals_of(request).play(deal_id, body, request.headers.get("authorization"))
+        return await deals_of(request).play(deal_id, body, authorization_of(request))
 
     @get(
         "/{deal_id:str}/receipt",
@@ -186,5 +186,5 @@ class DealsController(Controller):
         Its ``kind`` says what it proves; a tournament game's receipt is its entrant's,
         and carries the seed once the tournament has closed.
         """
-        authorization = request.headers.get("authorization")
+        authorization = authorization_of(request)
         return await deals_of(request).receipt(deal_id, authorization)

@@ -17,7 +17,7 @@ from litestar.response import Stream
 
 from cardproof.models import DealState, RoundCalls, RoundDealRequest, RoundStartRequest, RoundStatus
 from cardproof_service.deals import entrant_offered
-from cardproof_service.front.bodies import read_body
+from cardproof_service.front.bodies import authorization_of, read_body
 from cardproof_service.front.controllers.tournaments import (
     READ_ERRORS,
     TournamentIdParameter,
@@ -85,7 +85,7 @@ class RoundsController(Controller):
         server seed once the tournament has closed.
         """
         await read_body(request, RoundDealRequest)
-        authorization = request.headers.get("authorization")
+        authorization = authorization_of(request)
         return await entries_of(request).open_round(
             tournament_id, round_number, authorization, idempotency_key
         )
@@ -128,7 +128,7 @@ class RoundsController(Controller):
         legal move (the receipt lists it in `auto_placed`).
         """
         await read_body(request, RoundStartRequest)
-        authorization = request.headers.get("authorization")
+        authorization = authorization_of(request)
         return await tournaments_of(request).start_round(tournament_id, round_number, authorization)
 
     @get(

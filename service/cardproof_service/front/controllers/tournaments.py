@@ -31,7 +31,7 @@ from cardproof.models import (
 )
 from cardproof.tournaments import CURSOR_PATTERN, MAX_PAGE, SettlementPage
 from cardproof_service.front import examples
-from cardproof_service.front.bodies import read_body
+from cardproof_service.front.bodies import authorization_of, read_body
 from cardproof_service.front.errors import problem_responses
 from cardproof_service.front.openapi import ORGANIZER_ONLY, TOURNAMENT_READERS
 from cardproof_service.plumbing import IdempotencyKey, client_id, problem
@@ -121,7 +121,7 @@ class TournamentsController(Controller):
         For invite-only entry the answer carries the invite code, this once.
         """
         tournaments = tournaments_of(request)
-        organizer = await authenticate(tournaments.store, request.headers.get("authorization"))
+        organizer = await authenticate(tournaments.store, authorization_of(request))
         body = await read_body(request, TournamentRequest)
         return await tournaments.create(organizer, body)
 
@@ -187,7 +187,7 @@ class TournamentsController(Controller):
                 type_="/problems/parse-error",
                 field=unknown[0],
             )
-        authorization = request.headers.get("authorization")
+        authorization = authorization_of(request)
         return await tournaments_of(request).listing(authorization, limit, cursor)
 
     @get(
@@ -284,7 +284,7 @@ class TournamentsController(Controller):
     ) -> InviteCodes:
         """``count`` fresh invite codes, shown this once; each enters one entrant."""
         body = await read_body(request, InviteRequest)
-        authorization = request.headers.get("authorization")
+        authorization = authorization_of(request)
         return await entries_of(request).invite(tournament_id, body, authorization)
 
     @get(
@@ -417,7 +417,7 @@ class TournamentsController(Controller):
     ) -> Tournament:
         """End entry and play now; the round seeds are revealed from this moment."""
         await read_body(request, CloseRequest)
-        authorization = request.headers.get("authorization")
+        authorization = authorization_of(request)
         return await tournaments_of(request).close(tournament_id, authorization)
 
     @get(

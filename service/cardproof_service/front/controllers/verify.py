@@ -10,7 +10,7 @@ from litestar.exceptions import HTTPException
 from cardproof.errors import ParseError, RuleError
 from cardproof.models import VerifyRequest, VerifyResult
 from cardproof_service.front import examples
-from cardproof_service.front.bodies import read_body
+from cardproof_service.front.bodies import authorization_of, read_body
 from cardproof_service.front.controllers.deals import deals_of
 from cardproof_service.front.errors import problem_responses
 from cardproof_service.front.openapi import ENTRANT_IF_TOURNAMENT
@@ -60,7 +60,7 @@ class VerifyController(Controller):
         """
         try:
             body = await read_body(request, VerifyRequest)
-            return await deals_of(request).verify(body, request.headers.get("authorization"))
+            return await deals_of(request).verify(body, authorization_of(request))
         except ParseError:
             VERIFY_FAILURES.labels("unreadable").inc()
             raise
