@@ -58,7 +58,8 @@ def label(text: str) -> str:
 
 
 def open_page(chromium: Any, url: str, viewport: dict[str, int]) -> Any:
-    page = chromium.new_context(viewport=viewport).new_page()
+    """``url`` in a fresh context of ``viewport`` (CSS pixels as drawn), once it is ready."""
+    page = chromium.new_context(viewport=viewport, device_scale_factor=1).new_page()
     page.goto(url)
     page.wait_for_selector("body[data-ready]")
     return page

@@ -20,17 +20,16 @@ import re
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from test_tournament_day import PHONE, WIDE, open_page
+from test_tournament_day import create as create_day
 from test_web import ROW_ORDER, SNAKE, serve_with_organizer
 
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1280, "height": 900}
 CY = ROW_ORDER[::-1]
 
 
@@ -43,32 +42,8 @@ def organized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, s
 
 
 def create(base_url: str, key: str, **fields: Any) -> dict[str, Any]:
-    """A lockstep poker-squares tournament open now (``fields`` change it); its answer."""
-    now = datetime.now(UTC)
-    body = {
-        "name": "Day Cup",
-        "variant": "poker-squares",
-        "rounds": 2,
-        "opens_at": (now - timedelta(hours=1)).isoformat(),
-        "closes_at": (now + timedelta(hours=2)).isoformat(),
-        "format": "lockstep",
-        "card_seconds": 30,
-        "entry": "public",
-        **fields,
-    }
-    created = httpx.post(
-        f"{base_url}/v1/tournaments", headers={"Authorization": f"Bearer {key}"}, json=body
-    )
-    assert created.status_code == 201, created.text
-    answer: dict[str, Any] = created.json()
-    return answer
-
-
-def open_page(chromium: Any, url: str, viewport: dict[str, int]) -> Any:
-    page = chromium.new_context(viewport=viewport, device_scale_factor=1).new_page()
-    page.goto(url)
-    page.wait_for_selector("body[data-ready]")
-    return page
+    """A lockstep poker-squares tournament open now, 30 s a card (``fields`` change it)."""
+    return create_day(base_url, f"Bearer {key}", **{"card_seconds": 30, **fields})
 
 
 def box(page: Any, selector: str) -> dict[str, float]:
