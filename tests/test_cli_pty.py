@@ -9,6 +9,7 @@ there (and only there: tests/test_progress.py pipes it).
 
 from __future__ import annotations
 
+import codecs
 import fcntl
 import os
 import pty
@@ -55,6 +56,8 @@ class Terminal:
         )
         os.close(follower)
         self.seen = ""
+        # a read may end inside a character (a suit's three UTF-8 bytes): kept for the next
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def expect(self, text: str, timeout: float = 30) -> str:
         """Read until ``text`` has been written (fail with what was seen, else)."""
@@ -70,7 +73,7 @@ class Terminal:
                     chunk = b""
                 if not chunk:
                     assert text in self.seen, f"ended before {text!r}:\n{self.seen[-2000:]}"
-                self.seen += chunk.decode(errors="replace")
+                self.seen += self.decoder.decode(chunk)
         found, _, self.seen = self.seen.partition(text)
         return found + text
 
