@@ -15,8 +15,9 @@ NPM_STAMP := service/web/node_modules/.ci-$(shell cksum service/web/package-lock
 OUTSIDERS_NPM_STAMP := tests/outsiders/node_modules/.ci-$(shell cksum tests/outsiders/package-lock.json | cut -d' ' -f1)
 OUTSIDERS_VENV := tests/outsiders/.venv
 OUTSIDERS_PIP_STAMP := $(OUTSIDERS_VENV)/.pip-$(shell cksum tests/outsiders/requirements.txt | cut -d' ' -f1)
-# The exact par's C kernel (service/par): rebuilt when its sources change. It needs a C
-# compiler and Python's headers; the SDK (`pip install cardproof`) never builds it.
+# The service's C kernels (service/par: the exact par, the deal's shuffle): rebuilt when
+# their sources change. They need a C compiler, Python's headers and OpenSSL's (the
+# shuffle's; without them it is skipped); the SDK (`pip install cardproof`) never builds them.
 PAR_SOURCES := service/par/pyproject.toml service/par/setup.py \
   $(wildcard service/par/cardproof_par/*.c service/par/cardproof_par/*.py service/par/cardproof_par/*.pyi)
 PAR_STAMP := $(VENV)/.par-$(shell cat $(PAR_SOURCES) | cksum | cut -d' ' -f1)

@@ -376,6 +376,7 @@ def test_a_rejected_word_sends_the_shuffle_to_the_stream_reader(
         asked.append((key, size))
         return tuple(range(size))
 
+    monkeypatch.setattr(deal, "_COMPILED", None)  # the Python path (the C one: test_deal_kernel)
     monkeypatch.setattr(deal, "_first_words", lambda key, blocks: rejected)
     monkeypatch.setattr(deal, "_shuffle_stream", stream_reader)
     assert deal.shuffle("standard-52", seed, "alice") == tuple(range(52))

@@ -10,6 +10,7 @@ score and signature, takes under a millisecond of CPU.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import threading
 import time
@@ -17,6 +18,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -232,3 +235,35 @@ def test_the_loop_takes_the_gil_back_every_half_millisecond(
     with TestClient(inline_app):
         assert switched == [SWITCH_INTERVAL]
     assert SWITCH_INTERVAL <= 0.0005  # Python's 5 ms held the loop's answers for tens of ms
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            [
+                *"a1b2C3r>:",
+                " ",
+                "\t",
+                "\n",
+                "\r",
+                "\x0b",
+                "\x0c",
+                "\x1c",
+                "\x1f",
+                "\x85",
+                "\xa0",
+                "\u2003",
+                "\u3000",
+                "\ufeff",
+                "é",
+            ]
+        ),
+        max_size=40,
+    )
+)
+def test_log_tokens_c_level_split_gives_the_log_s_own_tokens(text: str) -> None:
+    """``str.split()`` serves only where it splits as the log does: at JSON's four spaces."""
+    pieces = text.strip(" \t\n\r")
+    expected = re.split("[ \t\n\r]+", pieces) if pieces else []
+    assert log_tokens(text) == expected

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import count
 from operator import ge, mod
 from typing import Final
@@ -63,6 +63,12 @@ def seed_hash(server_seed: bytes) -> str:
 
 def stream_key(server_seed: bytes, client_seed: str, deck_type: str, stream: str) -> bytes:
     """Step 2: the HMAC key of one shuffle's byte stream."""
+    message = _stream_message(server_seed, client_seed, deck_type, stream)
+    return hmac.digest(server_seed, message, "sha256")
+
+
+def _stream_message(server_seed: bytes, client_seed: str, deck_type: str, stream: str) -> bytes:
+    """Step 2's message, once every input is checked (``ValueError`` names the wrong one)."""
     if len(server_seed) != SEED_BYTES:
         raise ValueError(f"a server seed is {SEED_BYTES} bytes, not {len(server_seed)}")
     if deck_type not in DECK_SIZES:
@@ -72,8 +78,7 @@ def stream_key(server_seed: bytes, client_seed: str, deck_type: str, stream: str
         raise ValueError(f"a client seed is 1 to {MAX_CLIENT_SEED_BYTES} UTF-8 bytes")
     if "\0" in stream or not stream.isascii():
         raise ValueError("a stream label is ASCII without NUL")
-    message = b"\0".join((ALGORITHM.encode(), deck_type.encode(), stream.encode(), client))
-    return hmac.digest(server_seed, message, "sha256")
+    return b"\0".join((ALGORITHM.encode(), deck_type.encode(), stream.encode(), client))
 
 
 def _words(key: bytes) -> Iterator[int]:
@@ -139,22 +144,50 @@ def draws(server_seed: bytes, client_seed: str, deck_type: str, stream: str) -> 
     return UniformDraws(stream_key(server_seed, client_seed, deck_type, stream))
 
 
+def _compiled_shuffle() -> Callable[[bytes, bytes, int], tuple[int, ...] | None] | None:
+    """The service's compiled fast path (``cardproof_par._deal``), if installed.
+
+    The SDK alone runs the Python one below; both give the same orders and leave a
+    rejected word to :func:`_shuffle_stream` (``tests/test_deal_kernel.py``).
+    """
+    try:
+        from cardproof_par._deal import shuffle as compiled
+    except ImportError:
+        return None
+    return compiled
+
+
+_COMPILED: Final = _compiled_shuffle()
+
+
 def shuffle(
     deck_type: str, server_seed: bytes, client_seed: str, *, stream: str = "deal"
 ) -> tuple[int, ...]:
     """Step 5: the shuffled order of the deck, as canonical indices.
 
-    The fast path reads one word per draw from the first blocks, computed at once, and
-    runs step 4 as C-level maps; a word that step 4 rejects (about 1 deal in 6 million
-    has one) sends the whole shuffle to :func:`_shuffle_stream`, which reads the stream
-    word by word.
+    The fast path reads one word per draw from the first blocks, computed at once: in C
+    where the service installed it (the stream key too: about 1 us against 16), else
+    here with step 4 as C-level maps. A word that step 4 rejects (about 1 deal in 6
+    million has one) sends the whole shuffle to :func:`_shuffle_stream`, which reads the
+    stream word by word.
     """
-    key = stream_key(server_seed, client_seed, deck_type, stream)
+    message = _stream_message(server_seed, client_seed, deck_type, stream)
     size = DECK_SIZES[deck_type]
+    if _COMPILED is not None:
+        order = _COMPILED(server_seed, message, size)
+    else:
+        order = _first_words_shuffle(hmac.digest(server_seed, message, "sha256"), size)
+    if order is None:
+        return _shuffle_stream(hmac.digest(server_seed, message, "sha256"), size)
+    return order
+
+
+def _first_words_shuffle(key: bytes, size: int) -> tuple[int, ...] | None:
+    """Step 5 on the stream's first words, or ``None`` if step 4 rejects one of them."""
     words = _first_words(key, (size + 6) // 8)  # size - 1 draws, 8 words a block
     bounds = _DRAW_BOUNDS[size]  # the draws' n, size down to 2, in C-level maps below
     if any(map(ge, words, bounds[1])):
-        return _shuffle_stream(key, size)
+        return None
     deck = list(range(size))
     for i, j in zip(range(size - 1, 0, -1), map(mod, words, bounds[0]), strict=True):
         deck[i], deck[j] = deck[j], deck[i]

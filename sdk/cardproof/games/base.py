@@ -44,7 +44,20 @@ def log_tokens(text: str) -> list[str]:
     ['a1\xa0b2']
     >>> log_tokens(" ")
     []
+
+    ``str.split()`` gives the same tokens, at C speed, for ASCII text without the six
+    other characters it takes for white space there (``\v``, ``\f``, ``\x1c`` to
+    ``\x1f``): that is every log a client writes, so it reads them so.
     """
+    if text.isascii() and (
+        "\x0b" not in text
+        and "\x0c" not in text
+        and "\x1c" not in text
+        and "\x1d" not in text
+        and "\x1e" not in text
+        and "\x1f" not in text
+    ):
+        return text.split()
     text = text.strip(LOG_SPACE)
     return _LOG_SEPARATOR.split(text) if text else []
 

@@ -1,0 +1,3 @@
+"""Types of the compiled shuffle (``_deal.c``)."""
+
+def shuffle(seed: bytes, message: bytes, size: int, /) -> tuple[int, ...] | None: ...
