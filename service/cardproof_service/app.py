@@ -15,22 +15,17 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from litestar import Litestar
-from litestar.datastructures import MutableScopeHeaders, State
-from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
+from litestar.datastructures import State
 
 from cardproof.solvers import serpent
 from cardproof_service.deals import DealParts, Deals, Solvers
 from cardproof_service.front import (
-    HEAD_REQUEST,
     StandingsPages,
-    html_not_found,
+    edge_layer,
     install_exact_schemas,
     openapi_config,
     problem_details_plugin,
-    reference_headers,
     route_handlers,
-    safe_headers,
     whole_numbers_as_written,
 )
 from cardproof_service.lockstep import Calls, Rounds
@@ -41,7 +36,6 @@ from cardproof_service.plumbing import (
     Settings,
     load_keys,
     metered,
-    observe_requests,
 )
 from cardproof_service.store import MemoryStore, RedisStore, Store
 from cardproof_service.tournaments import Entries, Pars, Scoreboard, Tournaments
@@ -66,59 +60,6 @@ SWITCH_INTERVAL = 0.0005
 """Seconds a thread holding the GIL runs before the event loop may take it back (Python's
 default is 0.005): while long replays run in the replay threads, a request waiting on
 the loop waits for the GIL about this long at each step."""
-
-
-def answer_head(app: ASGIApp) -> ASGIApp:
-    """``app`` answering HEAD wherever it answers GET: the GET's status and headers, no body.
-
-    A HEAD request goes on as a GET (in a copy of its scope); its answer ends with the
-    headers, and the GET's body is dropped. From then on the client reads as gone, so an
-    event stream stops. Every ``Allow`` header that lists GET (a 405, an OPTIONS answer)
-    lists HEAD too.
-    """
-
-    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
-            await app(scope, receive, send)
-            return
-        head = scope["method"] == "HEAD"
-        answered = False
-
-        async def sending(message: Message) -> None:
-            nonlocal answered
-            if message["type"] == "http.response.start":
-                if message["status"] == 405 or scope["method"] == "OPTIONS":  # those list Allow
-                    headers = MutableScopeHeaders.from_message(message)
-                    allow = headers.get("allow") or ""
-                    allowed = [method.strip() for method in allow.split(",")]
-                    if "GET" in allowed and "HEAD" not in allowed:
-                        allowed.insert(allowed.index("GET") + 1, "HEAD")
-                        headers["Allow"] = ", ".join(allowed)
-                await send(message)
-                if head:
-                    answered = True
-                    await send({"type": "http.response.body", "body": b"", "more_body": False})
-            elif not head:
-                await send(message)
-
-        async def receiving() -> ReceiveMessage:
-            if answered:
-                return {"type": "http.disconnect"}
-            return await receive()
-
-        if not head:
-            await app(scope, receive, sending)
-            return
-        as_get = scope.copy()
-        as_get["method"] = "GET"
-        as_get["state"] = {**scope.get("state", {}), HEAD_REQUEST: True}
-        try:
-            await app(as_get, receiving, sending)
-        finally:  # the route it took, for the request's log line and metrics
-            if "path_template" in as_get:
-                scope["path_template"] = as_get["path_template"]
-
-    return wrapped
 
 
 def make_store(settings: Settings) -> Store:
@@ -217,7 +158,5 @@ def create_app(
     install_exact_schemas(app)
     # Around the router, not per route: unknown paths (404) and methods (405) are
     # counted and logged too; a 404 is a page for a browser (HEAD too: the GET's headers).
-    app.asgi_handler = observe_requests(
-        safe_headers(reference_headers(answer_head(html_not_found(app.asgi_handler))))
-    )
+    app.asgi_handler = edge_layer(app.asgi_handler)
     return app

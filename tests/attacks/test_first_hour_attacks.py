@@ -15,7 +15,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from litestar.types import Message, Receive, Scope, Send
 
-from cardproof_service.front.site import safe_headers
+from cardproof_service.front.edge import edge_layer
 from conftest import organizer_key
 
 POST = "/v1/tournaments"
@@ -195,7 +195,7 @@ async def test_a_credential_header_given_twice_is_refused(header: bytes) -> None
             return {"type": "http.request", "body": b"", "more_body": False}
 
         scope = {"type": "http", "method": "GET", "path": "/v1/tournaments", "headers": headers}
-        await safe_headers(app)(cast(Scope, scope), receive, send)
+        await edge_layer(app)(cast(Scope, scope), receive, send)
         return sent
 
     refused = await answer([(header, b"Bearer cpo_a"), (b"accept", b"*/*"), (header, b"Bearer b")])

@@ -16,8 +16,7 @@ from html import escape
 from typing import Final
 from urllib.parse import quote
 
-from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import Scope
 
 from cardproof.words import printable
 from cardproof_service.plumbing import problem_body
@@ -181,64 +180,51 @@ API_PATHS: Final = ("/v1/", "/.well-known/", "/healthz", "/readyz", "/metrics")
 """Where the API answers: its 404s are problem details whatever the ``Accept``."""
 
 
-def html_not_found(app: ASGIApp) -> ASGIApp:
-    """``app`` answering a 404 with the HTML page when the request's ``Accept`` prefers HTML.
+def wants_page(scope: Scope) -> bool:
+    """Whether a 404 for this request is the HTML page: its ``Accept`` prefers HTML.
 
-    Every 404 says ``Vary: Accept``. One for an API client (JSON, ``*/*``, no ``Accept``)
-    is problem details: as it was, or in place of a page some part of Litestar drew (an
-    unknown page under ``/schema``). The HTML page shows a problem's ``detail`` when it
-    names what is missing (it has a ``code``), else the path.
+    The API's own 404s keep their problem details (and code) for every client.
     """
+    accept = b",".join(value for name, value in scope["headers"] if name.lower() == b"accept")
+    return prefers_html(accept.decode("latin-1")) and not scope["path"].startswith(API_PATHS)
 
-    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
-            await app(scope, receive, send)
-            return
-        accept = b",".join(value for name, value in scope["headers"] if name.lower() == b"accept")
-        # the API's own 404s keep their problem details (and code) for every client
-        html = prefers_html(accept.decode("latin-1")) and not scope["path"].startswith(API_PATHS)
-        kept: list[tuple[bytes, bytes]] | None = None
-        """A 404's headers, held while its body is read, to answer in the other form."""
-        body = bytearray()
 
-        async def sending(message: Message) -> None:
-            nonlocal kept
-            if message["type"] == "http.response.start":
-                if message["status"] != 404:
-                    await send(message)
-                    return
-                headers = _vary(list(message.get("headers", [])))
-                problem = any(
-                    name.lower() == b"content-type" and value.startswith(PROBLEM_TYPES[0].encode())
-                    for name, value in headers
-                )
-                if html or not problem:
-                    kept = headers
-                else:
-                    await send({**message, "headers": headers})
-                return
-            if kept is None or message["type"] != "http.response.body":
-                await send(message)
-                return
-            body.extend(message.get("body", b""))
-            if message.get("more_body", False):
-                return
-            if html:
-                content = not_found_page(_words(bytes(body), scope["path"])).encode()
-                added = [(b"content-type", b"text/html; charset=utf-8")]
-                added += [(k.lower().encode(), v.encode()) for k, v in PAGE_HEADERS.items()]
-            else:
-                content = problem_body(404, f"nothing at {scope['path']}", type_="about:blank")
-                added = [(b"content-type", PROBLEM_TYPES[0].encode())]
-            replaced = {b"content-length", *(name for name, _ in added)}
-            headers = [(name, value) for name, value in kept if name.lower() not in replaced]
-            headers += [*added, (b"content-length", str(len(content)).encode())]
-            await send({"type": "http.response.start", "status": 404, "headers": headers})
-            await send({"type": "http.response.body", "body": content, "more_body": False})
+def not_found_start(
+    headers: Sequence[tuple[bytes, bytes]], page: bool
+) -> tuple[list[tuple[bytes, bytes]], bool]:
+    """A 404's headers with ``Vary: Accept``, and whether to hold it for another form.
 
-        await app(scope, receive, sending)
+    A 404 is held (its body read, then answered anew by :func:`not_found_answer`) when it
+    is to be the HTML page (``page``) or when it is no problem details (some part of
+    Litestar drew it, an unknown page under ``/schema``); an API client's problem goes
+    on as it was.
+    """
+    varied = _vary(list(headers))
+    problem = any(
+        name.lower() == b"content-type" and value.startswith(PROBLEM_TYPES[0].encode())
+        for name, value in varied
+    )
+    return varied, page or not problem
 
-    return wrapped
+
+def not_found_answer(
+    kept: Sequence[tuple[bytes, bytes]], body: bytes, path: str, page: bool
+) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """A held 404 answered anew: the HTML page, or problem details; its headers and body.
+
+    The page shows a problem's ``detail`` when it names what is missing (it has a
+    ``code``), else the path.
+    """
+    if page:
+        content = not_found_page(_words(body, path)).encode()
+        added = [(b"content-type", b"text/html; charset=utf-8")]
+        added += [(k.lower().encode(), v.encode()) for k, v in PAGE_HEADERS.items()]
+    else:
+        content = problem_body(404, f"nothing at {path}", type_="about:blank")
+        added = [(b"content-type", PROBLEM_TYPES[0].encode())]
+    replaced = {b"content-length", *(name for name, _ in added)}
+    headers = [(name, value) for name, value in kept if name.lower() not in replaced]
+    return [*headers, *added, (b"content-length", str(len(content)).encode())], content
 
 
 CREDENTIALS: Final = (b"authorization", b"x-invite-code")
@@ -248,54 +234,39 @@ ONCE: Final = (*CREDENTIALS, b"idempotency-key")
 and the service the first, and disagree on who asks or which request a retry repeats."""
 
 
-def safe_headers(app: ASGIApp) -> ASGIApp:
-    """``app`` with ``nosniff`` on every answer, ``no-store`` on private ones, one credential.
+def once_headers(scope: Scope) -> tuple[bool, bytes | None]:
+    """Whether a request is private (it carries a credential), and its refusal if any.
 
-    ``X-Content-Type-Options: nosniff`` goes on every answer; ``Cache-Control: no-store``
-    on an answer to a request that carried a credential (a key, a token or an invite
-    code) and set no caching of its own, so that no shared cache keeps it for others. A
-    request naming a header of :data:`ONCE` (a credential, ``Idempotency-Key``) twice is
-    refused (400 ``duplicate-header``).
+    A request naming a header of :data:`ONCE` (a credential, ``Idempotency-Key``) twice
+    is refused: the problem body (400 ``duplicate-header``) comes back, since a proxy
+    reading the last copy and the service the first would disagree on who asks.
     """
+    named = [name.lower() for name, _ in scope["headers"] if name.lower() in ONCE]
+    if not named:
+        return False, None
+    twice = sorted({name.decode() for name in named if named.count(name) > 1})
+    if twice:
+        return True, problem_body(
+            400,
+            f"the {twice[0]} header is given more than once: send it once",
+            type_="/problems/parse-error",
+            code="duplicate-header",
+            field=twice[0],
+        )
+    return any(name in CREDENTIALS for name in named), None
 
-    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
-            await app(scope, receive, send)
-            return
-        named = [name.lower() for name, _ in scope["headers"] if name.lower() in ONCE]
-        twice = sorted({name.decode() for name in named if named.count(name) > 1})
-        if twice:  # a proxy reading the last copy and the service the first would disagree
-            content = problem_body(
-                400,
-                f"the {twice[0]} header is given more than once: send it once",
-                type_="/problems/parse-error",
-                code="duplicate-header",
-                field=twice[0],
-            )
-            headers = [
-                (b"content-type", b"application/problem+json"),
-                (b"content-length", str(len(content)).encode()),
-                (b"x-content-type-options", b"nosniff"),
-            ]
-            await send({"type": "http.response.start", "status": 400, "headers": headers})
-            await send({"type": "http.response.body", "body": content, "more_body": False})
-            return
-        private = any(name in CREDENTIALS for name in named)
 
-        async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start":  # raw pairs: on every answer
-                headers = list(message.get("headers", ()))
-                names = {name.lower() for name, _ in headers}
-                if b"x-content-type-options" not in names:
-                    headers.append((b"x-content-type-options", b"nosniff"))
-                if private and b"cache-control" not in names:
-                    headers.append((b"cache-control", b"no-store"))
-                message["headers"] = headers
-            await send(message)
+def secured(headers: list[tuple[bytes, bytes]], names: set[bytes], private: bool) -> None:
+    """``nosniff`` on every answer, ``no-store`` on a private one that set no caching.
 
-        await app(scope, receive, sending)
-
-    return wrapped
+    ``names`` are the answer's header names, lower case. ``Cache-Control: no-store``
+    keeps an answer to a credential (a key, a token or an invite code) out of every
+    shared cache.
+    """
+    if b"x-content-type-options" not in names:
+        headers.append((b"x-content-type-options", b"nosniff"))
+    if private and b"cache-control" not in names:
+        headers.append((b"cache-control", b"no-store"))
 
 
 def _words(body: bytes, path: str) -> str:
@@ -324,9 +295,12 @@ __all__ = [
     "ONCE",
     "PAGE_HEADERS",
     "PAGE_POLICY",
-    "html_not_found",
+    "not_found_answer",
     "not_found_page",
+    "not_found_start",
+    "once_headers",
     "prefers_html",
-    "safe_headers",
+    "secured",
     "site_header",
+    "wants_page",
 ]

@@ -18,10 +18,16 @@ from cardproof_service.plumbing.metrics import (
     METRICS_CONTENT_TYPE,
     MULTIPROCESS_DIR,
     VERIFY_FAILURES,
+    RequestMetrics,
     exposition,
     metered,
 )
-from cardproof_service.plumbing.observability import logging_config, observe_requests
+from cardproof_service.plumbing.observability import (
+    REQUEST_ID_HEADER,
+    log_access,
+    logging_config,
+    request_id_of,
+)
 from cardproof_service.plumbing.offences import report as report_offence
 from cardproof_service.plumbing.problems import (
     PROBLEM_MEDIA_TYPE,
@@ -52,6 +58,7 @@ __all__ = [
     "MULTIPROCESS_DIR",
     "PROBLEM_MEDIA_TYPE",
     "REPLAY_WINDOW",
+    "REQUEST_ID_HEADER",
     "UNAUTHORIZED_CODES",
     "VERIFY_FAILURES",
     "DoorSettings",
@@ -59,6 +66,7 @@ __all__ = [
     "KeyConfigError",
     "Keys",
     "RateLimiter",
+    "RequestMetrics",
     "Settings",
     "SettingsError",
     "client_id",
@@ -67,14 +75,15 @@ __all__ = [
     "exposition",
     "generate",
     "load_keys",
+    "log_access",
     "logging_config",
     "metered",
     "not_found",
     "now",
-    "observe_requests",
     "problem",
     "problem_body",
     "report_offence",
+    "request_id_of",
     "rfc3339",
     "rfc3339_ms",
     "tournament_closed",

@@ -24,13 +24,9 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, Final
 
 import msgspec
-from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
-
-from cardproof_service.plumbing.metrics import RequestMetrics
+from litestar.types import Scope
 
 REQUEST_ID_HEADER: Final = "x-request-id"
-_ID_NAME: Final = REQUEST_ID_HEADER.encode("ascii")
 _SANE_ID: Final = re.compile(r"[\x21-\x7e]{1,128}")
 access_log = logging.getLogger("cardproof.access")
 
@@ -172,7 +168,7 @@ _ACCESS_CONSTANTS: Final[dict[str, Any]] = {
     "filename": "observability.py",
     "module": "observability",
     "lineno": 0,
-    "funcName": "observe_requests",
+    "funcName": "log_access",
     "exc_info": None,
     "exc_text": None,
     "stack_info": None,
@@ -217,50 +213,17 @@ new_request_id: Final = _RequestIds()
 """A new request id: 32 hex digits, as a ``uuid4``'s were."""
 
 
-def observe_requests(app: ASGIApp) -> ASGIApp:
-    """ASGI middleware: request ids, one log line and the metrics of each request.
-
-    The id is echoed in the answer and in the log line; the request is counted and timed
-    by route.
-    """
-    metrics = RequestMetrics()
-
-    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
-            await app(scope, receive, send)
-            return
-        request_id = request_id_of(scope)
-        start = time.perf_counter()
-        status = 500
-
-        async def send_with_id(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                headers = [
-                    pair for pair in message.get("headers", ()) if pair[0].lower() != _ID_NAME
-                ]
-                headers.append((_ID_NAME, request_id.encode("latin-1")))
-                message["headers"] = headers
-            await send(message)
-
-        try:
-            await app(scope, receive, send_with_id)
-        finally:
-            seconds = time.perf_counter() - start
-            route = scope.get("path_template") or "unmatched"
-            metrics.observe(route, scope["method"], status, seconds)
-            if access_log.isEnabledFor(logging.INFO):
-                fields = {
-                    "request_id": request_id,
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "duration_ms": round(seconds * 1e3, 3),
-                }
-                access_log.handle(AccessRecord(fields))
-
-    return middleware
+def log_access(request_id: str, method: str, path: str, status: int, seconds: float) -> None:
+    """One request's access line (``cardproof.access``, at INFO), if that level is on."""
+    if access_log.isEnabledFor(logging.INFO):
+        fields = {
+            "request_id": request_id,
+            "method": method,
+            "path": path,
+            "status": status,
+            "duration_ms": round(seconds * 1e3, 3),
+        }
+        access_log.handle(AccessRecord(fields))
 
 
 def logging_config(level: str) -> dict[str, Any]:
@@ -286,10 +249,11 @@ def logging_config(level: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "REQUEST_ID_HEADER",
     "AccessRecord",
     "JsonFormatter",
     "JsonLinesHandler",
+    "log_access",
     "logging_config",
-    "observe_requests",
     "request_id_of",
 ]

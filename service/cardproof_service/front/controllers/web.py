@@ -13,10 +13,8 @@ from pathlib import Path
 from typing import Final
 
 from litestar import Controller, MediaType, Response, Router, get
-from litestar.datastructures import CacheControlHeader, MutableScopeHeaders
-from litestar.enums import ScopeType
+from litestar.datastructures import CacheControlHeader
 from litestar.static_files import create_static_files_router
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from cardproof_service.front.site import PAGE_HEADERS, PAGE_POLICY
 
@@ -30,31 +28,29 @@ REFERENCE_POLICY: Final = (
 """The API reference (``/schema``): its own scripts only; Swagger UI's icons are data: URLs."""
 
 
-def reference_headers(app: ASGIApp) -> ASGIApp:
-    """``app`` with the reference page's policy on every HTML answer under ``/schema``.
+REFERENCE_HEADERS: Final = (
+    (b"content-security-policy", REFERENCE_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+)
+"""What every HTML answer under ``/schema`` carries, in place of any it set itself."""
 
-    Litestar serves the reference itself, so its headers are added on the way out: the
+
+def reference_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """An answer's headers under ``/schema``: with the reference's policy if it is HTML.
+
+    Litestar serves the reference itself, so its headers are set on the way out: the
     page may not be framed, sniffed, or run a script from anywhere but this origin.
     """
-
-    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP or not scope["path"].startswith("/schema"):
-            await app(scope, receive, send)
-            return
-
-        async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableScopeHeaders.from_message(message)
-                if (headers.get("content-type") or "").startswith("text/html"):
-                    headers["Content-Security-Policy"] = REFERENCE_POLICY
-                    headers["X-Content-Type-Options"] = "nosniff"
-                    headers["X-Frame-Options"] = "DENY"
-                    headers["Referrer-Policy"] = "no-referrer"
-            await send(message)
-
-        await app(scope, receive, sending)
-
-    return wrapped
+    html = any(
+        name.lower() == b"content-type" and value.startswith(b"text/html")
+        for name, value in headers
+    )
+    if not html:
+        return headers
+    replaced = {name for name, _ in REFERENCE_HEADERS}
+    return [pair for pair in headers if pair[0].lower() not in replaced] + [*REFERENCE_HEADERS]
 
 
 @cache
