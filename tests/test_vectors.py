@@ -23,7 +23,7 @@ from litestar.plugins.problem_details import ProblemDetailsException
 from cardproof.deal import pokerdrez_deck, standard_deck
 from cardproof.games.reserve_poker import ReservePoker
 from cardproof.receipts import SigningKey, decode_receipt, verify_receipt
-from cardproof_service.deals.commitments import Commitments, round_commitment_id
+from cardproof_service.deals.commitments import SEEDS_KEPT, Commitments, round_commitment_id
 from cardproof_service.plumbing.keys import Keys
 
 VECTORS_DIR = Path(__file__).parent / "vectors"
@@ -153,3 +153,17 @@ def test_the_solodrez_receipts() -> None:
             ("deal", i, card.text) for i, card in enumerate(deck)
         ]
     assert sorted(results) == [(False, False), (False, True), (True, False)]
+
+
+def test_kept_seeds_are_the_derived_ones_and_only_the_newest_are_kept() -> None:
+    """The seeds kept once derived (``SEEDS_KEPT``) answer as a fresh derivation does."""
+    commitments = Commitments(keys=COMMITMENTS.keys, ttl=1)
+    ids = [f"t_{i:020x}:round-1" for i in range(SEEDS_KEPT + 3)]
+    first = [commitments.server_seed(text) for text in ids]
+    assert first == [_hmac(MASTER, b"cardproof-server-seed\0", t.encode()) for t in ids]
+    assert len(commitments._seeds) == SEEDS_KEPT  # the three oldest went
+    assert ids[0] not in commitments._seeds
+    assert ids[-1] in commitments._seeds
+    assert [commitments.server_seed(text) for text in ids] == first  # kept or derived again
+    other = Commitments(keys=Keys(master=bytes(32), signing=COMMITMENTS.keys.signing), ttl=1)
+    assert other.server_seed(ids[-1]) != first[-1]  # kept per master key, never shared

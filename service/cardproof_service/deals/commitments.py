@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Final
 
 from cardproof.deal import seed_hash
 from cardproof.models import Commitment
@@ -23,6 +24,10 @@ from cardproof_service.plumbing import Keys, not_found, now, rfc3339
 
 NONCE_BYTES = 16
 TAG_BYTES = 12
+SEEDS_KEPT: Final = 4096
+"""Server seeds kept once derived, the oldest dropped first: a deal's seed is asked for
+three times as the deal is made (its deck, its cards, the hash it shows) and again by
+every answer that shows its state, each an HMAC under the master key."""
 
 
 def round_commitment_id(tournament_id: str, round_number: int) -> str:
@@ -49,6 +54,7 @@ class Commitments:
 
     keys: Keys
     ttl: int
+    _seeds: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
     def _tag(self, body: bytes) -> bytes:
         message = b"cardproof-commitment\0" + body
@@ -73,9 +79,20 @@ class Commitments:
         return "k_" + b64url(hmac.digest(self.keys.master, message, "sha256")[:18])
 
     def server_seed(self, commitment_id: str) -> bytes:
-        """The seed a commitment stands for: derived, never stored."""
-        message = b"cardproof-server-seed\0" + commitment_id.encode()
-        return hmac.digest(self.keys.master, message, "sha256")
+        """The seed a commitment stands for: derived, never stored (but kept a while here).
+
+        The last :data:`SEEDS_KEPT` are kept in this process, as any replica could derive
+        them again: only ids the service issued or checked come here, so the memory is
+        bounded by the count.
+        """
+        seed = self._seeds.get(commitment_id)
+        if seed is None:
+            message = b"cardproof-server-seed\0" + commitment_id.encode()
+            seed = hmac.digest(self.keys.master, message, "sha256")
+            if len(self._seeds) >= SEEDS_KEPT:  # the oldest out: a dict keeps its order
+                self._seeds.pop(next(iter(self._seeds)), None)
+            self._seeds[commitment_id] = seed
+        return seed
 
     def commit(self) -> Commitment:
         """A fresh commitment: its id and the hash of the seed it stands for."""
