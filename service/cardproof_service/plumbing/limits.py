@@ -68,8 +68,13 @@ def client_id(scope: Scope, master_key: bytes) -> str:
     return address_id(client[0] if client else "unknown", master_key)
 
 
+@lru_cache(maxsize=8192)
 def address_id(address: str, master_key: bytes) -> str:
-    """A keyed hash of a client's network (:func:`client_network`): never the address."""
+    """A keyed hash of a client's network (:func:`client_network`): never the address.
+
+    Kept for the last 8,192 addresses: every request of a client asks for it again (its
+    rate count, its games in flight), and each is an HMAC under the master key.
+    """
     network = client_network(address)
     digest = hmac.digest(master_key, b"cardproof-client\0" + network.encode(), "sha256")
     return b64url(digest[:12])
