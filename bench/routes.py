@@ -82,6 +82,8 @@ ABOVE_THREE: dict[str, str] = {
 """Routes allowed over :data:`OTHERS`, and why (the README says the same)."""
 ENTRANTS = 8
 """Entrants who play the standings' tournament."""
+STATEFUL = ("committed deal", "blind move", "last move")
+"""The routes of :func:`stateful_round`, timed together from lists made each round."""
 
 
 @dataclass
@@ -446,6 +448,8 @@ def measure(args: argparse.Namespace, workdir: Path, wrk: str) -> Figures:
             ),
             Route("standings read", "cardproof", standings, get_script(workdir, reader)),
         ]
+        if args.only:
+            statics = [statics[0]] + [r for r in statics[1:] if r.name in args.only]
         for route in statics:  # warm: every path run before the timing
             wrk_run(wrk, running[route.server], route.path, route.script, 1)
         bare = statics[0]
@@ -463,7 +467,8 @@ def measure(args: argparse.Namespace, workdir: Path, wrk: str) -> Figures:
                 below = floor()
                 run = wrk_run(wrk, running[route.server], route.path, route.script, args.seconds)
                 record(figures, route.name, run, below)
-            stateful_round(args, workdir, wrk, mine, figures, number, floor)
+            if not args.only or set(args.only) & set(STATEFUL):
+                stateful_round(args, workdir, wrk, mine, figures, number, floor)
             print(f"  round {number + 1} of {args.rounds} done")
     return figures
 
@@ -549,6 +554,12 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds a plain route (3)")
     parser.add_argument(
         "--games", type=int, default=1000, help="games a round's moves play (1000; 3x deals)"
+    )
+    parser.add_argument(
+        "--only",
+        type=lambda text: [name.strip() for name in text.split(";") if name.strip()],
+        default=[],
+        help="routes by name, ';'-separated ('verify, seed pair;blind move'): all by default",
     )
     return parser.parse_args(argv)
 

@@ -61,7 +61,7 @@ import httpx
 
 from _common import load_average, percentile, print_machine, verdict
 from cardproof.progress import Bar, bar
-from service import cardproof_server, private_redis
+from service import cardproof_server, private_redis, tree_cpu
 from wire import CELLS, Wire, called_ms, event_stream, one_round, organizer_key, seat_all, url_calls
 
 TARGET_STANDINGS_P99_MS = 20.0
@@ -117,6 +117,8 @@ class Lockstep:
         """Per card index, when the answer to its last placement came (ms since the epoch)."""
         self.errors: list[str] = []
         self.seconds = 0.0
+        self.cpu: dict[str, float] = {}
+        """CPU seconds each party used over the round: the server, Redis, this driver."""
 
 
 def wall_ms() -> float:
@@ -124,9 +126,14 @@ def wall_ms() -> float:
     return time.time() * 1e3
 
 
-async def lockstep_round(base_url: str, key: str, seats: int) -> Lockstep:
-    """A lockstep round of ``seats`` seats, each on its own event stream; what they saw."""
+async def lockstep_round(
+    base_url: str, key: str, seats: int, pids: dict[str, int] | None = None
+) -> Lockstep:
+    """A lockstep round of ``seats`` seats, each on its own event stream; what they saw,
+    and the CPU each of ``pids`` (the server's and Redis's process trees) and this
+    driver used over the round."""
     seen = Lockstep()
+    pids = pids or {}
     organizer = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(base_url=base_url, timeout=60, trust_env=False) as client:
         tid = await one_round(client, organizer, "Lockstep Bench", seats, card_seconds=30)
@@ -190,12 +197,16 @@ async def lockstep_round(base_url: str, key: str, seats: int) -> Lockstep:
         for _ in range(seats):
             await connected.acquire()
         start = time.perf_counter()
+        before = {name: tree_cpu(pid) for name, pid in pids.items()}
+        driver = time.process_time()
         started = await client.post(
             f"/v1/tournaments/{tid}/rounds/1/start", json={}, headers=organizer
         )
         started.raise_for_status()
         await asyncio.gather(*followers)
         seen.seconds = time.perf_counter() - start
+        seen.cpu = {name: tree_cpu(pid) - before[name] for name, pid in pids.items()}
+        seen.cpu["driver"] = time.process_time() - driver
         calls = await client.get(f"{url_calls(tid)}?after=-1&wait=0")
         for call in calls.raise_for_status().json()["calls"]:
             index = call["index"]
@@ -448,7 +459,8 @@ def tournament_scenario(args: argparse.Namespace) -> None:
                 problems += error.problems[:5]
         seen = Lockstep()
         if args.seats:
-            seen = asyncio.run(lockstep_round(server.base_url, key, args.seats))
+            pids = {"server": server.pid, "redis": redis_pid}
+            seen = asyncio.run(lockstep_round(server.base_url, key, args.seats, pids))
         print(
             f"lockstep round of poker-squares, {args.seats} seats, each on its own event "
             f"stream, placing each called card after 0..100 ms: {seen.seconds:.1f} s for 25 calls"
@@ -464,6 +476,13 @@ def tournament_scenario(args: argparse.Namespace) -> None:
         print(f"  call -> its event at a seat ({len(seen.delivery)} deliveries): "
               f"{figures(seen.delivery)}")  # fmt: skip
         print(f"  placements ({len(seen.moves)}): {figures(seen.moves)}")
+        if seen.moves and seen.seconds:
+            used = ", ".join(
+                f"{name} {cpu:.1f} s ({cpu / len(seen.moves) * 1e6:.0f} us a placement)"
+                for name, cpu in seen.cpu.items()
+            )
+            busy = sum(seen.cpu.values()) / seen.seconds
+            print(f"  CPU over the round: {used}; {busy:.2f} of the 2 CPUs busy")
         print(f"  errors    {len(seen.errors)} {seen.errors[:3]}")
     print()
     print(f"load average at the end: {load_average()} (2 logical CPUs; other work skews figures)")

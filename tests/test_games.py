@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import pytest
@@ -797,3 +797,94 @@ def test_a_finished_games_score_is_reckoned_once_and_is_the_replays() -> None:
     assert replayed.score() == first
     game._scored = (len(game.moves) - 1, Score(total=-1, hands=()))  # at another length
     assert game.score() == first  # not taken for this one
+
+
+_PLACEMENT_CELLS = st.builds(
+    Cell,
+    row=st.integers(min_value=-1, max_value=5),
+    col=st.integers(min_value=-1, max_value=5),
+)
+"""Cells on the board and just off it."""
+
+
+def _path_from(rnd: random.Random, length: int) -> list[Cell]:
+    """A rook's walk of single steps (it may step back onto a cell: then it is refused)."""
+    row, col = rnd.randrange(5), rnd.randrange(5)
+    walk = [Cell(row=row, col=col)]
+    for _ in range(length - 1):
+        dr, dc = rnd.choice(((0, 1), (0, -1), (1, 0), (-1, 0)))
+        row, col = min(4, max(0, row + dr)), min(4, max(0, col + dc))
+        walk.append(Cell(row=row, col=col))
+    return walk
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    variant_id=st.sampled_from(["poker-squares", "serpent-patience"]),
+    deck=st.permutations(STANDARD_DECK),
+    rnd=st.randoms(use_true_random=False),
+    shape=st.sampled_from(["free", "permutation", "path"]),
+    cells=st.lists(_PLACEMENT_CELLS, max_size=27),
+    length=st.integers(min_value=0, max_value=27),
+    dealt=st.booleans(),
+    cut=st.integers(min_value=20, max_value=52),
+)
+def test_placement_replay_in_one_pass_is_move_by_move_play(
+    variant_id: str,
+    deck: list[Card],
+    rnd: random.Random,
+    shape: str,
+    cells: list[Cell],
+    length: int,
+    dealt: bool,
+    cut: int,
+) -> None:
+    """A placement game's whole-log replay (one pass when every move is plainly legal)
+    ends as playing each move does: the same cells and log, or the same refusal (a
+    ``dealt`` game's cards are not checked: it may hold fewer than 25)."""
+    cls = variant(variant_id)
+    if dealt:
+        deck = deck[:cut]
+    if shape == "permutation":  # every cell once: legal in poker-squares, seldom a path
+        board = [Cell(row=i // 5, col=i % 5) for i in range(25)]
+        rnd.shuffle(board)
+        log = board[: min(length, 25)]
+    elif shape == "path":
+        log = _path_from(rnd, max(1, length))
+    else:
+        log = cells
+    game = cls.new(deck) if not dealt else cls(deck, cls.parse_options(None))
+    refusal: IllegalMove | None = None
+    for move in log:
+        try:
+            game.play(move)
+        except IllegalMove as error:
+            refusal = error
+            break
+    event(f"{variant_id} {shape}: {'refused' if refusal else 'legal'}")
+    if refusal is not None:
+        with pytest.raises(IllegalMove) as raised:
+            cls.replay(deck, None, log, dealt=dealt)
+        assert (raised.value.code, raised.value.move_index, str(raised.value)) == (
+            refusal.code,
+            refusal.move_index,
+            str(refusal),
+        )
+        return
+    replayed: Any = cls.replay(deck, None, iter(log), dealt=dealt)
+    assert replayed.cells == cast(Any, game).cells
+    assert replayed.moves == game.moves
+    assert replayed.is_over() == game.is_over()
+    if game.is_complete():
+        assert replayed.score() == game.score()
+
+
+@pytest.mark.parametrize("variant_id", ["poker-squares", "serpent-patience"])
+def test_placement_replay_of_a_dealt_hand_too_short(variant_id: str) -> None:
+    """A ``dealt`` hand is not checked, so a log longer than it is refused at the first
+    move with no card left, in one pass as move by move."""
+    cls = variant(variant_id)
+    snake = [Cell(row=r, col=c if r % 2 == 0 else 4 - c) for r in range(5) for c in range(5)]
+    with pytest.raises(IllegalMove) as raised:
+        cls.replay(STANDARD_DECK[:24], None, snake, dealt=True)
+    assert (raised.value.code, raised.value.move_index) == ("game-over", 24)

@@ -13,9 +13,10 @@ top-left cell, ``e5`` the bottom-right.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 from operator import itemgetter
-from typing import ClassVar, Final, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Final, Protocol, Self, TypeVar, cast
 
 import msgspec
 
@@ -63,6 +64,15 @@ CELLS_BY_TEXT: Final = {
     for spelling in (f"{COLUMN_LETTERS[c]}{r + 1}", f"{COLUMN_LETTERS[c].upper()}{r + 1}")
 }
 """Every cell by its text forms (``c3`` and ``C3``)."""
+_POSITIONS: Final = {cell: cell.row * SIZE + cell.col for cell in CELLS_BY_TEXT.values()}
+"""Every cell on the board by its number (``row * 5 + col``): a cell off it is not here."""
+_STEPS: Final = frozenset(
+    (p, q)
+    for p in range(SIZE * SIZE)
+    for q in range(SIZE * SIZE)
+    if abs(p // SIZE - q // SIZE) + abs(p % SIZE - q % SIZE) == 1
+)
+"""Every pair of cell numbers one orthogonal step apart."""
 
 
 class GridView(msgspec.Struct, frozen=True, tag_field="kind", tag="grid"):
@@ -243,6 +253,54 @@ class GridPlacementGame(GridGame[Cell, TableOption]):
     def __init__(self, cards: tuple[Card, ...] | list[Card], options: TableOption) -> None:
         super().__init__(cards, options)
         self.cells: list[Card | None] = [None] * (SIZE * SIZE)
+
+    @classmethod
+    def replay(
+        cls,
+        cards: Sequence[Card],
+        options: TableOption | Mapping[str, Any] | None,
+        moves: Iterable[Cell],
+        *,
+        dealt: bool = False,
+    ) -> Self:
+        """Play a whole log at once when every move is plainly legal, else move by move.
+
+        A log is plainly legal when every move is a cell on the board, no cell comes
+        twice, no card is placed that the deal lacks, and (serpent) each cell is one step
+        from the one before: then each card goes to its cell in one pass. Any other log is
+        replayed move by move (:meth:`Game.replay`), which names the first move refused.
+
+        >>> from cardproof.cards import STANDARD_DECK
+        >>> from cardproof.games import variant
+        >>> serpent = variant("serpent-patience")
+        >>> serpent.replay(STANDARD_DECK, None, [Cell.parse("a1"), Cell.parse("a2")]).cells[5]
+        Card('3C')
+        >>> serpent.replay(STANDARD_DECK, None, [Cell.parse("a1"), Cell.parse("a3")])
+        Traceback (most recent call last):
+        cardproof.errors.IllegalMove: move 1 (a3): a3 is not next to a1, the cell of the card before
+        """
+        log = list(moves)
+        try:
+            positions = list(map(_POSITIONS.get, log))
+        except TypeError:  # a move that cannot be a key (not a cell): refused move by move
+            positions = [None]
+        if (
+            None in positions
+            or len(set(positions)) != len(positions)
+            or len(positions) > len(cards)
+            or (cls.steps_to_a_neighbour and not all(map(_STEPS.__contains__, pairwise(positions))))
+        ):
+            return super().replay(cards, options, log, dealt=dealt)
+        game = (
+            cls(cast(list[Card], cards), cls.parse_options(options))
+            if dealt
+            else cls.new(cards, options)
+        )
+        cells = game.cells
+        for position, card in zip(cast(list[int], positions), cards, strict=False):
+            cells[position] = card
+        game._moves.extend(log)
+        return game
 
     @classmethod
     def parse_move(cls, text: str) -> Cell:
