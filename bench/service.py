@@ -103,6 +103,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import logging
 import math
 import os
@@ -640,14 +641,31 @@ def tail(path: Path, lines: int = 20) -> str:
         return ""
 
 
+PR_SET_PDEATHSIG = 1
+"""Linux's ``prctl`` option: the signal a process gets when its parent ends."""
+
+
+def ends_with_its_parent() -> None:
+    """In a started child, before it runs its command: Linux sends it SIGTERM when the
+    bench process ends, however it ends (``kill -9`` too), so no server or Redis
+    outlives a bench that was stopped."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 @contextmanager
 def started(
     command: list[str], env: dict[str, str], log: Path
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``command`` in its own process group, output to ``log``; stop it at the end."""
+    """Run ``command`` in its own process group, output to ``log``; stop it at the end
+    (and when this process dies: :func:`ends_with_its_parent`)."""
     with log.open("wb") as out:
         process = subprocess.Popen(
-            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=ends_with_its_parent,
         )
     try:
         yield process

@@ -25,7 +25,10 @@ each following the calls as server-sent events and placing each called card afte
 random 0..100 ms. Reported: the time from the last placement of card i (when its
 request was sent) to the call of card i+1 (the store's time of the call), median and
 max over the round; and the delivery of each call to each seat's event stream (the
-store's time of the call to its arrival in the seat's client), p50/p99.
+store's time of the call to its arrival in the seat's client), p50/p99. Beside them, the
+CPU the server, Redis and this driver used over the round, per placement, and per card
+against what the machine's CPUs give in the 100 ms its placements come over: where a
+card asks more, its last placements queue behind the others, whatever the code.
 
 The driver shares the 2 cores with the server and Redis, so the load figures are what
 the workers do with a competing client, not a ceiling.
@@ -49,6 +52,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import tempfile
 import time
@@ -67,6 +71,10 @@ from wire import CELLS, Wire, called_ms, event_stream, one_round, organizer_key,
 TARGET_STANDINGS_P99_MS = 20.0
 TARGET_CALL_MEDIAN_MS = 20.0
 TARGET_DELIVERY_P99_MS = 100.0
+THINKING_SECONDS = 0.1
+"""A lockstep seat places each called card after a random 0 to this many seconds."""
+CARDS = len(CELLS)
+"""The calls of a poker-squares round: one a card."""
 
 
 class Load:
@@ -184,7 +192,8 @@ async def lockstep_round(
                         ended = True
                         break
                     seen.delivery.append(wall_ms() - called_ms(data["called_at"]))
-                    moves.append(asyncio.create_task(place(data["index"], rng.uniform(0, 0.1))))
+                    delay = rng.uniform(0, THINKING_SECONDS)
+                    moves.append(asyncio.create_task(place(data["index"], delay)))
                 if ended:
                     break
             stream.close()
@@ -483,6 +492,15 @@ def tournament_scenario(args: argparse.Namespace) -> None:
             )
             busy = sum(seen.cpu.values()) / seen.seconds
             print(f"  CPU over the round: {used}; {busy:.2f} of the 2 CPUs busy")
+            asked = sum(seen.cpu.values()) / CARDS * 1e3
+            window = THINKING_SECONDS * 1e3
+            given = (os.cpu_count() or 1) * window
+            print(
+                f"  a card's placements and calls asked {asked:.0f} ms of CPU of all three; "
+                f"its placements come over {window:.0f} ms, in which the {os.cpu_count()} CPUs "
+                f"give {given:.0f} ms: "
+                + ("the last ones queue" if asked > given else "room to spare")
+            )
         print(f"  errors    {len(seen.errors)} {seen.errors[:3]}")
     print()
     print(f"load average at the end: {load_average()} (2 logical CPUs; other work skews figures)")
