@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import msgspec
@@ -27,6 +28,7 @@ import pytest
 import cardproof.play.round as round_module
 from cardproof.cli.common import entries_dir, private_entries_dir
 from cardproof.client import Client, Round
+from cardproof.models import TournamentCreated
 from cardproof.play.shared import Terminal as PlayTerminal
 from cardproof.words import card_label
 from conftest import TEST_KEYS, free_port, served
@@ -83,6 +85,15 @@ def server(organizers_env: dict[str, str]) -> Iterator[tuple[str, str]]:
 
 def in_an_hour() -> str:
     return (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+
+
+def open_for_an_hour(client: Client, name: str, **settings: Any) -> TournamentCreated:
+    """A poker-squares tournament open from now for an hour, as ``client`` creates it with
+    ``settings`` (rounds, format, entry...)."""
+    now = datetime.now(UTC)
+    return client.create_tournament(
+        name, "poker-squares", opens_at=now, closes_at=now + timedelta(hours=1), **settings
+    )
 
 
 def tournament_id(output: str) -> str:
@@ -403,16 +414,9 @@ def at_the_table(
     """A lockstep tournament with ``card_seconds`` a card, and Ada entered (``tournament
     enter``) and playing its round 1 at a terminal: ``(tournament id, her terminal)``."""
     url, key = server
-    now = datetime.now(UTC)
     with Client(base_url=url, api_key=key) as organizer:
-        created = organizer.create_tournament(
-            "Table Cup",
-            "poker-squares",
-            rounds=1,
-            opens_at=now,
-            closes_at=now + timedelta(hours=1),
-            format="lockstep",
-            card_seconds=card_seconds,
+        created = open_for_an_hour(
+            organizer, "Table Cup", rounds=1, format="lockstep", card_seconds=card_seconds
         )
     tid = created.tournament.tournament_id
     entry = str(tmp_path / "ada.json")
@@ -619,16 +623,8 @@ def test_standings_print_each_entrants_share_of_par_and_a_players_games(
 
     monkeypatch.setattr(standings_module, "SETTLED_AFTER", -1)
     with embedded_client(organizer="CLI Club", par_budget=0.2) as client:
-        now = datetime.now(UTC)
-        created = client.create_tournament(
-            "Par Open",
-            "poker-squares",
-            rounds=2,
-            opens_at=now,
-            closes_at=now + timedelta(hours=1),
-            format="async",
-            entry="invite",
-            invites=1,
+        created = open_for_an_hour(
+            client, "Par Open", rounds=2, format="async", entry="invite", invites=1
         )
         tid = created.tournament.tournament_id
         token = client.enter(tid, "Ada", invite_code=created.invite_codes[0]).token
@@ -805,17 +801,9 @@ def test_after_its_game_a_seat_is_told_the_standings_and_the_next_round(
     """What comes next, after the receipt: the standings page, and round n+1's seat while
     there is one (read with the entrant's token: the tournament is invite-only)."""
     url, key = server
-    now = datetime.now(UTC)
     with Client(base_url=url, api_key=key) as organizer:
-        created = organizer.create_tournament(
-            "Next Cup",
-            "poker-squares",
-            rounds=2,
-            opens_at=now,
-            closes_at=now + timedelta(hours=1),
-            format="lockstep",
-            entry="invite",
-            invites=1,
+        created = open_for_an_hour(
+            organizer, "Next Cup", rounds=2, format="lockstep", entry="invite", invites=1
         )
     tid = created.tournament.tournament_id
     with Client(base_url=url) as player:

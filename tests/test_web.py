@@ -676,6 +676,21 @@ def solodrez_deal(page: Any, base_url: str) -> tuple[str, list[list[str]]]:
     return deal_id, view["columns"]
 
 
+def won_solodrez_deal(page: Any, base_url: str) -> tuple[list[list[str]], dict[str, Any]]:
+    """Deal solodrez in the page until the solver wins the deal (about 94% of deals can
+    be won): its columns and the solver's answer."""
+    for _ in range(10):
+        _, columns = solodrez_deal(page, base_url)
+        solved = httpx.post(  # a 2 s search, after the solver pool's start on a busy machine
+            f"{base_url}/v1/solve",
+            json={"variant": "solodrez", "columns": columns},
+            timeout=30,
+        ).json()
+        if solved["result"] == "won":
+            return columns, solved
+    raise AssertionError("the solver won none of 10 deals")
+
+
 def test_a_won_solodrez_game_by_clicks(chromium: Any, web_server: str) -> None:
     from playwright.sync_api import expect
 
@@ -683,16 +698,7 @@ def test_a_won_solodrez_game_by_clicks(chromium: Any, web_server: str) -> None:
     recorder = Recorder(page)
     page.goto(f"{web_server}/play?variant=solodrez")
     page.wait_for_selector("body[data-ready]")
-    for _ in range(10):  # about 94% of deals can be won: deal until the solver wins one
-        _, columns = solodrez_deal(page, web_server)
-        solved = httpx.post(  # a 2 s search, after the solver pool's start on a busy machine
-            f"{web_server}/v1/solve",
-            json={"variant": "solodrez", "columns": columns},
-            timeout=30,
-        ).json()
-        if solved["result"] == "won":
-            break
-    assert solved["result"] == "won"
+    _, solved = won_solodrez_deal(page, web_server)
     for move in solved["log"].split():
         solodrez_play(page, move)
         expect(page.locator("#message")).to_have_text(

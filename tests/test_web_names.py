@@ -15,10 +15,9 @@ import json
 import re
 from typing import Any
 
-import httpx
 import pytest
 
-from test_web import by_move, solodrez_deal, solodrez_play, solodrez_said
+from test_web import by_move, solodrez_play, solodrez_said, won_solodrez_deal
 
 CONTROLS = "main button:visible, main [role=cell]:visible, main a[href]:visible"
 """What a person operates or reads cell by cell; hidden parts are nobody's to name."""
@@ -149,14 +148,7 @@ def test_solodrez_cards_and_columns_are_named_by_what_they_show(
     page = chromium.new_page(viewport={"width": 1000, "height": 1200})
     page.goto(f"{web_server}/play?variant=solodrez")
     page.wait_for_selector("body[data-ready]")
-    for _ in range(10):  # a deal the solver wins, to play its first moves
-        _, columns = solodrez_deal(page, web_server)
-        solved = httpx.post(
-            f"{web_server}/v1/solve", json={"variant": "solodrez", "columns": columns}
-        ).json()
-        if solved["result"] == "won":
-            break
-    assert solved["result"] == "won"
+    columns, solved = won_solodrez_deal(page, web_server)  # to play its first moves
     check(page)
     for column in range(1, 10):  # the columns are counted from 1, as their names say
         group = page.get_by_role("group", name=f"column {column}", exact=True)
