@@ -10,18 +10,23 @@ client given its own ``http_client`` keeps that client's transport.
 
 :func:`exchange` (and :func:`exchange_async`, with ``asyncio.timeout``) is the one loop
 every fetch of the SDK and the CLI runs: send under the try's deadline, try again as the
-request core says, read the final answer under its cap.
+request core says, read the final answer under its cap. A try sent from the main thread
+runs in a helper thread (:func:`clear_of_ctrl_c`), so that a Ctrl-C never lands inside
+httpcore.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import ssl
+import threading
 import time
 import typing
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import partial
 
 import httpcore
 import httpx
@@ -143,6 +148,48 @@ Answer = Callable[[httpx.Response, bytes], _T]
 """What a fetch makes of its final answer and the body read: a result, or an error raised."""
 
 
+class _Try(typing.NamedTuple, typing.Generic[_T]):
+    """One try's end: the final answer, or the wait before the next try."""
+
+    final: bool
+    value: _T | None
+    wait: float
+
+
+def clear_of_ctrl_c(work: Callable[[], _T]) -> _T:
+    """Run ``work`` where no Ctrl-C lands: in a helper thread when called from the main one.
+
+    Python raises ``KeyboardInterrupt`` in the main thread between any two bytecodes.
+    Inside httpcore's connection pool it can land after a lock was taken and before the
+    block that frees it begins: the request's own clean-up then waits for that lock
+    forever, and a command stopped with Ctrl-C hangs instead (``tournament round
+    --watch``, once in about 200 stops on a busy machine). So the main thread only waits
+    here, where the interrupt is raised cleanly, and the try it leaves goes on in its
+    thread (a daemon) until its deadline. From any other thread (no signal lands there)
+    ``work`` runs in place.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return work()
+    outcome: list[tuple[bool, typing.Any]] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome.append((True, work()))
+        except BaseException as error:  # handed to the caller, whatever it is
+            outcome.append((False, error))
+        finally:
+            done.set()
+
+    context = contextvars.copy_context()  # the caller's deadline and other context
+    threading.Thread(target=context.run, args=(run,), name="cardproof-try", daemon=True).start()
+    done.wait()
+    succeeded, value = outcome[0]
+    if not succeeded:
+        raise value
+    return typing.cast(_T, value)
+
+
 def exchange(
     http: httpx.Client,
     build: Callable[[], httpx.Request],
@@ -158,28 +205,47 @@ def exchange(
     :func:`bounded_transport`; the body's pace checked as it comes) and reads at most
     ``limit`` bytes (:class:`~cardproof.core.AnswerReader`). ``core`` decides whether a
     status or a transport failure is tried again and after how long; a final transport
-    failure is raised as :class:`~cardproof.errors.TransportError`.
+    failure is raised as :class:`~cardproof.errors.TransportError`. Each try runs clear of
+    Ctrl-C (:func:`clear_of_ctrl_c`).
     """
     attempt = 0
     while True:
         request = build()
         reader = AnswerReader(request, limit=limit, seconds=seconds)
-        try:
-            with deadline(seconds):  # each read's share (bounded_transport)
-                response = http.send(request, stream=True)
-                try:
-                    wait = core.retry_delay(response, attempt)
-                    if wait is None:
-                        for chunk in response.iter_bytes():
-                            reader.add(chunk)
-                        reader.check_time()
-                        return answer(response, reader.content)
-                finally:
-                    response.close()
-        except httpx.TransportError as error:
-            wait = core.transport_retry(error, attempt)
-        time.sleep(wait)
+        tried = clear_of_ctrl_c(
+            partial(_one_try, http, request, reader, core, attempt, seconds, answer)
+        )
+        if tried.final:
+            return typing.cast(_T, tried.value)
+        time.sleep(tried.wait)
         attempt += 1
+
+
+def _one_try(
+    http: httpx.Client,
+    request: httpx.Request,
+    reader: AnswerReader,
+    core: RequestCore,
+    attempt: int,
+    seconds: float,
+    answer: Answer[_T],
+) -> _Try[_T]:
+    """One try of :func:`exchange`: its final answer, or how long to wait before the next."""
+    try:
+        with deadline(seconds):  # each read's share (bounded_transport)
+            response = http.send(request, stream=True)
+            try:
+                wait = core.retry_delay(response, attempt)
+                if wait is None:
+                    for chunk in response.iter_bytes():
+                        reader.add(chunk)
+                    reader.check_time()
+                    return _Try(True, answer(response, reader.content), 0.0)
+            finally:
+                response.close()
+    except httpx.TransportError as error:
+        wait = core.transport_retry(error, attempt)
+    return _Try(False, None, wait)
 
 
 async def exchange_async(
