@@ -449,6 +449,10 @@ def measure(args: argparse.Namespace, workdir: Path, wrk: str) -> Figures:
             Route("standings read", "cardproof", standings, get_script(workdir, reader)),
         ]
         if args.only:
+            unknown = set(args.only) - {r.name for r in statics} - set(STATEFUL)
+            if unknown:
+                names = [r.name for r in statics[1:]] + list(STATEFUL)
+                raise SystemExit(f"--only: no route {sorted(unknown)}; the routes: {names}")
             statics = [statics[0]] + [r for r in statics[1:] if r.name in args.only]
         for route in statics:  # warm: every path run before the timing
             wrk_run(wrk, running[route.server], route.path, route.script, 1)
@@ -461,8 +465,8 @@ def measure(args: argparse.Namespace, workdir: Path, wrk: str) -> Figures:
             return run
 
         for number in range(args.rounds):
-            shift = number % (len(statics) - 1)
             routes = statics[1:]
+            shift = number % max(1, len(routes))
             for route in routes[shift:] + routes[:shift]:
                 below = floor()
                 run = wrk_run(wrk, running[route.server], route.path, route.script, args.seconds)
