@@ -225,6 +225,10 @@ them too, for up to six workers."""
 _NEXT_PORT = itertools.count()
 
 
+BROWSER_UNSAFE_PORTS = frozenset({10080})
+"""Ports of the workers' ranges that Chromium refuses to load (``ERR_UNSAFE_PORT``)."""
+
+
 def free_port() -> int:
     """A TCP port nobody listens on right now (in an xdist worker, one of its own range)."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
@@ -236,6 +240,8 @@ def free_port() -> int:
     first = 10_000 + int(worker[2:]) * WORKER_PORTS
     for _ in range(WORKER_PORTS):  # in turn, so a port handed out is not handed again soon
         port = first + next(_NEXT_PORT) % WORKER_PORTS
+        if port in BROWSER_UNSAFE_PORTS:  # a page there would not load
+            continue
         with socket.socket() as sock:
             try:
                 sock.bind(("127.0.0.1", port))

@@ -64,20 +64,20 @@ def test_an_error_of_the_try_reaches_the_caller_as_it_was() -> None:
 
 
 @contextmanager
-def silent_then_healthy() -> Iterator[str]:
-    """A server whose first connection never answers and whose later ones answer
-    ``/healthz``: its base URL."""
+def silent_until_told() -> Iterator[tuple[str, list[socket.socket], threading.Event]]:
+    """A server that holds every connection unanswered until ``answering`` is set, then
+    answers ``/healthz``: its base URL, the connections it holds, and that event."""
     listener = socket.create_server(("127.0.0.1", 0))
     held: list[socket.socket] = []
-    stop = threading.Event()
+    answering = threading.Event()
 
     def serve() -> None:
-        while not stop.is_set():
+        while True:
             try:
                 conn, _ = listener.accept()
             except OSError:
                 return
-            if not held:
+            if not answering.is_set():
                 held.append(conn)  # read nothing, answer nothing
                 continue
             conn.recv(65536)
@@ -88,25 +88,35 @@ def silent_then_healthy() -> Iterator[str]:
             )
             conn.close()
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    threading.Thread(target=serve, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", held, answering
     finally:
-        stop.set()
         listener.close()
         for conn in held:
             conn.close()
 
 
+def interrupt_once_held(held: list[socket.socket]) -> None:
+    """SIGINT this process once the server holds a connection (the request waits)."""
+    deadline = time.monotonic() + 30
+    while not held and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
 def test_ctrl_c_while_waiting_for_an_answer_stops_the_call_and_the_client_goes_on() -> None:
     """SIGINT to this process while a request waits on a silent server: the call raises
     ``KeyboardInterrupt`` at once, and the next request of the same client is answered."""
-    with silent_then_healthy() as url, Client(base_url=url, timeout=30, max_retries=0) as client:
-        timer = threading.Timer(0.3, os.kill, args=(os.getpid(), signal.SIGINT))
-        timer.start()
+    with (
+        silent_until_told() as (url, held, answering),
+        Client(base_url=url, timeout=30, max_retries=0) as client,
+    ):
+        threading.Thread(target=interrupt_once_held, args=(held,), daemon=True).start()
         start = time.monotonic()
         with pytest.raises(KeyboardInterrupt):
             client.health()
-        assert time.monotonic() - start < 5
+        assert held, "the request was interrupted before it reached the server"
+        assert time.monotonic() - start < 10
+        answering.set()
         assert client.health().status == "ok"

@@ -55,6 +55,8 @@ SLACK = 16 << 20
 """What the socket buffers may hold beyond what the client read (both ends)."""
 TRY = 1.0
 """Each try's seconds, in these tests (one retry: a trickled command ends in a few)."""
+ENDLESS_TRY = 20.0
+"""Each try's seconds against an endless answer (:func:`quick`)."""
 
 
 # --- the hostile server -----------------------------------------------------------------
@@ -373,23 +375,28 @@ server hostile only once the command is past its first questions."""
 
 
 @pytest.fixture
-def quick(monkeypatch: pytest.MonkeyPatch) -> None:
+def quick(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """Each try a second, one retry: the SDK's clients, ``fetch_bytes``, ``log check``.
 
-    An export's cap comes down to a tournament's (1 GiB would take this test's memory).
+    Against an endless answer each try has :data:`ENDLESS_TRY`: there the size cap, not
+    the clock, must end it, and reading a 64 MiB cap can take a busy machine more than a
+    second. An export's cap comes down to a tournament's (1 GiB would take this test's
+    memory).
     """
     made = RequestCore.__init__
+    params = getattr(request.node, "callspec", None)
+    seconds = ENDLESS_TRY if params and params.params.get("mode") == "endless" else TRY
 
     def init(self: RequestCore, **settings: Any) -> None:
-        settings["timeout"] = min(settings["timeout"], TRY)
+        settings["timeout"] = min(settings["timeout"], seconds)
         settings["max_retries"] = min(settings["max_retries"], 1)
         made(self, **settings)
 
     monkeypatch.setattr(RequestCore, "__init__", init)
     defaults = client_module.fetch_bytes.__kwdefaults__
     assert defaults is not None
-    monkeypatch.setitem(defaults, "timeout", TRY)
-    monkeypatch.setattr(log_cli, "TIMEOUT", TRY)
+    monkeypatch.setitem(defaults, "timeout", seconds)
+    monkeypatch.setattr(log_cli, "TIMEOUT", seconds)
     monkeypatch.setattr(endpoints, "EXPORT_LIMIT", TOURNAMENT_LIMIT)
 
 

@@ -27,11 +27,13 @@ from cardproof_service.deals.commitments import Commitments
 from cardproof_service.plumbing import Keys, not_found, now, tournament_ttl
 from cardproof_service.store import DealRecord, Store, TournamentRecord
 
-REPLAY_ON_LOOP = 200
-"""Work that may run on the event loop, counted in moves replayed: 200 moves of the
-costliest variant per move (solodrez), with its deck and a signature, take about half a
-millisecond (``tests/test_inline_work.py`` holds it under one). Larger work runs in the
-replay threads, whose trip costs more than a small replay (issue 42)."""
+REPLAY_ON_LOOP = 120
+"""Work that may run on the event loop, counted in moves replayed: 120 moves of the
+costliest variant per move (solodrez), with its deck and a signature, take about 0.3 ms
+of CPU on a quiet machine and 0.7 ms on a slow one beside two CPU hogs, where 200 took
+1.2 (``tests/test_inline_work.py`` holds it under one). A whole poker-squares, patience
+or reserve game stays well within it. Larger work runs in the replay threads, whose
+trip costs more than a small replay (issue 42)."""
 SIGNATURE_MOVES = 10
 """What an Ed25519 signature (about 16 us) counts for in :data:`REPLAY_ON_LOOP`: the
 replay of about ten moves."""
