@@ -112,10 +112,16 @@ def test_ctrl_c_while_waiting_for_an_answer_stops_the_call_and_the_client_goes_o
         silent_until_told() as (url, held, answering),
         Client(base_url=url, timeout=30, max_retries=0) as client,
     ):
-        threading.Thread(target=interrupt_once_held, args=(held,), daemon=True).start()
-        start = time.monotonic()
-        with pytest.raises(KeyboardInterrupt):
-            client.health()
+        # an xdist worker ignores SIGINT (Ctrl-C is its controller's): Python's own handler
+        # here, as in any program run from a terminal
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            threading.Thread(target=interrupt_once_held, args=(held,), daemon=True).start()
+            start = time.monotonic()
+            with pytest.raises(KeyboardInterrupt):
+                client.health()
+        finally:
+            signal.signal(signal.SIGINT, previous)
         assert held, "the request was interrupted before it reached the server"
         assert time.monotonic() - start < 10
         answering.set()
