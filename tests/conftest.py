@@ -12,6 +12,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -224,6 +225,10 @@ one a connection is given; a Redis Cluster node's bus port (10000 higher) stays 
 them too, for up to six workers."""
 _NEXT_PORT = itertools.count()
 
+
+# An xdist worker may ignore SIGINT (Ctrl-C is its controller's), and the commands a test
+# starts would inherit that: Python's own handler, so a test's Ctrl-C reaches them.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 BROWSER_UNSAFE_PORTS = frozenset({10080})
 """Ports of the workers' ranges that Chromium refuses to load (``ERR_UNSAFE_PORT``)."""
