@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, Literal, TextIO, cast
 
 import pytest
 from litestar import Litestar
@@ -666,3 +666,44 @@ def test_a_solodrez_move_that_is_none_is_said_as_typed_with_columns_1_to_9(
     assert "'1 100 2' is not a move: type 'a n b' (n cards from column a to column b, " in said
     assert "columns 1-9), 'r a' (remove column a), hint or stop; type ? for help" in said
     assert "0:100>1" not in output
+
+
+@pytest.mark.parametrize("verdict", ["won", "lost", "unknown"])
+def test_solodrez_hint_says_each_verdict_of_the_solver_with_columns_1_to_9(
+    sdk_client: Client, monkeypatch: pytest.MonkeyPatch, verdict: Literal["won", "lost", "unknown"]
+) -> None:
+    """A win's first move as the board counts it; a lost position, what 'stop' would
+    score; no verdict in time, the budget. Each with the positions searched."""
+    from cardproof.games.solodrez import SoloDrez
+    from cardproof.play.solodrez import HINT_BUDGET
+    from cardproof.solvers import solodrez as solver
+
+    asked: list[SoloDrez] = []
+
+    def judged(game: SoloDrez, *, budget: float = 2.0) -> solver.SearchResult:
+        asked.append(game)
+        assert budget == HINT_BUDGET
+        runs = [move for move in game.legal_moves() if move.remove is None and move.stop is None]
+        moves = (runs[0],) if verdict == "won" else ()
+        return solver.SearchResult(verdict, moves, states_searched=1234, seconds=0.1)
+
+    monkeypatch.setattr(solver, "solve", judged)
+    code, output = play(sdk_client, "solodrez", ["hint", "q", "y"])
+    assert code == 1
+    said = " ".join(output.split())
+    (position,) = asked  # the board the player sees
+    if verdict == "won":
+        run = next(m for m in position.legal_moves() if m.remove is None and m.stop is None)
+        source, count, target = (run.from_ or 0) + 1, run.count or 0, (run.to or 0) + 1
+        cards = "1 card" if count == 1 else f"{count} cards"
+        assert (
+            f"hint: {source} {count} {target} (move {cards} from column {source} to column "
+            f"{target}); a win is 1 move away (1,234 positions searched)" in said
+        )
+    elif verdict == "lost":
+        assert (
+            "hint: this position cannot be won (1,234 positions searched); 'stop' ends the "
+            "game with 0 series" in said
+        )
+    else:
+        assert "hint: no win found within 3 s (1,234 positions searched)" in said
