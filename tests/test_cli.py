@@ -367,7 +367,7 @@ sys.meta_path.insert(0, NoLitestar())
 try:
     import cardproof_service
 except ModuleNotFoundError as error:
-    print(f"{type(error).__name__}|{error.name}|{error}")
+    print(f"{isinstance(error, ModuleNotFoundError)}|{error.name}|{error}")
 else:
     print("imported")
 import cardproof  # the SDK needs no litestar
@@ -383,7 +383,44 @@ def test_the_service_without_its_extra_names_the_install_command() -> None:
     assert done.returncode == 0, done.stderr
     refused, sdk = done.stdout.splitlines()
     kind, name, message = refused.split("|")
-    assert (kind, name) == ("ModuleNotFoundError", "litestar")  # an ImportError, as before
+    assert (kind, name) == ("True", "litestar")  # a ModuleNotFoundError, as before
     assert "pip install 'cardproof[service]'" in message
     assert "litestar is not installed" in message
     assert sdk == "Client"
+
+
+BLOCKED_COMMAND = (
+    BLOCK_LITESTAR.split("try:")[0]
+    + """
+from cardproof.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+)
+"""A ``cardproof`` command run where the service extra is missing (litestar, here)."""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["keys", "generate"],
+        ["openapi"],
+        ["keys", "organizer", "create", "Club"],
+        ["store", "migrate"],
+        ["serve", "--port", "1"],
+    ],
+    ids=" ".join,
+)
+def test_a_command_that_needs_the_service_says_so_in_one_line(command: list[str]) -> None:
+    """The SDK alone: what to install, exit 2, and no traceback."""
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCKED_COMMAND, *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr == (
+        f"cardproof {command[0]} needs the service extra (litestar is not installed): "
+        "pip install 'cardproof[service]'\n"
+    )

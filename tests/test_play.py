@@ -707,3 +707,15 @@ def test_solodrez_hint_says_each_verdict_of_the_solver_with_columns_1_to_9(
         )
     else:
         assert "hint: no win found within 3 s (1,234 positions searched)" in said
+
+
+def test_an_illegal_move_says_why_after_the_move_or_a_colon(sdk_client: Client) -> None:
+    """``illegal move (a1): cell a1 is taken`` where the reason names the move first, and
+    ``illegal move: 'r7' is not ...`` where it does not (a row the ladder has not)."""
+    code, output = play(sdk_client, "poker-squares", ["a1", "a1", "q", "y"])
+    assert code == 1
+    assert "  illegal move (a1): cell a1 is taken\n" in output
+    code, output = play(sdk_client, "repeat-poker", ["r7", "q", "y"])
+    assert code == 1
+    said = " ".join(output.split())
+    assert "illegal move: 'r7' is not a repeat-poker move: 'r7' is not a row" in said

@@ -38,6 +38,8 @@ SCRIPTS = [body for kind, body in BLOCKS if kind == "sh" and "for cell in" in bo
 """The curl game: it chains answers through variables, so it runs whole, in bash."""
 PYTHON = [body for kind, body in BLOCKS if kind == "python"]
 DEFAULT = "http://127.0.0.1:8000"
+VENV_BIN = str(Path(sys.executable).parent) + "/"
+"""Where the README's ``.venv/bin/`` commands are, for a block run in another directory."""
 STATE = tempfile.mkdtemp(prefix="cardproof-readme-state-")
 """``$XDG_STATE_HOME`` of the commands run (``cardproof log check`` keeps what it saw)."""
 
@@ -86,20 +88,23 @@ def test_every_stated_answer_has_its_example() -> None:
         assert any(marker in command for command in CURLS), marker
 
 
-def test_the_curl_game_plays_a_committed_game(live_server: str) -> None:
+def test_the_curl_game_plays_a_committed_game(live_server: str, tmp_path: Path) -> None:
     (script,) = SCRIPTS
-    result = subprocess.run(
-        ["bash", "-e", "-o", "pipefail", "-c", script.replace(DEFAULT, live_server)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    payload = json.loads(result.stdout)  # the README's json() prints JSON, not a repr
+    payload = json.loads(_run_block(script, "sh", live_server, tmp_path))  # JSON, not a repr
     assert (payload["kind"], payload["committed_before_client_seed"]) == ("committed-blind", True)
     assert payload["moves"] == " ".join(f"{c}{r}" for r in "12345" for c in "abcde")
     assert payload["server_seed"] is not None  # revealed at the end
     assert payload["client_seed"] == "my lucky seed"
+    kept = json.loads((tmp_path / "receipt.txt").read_text())  # what the next section checks
+    verified = subprocess.run(
+        [VENV_BIN + "cardproof", "verify", "receipt.txt", "--url", live_server],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert kept["payload"]["deal_id"] in verified.stdout
 
 
 @pytest.mark.parametrize("code", PYTHON)
@@ -180,14 +185,20 @@ def _text_like(shown: str, printed: str) -> None:
     )
 
 
-def _run_block(body: str, language: str, server: str) -> str:
-    """What a README command block prints on stdout, run as a reader would run it."""
-    source = body.replace(DEFAULT, server)
+def _run_block(body: str, language: str, server: str, where: Path) -> str:
+    """What a README command block prints on stdout, run as a reader would run it.
+
+    It runs in ``where`` (a fresh directory: what it writes, ``receipt.txt`` say, is its
+    own), ``.venv/bin/`` being this virtualenv's.
+    """
+    source = body.replace(DEFAULT, server).replace(".venv/bin/", VENV_BIN)
     command = ["bash", "-e", "-o", "pipefail", "-c", source]
     if language == "python":
         command = [sys.executable, "-c", source]
     env = {**os.environ, "XDG_STATE_HOME": STATE}  # what a command keeps: not the user's
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    result = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, env=env, cwd=where
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -207,9 +218,9 @@ def test_the_readme_shows_outputs_and_no_output_goes_unchecked() -> None:
     ids=[f"shown-{i}" for i in range(len(SHOWN))],
 )
 def test_each_shown_output_is_what_its_command_prints(
-    command: str, language: str, kind: str, shown: str, live_server: str
+    command: str, language: str, kind: str, shown: str, live_server: str, tmp_path: Path
 ) -> None:
-    printed = _run_block(command, language, live_server)
+    printed = _run_block(command, language, live_server, tmp_path)
     shown = shown.replace(DEFAULT, live_server)  # the server the README names is this one
     if kind == "json":
         _like(json.loads(shown), json.loads(printed))

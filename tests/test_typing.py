@@ -148,3 +148,24 @@ def test_a_misread_view_is_caught(fresh_python: Path, tmp_path: Path) -> None:
     checked = mypy_strict(fresh_python, script)
     assert checked.returncode == 1
     assert '"GridView" has no attribute "columns"' in checked.stdout
+
+
+@pytest.mark.parametrize("command", [["keys", "generate"], ["openapi"], ["serve"]], ids=" ".join)
+def test_the_sdk_alone_says_what_a_service_command_needs(
+    fresh_python: Path, command: list[str]
+) -> None:
+    """Installed without the service extra: one line naming the install, exit 2."""
+    done = subprocess.run(
+        [str(fresh_python.parent / "cardproof"), *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/",
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert re.fullmatch(
+        rf"cardproof {command[0]} needs the service extra( \(\w+ is not installed\))?: "
+        r"pip install 'cardproof\[service\]'\n",
+        done.stderr,
+    ), done.stderr

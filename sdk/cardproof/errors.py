@@ -13,7 +13,7 @@ The HTTP client raises :class:`APIError` subclasses built from problem+json bodi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 
 class CardproofError(Exception):
@@ -34,6 +34,17 @@ class ParseError(CardproofError, ValueError):
     def at(self, field: str) -> ParseError:
         """Return the same error located at ``field`` (kept if already located)."""
         return ParseError(self.message, field=self.field or field)
+
+
+class ServiceExtraMissingError(CardproofError, ModuleNotFoundError):
+    """The service (``cardproof_service``) was imported where its extra is not installed.
+
+    Still a ``ModuleNotFoundError``, whose ``name`` is the module missing; ``cardproof``
+    commands that need the service say it in one line, with :attr:`INSTALL`.
+    """
+
+    INSTALL: Final = "pip install 'cardproof[service]'"
+    """The command that installs the service extra."""
 
 
 class RuleError(CardproofError):

@@ -4,15 +4,17 @@ It needs the ``service`` extra (Litestar, uvicorn, redis, ...): without it, impo
 the package says so, with the command that installs it.
 """
 
+from cardproof.errors import ServiceExtraMissingError
+
 try:
     from cardproof_service.app import create_app
     from cardproof_service.plumbing import Settings
 except ModuleNotFoundError as missing:
     if missing.name is None or missing.name.partition(".")[0] in ("cardproof", "cardproof_service"):
         raise  # a module of this distribution: a broken install, not a missing extra
-    raise ModuleNotFoundError(
+    raise ServiceExtraMissingError(
         f"cardproof_service needs the service extra ({missing.name} is not installed): "
-        "pip install 'cardproof[service]'",
+        f"{ServiceExtraMissingError.INSTALL}",
         name=missing.name,
     ) from missing
 

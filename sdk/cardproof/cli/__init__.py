@@ -25,6 +25,7 @@ from cardproof.cli.common import (
     moment_arg,
     url_from_env,
 )
+from cardproof.errors import ServiceExtraMissingError
 from cardproof.screen import printable_output
 from cardproof.version import DEFAULT_BASE_URL, VERSION
 
@@ -581,4 +582,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
         return 141  # 128 + SIGPIPE, as a shell reports it
+    except ServiceExtraMissingError as missing:  # the SDK alone: one line, not a traceback
+        print(
+            f"cardproof {args.command} needs the service extra ({missing.name} is not "
+            f"installed): {missing.INSTALL}",
+            file=sys.stderr,
+        )
+        return 2
     return code

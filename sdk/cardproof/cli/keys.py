@@ -24,14 +24,11 @@ def create_organizer(args: argparse.Namespace) -> int:
     """Make an organizer key: store its hash, print the key (once) on stdout."""
     import asyncio
 
-    try:
-        from cardproof_service.app import make_store
-        from cardproof_service.plumbing import Settings, SettingsError
-        from cardproof_service.store import StoreUnavailable
-        from cardproof_service.tournaments import new_organizer
-    except ImportError:  # pragma: no cover - depends on the install
-        print("this needs the service extra: pip install 'cardproof[service]'", file=sys.stderr)
-        return 2
+    from cardproof_service.app import make_store
+    from cardproof_service.plumbing import Settings, SettingsError
+    from cardproof_service.store import StoreUnavailable
+    from cardproof_service.tournaments import new_organizer
+
     try:
         settings = Settings.from_env()
         key, record = new_organizer(args.name)

@@ -14,13 +14,10 @@ def migrate(args: argparse.Namespace) -> int:
     """Rename the keys of the first Redis layout to the tagged one (see store/migrate.py)."""
     import asyncio
 
-    try:
-        from cardproof_service.app import make_store
-        from cardproof_service.plumbing import Settings, SettingsError
-        from cardproof_service.store import RedisStore, StoreUnavailable
-    except ImportError:  # pragma: no cover - depends on the install
-        print("this needs the service extra: pip install 'cardproof[service]'", file=sys.stderr)
-        return 2
+    from cardproof_service.app import make_store
+    from cardproof_service.plumbing import Settings, SettingsError
+    from cardproof_service.store import RedisStore, StoreUnavailable
+
     try:
         settings = Settings.from_env()
     except SettingsError as error:

@@ -397,7 +397,8 @@ class Session(ABC):
         except IllegalMoveError as error:
             reason = re.sub(r"^move \d+ ", "", error.detail or error.title)
             reason = printable(self.refusal(answer, reason))
-            self.term.paragraph(f"illegal move {reason}", indent="  ")
+            said = " " if reason.startswith("(") else ": "  # "(a1): cell a1 is taken"
+            self.term.paragraph(f"illegal move{said}{reason}", indent="  ")
             return False
         except BadRequestError as error:
             reason = re.sub(r"^move: ", "", error.detail or error.title)
