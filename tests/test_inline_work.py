@@ -227,6 +227,43 @@ def test_a_long_log_on_a_card_order_is_replayed_in_a_replay_thread(
     assert replayed[1].startswith("cardproof-replay"), replayed
 
 
+def test_a_played_deals_log_is_read_where_its_size_says_and_a_list_too_long_unread(
+    inline_app: Litestar, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hidden deal takes only its played log: a long one is read (to be compared) in a
+    replay thread, and a list of move objects of another length is refused unread; a body
+    of 40,000 of them once held the loop for 100 ms and more (a helper's attack)."""
+    read: list[str] = []
+    canonical_log = verification.canonical_log
+
+    def watched(*args: Any) -> Any:
+        read.append(threading.current_thread().name)
+        return canonical_log(*args)
+
+    monkeypatch.setattr(verification, "canonical_log", watched)
+    with TestClient(inline_app) as client:
+        dealt = client.post("/v1/deals", json={"variant": "poker-squares", "client_seed": "x"})
+        deal = {"deal_id": dealt.json()["deal_id"]}
+        logs: list[Any] = [
+            " ".join(["a1"] * 25),
+            " ".join(["a1"] * (REPLAY_ON_LOOP + 1)),
+            [{"row": 0, "col": 0}] * 20_000,
+            [],
+        ]
+        codes = []
+        for moves in logs:
+            body = {"variant": "poker-squares", "deal": deal, "moves": moves}
+            answer = client.post("/v1/verify", json=body)
+            assert answer.status_code == 409, answer.text
+            codes.append(answer.json()["code"])
+    assert codes == ["not-the-played-log"] * 3 + ["not-finished"]  # no move played yet
+    assert len(read) == 3, read  # the 20,000 objects were never read
+    assert not read[0].startswith("cardproof-replay"), read  # 25 moves: on the loop
+    assert read[1].startswith("cardproof-replay"), read  # one over the bound: a thread
+    assert not read[2].startswith("cardproof-replay"), read  # the empty list, as long as
+    # the played log (none yet): read, inline
+
+
 def test_the_loop_takes_the_gil_back_every_half_millisecond(
     inline_app: Litestar, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -225,8 +225,15 @@ class Verification:
     async def _played_log(
         self, record: DealRecord, cls: type[Game[Any, Any]], moves: Any
     ) -> VerifyResult:
-        """A hidden or played deal: only its played log, once finished, gets its receipt."""
-        texts = canonical_log(cls, moves)  # read without the deck: nothing is replayed
+        """A hidden or played deal: only its played log, once finished, gets its receipt.
+
+        A list of another length is refused unread; any other log is read without the deck
+        (nothing is replayed), in a replay thread when it is long: a 512 KiB body holds
+        40,000 move objects, whose reading would hold the loop for 100 ms and more.
+        """
+        texts = None
+        if not isinstance(moves, list) or len(moves) == len(record.moves):
+            texts = await self.games.sized(log_size(moves), canonical_log, cls, moves)
         if texts != record.moves:
             raise conflict(
                 "this log is not the one this deal was played with: a deal of a hidden "
