@@ -99,31 +99,24 @@ def test_the_largest_inline_verify_of_each_variant_takes_under_a_millisecond(
     assert best < LOOP_BUDGET, f"{variant_id}: {best * 1e3:.2f} ms on the loop"
 
 
-def where_verified(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the threads the seed-pair verifies run in, as they run."""
+def threads_of(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[str]:
+    """The names of the threads ``owner.name`` runs in, as it runs (watched for the test)."""
     names: list[str] = []
-    verify_seeds = Verification._verify_seeds
+    work = getattr(owner, name)
 
-    def watched(self: Verification, *args: Any) -> Any:
+    def watched(*args: Any) -> Any:
         names.append(threading.current_thread().name)
-        return verify_seeds(self, *args)
+        return work(*args)
 
-    monkeypatch.setattr(Verification, "_verify_seeds", watched)
+    monkeypatch.setattr(owner, name, watched)
     return names
 
 
 def test_a_short_log_is_verified_inline_and_a_long_one_in_a_replay_thread(
     inline_app: Litestar, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    names = where_verified(monkeypatch)
-    read: list[str] = []
-    checked_log = verification.checked_log
-
-    def watched_read(moves: Any) -> Any:
-        read.append(threading.current_thread().name)
-        return checked_log(moves)
-
-    monkeypatch.setattr(verification, "checked_log", watched_read)
+    names = threads_of(monkeypatch, Verification, "_verify_seeds")
+    read = threads_of(monkeypatch, verification, "checked_log")
     _, short = first_moves("poker-squares", 25)
     _, signed_over = first_moves("solodrez", REPLAY_ON_LOOP - SIGNATURE_MOVES + 1)
     _, long = first_moves("solodrez", REPLAY_ON_LOOP + 40)
@@ -205,14 +198,7 @@ def test_a_deadline_batch_is_sized_by_its_seats_signatures_and_replays(
 def test_a_long_log_on_a_card_order_is_replayed_in_a_replay_thread(
     inline_app: Litestar, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    replayed: list[str] = []
-    verify_cards = verification.verify_cards
-
-    def watched(*args: Any) -> Any:
-        replayed.append(threading.current_thread().name)
-        return verify_cards(*args)
-
-    monkeypatch.setattr(verification, "verify_cards", watched)
+    replayed = threads_of(monkeypatch, verification, "verify_cards")
     cls = variant("solodrez")
     options = cls.resolve_options(cls.parse_options(None), bytes.fromhex(SEED), CLIENT_SEED)
     cards = [card.text for card in cls.deal_cards(bytes.fromhex(SEED), CLIENT_SEED, options)]
@@ -233,14 +219,7 @@ def test_a_played_deals_log_is_read_where_its_size_says_and_a_list_too_long_unre
     """A hidden deal takes only its played log: a long one is read (to be compared) in a
     replay thread, and a list of move objects of another length is refused unread; a body
     of 40,000 of them once held the loop for 100 ms and more (a helper's attack)."""
-    read: list[str] = []
-    canonical_log = verification.canonical_log
-
-    def watched(*args: Any) -> Any:
-        read.append(threading.current_thread().name)
-        return canonical_log(*args)
-
-    monkeypatch.setattr(verification, "canonical_log", watched)
+    read = threads_of(monkeypatch, verification, "canonical_log")
     with TestClient(inline_app) as client:
         dealt = client.post("/v1/deals", json={"variant": "poker-squares", "client_seed": "x"})
         deal = {"deal_id": dealt.json()["deal_id"]}
